@@ -1,0 +1,118 @@
+/**
+ * {@linkcode JsonlTraceSink}: the one writer of a capture's chain. It seals
+ * each event (sequence + hashes), appends its line to the spool and hands the
+ * row to the index.
+ *
+ * @module
+ */
+import type { TraceEvent, UnsealedEvent } from "../trace/event.ts";
+import type { ChainHead } from "../trace/chain.ts";
+import { HashChainer } from "../trace/chain.ts";
+import { validateId } from "../trace/ids.ts";
+import type { SpoolWriter } from "./spool.ts";
+import { externalizePayload, type PutBlob } from "./blob_refs.ts";
+
+/** Anything that accepts events for a chain: a store sink, or a remote one. */
+export interface TraceSink {
+  /**
+   * Record one event; returns it sealed.
+   * @param event The unsealed event.
+   */
+  emit(event: UnsealedEvent): TraceEvent;
+}
+
+/** What a sink needs from its store. */
+export interface SinkWiring {
+  /** The capture's spool, opened and repaired. */
+  spool: SpoolWriter;
+  /** Chain head restored from the spool. */
+  head: ChainHead;
+  /** Blob writer for the size rule. */
+  putBlob: PutBlob;
+  /** Blob threshold in characters of canonical JSON. */
+  blobThreshold: number;
+  /** Called after each durable append. */
+  onAppended: (event: TraceEvent, offset: number, length: number) => void;
+  /** Called by close(). */
+  onClose: () => void;
+}
+
+/** Appends and indexes the events of one capture. Get it from `store.sink(id)`. */
+export class JsonlTraceSink implements TraceSink {
+  /** The capture this sink writes. */
+  readonly captureId: string;
+  readonly #chainer: HashChainer;
+  readonly #wiring: SinkWiring;
+  #closed = false;
+
+  /**
+   * @param captureId The capture.
+   * @param wiring Spool, head, blobs and callbacks from the store.
+   */
+  constructor(captureId: string, wiring: SinkWiring) {
+    this.captureId = captureId;
+    this.#wiring = wiring;
+    this.#chainer = new HashChainer(wiring.head);
+  }
+
+  /** Where the chain stands. */
+  get head(): ChainHead {
+    return this.#chainer.head;
+  }
+
+  /** Whether {@linkcode JsonlTraceSink.close} was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Seal, append and index one event. When this returns, the line is written
+   * (it survives the process being killed).
+   *
+   * @param event The unsealed event (its capture must be this sink's).
+   * @returns The sealed event as stored (large values as blob references).
+   * @throws {TypeError} For a wrong capture, a bad episode id or a value JSON cannot hold.
+   */
+  emit(event: UnsealedEvent): TraceEvent {
+    if (this.#closed) {
+      throw new TypeError(
+        `Cannot emit to capture "${this.captureId}": its sink is closed`,
+      );
+    }
+    if (event.capture_id !== this.captureId) {
+      throw new TypeError(
+        `Cannot emit an event of capture "${event.capture_id}" to the sink of "${this.captureId}"`,
+      );
+    }
+    validateId("episode", event.episode_id);
+    const w = this.#wiring;
+    const payload = externalizePayload(
+      event.payload,
+      w.putBlob,
+      w.blobThreshold,
+    );
+    const sealed = this.#chainer.prepare(
+      payload === event.payload ? event : { ...event, payload },
+    );
+    const { offset, length } = w.spool.append(sealed.line);
+    this.#chainer.commit(sealed);
+    w.onAppended(sealed.event, offset, length);
+    return sealed.event;
+  }
+
+  /** Sync the spool now (otherwise it is synced in groups). */
+  sync(): void {
+    this.#wiring.spool.sync();
+  }
+
+  /** Close the spool; the store opens a new sink on the next `sink()`. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.#wiring.spool.close();
+    } finally {
+      this.#wiring.onClose();
+    }
+  }
+}

@@ -1,0 +1,473 @@
+/**
+ * {@linkcode HarnessStore}: one root directory holding
+ * `harness.db` (the rebuildable SQLite index), `captures/<id>.jsonl`
+ * (append-only spools, the evidence) and `blobs/sha256/<hex>`.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { TraceEvent } from "../trace/event.ts";
+import { validateId } from "../trace/ids.ts";
+import { validateEvent } from "../trace/validate.ts";
+import {
+  type ChainReport,
+  splitLines,
+  splitLinesSync,
+  verifyChain,
+} from "../trace/jsonl.ts";
+import { BlobStore } from "./blobs.ts";
+import { DEFAULT_BLOB_THRESHOLD, resolveBlobRefs } from "./blob_refs.ts";
+import {
+  type CaptureRecord,
+  type EpisodeRecord,
+  SqliteIndex,
+} from "./index_db.ts";
+import { StoreLock } from "./lock.ts";
+import { type SpoolOpenInfo, SpoolWriter } from "./spool.ts";
+import { JsonlTraceSink } from "./sink.ts";
+import { readChunks, readChunksSync } from "./file_chunks.ts";
+
+/** Options of {@linkcode HarnessStore}. */
+export interface HarnessStoreOptions {
+  /**
+   * Open for reading only: no lock, no repair, no writes. Readers never block
+   * and never wait for the writer.
+   * @default false
+   */
+  readOnly?: boolean;
+  /**
+   * What the writer is, written into the lock file.
+   * @default "library"
+   */
+  role?: string;
+  /** URL to advertise in the lock file (the ingest server's). */
+  url?: string;
+  /**
+   * Canonical-JSON size above which payload values move to blobs.
+   * @default 16384
+   */
+  blobThreshold?: number;
+  /**
+   * Longest wait of an appended line for `fdatasync` (power-loss window); 0 syncs each append.
+   * @default 100
+   */
+  syncIntervalMs?: number;
+  /**
+   * Longest delay before buffered index rows are written.
+   * @default 50
+   */
+  indexFlushMs?: number;
+  /**
+   * Buffered index rows that force a write.
+   * @default 5000
+   */
+  indexFlushRows?: number;
+}
+
+/** A repair or problem found while opening a store. */
+export interface OpenFinding {
+  /** The capture. */
+  capture_id: string;
+  /** `torn_tail_repaired` or `unindexable_line`. */
+  kind: string;
+  /** What happened. */
+  message: string;
+}
+
+/** Options of {@linkcode HarnessStore.readEvents}. */
+export interface ReadEventsOptions {
+  /** Only this episode. */
+  episodeId?: string;
+  /**
+   * Replace blob references by their content.
+   * @default true
+   */
+  resolveBlobs?: boolean;
+}
+
+/** The store. Construct one per root and process; close it when done. */
+export class HarnessStore {
+  /** The root directory. */
+  readonly root: string;
+  /** Whether it was opened read-only. */
+  readonly readOnly: boolean;
+  /** The blob store. */
+  readonly blobs: BlobStore;
+  /** Repairs and problems found on open. */
+  readonly findings: OpenFinding[] = [];
+  readonly #index: SqliteIndex;
+  readonly #lock: StoreLock | null;
+  readonly #sinks = new Map<string, JsonlTraceSink>();
+  readonly #opts: Required<
+    Pick<
+      HarnessStoreOptions,
+      "blobThreshold" | "syncIntervalMs" | "indexFlushMs" | "indexFlushRows"
+    >
+  >;
+  #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+
+  /**
+   * Open (creating if needed) a store. A writer takes the root's lock,
+   * repairs torn spool tails and brings the index up to date with the
+   * spools.
+   *
+   * @param root The root directory.
+   * @param options Mode and tuning.
+   * @throws {StoreLockedError} When another writer holds the root.
+   */
+  constructor(root: string, options: HarnessStoreOptions = {}) {
+    this.root = root;
+    this.readOnly = options.readOnly ?? false;
+    this.blobs = new BlobStore(root);
+    this.#opts = {
+      blobThreshold: options.blobThreshold ?? DEFAULT_BLOB_THRESHOLD,
+      syncIntervalMs: options.syncIntervalMs ?? 100,
+      indexFlushMs: options.indexFlushMs ?? 50,
+      indexFlushRows: options.indexFlushRows ?? 5000,
+    };
+    const dbPath = join(root, "harness.db");
+    if (this.readOnly) {
+      try {
+        Deno.statSync(dbPath);
+      } catch {
+        throw new Deno.errors.NotFound(
+          `Store ${root} has no index (harness.db): open it once with write access, or run "ingest.ts store rebuild-index"`,
+        );
+      }
+      this.#lock = null;
+      this.#index = new SqliteIndex(dbPath, { readOnly: true });
+      return;
+    }
+    Deno.mkdirSync(join(root, "captures"), { recursive: true });
+    Deno.mkdirSync(join(root, "blobs", "sha256"), { recursive: true });
+    this.#lock = StoreLock.acquire(root, {
+      role: options.role ?? "library",
+      ...(options.url ? { url: options.url } : {}),
+    });
+    try {
+      this.#index = new SqliteIndex(dbPath);
+      this.#catchUp();
+    } catch (err) {
+      this.#lock.release();
+      throw err;
+    }
+  }
+
+  /** The lock, for a server that learns its URL after opening. */
+  get lock(): StoreLock | null {
+    return this.#lock;
+  }
+
+  /**
+   * Path of a capture's spool.
+   *
+   * @param captureId Capture id.
+   * @returns `<root>/captures/<id>.jsonl`.
+   * @throws {InvalidIdError} For a bad id.
+   */
+  spoolPath(captureId: string): string {
+    return join(
+      this.root,
+      "captures",
+      `${validateId("capture", captureId)}.jsonl`,
+    );
+  }
+
+  /**
+   * Ids of every capture with a spool, sorted.
+   *
+   * @returns Capture ids.
+   */
+  captureIds(): string[] {
+    const ids: string[] = [];
+    try {
+      for (const e of Deno.readDirSync(join(this.root, "captures"))) {
+        if (e.isFile && e.name.endsWith(".jsonl")) {
+          ids.push(e.name.slice(0, -6));
+        }
+      }
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    }
+    return ids.sort();
+  }
+
+  /**
+   * Whether a capture has a spool.
+   *
+   * @param captureId Capture id.
+   * @returns True when it exists.
+   */
+  hasCapture(captureId: string): boolean {
+    try {
+      return Deno.statSync(this.spoolPath(captureId)).isFile;
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return false;
+      throw err;
+    }
+  }
+
+  /**
+   * The sink of a capture (created on first use; one per capture and store).
+   *
+   * @param captureId Capture id.
+   * @returns Its sink.
+   * @throws {InvalidIdError} For a bad id.
+   * @throws {SpoolError} When the spool's last line is damaged.
+   */
+  sink(captureId: string): JsonlTraceSink {
+    this.#assertWritable();
+    const existing = this.#sinks.get(captureId);
+    if (existing) return existing;
+    const path = this.spoolPath(captureId);
+    const { writer, info } = SpoolWriter.open(path, {
+      syncIntervalMs: this.#opts.syncIntervalMs,
+    });
+    this.#noteRepair(captureId, info);
+    const sink = new JsonlTraceSink(captureId, {
+      spool: writer,
+      head: info.head,
+      putBlob: (text) => this.blobs.put(text),
+      blobThreshold: this.#opts.blobThreshold,
+      onAppended: (ev, offset, length) => this.#indexed(ev, offset, length),
+      onClose: () => this.#sinks.delete(captureId),
+    });
+    this.#sinks.set(captureId, sink);
+    return sink;
+  }
+
+  /**
+   * Record one already-formed event: validate its envelope, then seal it
+   * into its capture's chain (any sequence and hashes it carries are
+   * replaced: the store decides order).
+   *
+   * @param event An event object (parsed JSON is fine).
+   * @returns The sealed event as stored.
+   * @throws {EventShapeError} When the envelope is wrong.
+   */
+  ingest(event: unknown): TraceEvent {
+    const ev = validateEvent(event);
+    return this.sink(ev.capture_id).emit(ev);
+  }
+
+  #indexed(ev: TraceEvent, offset: number, length: number): void {
+    this.#index.add(ev, offset, length);
+    if (this.#index.pendingCount >= this.#opts.indexFlushRows) {
+      this.flush();
+    } else if (this.#flushTimer === undefined) {
+      this.#flushTimer = setTimeout(() => {
+        this.#flushTimer = undefined;
+        if (!this.#closed) this.#index.flush();
+      }, this.#opts.indexFlushMs);
+    }
+  }
+
+  /** Write buffered index rows now. */
+  flush(): void {
+    if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    this.#index.flush();
+  }
+
+  /** Sync every open spool and flush the index. */
+  sync(): void {
+    for (const sink of this.#sinks.values()) sink.sync();
+    this.flush();
+  }
+
+  /**
+   * All captures known to the index.
+   *
+   * @returns Capture records by id.
+   */
+  listCaptures(): CaptureRecord[] {
+    return this.#index.listCaptures();
+  }
+
+  /**
+   * One capture.
+   *
+   * @param captureId Capture id.
+   * @returns Its record, or undefined.
+   */
+  getCapture(captureId: string): CaptureRecord | undefined {
+    return this.#index.getCapture(validateId("capture", captureId));
+  }
+
+  /**
+   * Episodes of a capture.
+   *
+   * @param captureId Capture id.
+   * @returns Episode records in order of first event.
+   */
+  listEpisodes(captureId: string): EpisodeRecord[] {
+    return this.#index.listEpisodes(validateId("capture", captureId));
+  }
+
+  /**
+   * Event counts by kind.
+   *
+   * @param captureId Capture id.
+   * @param episodeId Only this episode.
+   * @returns Kind → count.
+   */
+  countsByKind(captureId: string, episodeId?: string): Record<string, number> {
+    return this.#index.countsByKind(
+      validateId("capture", captureId),
+      episodeId,
+    );
+  }
+
+  /** The index, for queries the store does not wrap. */
+  get index(): SqliteIndex {
+    return this.#index;
+  }
+
+  /**
+   * Stream a capture's events from its spool, in sequence order.
+   *
+   * @param captureId Capture id.
+   * @param options Episode filter, blob resolution.
+   * @returns The events.
+   */
+  async *readEvents(
+    captureId: string,
+    options: ReadEventsOptions = {},
+  ): AsyncGenerator<TraceEvent> {
+    const path = this.spoolPath(captureId);
+    const decoder = new TextDecoder();
+    const resolve = options.resolveBlobs ?? true;
+    for await (const line of splitLines(readChunks(path))) {
+      if (!line.terminated) return; // torn tail: not an acknowledged event
+      const ev = JSON.parse(decoder.decode(line.bytes)) as TraceEvent;
+      if (
+        options.episodeId !== undefined && ev.episode_id !== options.episodeId
+      ) {
+        continue;
+      }
+      yield resolve ? this.resolve(ev) : ev;
+    }
+  }
+
+  /**
+   * Replace blob references in an event by their content.
+   *
+   * @param event A stored event.
+   * @returns The event with its payload resolved.
+   */
+  resolve(event: TraceEvent): TraceEvent {
+    const payload = resolveBlobRefs(
+      event.payload,
+      (d) => this.blobs.getText(d),
+    );
+    return payload === event.payload ? event : { ...event, payload };
+  }
+
+  /**
+   * Verify a capture's spool chain, streaming.
+   *
+   * @param captureId Capture id.
+   * @returns The chain report.
+   */
+  verifyCapture(captureId: string): Promise<ChainReport> {
+    return verifyChain(readChunks(this.spoolPath(captureId)), { captureId });
+  }
+
+  /**
+   * Drop the derived index rows and rebuild them from the spools.
+   *
+   * @returns Captures and events indexed.
+   */
+  rebuildIndex(): { captures: number; events: number } {
+    this.#assertWritable();
+    this.flush();
+    this.#index.reset();
+    return this.#catchUp();
+  }
+
+  #catchUp(): { captures: number; events: number } {
+    let events = 0;
+    const ids = this.captureIds();
+    for (const id of ids) {
+      const path = this.spoolPath(id);
+      let size = Deno.statSync(path).size;
+      if (size > 0 && !this.#sinks.has(id)) {
+        // Open and close the spool to repair a torn tail now.
+        const { writer, info } = SpoolWriter.open(path, { syncIntervalMs: 0 });
+        writer.close();
+        this.#noteRepair(id, info);
+        size = info.size;
+      }
+      let from = this.#index.getCapture(id)?.indexed_bytes ?? 0;
+      if (from > size) {
+        this.#index.reset(id);
+        from = 0;
+      }
+      if (from === size) continue;
+      const decoder = new TextDecoder();
+      for (
+        const line of splitLinesSync(readChunksSync(path, from), {
+          startOffset: from,
+        })
+      ) {
+        if (!line.terminated) break;
+        let ev: TraceEvent;
+        try {
+          ev = JSON.parse(decoder.decode(line.bytes));
+        } catch {
+          this.findings.push({
+            capture_id: id,
+            kind: "unindexable_line",
+            message:
+              `Capture "${id}" has a line at byte ${line.offset} that is not JSON; indexed up to it. Run "capture verify ${id}"`,
+          });
+          break;
+        }
+        this.#index.add(ev, line.offset, line.bytes.length);
+        events++;
+        if (this.#index.pendingCount >= 20_000) this.#index.flush();
+      }
+    }
+    this.#index.flush();
+    return { captures: ids.length, events };
+  }
+
+  #noteRepair(captureId: string, info: SpoolOpenInfo): void {
+    if (info.repaired) {
+      this.findings.push({
+        capture_id: captureId,
+        kind: "torn_tail_repaired",
+        message:
+          `Capture "${captureId}": a torn last line (${info.repaired.bytes} bytes at ${info.repaired.offset}) was moved to ${info.repaired.saved_to}`,
+      });
+    }
+  }
+
+  #assertWritable(): void {
+    if (this.#closed) throw new TypeError(`Store ${this.root} is closed`);
+    if (this.readOnly) {
+      throw new TypeError(
+        `Store ${this.root} is open read-only: open it without readOnly to write`,
+      );
+    }
+  }
+
+  /** Close every sink, flush the index and release the lock. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
+    try {
+      for (const sink of [...this.#sinks.values()]) sink.close();
+      this.#index.close();
+    } finally {
+      this.#lock?.release();
+    }
+  }
+
+  /** Same as {@linkcode HarnessStore.close}. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * harness: record what AI agents do as canonical, hash-chained trace events,
+ * and compile what they do repeatedly into deterministic, verified behavior.
+ *
+ * This module is the library: it has no side effects on import.
+ *
+ * @example Record two events and verify the chain
+ * ```ts
+ * import { annotation, HarnessStore } from "./mod.ts";
+ * const root = await Deno.makeTempDir();
+ * const store = new HarnessStore(root);
+ * const sink = store.sink("cap_demo");
+ * const ctx = {
+ *   captureId: "cap_demo",
+ *   episodeId: "ep_1",
+ *   source: { host: "harness", adapter: "example", model: null },
+ * };
+ * sink.emit(annotation(ctx, { type: "note", text: "hello" }));
+ * sink.emit(annotation(ctx, { type: "note", text: "world" }));
+ * const report = await store.verifyCapture("cap_demo");
+ * console.assert(report.ok && report.events === 2);
+ * store.close();
+ * await Deno.remove(root, { recursive: true });
+ * ```
+ *
+ * @module
+ */
+
+export { canonicalJson } from "./lib/trace/canonical_json.ts";
+export {
+  DIGEST_PREFIX,
+  GENESIS_HASH,
+  isDigest,
+  sha256Digest,
+  sha256Hex,
+} from "./lib/trace/hash.ts";
+export {
+  type Actor,
+  ACTORS,
+  EVENT_KINDS,
+  type EventKind,
+  type EventSource,
+  type Payload,
+  SCHEMA_VERSION,
+  type TraceEvent,
+  type UnsealedEvent,
+} from "./lib/trace/event.ts";
+export {
+  annotation,
+  type AnnotationPayload,
+  blackboardWrite,
+  type BlackboardWritePayload,
+  episodeFinished,
+  type EpisodeFinishedPayload,
+  episodeStarted,
+  type EpisodeStartedPayload,
+  type EventContext,
+  type EventOptions,
+  type ExposedTool,
+  makeEvent,
+  message,
+  type MessagePayload,
+  modelRequested,
+  type ModelRequestedPayload,
+  modelResponded,
+  type ModelRespondedPayload,
+  nodeEnter,
+  nodeExit,
+  type NodePayload,
+  toolCallCompleted,
+  type ToolCallCompletedPayload,
+  toolCallFailed,
+  type ToolCallFailedPayload,
+  toolCallStarted,
+  type ToolCallStartedPayload,
+  type ToolRef,
+  toolsetExposed,
+  type ToolsetExposedPayload,
+} from "./lib/trace/events.ts";
+export {
+  InvalidIdError,
+  isValidId,
+  MAX_ID_LENGTH,
+  validateId,
+} from "./lib/trace/ids.ts";
+export { EventShapeError, validateEvent } from "./lib/trace/validate.ts";
+export {
+  type ChainHead,
+  computeEventHash,
+  GENESIS_HEAD,
+  HashChainer,
+  type SealedEvent,
+} from "./lib/trace/chain.ts";
+export {
+  type ChainProblem,
+  type ChainProblemKind,
+  type ChainReport,
+  checkLine,
+  LineSplitter,
+  splitLines,
+  splitLinesSync,
+  type SpoolLine,
+  verifyChain,
+  type VerifyChainOptions,
+} from "./lib/trace/jsonl.ts";
+export { BlobError, BlobStore } from "./lib/store/blobs.ts";
+export {
+  type BlobRef,
+  DEFAULT_BLOB_THRESHOLD,
+  externalizePayload,
+  type GetBlobText,
+  isBlobRef,
+  type PutBlob,
+  resolveBlobRefs,
+} from "./lib/store/blob_refs.ts";
+export {
+  type CaptureRecord,
+  type EpisodeRecord,
+  type EventIndexRow,
+  SqliteIndex,
+  type SqliteIndexOptions,
+} from "./lib/store/index_db.ts";
+export {
+  isStoreLocked,
+  type LockOwner,
+  readLockOwner,
+  StoreLock,
+  StoreLockedError,
+} from "./lib/store/lock.ts";
+export {
+  SpoolError,
+  type SpoolOpenInfo,
+  SpoolWriter,
+  type SpoolWriterOptions,
+} from "./lib/store/spool.ts";
+export {
+  JsonlTraceSink,
+  type SinkWiring,
+  type TraceSink,
+} from "./lib/store/sink.ts";
+export {
+  HarnessStore,
+  type HarnessStoreOptions,
+  type OpenFinding,
+  type ReadEventsOptions,
+} from "./lib/store/store.ts";

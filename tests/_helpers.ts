@@ -1,0 +1,49 @@
+/**
+ * Test helpers: temp dirs and event contexts.
+ *
+ * @module
+ */
+import type { EventContext } from "../mod.ts";
+
+/**
+ * Make a fresh temp dir and return it with a disposer.
+ *
+ * @param prefix Name prefix.
+ * @returns The path and an async disposer that removes it.
+ */
+export async function tempDir(
+  prefix = "harness_test_",
+): Promise<{ path: string; [Symbol.asyncDispose](): Promise<void> }> {
+  const path = await Deno.makeTempDir({ prefix });
+  return {
+    path,
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(path, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/**
+ * A deterministic event context (fixed clock and counter ids).
+ *
+ * @param captureId Capture id.
+ * @param episodeId Episode id.
+ * @returns The context.
+ */
+export function fixedContext(
+  captureId: string,
+  episodeId = "ep_1",
+): EventContext {
+  let n = 0;
+  let t = Date.parse("2026-11-22T00:00:00.000Z");
+  return {
+    captureId,
+    episodeId,
+    source: { host: "harness", adapter: "test", model: null },
+    now: () => new Date(t += 7),
+    newId: () => `evt_${captureId}_${++n}`,
+  };
+}
+
+/** Path of the shared fixtures folder. */
+export const SHARED = new URL("../../shared/", import.meta.url).pathname;
