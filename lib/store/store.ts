@@ -23,7 +23,7 @@ import {
   SqliteIndex,
 } from "./index_db.ts";
 import { StoreLock } from "./lock.ts";
-import { type SpoolOpenInfo, SpoolWriter } from "./spool.ts";
+import { SpoolError, type SpoolOpenInfo, SpoolWriter } from "./spool.ts";
 import { JsonlTraceSink } from "./sink.ts";
 import { readChunks, readChunksSync } from "./file_chunks.ts";
 
@@ -68,7 +68,7 @@ export interface HarnessStoreOptions {
 export interface OpenFinding {
   /** The capture. */
   capture_id: string;
-  /** `torn_tail_repaired` or `unindexable_line`. */
+  /** `torn_tail_repaired`, `damaged_spool` or `unindexable_line`. */
   kind: string;
   /** What happened. */
   message: string;
@@ -394,10 +394,22 @@ export class HarnessStore {
       let size = Deno.statSync(path).size;
       if (size > 0 && !this.#sinks.has(id)) {
         // Open and close the spool to repair a torn tail now.
-        const { writer, info } = SpoolWriter.open(path, { syncIntervalMs: 0 });
-        writer.close();
-        this.#noteRepair(id, info);
-        size = info.size;
+        try {
+          const { writer, info } = SpoolWriter.open(path, {
+            syncIntervalMs: 0,
+          });
+          writer.close();
+          this.#noteRepair(id, info);
+          size = info.size;
+        } catch (err) {
+          if (!(err instanceof SpoolError)) throw err;
+          // Damaged, not torn: leave it exactly as it is and say so.
+          this.findings.push({
+            capture_id: id,
+            kind: "damaged_spool",
+            message: err.message,
+          });
+        }
       }
       let from = this.#index.getCapture(id)?.indexed_bytes ?? 0;
       if (from > size) {

@@ -204,7 +204,9 @@ Deno.test("a spool whose last complete line was altered is not appended to", asy
   const text = Deno.readTextFileSync(path).replaceAll('"A-0"', '"A-9"');
   Deno.writeTextFileSync(path, text);
   using store = new HarnessStore(dir.path);
+  assertEquals(store.findings.map((f) => f.kind), ["damaged_spool"]);
   assertThrows(() => store.sink("cap_d"), /capture verify/);
+  assertEquals(Deno.readTextFileSync(path), text);
   const r = await store.verifyCapture("cap_d");
   assertEquals(r.problem?.sequence, 1);
 });
