@@ -6,13 +6,20 @@
 import assert from "node:assert/strict";
 
 /** Deep strict equality. */
-export const assertEquals: <T>(actual: unknown, expected: T, message?: string) => asserts actual is T =
-  assert.deepStrictEqual;
+export const assertEquals: <T>(
+  actual: unknown,
+  expected: T,
+  message?: string,
+) => asserts actual is T = assert.deepStrictEqual;
 /** Deep strict inequality. */
-export const assertNotEquals: (actual: unknown, expected: unknown, message?: string) => void =
-  assert.notDeepStrictEqual;
+export const assertNotEquals: (
+  actual: unknown,
+  expected: unknown,
+  message?: string,
+) => void = assert.notDeepStrictEqual;
 /** Truthiness. */
-export const assertOk: (value: unknown, message?: string) => asserts value = assert.ok;
+export const assertOk: (value: unknown, message?: string) => asserts value =
+  assert.ok;
 
 /**
  * Assert that a function throws, optionally an instance of a class or with a
@@ -33,7 +40,9 @@ export function assertThrows(
     check(err, expected);
     return err as Error;
   }
-  throw new assert.AssertionError({ message: "Expected the function to throw" });
+  throw new assert.AssertionError({
+    message: "Expected the function to throw",
+  });
 }
 
 /**
@@ -54,7 +63,9 @@ export async function assertRejects(
     check(err, expected);
     return err as Error;
   }
-  throw new assert.AssertionError({ message: "Expected the promise to reject" });
+  throw new assert.AssertionError({
+    message: "Expected the promise to reject",
+  });
 }
 
 function check(
@@ -67,7 +78,9 @@ function check(
   } else if (expected) {
     assert.ok(
       err instanceof expected,
-      `Expected ${expected.name}, got ${(err as Error)?.name}: ${(err as Error)?.message}`,
+      `Expected ${expected.name}, got ${(err as Error)?.name}: ${
+        (err as Error)?.message
+      }`,
     );
   }
 }

@@ -60,31 +60,31 @@ export interface EpisodeRecord {
   finished: boolean;
 }
 
-/** One row of `event_index`. */
+/** One row of `event_index` (the spool line holds the rest of the event). */
 export interface EventIndexRow {
   /** Capture id. */
   capture_id: string;
   /** Sequence. */
   sequence: number;
-  /** Event id. */
-  event_id: string;
   /** Episode id. */
   episode_id: string;
   /** Kind. */
   kind: string;
-  /** Actor. */
-  actor: string;
-  /** Timestamp. */
-  timestamp: string;
+  /** Event id. */
+  event_id: string;
   /** Parent event id. */
   parent_event_id: string | null;
-  /** Event hash. */
-  event_hash: string;
+  /** Timestamp. */
+  timestamp: string;
   /** Byte offset of the line in the spool. */
   byte_offset: number;
   /** Byte length of the line, without newline. */
   byte_length: number;
 }
+
+/** Rows written per multi-row INSERT. */
+const INSERT_BATCH = 100;
+const EVENT_COLUMNS = 9;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -117,19 +117,16 @@ CREATE TABLE IF NOT EXISTS episodes (
 CREATE TABLE IF NOT EXISTS event_index (
   capture_id TEXT NOT NULL,
   sequence INTEGER NOT NULL,
-  event_id TEXT NOT NULL,
   episode_id TEXT NOT NULL,
   kind TEXT NOT NULL,
-  actor TEXT NOT NULL,
-  timestamp TEXT NOT NULL,
+  event_id TEXT NOT NULL,
   parent_event_id TEXT,
-  event_hash TEXT NOT NULL,
+  timestamp TEXT NOT NULL,
   byte_offset INTEGER NOT NULL,
   byte_length INTEGER NOT NULL,
   PRIMARY KEY (capture_id, sequence)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS event_by_episode ON event_index (capture_id, episode_id, sequence);
-CREATE INDEX IF NOT EXISTS event_by_id ON event_index (event_id);
 CREATE TABLE IF NOT EXISTS packages (
   package_id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -156,12 +153,14 @@ export interface SqliteIndexOptions {
 export class SqliteIndex {
   readonly #db: DatabaseSync;
   readonly #readOnly: boolean;
-  #pending: EventIndexRow[] = [];
+  /** Buffered event rows, flattened: EVENT_COLUMNS values per row. */
+  #pending: (string | number | null)[] = [];
   #captures = new Map<string, CaptureRecord>();
   #episodes = new Map<string, EpisodeRecord>();
   #dirtyCaptures = new Set<string>();
   #dirtyEpisodes = new Set<string>();
-  #insertEvent?: StatementSync;
+  #insertMany?: StatementSync;
+  #insertOne?: StatementSync;
 
   /**
    * @param path Path of `harness.db`.
@@ -179,7 +178,7 @@ export class SqliteIndex {
 
   /** Events buffered and not yet written. */
   get pendingCount(): number {
-    return this.#pending.length;
+    return this.#pending.length / EVENT_COLUMNS;
   }
 
   /**
@@ -190,19 +189,17 @@ export class SqliteIndex {
    * @param length Byte length of its spool line.
    */
   add(ev: TraceEvent, offset: number, length: number): void {
-    this.#pending.push({
-      capture_id: ev.capture_id,
-      sequence: ev.sequence,
-      event_id: ev.event_id,
-      episode_id: ev.episode_id,
-      kind: ev.kind,
-      actor: ev.actor,
-      timestamp: ev.timestamp,
-      parent_event_id: ev.parent_event_id,
-      event_hash: ev.event_hash,
-      byte_offset: offset,
-      byte_length: length,
-    });
+    this.#pending.push(
+      ev.capture_id,
+      ev.sequence,
+      ev.episode_id,
+      ev.kind,
+      ev.event_id,
+      ev.parent_event_id,
+      ev.timestamp,
+      offset,
+      length,
+    );
     const cap = this.#captureRow(ev.capture_id);
     cap.event_count++;
     cap.head_sequence = ev.sequence;
@@ -286,27 +283,25 @@ export class SqliteIndex {
   flush(): void {
     if (this.#readOnly || this.#dirtyCaptures.size === 0) return;
     const db = this.#db;
-    this.#insertEvent ??= db.prepare(
-      `INSERT OR REPLACE INTO event_index VALUES
-       (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    const row = "(" + Array(EVENT_COLUMNS).fill("?").join(",") + ")";
+    this.#insertMany ??= db.prepare(
+      `INSERT OR REPLACE INTO event_index VALUES ${
+        Array(INSERT_BATCH).fill(row).join(",")
+      }`,
     );
-    const ins = this.#insertEvent;
+    this.#insertOne ??= db.prepare(
+      `INSERT OR REPLACE INTO event_index VALUES ${row}`,
+    );
+    const p = this.#pending;
+    const many = INSERT_BATCH * EVENT_COLUMNS;
     db.exec("BEGIN");
     try {
-      for (const r of this.#pending) {
-        ins.run(
-          r.capture_id,
-          r.sequence,
-          r.event_id,
-          r.episode_id,
-          r.kind,
-          r.actor,
-          r.timestamp,
-          r.parent_event_id,
-          r.event_hash,
-          r.byte_offset,
-          r.byte_length,
-        );
+      let i = 0;
+      for (; i + many <= p.length; i += many) {
+        this.#insertMany.run(...p.slice(i, i + many));
+      }
+      for (; i < p.length; i += EVENT_COLUMNS) {
+        this.#insertOne.run(...p.slice(i, i + EVENT_COLUMNS));
       }
       const capStmt = db.prepare(
         `INSERT OR REPLACE INTO captures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -7,7 +7,7 @@
  */
 import type { TraceEvent, UnsealedEvent } from "../trace/event.ts";
 import type { ChainHead } from "../trace/chain.ts";
-import { HashChainer } from "../trace/chain.ts";
+import { HashChainer, type SealedEvent } from "../trace/chain.ts";
 import { validateId } from "../trace/ids.ts";
 import type { SpoolWriter } from "./spool.ts";
 import { externalizePayload, type PutBlob } from "./blob_refs.ts";
@@ -41,7 +41,7 @@ export interface SinkWiring {
 export class JsonlTraceSink implements TraceSink {
   /** The capture this sink writes. */
   readonly captureId: string;
-  readonly #chainer: HashChainer;
+  #chainer: HashChainer;
   readonly #wiring: SinkWiring;
   #closed = false;
 
@@ -74,6 +74,48 @@ export class JsonlTraceSink implements TraceSink {
    * @throws {TypeError} For a wrong capture, a bad episode id or a value JSON cannot hold.
    */
   emit(event: UnsealedEvent): TraceEvent {
+    return this.emitMany([event])[0];
+  }
+
+  /**
+   * Seal, append (with one write) and index several events in order. When
+   * this returns, all of them are written; if the write fails, none is.
+   *
+   * @param events The unsealed events, in order.
+   * @returns The sealed events as stored.
+   * @throws {TypeError} For a wrong capture, a bad episode id or a value JSON cannot hold.
+   */
+  emitMany(events: UnsealedEvent[]): TraceEvent[] {
+    const before = this.#chainer.head;
+    const sealed: SealedEvent[] = [];
+    try {
+      for (const ev of events) {
+        const s = this.#seal(ev);
+        this.#chainer.commit(s);
+        sealed.push(s);
+      }
+    } catch (err) {
+      this.#chainer = new HashChainer(before);
+      throw err;
+    }
+    let placed: { offset: number; length: number }[];
+    try {
+      placed = this.#wiring.spool.appendMany(sealed.map((s) => s.line));
+    } catch (err) {
+      this.#chainer = new HashChainer(before);
+      throw err;
+    }
+    for (let i = 0; i < sealed.length; i++) {
+      this.#wiring.onAppended(
+        sealed[i].event,
+        placed[i].offset,
+        placed[i].length,
+      );
+    }
+    return sealed.map((s) => s.event);
+  }
+
+  #seal(event: UnsealedEvent): SealedEvent {
     if (this.#closed) {
       throw new TypeError(
         `Cannot emit to capture "${this.captureId}": its sink is closed`,
@@ -86,18 +128,19 @@ export class JsonlTraceSink implements TraceSink {
     }
     validateId("episode", event.episode_id);
     const w = this.#wiring;
-    const payload = externalizePayload(
-      event.payload,
-      w.putBlob,
-      w.blobThreshold,
-    );
-    const sealed = this.#chainer.prepare(
-      payload === event.payload ? event : { ...event, payload },
-    );
-    const { offset, length } = w.spool.append(sealed.line);
-    this.#chainer.commit(sealed);
-    w.onAppended(sealed.event, offset, length);
-    return sealed.event;
+    let sealed = this.#chainer.prepare(event);
+    // The payload is shorter than its line: only a long line can need blobs.
+    if (sealed.line.length > w.blobThreshold) {
+      const payload = externalizePayload(
+        event.payload,
+        w.putBlob,
+        w.blobThreshold,
+      );
+      if (payload !== event.payload) {
+        sealed = this.#chainer.prepare({ ...event, payload });
+      }
+    }
+    return sealed;
   }
 
   /** Sync the spool now (otherwise it is synced in groups). */

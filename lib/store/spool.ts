@@ -123,15 +123,33 @@ export class SpoolWriter {
    * @returns Byte offset and length (without newline) of the line.
    */
   append(line: string): { offset: number; length: number } {
+    return this.appendMany([line])[0];
+  }
+
+  /**
+   * Append several lines with one write: all are durable (against a killed
+   * process) when this returns, or none stays.
+   *
+   * @param lines The lines, without newlines.
+   * @returns Byte offset and length (without newline) of each line.
+   */
+  appendMany(lines: string[]): { offset: number; length: number }[] {
     if (this.#closed) {
       throw new TypeError(`Cannot append to ${this.path}: the spool is closed`);
     }
-    const need = line.length * 3 + 1;
+    let need = 0;
+    for (const line of lines) need += line.length * 3 + 1;
     if (this.#buf.length < need) this.#buf = new Uint8Array(need * 2);
-    const { written } = encoder.encodeInto(line, this.#buf);
-    this.#buf[written] = 10;
-    const bytes = this.#buf.subarray(0, written + 1);
     const offset = this.#size;
+    const placed: { offset: number; length: number }[] = [];
+    let at = 0;
+    for (const line of lines) {
+      const { written } = encoder.encodeInto(line, this.#buf.subarray(at));
+      placed.push({ offset: offset + at, length: written });
+      at += written;
+      this.#buf[at++] = 10;
+    }
+    const bytes = this.#buf.subarray(0, at);
     try {
       let done = 0; // O_APPEND: every write lands at the end
       while (done < bytes.length) {
@@ -146,7 +164,7 @@ export class SpoolWriter {
     this.#size = offset + bytes.length;
     this.#dirty = true;
     this.#maybeSync();
-    return { offset, length: written };
+    return placed;
   }
 
   #maybeSync(): void {

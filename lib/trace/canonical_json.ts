@@ -26,10 +26,17 @@
  * ```
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, "$");
+  try {
+    return write(value);
+  } catch (err) {
+    if (err instanceof TypeError) {
+      throw new TypeError(`${err.message} at ${findBadPath(value, "$")}`);
+    }
+    throw err;
+  }
 }
 
-function write(value: unknown, path: string): string {
+function write(value: unknown): string {
   switch (typeof value) {
     case "string":
       return JSON.stringify(value);
@@ -38,45 +45,111 @@ function write(value: unknown, path: string): string {
     case "number":
       if (!Number.isFinite(value)) {
         throw new TypeError(
-          `Cannot serialize ${value} at ${path}: JSON has no non-finite numbers`,
+          `Cannot serialize ${value}: JSON has no non-finite numbers`,
         );
       }
       return JSON.stringify(value);
     case "object": {
       if (value === null) return "null";
       if (Array.isArray(value)) {
+        const n = value.length;
+        if (n === 0) return "[]";
         let out = "[";
-        for (let i = 0; i < value.length; i++) {
-          if (i > 0) out += ",";
+        for (let i = 0; i < n; i++) {
           const item = value[i];
           if (item === undefined) {
-            throw new TypeError(
-              `Cannot serialize undefined at ${path}[${i}]: use null`,
-            );
+            throw new TypeError("Cannot serialize undefined in an array");
           }
-          out += write(item, `${path}[${i}]`);
+          out += (i === 0 ? "" : ",") + write(item);
         }
         return out + "]";
       }
       const obj = value as Record<string, unknown>;
       if (typeof (obj as { toJSON?: unknown }).toJSON === "function") {
-        return write((obj as { toJSON(): unknown }).toJSON(), path);
+        return write((obj as { toJSON(): unknown }).toJSON());
       }
-      const keys = Object.keys(obj).sort();
+      // Fast path: a subtree already in canonical order is what the native
+      // serializer writes.
+      if (isCanonicalOrder(obj)) return JSON.stringify(obj);
+      const keys = Object.keys(obj);
+      if (keys.length > 1) keys.sort();
       let out = "{";
-      let first = true;
-      for (const key of keys) {
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
         const item = obj[key];
         if (item === undefined) continue;
-        if (!first) out += ",";
-        first = false;
-        out += JSON.stringify(key) + ":" + write(item, `${path}.${key}`);
+        out += (out.length === 1 ? "" : ",") + JSON.stringify(key) + ":" +
+          write(item);
       }
       return out + "}";
     }
     default:
       throw new TypeError(
-        `Cannot serialize a ${typeof value} at ${path}: only JSON values are allowed`,
+        `Cannot serialize a ${typeof value}: only JSON values are allowed`,
       );
   }
+}
+
+/**
+ * Whether `JSON.stringify` would write this object canonically: keys already
+ * sorted at every depth, and nothing it would silently drop or change
+ * (undefined in arrays, non-finite numbers, functions, symbols, toJSON).
+ */
+function isCanonicalOrder(obj: Record<string, unknown>): boolean {
+  const keys = Object.keys(obj);
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0 && keys[i - 1] >= keys[i]) return false;
+    const v = obj[keys[i]];
+    if (v === undefined) continue; // dropped by both
+    if (!plainLeafOrCanonical(v)) return false;
+  }
+  return true;
+}
+
+function plainLeafOrCanonical(v: unknown): boolean {
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(v);
+    case "object": {
+      if (v === null) return true;
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) {
+          if (v[i] === undefined || !plainLeafOrCanonical(v[i])) return false;
+        }
+        return true;
+      }
+      if (typeof (v as { toJSON?: unknown }).toJSON === "function") {
+        return false;
+      }
+      return isCanonicalOrder(v as Record<string, unknown>);
+    }
+    default:
+      return false;
+  }
+}
+
+/** Path of the first value JSON cannot hold (for error messages only). */
+function findBadPath(value: unknown, path: string): string {
+  if (typeof value === "number") return Number.isFinite(value) ? "" : path;
+  if (
+    value === null || typeof value === "string" || typeof value === "boolean"
+  ) return "";
+  if (typeof value !== "object") return path;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (value[i] === undefined) return `${path}[${i}]`;
+      const p = findBadPath(value[i], `${path}[${i}]`);
+      if (p) return p;
+    }
+    return "";
+  }
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined) continue;
+    const p = findBadPath(v, `${path}.${k}`);
+    if (p) return p;
+  }
+  return path;
 }

@@ -62,6 +62,26 @@ function bodyOf(
   };
 }
 
+const q = JSON.stringify;
+
+/**
+ * Canonical JSON of an event body, envelope written in its fixed sorted key
+ * order (equal to `canonicalJson(body)`, faster).
+ */
+function envelopeJson(b: Omit<TraceEvent, "event_hash">): string {
+  const s = b.source;
+  return '{"actor":' + q(b.actor) + ',"capture_id":' + q(b.capture_id) +
+    ',"episode_id":' + q(b.episode_id) + ',"event_id":' + q(b.event_id) +
+    ',"kind":' + q(b.kind) + ',"parent_event_id":' +
+    (b.parent_event_id === null ? "null" : q(b.parent_event_id)) +
+    ',"payload":' + canonicalJson(b.payload) + ',"prev_event_hash":' +
+    q(b.prev_event_hash) + ',"schema_version":' + q(b.schema_version) +
+    ',"sequence":' + canonicalJson(b.sequence) + ',"source":{"adapter":' +
+    q(s.adapter) + ',"host":' + q(s.host) + ',"model":' +
+    (s.model === null ? "null" : q(s.model)) + '},"timestamp":' +
+    q(b.timestamp) + "}";
+}
+
 /**
  * Compute the `event_hash` an event must carry.
  *
@@ -109,7 +129,7 @@ export class HashChainer {
   prepare(ev: UnsealedEvent): SealedEvent {
     const sequence = this.#sequence + 1;
     const body = bodyOf(ev, sequence, this.#hash);
-    const text = canonicalJson(body);
+    const text = envelopeJson(body);
     const hash = DIGEST_PREFIX + sha256Hex(text);
     const at = text.indexOf(EVENT_ID_MEMBER);
     const line = text.slice(0, at + 1) + `"event_hash":"${hash}"` +

@@ -14,7 +14,8 @@ function* delays(seed: number): Generator<number> {
 }
 
 Deno.test({
-  name: "every acknowledged event survives SIGKILL at random moments, 20 times over",
+  name:
+    "every acknowledged event survives SIGKILL at random moments, 20 times over",
   async fn() {
     await using dir = await tempDir();
     const wait = delays(20261122);
@@ -62,22 +63,34 @@ Deno.test({
       repairs += store.findings.filter((f) => f.kind === "torn_tail_repaired")
         .length;
       const report = await store.verifyCapture("cap_crash");
-      assertEquals(report.ok, true, `round ${round}: ${report.problem?.message}`);
+      assertEquals(
+        report.ok,
+        true,
+        `round ${round}: ${report.problem?.message}`,
+      );
       assertOk(
         report.head_sequence >= acknowledged,
         `round ${round}: acknowledged ${acknowledged}, spool holds ${report.head_sequence}`,
       );
       // The index caught up with the spool on open.
-      assertEquals(store.getCapture("cap_crash")?.head_sequence, report.head_sequence);
+      assertEquals(
+        store.getCapture("cap_crash")?.head_sequence,
+        report.head_sequence,
+      );
       // Every acknowledged event resolves, blobs included.
       let count = 0;
       for await (const ev of store.readEvents("cap_crash")) {
         count++;
-        assertEquals(typeof (ev.payload.result as { text: string }).text, "string");
+        assertEquals(
+          typeof (ev.payload.result as { text: string }).text,
+          "string",
+        );
       }
       assertEquals(count, report.events);
     }
     // Not asserted (timing-dependent), but visible when run verbosely.
-    console.log(`crash test: 20 kills, last ack ${acknowledged}, torn tails repaired ${repairs}`);
+    console.log(
+      `crash test: 20 kills, last ack ${acknowledged}, torn tails repaired ${repairs}`,
+    );
   },
 });

@@ -65,7 +65,10 @@ Deno.test("HarnessStore.ingest() validates the envelope and reassigns sequence a
   });
   assertEquals(sealed.sequence, 1);
   assertOk(sealed.event_hash !== "sha256:" + "0".repeat(64));
-  assertThrows(() => store.ingest({ ...ev, schema_version: "v0" }), EventShapeError);
+  assertThrows(
+    () => store.ingest({ ...ev, schema_version: "v0" }),
+    EventShapeError,
+  );
   assertThrows(
     () => store.ingest({ ...ev, capture_id: "../../etc/passwd" }),
     EventShapeError,

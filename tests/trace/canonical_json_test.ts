@@ -17,7 +17,7 @@ Deno.test("canonicalJson() sorts by UTF-16 code units, not locale", () => {
 
 Deno.test("canonicalJson() is stable under parse and re-serialize", () => {
   const value = {
-    text: "line\nbreak \"quoted\" \u2028 ü 中文",
+    text: 'line\nbreak "quoted" \u2028 ü 中文',
     n: [0, -0, 1.5, 1e21, 123456789012, -3],
     nested: { list: [[], {}, [null]] },
   };

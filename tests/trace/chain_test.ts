@@ -48,7 +48,9 @@ Deno.test("computeEventHash() changes when any covered field changes", () => {
     { ...event, source: { ...event.source, model: "m" } },
     { ...event, actor: "user" },
   ];
-  for (const v of variants) assertNotEquals(computeEventHash(v), event.event_hash);
+  for (const v of variants) {
+    assertNotEquals(computeEventHash(v), event.event_hash);
+  }
 });
 
 Deno.test("HashChainer.commit() refuses an event that is not next", () => {

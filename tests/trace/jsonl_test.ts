@@ -51,7 +51,14 @@ Deno.test("verifyChain() accepts an intact spool in any chunking", async () => {
 Deno.test("verifyChain() finds a one-byte change on any line at that line's sequence", async () => {
   const lines = spool(12);
   for (let target = 0; target < lines.length; target++) {
-    for (const pos of [1, 20, Math.floor(lines[target].length / 2), lines[target].length - 3]) {
+    for (
+      const pos of [
+        1,
+        20,
+        Math.floor(lines[target].length / 2),
+        lines[target].length - 3,
+      ]
+    ) {
       const bytes = enc.encode(lines[target]);
       // Flip one byte to another printable character.
       bytes[pos] = bytes[pos] === 0x41 ? 0x42 : 0x41;
@@ -59,7 +66,11 @@ Deno.test("verifyChain() finds a one-byte change on any line at that line's sequ
       tampered[target] = new TextDecoder().decode(bytes);
       const r = await verifyChain([enc.encode(tampered.join("\n") + "\n")]);
       assertEquals(r.ok, false, `line ${target} byte ${pos}`);
-      assertEquals(r.problem?.sequence, target + 1, `line ${target} byte ${pos}`);
+      assertEquals(
+        r.problem?.sequence,
+        target + 1,
+        `line ${target} byte ${pos}`,
+      );
       assertEquals(r.problem?.line, target + 1);
       assertEquals(r.events, target);
     }
@@ -77,8 +88,9 @@ Deno.test("verifyChain() reports a dropped line as a sequence break", async () =
 Deno.test("verifyChain() reports a line re-sealed out of chain as a broken link", async () => {
   const good = spool(5);
   // A valid line sealed against a different history.
-  const forged = new HashChainer({ sequence: 2, hash: "sha256:" + "1".repeat(64) })
-    .seal(annotation(fixedContext("cap_v"), { type: "forged" })).line;
+  const forged =
+    new HashChainer({ sequence: 2, hash: "sha256:" + "1".repeat(64) })
+      .seal(annotation(fixedContext("cap_v"), { type: "forged" })).line;
   const lines = [...good.slice(0, 2), forged, ...good.slice(3)];
   const r = await verifyChain([enc.encode(lines.join("\n") + "\n")]);
   assertEquals(r.problem?.kind, "link");
@@ -88,7 +100,10 @@ Deno.test("verifyChain() reports a line re-sealed out of chain as a broken link"
 Deno.test("verifyChain() reports a torn tail, a foreign capture and garbage", async () => {
   const lines = spool(3);
   const torn = lines.join("\n") + "\n" + lines[0].slice(0, 10);
-  assertEquals((await verifyChain([enc.encode(torn)])).problem?.kind, "torn_tail");
+  assertEquals(
+    (await verifyChain([enc.encode(torn)])).problem?.kind,
+    "torn_tail",
+  );
   const r = await verifyChain([enc.encode(lines.join("\n") + "\n")], {
     captureId: "other",
   });

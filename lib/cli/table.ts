@@ -1,0 +1,31 @@
+/**
+ * Plain aligned text tables for human output.
+ *
+ * @module
+ */
+
+/**
+ * Render rows as an aligned table with a header.
+ *
+ * @param headers Column titles.
+ * @param rows Cells, already formatted.
+ * @returns The table text (no trailing newline).
+ *
+ * @example
+ * ```ts
+ * import { renderTable } from "./table.ts";
+ * console.log(renderTable(["id", "n"], [["a", "1"], ["bb", "22"]]));
+ * ```
+ */
+export function renderTable(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) =>
+    Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length))
+  );
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (c ?? "").padEnd(widths[i])).join("  ").trimEnd();
+  return [
+    line(headers),
+    line(widths.map((w) => "-".repeat(w))),
+    ...rows.map(line),
+  ].join("\n");
+}

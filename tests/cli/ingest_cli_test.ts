@@ -1,0 +1,81 @@
+import { assertEquals, assertOk } from "../_assert.ts";
+import { join } from "node:path";
+import { main } from "../../ingest.ts";
+import { tempDir } from "../_helpers.ts";
+
+async function run(
+  args: string[],
+): Promise<{ code: number; out: string; err: string }> {
+  let out = "";
+  let err = "";
+  const code = await main(args, {
+    out: (t) => out += t + "\n",
+    err: (t) => err += t + "\n",
+  });
+  return { code, out, err };
+}
+
+Deno.test("ingest.ts demo writes a capture whose chain verifies, and the read commands see it", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "store");
+  const demo = await run(["demo", "--root", root, "--json"]);
+  assertEquals(demo.code, 0, demo.err);
+  const d = JSON.parse(demo.out);
+  assertEquals(d.inspection.chain.ok, true);
+  assertEquals(d.inspection.fidelity, "F2");
+  const id = d.capture_id as string;
+
+  const list = await run(["capture", "list", "--root", root, "--json"]);
+  assertEquals(
+    JSON.parse(list.out).map((c: { capture_id: string }) => c.capture_id),
+    [id],
+  );
+
+  const inspect = await run(["capture", "inspect", id, "--root", root]);
+  assertEquals(inspect.code, 0);
+  assertOk(/chain ok: 11 events/.test(inspect.out), inspect.out);
+  assertOk(/tool\.call\.completed\s+3/.test(inspect.out));
+
+  const verify = await run(["capture", "verify", id, "--root", root, "--json"]);
+  assertEquals([verify.code, JSON.parse(verify.out).ok], [0, true]);
+});
+
+Deno.test("ingest.ts capture verify exits 1 and names the sequence of a tampered line", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "store");
+  const d = JSON.parse((await run(["demo", "--root", root, "--json"])).out);
+  const spool = join(root, "captures", `${d.capture_id}.jsonl`);
+  const lines = Deno.readTextFileSync(spool).split("\n");
+  lines[5] = lines[5].replace("U-1042", "U-1043");
+  Deno.writeTextFileSync(spool, lines.join("\n"));
+  const verify = await run(["capture", "verify", d.capture_id, "--root", root]);
+  assertEquals(verify.code, 1);
+  assertOk(/BROKEN .* at sequence 6 \(line 6/.test(verify.out), verify.out);
+});
+
+Deno.test("ingest.ts store rebuild-index restores a deleted index", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "store");
+  await run(["demo", "--root", root]);
+  await Deno.remove(join(root, "harness.db"));
+  const r = await run(["store", "rebuild-index", "--root", root, "--json"]);
+  assertEquals(r.code, 0, r.err);
+  assertEquals(JSON.parse(r.out).events, 11);
+  const list = JSON.parse(
+    (await run(["capture", "list", "--root", root, "--json"])).out,
+  );
+  assertEquals(list[0].event_count, 11);
+});
+
+Deno.test("ingest.ts answers unknown commands and missing captures with clear errors", async () => {
+  await using dir = await tempDir();
+  const unknown = await run(["capture", "frobnicate", "--root", dir.path]);
+  assertEquals(unknown.code, 2);
+  assertOk(/unknown command "capture frobnicate"/.test(unknown.err));
+  const missing = await run(["capture", "inspect", "nope", "--root", dir.path]);
+  assertEquals(missing.code, 1);
+  assertOk(/Capture "nope" not found/.test(missing.err));
+  const badId = await run(["capture", "verify", "../x", "--root", dir.path]);
+  assertEquals(badId.code, 1);
+  assertOk(/Invalid capture id/.test(badId.err), badId.err);
+});
