@@ -1,0 +1,229 @@
+/**
+ * host_a (Claude Code hooks) → canonical events.
+ *
+ * | hook | events |
+ * | --- | --- |
+ * | SessionStart | `episode.started` (`reason` = `source`) |
+ * | UserPromptSubmit | `message` (user) |
+ * | PreToolUse | `tool.call.started` (`host_call_id` = `tool_use_id`) |
+ * | PostToolUse | `tool.call.completed` (MCP structured results also parsed into `structured_result`) |
+ * | PostToolUseFailure | `tool.call.failed` |
+ * | PostToolBatch | `tool.call.failed` (`error.type` = `not_executed`) for each call still pending: refused or blocked |
+ * | PermissionRequest | `annotation` `permission.requested` |
+ * | SubagentStart / SubagentStop | `annotation` `subagent.started` / `subagent.stopped` |
+ * | Stop | `message` (assistant, `last_assistant_message`) |
+ * | StopFailure | `annotation` `stop.failed` |
+ * | SessionEnd | `episode.finished` (with the calls that never completed) |
+ * | anything else (PreCompact, PostCompact, Setup, …) | none |
+ *
+ * @module
+ */
+import type { UnsealedEvent } from "../trace/event.ts";
+import {
+  annotation,
+  episodeFinished,
+  episodeStarted,
+  message,
+  toolCallCompleted,
+  toolCallFailed,
+  toolCallStarted,
+  type ToolRef,
+} from "../trace/events.ts";
+import {
+  type AdapterOptions,
+  asObject,
+  contextFor,
+  episodeIdOf,
+  mcpLogicalId,
+  objectField,
+  optString,
+  parseJsonText,
+  requireString,
+} from "./common.ts";
+
+const HOST = "host_a";
+
+function toolRef(p: Record<string, unknown>, name: string): ToolRef {
+  const server = optString(objectField(p, "mcp_server"), "name");
+  const prefix = server ? `mcp__${server}__` : "";
+  if (server && name.startsWith(prefix)) {
+    return {
+      host_name: name,
+      logical_id: mcpLogicalId(server, name.slice(prefix.length)),
+    };
+  }
+  return { host_name: name, logical_id: null };
+}
+
+function extras(p: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (typeof p.agent_id === "string") out.agent_id = p.agent_id;
+  if (typeof p.agent_type === "string") out.agent_type = p.agent_type;
+  if (typeof p.prompt_id === "string") out.prompt_id = p.prompt_id;
+  return out;
+}
+
+/**
+ * Map one host_a hook payload to canonical events.
+ *
+ * @param payload The hook's JSON (command-hook stdin or HTTP-hook body).
+ * @param options Capture, model, correlator, clock.
+ * @returns Zero or more unsealed events.
+ * @throws {HookPayloadError} When the payload is not an object or lacks `session_id` / `hook_event_name`.
+ */
+export function hostAToEvents(
+  payload: unknown,
+  options: AdapterOptions,
+): UnsealedEvent[] {
+  const p = asObject(payload);
+  const hook = requireString(p, "hook_event_name");
+  const session = requireString(p, "session_id");
+  const episodeId = episodeIdOf(session);
+  const ctx = contextFor(options, HOST, episodeId);
+  const correlator = options.correlator ?? null;
+  switch (hook) {
+    case "SessionStart":
+      return [episodeStarted(ctx, {
+        reason: optString(p, "source") ?? "startup",
+        ...(typeof p.cwd === "string" ? { cwd: p.cwd } : {}),
+      })];
+    case "UserPromptSubmit":
+      return [message(ctx, {
+        role: "user",
+        text: optString(p, "prompt") ?? "",
+        ...extras(p),
+      })];
+    case "PreToolUse": {
+      const name = requireString(p, "tool_name");
+      const input = objectField(p, "tool_input");
+      const callId = optString(p, "tool_use_id");
+      const ev = toolCallStarted(ctx, {
+        tool: toolRef(p, name),
+        arguments: input,
+        ...(callId ? { host_call_id: callId } : {}),
+        ...extras(p),
+      });
+      correlator?.start({
+        host: HOST,
+        session,
+        tool: name,
+        input,
+        callId,
+      }, ev.event_id);
+      return [ev];
+    }
+    case "PostToolUse":
+    case "PostToolUseFailure": {
+      const name = requireString(p, "tool_name");
+      const input = objectField(p, "tool_input");
+      const callId = optString(p, "tool_use_id");
+      const link = correlator?.finish({
+        host: HOST,
+        session,
+        tool: name,
+        input,
+        callId,
+      });
+      const common = {
+        tool: toolRef(p, name),
+        arguments: input,
+        ...(callId ? { host_call_id: callId } : {}),
+        ...(typeof p.duration_ms === "number"
+          ? { duration_ms: p.duration_ms }
+          : {}),
+        ...(link ? { correlation: link.correlation } : {}),
+        ...extras(p),
+      };
+      const opts = { parentEventId: link?.parentEventId ?? null };
+      if (hook === "PostToolUseFailure") {
+        return [toolCallFailed(ctx, {
+          ...common,
+          error: {
+            message: optString(p, "error") ?? "",
+            is_interrupt: p.is_interrupt === true,
+          },
+        }, opts)];
+      }
+      const result = p.tool_response ?? null;
+      const structured = common.tool.logical_id?.startsWith("mcp:")
+        ? parseJsonText(result)
+        : undefined;
+      return [toolCallCompleted(ctx, {
+        ...common,
+        result,
+        ...(structured !== undefined ? { structured_result: structured } : {}),
+      }, opts)];
+    }
+    case "PostToolBatch": {
+      if (!correlator) return [];
+      const calls = Array.isArray(p.tool_calls) ? p.tool_calls : [];
+      const out: UnsealedEvent[] = [];
+      for (const c of calls) {
+        if (typeof c !== "object" || c === null) continue;
+        const call = c as Record<string, unknown>;
+        const callId = optString(call, "tool_use_id");
+        const name = optString(call, "tool_name");
+        if (!callId || !name) continue;
+        if (!correlator.isPending(HOST, session, callId)) continue;
+        const input = objectField(call, "tool_input");
+        const link = correlator.finish({
+          host: HOST,
+          session,
+          tool: name,
+          input,
+          callId,
+        });
+        out.push(toolCallFailed(ctx, {
+          tool: toolRef(p, name),
+          arguments: input,
+          host_call_id: callId,
+          correlation: link.correlation,
+          error: {
+            type: "not_executed",
+            message: typeof call.tool_response === "string"
+              ? call.tool_response
+              : "The call was refused or blocked before it ran",
+          },
+        }, { parentEventId: link.parentEventId }));
+      }
+      return out;
+    }
+    case "PermissionRequest":
+      return [annotation(ctx, {
+        type: "permission.requested",
+        tool: optString(p, "tool_name") ?? null,
+        arguments: objectField(p, "tool_input"),
+      }, { actor: "host" })];
+    case "SubagentStart":
+    case "SubagentStop":
+      return [annotation(ctx, {
+        type: hook === "SubagentStart"
+          ? "subagent.started"
+          : "subagent.stopped",
+        ...extras(p),
+        ...(typeof p.last_assistant_message === "string"
+          ? { last_message: p.last_assistant_message }
+          : {}),
+      }, { actor: "host" })];
+    case "Stop": {
+      const text = optString(p, "last_assistant_message");
+      return text === undefined
+        ? []
+        : [message(ctx, { role: "assistant", text })];
+    }
+    case "StopFailure":
+      return [annotation(ctx, {
+        type: "stop.failed",
+        error: p.error ?? null,
+      }, { actor: "host" })];
+    case "SessionEnd": {
+      const open = correlator?.endSession(HOST, session) ?? [];
+      return [episodeFinished(ctx, {
+        reason: optString(p, "reason") ?? "unknown",
+        incomplete_calls: open.map((c) => c.event_id),
+      })];
+    }
+    default:
+      return [];
+  }
+}

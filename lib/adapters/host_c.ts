@@ -1,0 +1,270 @@
+/**
+ * host_c (OpenCode) → canonical events, through the stable envelope
+ * `harness.host_c-hook.v1` that the harness plugin posts (see
+ * ARCHITECTURE.md for its fields).
+ *
+ * | envelope hook | events |
+ * | --- | --- |
+ * | session.created | `episode.started` (`parent_session_id` for subagents) |
+ * | chat.message | `message` (user) |
+ * | tool.execute.before | `tool.call.started` (`host_call_id` = `call_id`) |
+ * | tool.execute.after | `tool.call.completed`, or `tool.call.failed` when `error` is set |
+ * | session.error | `annotation` `session.error` |
+ * | session.deleted, session.finished, session.ended | `episode.finished` |
+ * | any other hook name | none |
+ *
+ * @module
+ */
+import type { UnsealedEvent } from "../trace/event.ts";
+import {
+  annotation,
+  episodeFinished,
+  episodeStarted,
+  message,
+  toolCallCompleted,
+  toolCallFailed,
+  toolCallStarted,
+  type ToolRef,
+} from "../trace/events.ts";
+import {
+  type AdapterOptions,
+  contextFor,
+  episodeIdOf,
+  HookPayloadError,
+  mcpLogicalId,
+  parseJsonText,
+} from "./common.ts";
+
+const HOST = "host_c";
+
+/** Name of the envelope schema. */
+export const HOST_C_ENVELOPE = "harness.host_c-hook.v1";
+
+/** A payload that breaks the `harness.host_c-hook.v1` envelope (the seed's ValueError). */
+export class EnvelopeError extends HookPayloadError {
+  /** The offending field. */
+  readonly field: string;
+  /**
+   * @param field The offending field.
+   * @param message What is wrong.
+   */
+  constructor(field: string, message: string) {
+    super(`Invalid ${HOST_C_ENVELOPE} envelope, field "${field}": ${message}`);
+    this.name = "EnvelopeError";
+    this.field = field;
+  }
+}
+
+/** The host_c envelope, as the plugin posts it. */
+export interface HostCEnvelope {
+  /** Always `harness.host_c-hook.v1`. */
+  schema_version: string;
+  /** Hook or bus event name. */
+  hook: string;
+  /** OpenCode session id (the episode id). */
+  session_id: string;
+  /** When the plugin saw it (ISO 8601 UTC with ms). */
+  ts?: string;
+  /** Tool hooks: the model's call id. */
+  call_id?: string;
+  /** Tool hooks: tool name. */
+  tool?: string;
+  /** Tool hooks: arguments. */
+  args?: Record<string, unknown>;
+  /** tool.execute.after: what the tool returned. */
+  result?: unknown;
+  /** tool.execute.after of a failed call, session.error: the error. */
+  error?: unknown;
+  /** MCP server of the tool, when the plugin knows it. */
+  mcp_server?: string;
+  /** The server's own tool name, with `mcp_server`. */
+  mcp_tool?: string;
+  /** session.created: parent session of a subagent. */
+  parent_session_id?: string | null;
+  /** chat.message: the user's text. */
+  text?: string;
+  /** Model id, when known. */
+  model?: string;
+  /** Why a session ended. */
+  reason?: string;
+}
+
+function str(o: Record<string, unknown>, f: string, required: boolean) {
+  const v = o[f];
+  if (v === undefined || v === null) {
+    if (required) throw new EnvelopeError(f, "required string is missing");
+    return undefined;
+  }
+  if (typeof v !== "string") throw new EnvelopeError(f, "expected a string");
+  return v;
+}
+
+/**
+ * Check a value against the envelope.
+ *
+ * @param payload Parsed JSON.
+ * @returns The envelope.
+ * @throws {EnvelopeError} Naming the first field that breaks it.
+ */
+export function parseHostCEnvelope(payload: unknown): HostCEnvelope {
+  if (
+    typeof payload !== "object" || payload === null || Array.isArray(payload)
+  ) {
+    throw new EnvelopeError("$", "expected a JSON object");
+  }
+  const o = payload as Record<string, unknown>;
+  if (o.schema_version !== HOST_C_ENVELOPE) {
+    throw new EnvelopeError("schema_version", `expected "${HOST_C_ENVELOPE}"`);
+  }
+  const hook = str(o, "hook", true)!;
+  const env: HostCEnvelope = {
+    schema_version: HOST_C_ENVELOPE,
+    hook,
+    session_id: str(o, "session_id", true)!,
+  };
+  for (
+    const f of [
+      "ts",
+      "mcp_server",
+      "mcp_tool",
+      "text",
+      "model",
+      "reason",
+    ] as const
+  ) {
+    const v = str(o, f, false);
+    if (v !== undefined) env[f] = v;
+  }
+  if (o.parent_session_id !== undefined) {
+    env.parent_session_id = str(o, "parent_session_id", false) ?? null;
+  }
+  if (hook.startsWith("tool.execute.")) {
+    env.call_id = str(o, "call_id", true);
+    env.tool = str(o, "tool", true);
+  }
+  if (o.args !== undefined) {
+    if (
+      typeof o.args !== "object" || o.args === null || Array.isArray(o.args)
+    ) {
+      throw new EnvelopeError("args", "expected an object");
+    }
+    env.args = o.args as Record<string, unknown>;
+  }
+  if ("result" in o) env.result = o.result;
+  if ("error" in o) env.error = o.error;
+  return env;
+}
+
+function toolRef(env: HostCEnvelope): ToolRef {
+  return {
+    host_name: env.tool!,
+    logical_id: env.mcp_server && env.mcp_tool
+      ? mcpLogicalId(env.mcp_server, env.mcp_tool)
+      : null,
+  };
+}
+
+/**
+ * Map one host_c envelope to canonical events.
+ *
+ * @param payload The envelope.
+ * @param options Capture, model, correlator, clock.
+ * @returns Zero or more unsealed events.
+ * @throws {EnvelopeError} When the payload breaks the envelope.
+ */
+export function hostCToEvents(
+  payload: unknown,
+  options: AdapterOptions,
+): UnsealedEvent[] {
+  const env = parseHostCEnvelope(payload);
+  let episodeId: string;
+  try {
+    episodeId = episodeIdOf(env.session_id);
+  } catch (err) {
+    throw new EnvelopeError("session_id", (err as Error).message);
+  }
+  const ctx = contextFor(
+    { ...options, model: env.model ?? options.model },
+    HOST,
+    episodeId,
+    env.ts,
+  );
+  const correlator = options.correlator ?? null;
+  const session = env.session_id;
+  switch (env.hook) {
+    case "session.created":
+      return [episodeStarted(ctx, {
+        reason: "created",
+        ...(env.parent_session_id
+          ? { parent_session_id: env.parent_session_id }
+          : {}),
+      })];
+    case "chat.message":
+      return [message(ctx, { role: "user", text: env.text ?? "" })];
+    case "tool.execute.before": {
+      const args = env.args ?? {};
+      const ev = toolCallStarted(ctx, {
+        tool: toolRef(env),
+        arguments: args,
+        host_call_id: env.call_id!,
+      });
+      correlator?.start({
+        host: HOST,
+        session,
+        tool: env.tool!,
+        input: args,
+        callId: env.call_id,
+      }, ev.event_id);
+      return [ev];
+    }
+    case "tool.execute.after": {
+      const args = env.args ?? {};
+      const link = correlator?.finish({
+        host: HOST,
+        session,
+        tool: env.tool!,
+        input: args,
+        callId: env.call_id,
+      });
+      const common = {
+        tool: toolRef(env),
+        arguments: args,
+        host_call_id: env.call_id!,
+        ...(link ? { correlation: link.correlation } : {}),
+      };
+      const opts = { parentEventId: link?.parentEventId ?? null };
+      if (env.error !== undefined && env.error !== null) {
+        return [toolCallFailed(ctx, { ...common, error: env.error }, opts)];
+      }
+      const result = env.result ?? null;
+      let structured: unknown;
+      const r = result as { structuredContent?: unknown; content?: unknown };
+      if (r && typeof r === "object" && "structuredContent" in r) {
+        structured = r.structuredContent;
+      } else if (r && Array.isArray(r.content) && r.content.length === 1) {
+        structured = parseJsonText((r.content[0] as { text?: unknown })?.text);
+      }
+      return [toolCallCompleted(ctx, {
+        ...common,
+        result,
+        ...(structured !== undefined ? { structured_result: structured } : {}),
+      }, opts)];
+    }
+    case "session.error":
+      return [annotation(ctx, {
+        type: "session.error",
+        error: env.error ?? null,
+      }, { actor: "host" })];
+    case "session.deleted":
+    case "session.finished":
+    case "session.ended": {
+      const open = correlator?.endSession(HOST, session) ?? [];
+      return [episodeFinished(ctx, {
+        reason: env.reason ?? env.hook,
+        incomplete_calls: open.map((c) => c.event_id),
+      })];
+    }
+    default:
+      return [];
+  }
+}

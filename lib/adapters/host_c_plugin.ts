@@ -1,0 +1,173 @@
+/**
+ * The OpenCode (host_c) plugin the installer writes. It wraps OpenCode's
+ * plugin hooks and bus events into `harness.host_c-hook.v1` envelopes and
+ * posts each to `<ingest url>/hook/host_c`, with a short time-out, failing
+ * open. It also reports what OpenCode signals differently:
+ *
+ * - a call that throws (missing file, refused permission) has no
+ *   `tool.execute.after`; the plugin turns the bus event
+ *   `message.part.updated` with `state.status = "error"` into a
+ *   `tool.execute.after` envelope with `error`;
+ * - a session usually ends by the process exiting: on `dispose` the plugin
+ *   posts `session.ended` for every session it saw that was not deleted.
+ *
+ * It never forwards `config`, `chat.params`, `chat.headers` or `shell.env`
+ * (they carry the provider key); from `config` it reads only the MCP server
+ * names, to tag MCP tools with their server.
+ *
+ * @module
+ */
+
+/** Options baked into the plugin file. */
+export interface HostCPluginOptions {
+  /**
+   * Ingest server base URL (`HARNESS_INGEST_URL` overrides it at run time).
+   * @default "http://127.0.0.1:8848"
+   */
+  url?: string;
+  /**
+   * Time-out of each post in milliseconds (`HARNESS_HOOK_TIMEOUT` overrides it).
+   * @default 1000
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * The plugin's JavaScript source.
+ *
+ * @param options URL and time-out defaults.
+ * @returns An ES module exporting `HarnessPlugin`.
+ */
+export function hostCPluginSource(options: HostCPluginOptions = {}): string {
+  const url = options.url ?? "http://127.0.0.1:8848";
+  const timeout = options.timeoutMs ?? 1000;
+  return `// harness: capture plugin for OpenCode (written by "ingest.ts install host_c").
+// Posts plugin hooks as harness.host_c-hook.v1 envelopes to the harness ingest
+// server. Fails open: a down or slow server never breaks OpenCode.
+const DEFAULT_URL = ${JSON.stringify(url)};
+const DEFAULT_TIMEOUT_MS = ${JSON.stringify(timeout)};
+const SCHEMA = "harness.host_c-hook.v1";
+
+function env(name) {
+  try {
+    return globalThis.process?.env?.[name] || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const HarnessPlugin = async () => {
+  const base = (env("HARNESS_INGEST_URL") || DEFAULT_URL).replace(/\\/+$/, "");
+  const cap = env("HARNESS_CAPTURE_ID");
+  const timeoutMs = Number(env("HARNESS_HOOK_TIMEOUT")) || DEFAULT_TIMEOUT_MS;
+  const target = base + "/hook/host_c" + (cap ? "?cap=" + encodeURIComponent(cap) : "");
+  const sessions = new Set();
+  const ended = new Set();
+  const mcpServers = [];
+  const pending = new Map();
+
+  async function post(hook, sessionId, extra) {
+    if (!sessionId) return;
+    const body = { schema_version: SCHEMA, hook, session_id: sessionId, ts: new Date().toISOString(), ...extra };
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), timeoutMs);
+    try {
+      const res = await fetch(target, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+        signal: ctl.signal,
+      });
+      await res.body?.cancel();
+    } catch {
+      // Fail open: the agent carries on.
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function mcpOf(tool) {
+    for (const s of mcpServers) {
+      if (typeof tool === "string" && tool.startsWith(s + "_")) {
+        return { mcp_server: s, mcp_tool: tool.slice(s.length + 1) };
+      }
+    }
+    return {};
+  }
+
+  return {
+    config: async (config) => {
+      // Only MCP server names; the config itself holds provider keys.
+      for (const name of Object.keys(config?.mcp ?? {})) mcpServers.push(name);
+    },
+    event: async ({ event }) => {
+      const p = event?.properties ?? {};
+      switch (event?.type) {
+        case "session.created": {
+          const id = p.info?.id ?? p.sessionID;
+          sessions.add(id);
+          await post("session.created", id, { parent_session_id: p.info?.parentID ?? null });
+          break;
+        }
+        case "session.deleted": {
+          const id = p.info?.id ?? p.sessionID;
+          ended.add(id);
+          await post("session.deleted", id, {});
+          break;
+        }
+        case "session.error":
+          await post("session.error", p.sessionID, { error: p.error ?? null });
+          break;
+        case "message.part.updated": {
+          const part = p.part;
+          if (part?.type !== "tool" || part.state?.status !== "error") break;
+          const call = pending.get(part.callID);
+          pending.delete(part.callID);
+          await post("tool.execute.after", part.sessionID, {
+            call_id: part.callID,
+            tool: part.tool,
+            args: part.state.input ?? call?.args ?? {},
+            error: { message: String(part.state.error ?? "error") },
+            ...mcpOf(part.tool),
+          });
+          break;
+        }
+      }
+    },
+    "chat.message": async (input, output) => {
+      const text = (output?.parts ?? [])
+        .filter((x) => x?.type === "text" && typeof x.text === "string")
+        .map((x) => x.text)
+        .join("\\n");
+      const model = input?.model?.modelID;
+      await post("chat.message", input?.sessionID, { text, ...(model ? { model } : {}) });
+    },
+    "tool.execute.before": async (input, output) => {
+      pending.set(input?.callID, { args: output?.args ?? {} });
+      await post("tool.execute.before", input?.sessionID, {
+        call_id: input?.callID,
+        tool: input?.tool,
+        args: output?.args ?? {},
+        ...mcpOf(input?.tool),
+      });
+    },
+    "tool.execute.after": async (input, output) => {
+      const call = pending.get(input?.callID);
+      pending.delete(input?.callID);
+      await post("tool.execute.after", input?.sessionID, {
+        call_id: input?.callID,
+        tool: input?.tool,
+        args: input?.args ?? call?.args ?? {},
+        result: output ?? null,
+        ...mcpOf(input?.tool),
+      });
+    },
+    dispose: async () => {
+      for (const id of sessions) {
+        if (!ended.has(id)) await post("session.ended", id, { reason: "disposed" });
+      }
+    },
+  };
+};
+`;
+}

@@ -1,0 +1,47 @@
+/**
+ * Reading request bodies with a size limit.
+ *
+ * @module
+ */
+import { PayloadTooLargeError } from "./errors.ts";
+
+/** Default body limit: 8 MiB (a tool result holding a large file still fits). */
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Read a request body as text, refusing more than `limit` bytes.
+ *
+ * @param req The request.
+ * @param limit Byte limit.
+ * @returns The text.
+ * @throws {PayloadTooLargeError} Past the limit.
+ */
+export async function readBody(req: Request, limit: number): Promise<string> {
+  const declared = Number(req.headers.get("content-length") ?? NaN);
+  if (declared > limit) {
+    await req.body?.cancel();
+    throw new PayloadTooLargeError(limit);
+  }
+  if (!req.body) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel();
+      throw new PayloadTooLargeError(limit);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return new TextDecoder().decode(chunks[0]);
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  return new TextDecoder().decode(all);
+}

@@ -1,0 +1,61 @@
+/**
+ * The one place that maps errors to HTTP answers.
+ *
+ * @module
+ */
+import { EventShapeError } from "../trace/validate.ts";
+import { InvalidIdError } from "../trace/ids.ts";
+import { HookPayloadError } from "../adapters/common.ts";
+
+/** A request body over the size limit. */
+export class PayloadTooLargeError extends RangeError {
+  /** The limit in bytes. */
+  readonly limit: number;
+  /**
+   * @param limit The limit in bytes.
+   */
+  constructor(limit: number) {
+    super(`Request body is larger than the limit of ${limit} bytes`);
+    this.name = "PayloadTooLargeError";
+    this.limit = limit;
+  }
+}
+
+/** A JSON answer. */
+export function json(
+  status: number,
+  body: unknown,
+  headers: HeadersInit = {},
+): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+/**
+ * Status of an error raised while handling `/ingest` or a read route.
+ *
+ * @param err The error.
+ * @returns 400 for unreadable bodies, 413 too large, 422 for a well-formed
+ * body that is not a valid event, 500 otherwise (the store failed).
+ */
+export function statusOf(err: unknown): number {
+  if (err instanceof PayloadTooLargeError) return 413;
+  if (err instanceof SyntaxError) return 400;
+  if (
+    err instanceof EventShapeError || err instanceof InvalidIdError ||
+    err instanceof HookPayloadError
+  ) return 422;
+  return 500;
+}
+
+/**
+ * The message of an error, for a response body.
+ *
+ * @param err The error.
+ * @returns Its message.
+ */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,259 @@
+/**
+ * The ingest server's request handler (seed 4.1), independent of the HTTP
+ * listener: `(Request) => Promise<Response>`.
+ *
+ * | route | answer |
+ * | --- | --- |
+ * | `POST /ingest` | one event object (or a list): 200 `{ok, events: [{capture_id, sequence, event_id, event_hash}]}`; 400 not JSON; 422 not a valid event; 413 too large |
+ * | `POST /hook/<host>?cap=<id>` | host_a: 204 (silent for the host); host_b, host_c: 200 `{ok: true, capture_id, events}`; any bad input: 200 `{ok: false, error}` (413 past the size limit) |
+ * | `GET /captures` | 200 list of capture records |
+ * | `GET /capture/<id>/summary` | 200 inspection (episodes, counts, fidelity, chain); 404 unknown capture |
+ * | `GET /health` | 200 `{ok, root, pid}` |
+ * | anything else | 404, or 405 with `Allow` for a known path and wrong method |
+ *
+ * Without `cap`, hook events go to the active capture (the one `capture
+ * start` opened), else to the capture `default`.
+ *
+ * @module
+ */
+import type { HarnessStore } from "../store/store.ts";
+import type { UnsealedEvent } from "../trace/event.ts";
+import { validateId } from "../trace/ids.ts";
+import { adapterFor } from "../adapters/registry.ts";
+import { ToolCallCorrelator } from "../adapters/correlator.ts";
+import { CaptureNotFoundError, inspectCapture } from "../control/inspect.ts";
+import { DEFAULT_MAX_BODY_BYTES, readBody } from "./body.ts";
+import { json, messageOf, PayloadTooLargeError, statusOf } from "./errors.ts";
+import {
+  DEFAULT_REDACTION_RULES,
+  type RedactionRule,
+  redactValue,
+} from "./redact.ts";
+
+/** Capture that hook events go to when there is no `cap` and no active capture. */
+export const DEFAULT_CAPTURE_ID = "default";
+
+/** Options of {@linkcode createIngestHandler}. */
+export interface IngestHandlerOptions {
+  /**
+   * Largest request body accepted, in bytes.
+   * @default 8388608 (8 MiB)
+   */
+  maxBodyBytes?: number;
+  /** When set, every request needs `Authorization: Bearer <token>`. */
+  token?: string | null;
+  /**
+   * The active capture, asked on each hook request without `cap`.
+   * @default () => null
+   */
+  activeCapture?: () => string | null;
+  /**
+   * Capture for hook events with no `cap` and no active capture.
+   * @default "default"
+   */
+  defaultCaptureId?: string;
+  /**
+   * Redaction rules for hook-derived events; `false` turns redaction off.
+   * @default DEFAULT_REDACTION_RULES
+   */
+  redaction?: readonly RedactionRule[] | false;
+  /** Model id for `source.model` of hook events, when known. */
+  model?: string | null;
+  /** Correlator (one per server process). */
+  correlator?: ToolCallCorrelator;
+  /** host_b: keep full model requests. */
+  fullModelRequests?: boolean;
+}
+
+/** Counters the handler keeps (visible on `/health`). */
+export interface IngestStats {
+  /** Requests answered. */
+  requests: number;
+  /** Events recorded. */
+  events: number;
+  /** Hook requests answered with `ok: false`. */
+  rejected_hooks: number;
+  /** `/ingest` requests answered with a 4xx. */
+  rejected_events: number;
+}
+
+/**
+ * Build the handler over a store (which it only appends to and reads).
+ *
+ * @param store An open, writable store.
+ * @param options Limits, token, capture routing, redaction.
+ * @returns The handler and its counters.
+ */
+export function createIngestHandler(
+  store: HarnessStore,
+  options: IngestHandlerOptions = {},
+): { handler: (req: Request) => Promise<Response>; stats: IngestStats } {
+  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const correlator = options.correlator ?? new ToolCallCorrelator();
+  const rules = options.redaction === false
+    ? null
+    : options.redaction ?? DEFAULT_REDACTION_RULES;
+  const stats: IngestStats = {
+    requests: 0,
+    events: 0,
+    rejected_hooks: 0,
+    rejected_events: 0,
+  };
+  const defaultCapture = options.defaultCaptureId ?? DEFAULT_CAPTURE_ID;
+
+  function record(events: UnsealedEvent[]): UnsealedEvent[] {
+    if (events.length === 0) return events;
+    const sink = store.sink(events[0].capture_id);
+    const sealed = sink.emitMany(events);
+    stats.events += sealed.length;
+    return sealed;
+  }
+
+  function redact(events: UnsealedEvent[]): UnsealedEvent[] {
+    if (!rules) return events;
+    return events.map((ev) => {
+      const { value, counts } = redactValue(ev.payload, rules);
+      if (Object.keys(counts).length === 0) return ev;
+      return { ...ev, payload: { ...value, redactions: counts } };
+    });
+  }
+
+  async function hook(req: Request, host: string, url: URL): Promise<Response> {
+    const adapter = adapterFor(host)!;
+    try {
+      const cap = url.searchParams.get("cap") || options.activeCapture?.() ||
+        defaultCapture;
+      validateId("capture", cap);
+      const text = await readBody(req, limit);
+      let payload: unknown;
+      try {
+        payload = JSON.parse(text);
+      } catch (err) {
+        throw new SyntaxError(
+          `The hook body is not JSON (${messageOf(err)})`,
+        );
+      }
+      const events = adapter(payload, {
+        captureId: cap,
+        model: options.model ?? null,
+        correlator,
+        fullModelRequests: options.fullModelRequests,
+      });
+      const sealed = record(redact(events));
+      if (host === "host_a") return new Response(null, { status: 204 });
+      return json(200, { ok: true, capture_id: cap, events: sealed.length });
+    } catch (err) {
+      if (err instanceof PayloadTooLargeError) {
+        stats.rejected_hooks++;
+        return json(413, { ok: false, error: err.message });
+      }
+      stats.rejected_hooks++;
+      return json(200, { ok: false, error: messageOf(err) });
+    }
+  }
+
+  async function ingest(req: Request): Promise<Response> {
+    try {
+      const text = await readBody(req, limit);
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch (err) {
+        throw new SyntaxError(`The body is not JSON (${messageOf(err)})`);
+      }
+      const list = Array.isArray(body) ? body : [body];
+      if (list.length === 0) throw new SyntaxError("The event list is empty");
+      const out = [];
+      for (const item of list) {
+        const ev = store.ingest(item);
+        stats.events++;
+        out.push({
+          capture_id: ev.capture_id,
+          sequence: ev.sequence,
+          event_id: ev.event_id,
+          event_hash: ev.event_hash,
+        });
+      }
+      return json(200, { ok: true, events: out });
+    } catch (err) {
+      const status = statusOf(err);
+      if (status < 500) stats.rejected_events++;
+      return json(status, { ok: false, error: messageOf(err) });
+    }
+  }
+
+  async function summary(raw: string): Promise<Response> {
+    try {
+      const id = decodeURIComponent(raw);
+      validateId("capture", id);
+      return json(200, await inspectCapture(store, id));
+    } catch (err) {
+      if (err instanceof CaptureNotFoundError) {
+        return json(404, { ok: false, error: err.message });
+      }
+      const status = err instanceof URIError ? 400 : statusOf(err);
+      return json(status, { ok: false, error: messageOf(err) });
+    }
+  }
+
+  async function handler(req: Request): Promise<Response> {
+    try {
+      return await route(req);
+    } catch (err) {
+      // Last guard: nothing a client sends may escape as an unexplained 5xx.
+      await req.body?.cancel().catch(() => {});
+      return json(500, { ok: false, error: messageOf(err) });
+    }
+  }
+
+  async function route(req: Request): Promise<Response> {
+    stats.requests++;
+    const url = new URL(req.url);
+    const path = url.pathname;
+    if (options.token) {
+      const auth = req.headers.get("authorization") ?? "";
+      if (auth !== `Bearer ${options.token}`) {
+        await req.body?.cancel();
+        return json(401, {
+          ok: false,
+          error:
+            "Missing or wrong bearer token: send Authorization: Bearer $HARNESS_INGEST_TOKEN",
+        }, { "www-authenticate": "Bearer" });
+      }
+    }
+    const method = req.method;
+    const only = async (allowed: string) => {
+      await req.body?.cancel();
+      return json(405, {
+        ok: false,
+        error: `Method ${method} is not allowed on ${path}: use ${allowed}`,
+      }, { allow: allowed });
+    };
+    if (path === "/ingest") {
+      return method === "POST" ? await ingest(req) : await only("POST");
+    }
+    const hookMatch = /^\/hook\/([a-z_]+)$/.exec(path);
+    if (hookMatch && adapterFor(hookMatch[1])) {
+      return method === "POST"
+        ? await hook(req, hookMatch[1], url)
+        : await only("POST");
+    }
+    if (path === "/captures") {
+      if (method !== "GET") return await only("GET");
+      return json(200, store.listCaptures());
+    }
+    const sum = /^\/capture\/([^/]+)\/summary$/.exec(path);
+    if (sum) {
+      if (method !== "GET") return await only("GET");
+      return await summary(sum[1]);
+    }
+    if (path === "/health") {
+      if (method !== "GET") return await only("GET");
+      return json(200, { ok: true, root: store.root, pid: Deno.pid, stats });
+    }
+    await req.body?.cancel();
+    return json(404, { ok: false, error: `No route ${path}` });
+  }
+
+  return { handler, stats };
+}

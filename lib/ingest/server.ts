@@ -1,0 +1,166 @@
+/**
+ * {@linkcode IngestServer}: the loopback HTTP listener over
+ * {@linkcode createIngestHandler}. Not exported from `mod.ts` (it listens on
+ * the network); `ingest.ts` exports it.
+ *
+ * @module
+ */
+import type { HarnessStore } from "../store/store.ts";
+import {
+  createIngestHandler,
+  type IngestHandlerOptions,
+  type IngestStats,
+} from "./handler.ts";
+import { activeCaptureReader } from "./active_capture.ts";
+
+/** Default ingest port. */
+export const DEFAULT_PORT = 8848;
+/** Default ingest host. */
+export const DEFAULT_HOST = "127.0.0.1";
+
+/** Options of {@linkcode IngestServer}. */
+export interface IngestServerOptions extends IngestHandlerOptions {
+  /**
+   * Address to bind.
+   * @default "127.0.0.1"
+   */
+  host?: string;
+  /**
+   * Port to bind (0 picks a free one).
+   * @default 8848
+   */
+  port?: number;
+  /**
+   * Allow a non-loopback address; then `token` is required.
+   * @default false
+   */
+  allowRemote?: boolean;
+}
+
+/** The server refuses to start as configured. */
+export class IngestConfigError extends Error {
+  /**
+   * @param message What is wrong and what to do.
+   * @param options Cause.
+   */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "IngestConfigError";
+  }
+}
+
+/**
+ * Whether a host name or address is loopback.
+ *
+ * @param host Host name or address.
+ * @returns True for 127.0.0.0/8, ::1 and localhost.
+ */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/** The ingest HTTP server. */
+export class IngestServer {
+  readonly #store: HarnessStore;
+  readonly #options: IngestServerOptions;
+  #server: Deno.HttpServer | null = null;
+  #url = "";
+  #stats: IngestStats | null = null;
+
+  /**
+   * @param store An open, writable store (the server appends and reads only).
+   * @param options Address, port, limits, token, redaction.
+   */
+  constructor(store: HarnessStore, options: IngestServerOptions = {}) {
+    this.#store = store;
+    this.#options = options;
+  }
+
+  /**
+   * Bind and start answering.
+   *
+   * @returns The base URL, e.g. `http://127.0.0.1:8848`.
+   * @throws {IngestConfigError} For a non-loopback address without
+   *   `allowRemote` and a token, or a port already in use.
+   */
+  start(): Promise<string> {
+    const host = this.#options.host ?? DEFAULT_HOST;
+    const port = this.#options.port ?? DEFAULT_PORT;
+    if (!isLoopback(host)) {
+      if (!this.#options.allowRemote) {
+        throw new IngestConfigError(
+          `Refusing to bind ${host}: it is not a loopback address. Pass --allow-remote and set HARNESS_INGEST_TOKEN to accept remote events`,
+        );
+      }
+      if (!this.#options.token) {
+        throw new IngestConfigError(
+          `Binding ${host} needs a bearer token: set HARNESS_INGEST_TOKEN`,
+        );
+      }
+    }
+    const { handler, stats } = createIngestHandler(this.#store, {
+      activeCapture: activeCaptureReader(this.#store.root),
+      ...this.#options,
+    });
+    this.#stats = stats;
+    return new Promise((resolve, reject) => {
+      try {
+        this.#server = Deno.serve({
+          hostname: host,
+          port,
+          onListen: (addr) => {
+            const a = addr as Deno.NetAddr;
+            const shown = a.hostname.includes(":")
+              ? `[${a.hostname}]`
+              : a.hostname;
+            this.#url = `http://${shown}:${a.port}`;
+            resolve(this.#url);
+          },
+          onError: (err) =>
+            new Response(
+              JSON.stringify({ ok: false, error: String(err) }),
+              { status: 500, headers: { "content-type": "application/json" } },
+            ),
+        }, handler);
+      } catch (err) {
+        if (err instanceof Deno.errors.AddrInUse) {
+          reject(
+            new IngestConfigError(
+              `Port ${port} on ${host} is in use: is another ingest server running? ("ingest.ts status"), or pass --port`,
+              { cause: err },
+            ),
+          );
+        } else reject(err);
+      }
+    });
+  }
+
+  /** Base URL once started. */
+  get url(): string {
+    return this.#url;
+  }
+
+  /** Request and event counters. */
+  get stats(): IngestStats | null {
+    return this.#stats;
+  }
+
+  /** Resolves when the server has stopped. */
+  get finished(): Promise<void> {
+    return this.#server?.finished ?? Promise.resolve();
+  }
+
+  /** Stop listening and wait for in-flight requests. */
+  async close(): Promise<void> {
+    if (!this.#server) return;
+    const s = this.#server;
+    this.#server = null;
+    await s.shutdown();
+  }
+
+  /** Same as {@linkcode IngestServer.close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
