@@ -1,98 +1,70 @@
 /**
- * The harness control entry: the ingest server and the capture and store
- * commands.
+ * The harness control entry: the ingest server, the hook forwarder, the
+ * installers, and the capture and store commands.
  *
- * Permissions (the `ingest` and `demo` tasks): `--allow-read=.`
- * `--allow-write=.harness` (the store root; name yours when it is
- * elsewhere) `--allow-env=HARNESS_ROOT` and, to serve, `--allow-net=127.0.0.1`.
+ * Permissions, by command (the `deno task` entries carry them):
+ * - store and capture commands, `demo`: `--allow-read=<root> --allow-write=<root> --allow-env=HARNESS_ROOT`
+ *   (root `./.harness` unless `HARNESS_ROOT`/`--root` say otherwise)
+ * - `serve`, `status`, `stop`: the above plus `--allow-net=127.0.0.1`
+ *   (`serve --detach` also `--allow-run`, to start itself in the background)
+ * - `hook <host>`: `--allow-net=127.0.0.1 --allow-env=HARNESS_INGEST_URL,HARNESS_CAPTURE_ID,HARNESS_HOOK_TIMEOUT,HARNESS_INGEST_TOKEN`
+ * - `install`, `uninstall`: `--allow-read --allow-write=<the host's config dir> --allow-env=HOME,XDG_CONFIG_HOME`
  *
  * ```sh
- * deno run --allow-read=. --allow-write=.harness --allow-env=HARNESS_ROOT ingest.ts capture list
+ * deno run --allow-net=127.0.0.1 --allow-env=HARNESS_INGEST_URL,HARNESS_CAPTURE_ID,HARNESS_HOOK_TIMEOUT,HARNESS_INGEST_TOKEN ingest.ts hook host_a
  * ```
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import { resolve } from "node:path";
-import { HarnessStore } from "./lib/store/store.ts";
-import { StoreLockedError } from "./lib/store/lock.ts";
-import { inspectCapture } from "./lib/control/inspect.ts";
-import { resolveRoot } from "./lib/cli/root.ts";
-import {
-  formatCaptureList,
-  formatChain,
-  formatInspection,
-} from "./lib/cli/format_capture.ts";
-import { writeDemoEpisode } from "./lib/cli/demo_capture.ts";
+import { type Io, UsageError } from "./lib/cli/io.ts";
 
-const USAGE = `harness ingest: capture and store commands
+export {
+  IngestServer,
+  type IngestServerOptions,
+  isLoopback,
+} from "./lib/ingest/server.ts";
+
+const USAGE = `harness ingest: capture, store and server commands
 
 Usage:
-  ingest.ts demo                          write a small capture, show its summary and chain check
-  ingest.ts capture list [--json]         list captures
-  ingest.ts capture inspect <id> [--json] episodes, counts by kind, fidelity, chain status
-  ingest.ts capture verify <id> [--json]  check the hash chain (exit 1 when broken)
-  ingest.ts store rebuild-index [--json]  rebuild harness.db from the spools
+  ingest.ts demo                             write a small capture, show its summary and chain check
+  ingest.ts serve [--host H] [--port P] [--detach] [--allow-remote] [--max-body-bytes N]
+                  [--redact-rules FILE] [--no-redact]
+                                             run the loopback ingest server (default 127.0.0.1:8848)
+  ingest.ts status | stop                    is a server running for this store / stop it
+  ingest.ts hook <host_a|host_b|host_c> [--url URL]
+                                             forward one hook payload (stdin) to the server; always exits 0
+  ingest.ts install <host> [--project DIR | --user] [--command] [--url URL] [--capture ID]
+  ingest.ts uninstall <host> [--project DIR | --user]
+  ingest.ts capture list [--json]            list captures
+  ingest.ts capture inspect <id> [--json]    episodes, counts by kind, fidelity, chain status
+  ingest.ts capture verify <id> [--json]     check the hash chain (exit 1 when broken)
+  ingest.ts store rebuild-index [--json]     rebuild harness.db from the spools
 
 Options:
   --root DIR   store root (default: $HARNESS_ROOT, else ./.harness)
   --json       machine-readable output
-  -h, --help   this text`;
+  -h, --help   this text
 
-/** A usage mistake: exit code 2. */
-class UsageError extends Error {
-  override name = "UsageError";
-}
+Environment: HARNESS_ROOT, HARNESS_INGEST_URL, HARNESS_CAPTURE_ID, HARNESS_HOOK_TIMEOUT (milliseconds,
+default 1000), HARNESS_INGEST_TOKEN (required with --allow-remote).`;
 
-interface Io {
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
+const FORWARDER_ENV = [
+  "HARNESS_INGEST_URL",
+  "HARNESS_CAPTURE_ID",
+  "HARNESS_HOOK_TIMEOUT",
+  "HARNESS_INGEST_TOKEN",
+];
 
-function envRoot(): string | undefined {
-  const state = Deno.permissions.querySync({
-    name: "env",
-    variable: "HARNESS_ROOT",
-  }).state;
-  return state === "granted" ? Deno.env.get("HARNESS_ROOT") : undefined;
-}
-
-function canWrite(root: string): boolean {
-  return Deno.permissions.querySync({ name: "write", path: root }).state ===
-    "granted";
-}
-
-/** Open for reading: as the writer when possible (repairs, index catch-up), else beside the writer. */
-function openForRead(root: string): HarnessStore {
-  if (canWrite(root)) {
-    try {
-      return new HarnessStore(root, { role: "cli" });
-    } catch (err) {
-      if (!(err instanceof StoreLockedError)) throw err;
-    }
-  }
-  return new HarnessStore(root, { readOnly: true });
-}
-
-function openForWrite(root: string): HarnessStore {
-  if (!canWrite(root)) {
-    throw new Deno.errors.NotCapable(
-      `No write access to the store ${root}: run with --allow-read=${root} --allow-write=${root}`,
-    );
-  }
-  return new HarnessStore(root, { role: "cli" });
-}
-
-function storeExists(root: string): boolean {
+function env(name: string): string | undefined {
   try {
-    return Deno.statSync(root).isDirectory;
+    const state = Deno.permissions.querySync({ name: "env", variable: name })
+      .state;
+    return state === "granted" ? Deno.env.get(name) : undefined;
   } catch {
-    return false;
+    return undefined;
   }
-}
-
-function stamp(d: Date): string {
-  return d.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
 }
 
 /**
@@ -104,11 +76,9 @@ function stamp(d: Date): string {
  */
 export async function main(
   args: string[],
-  io: Io = {
-    out: (t) => console.log(t),
-    err: (t) => console.error(t),
-  },
+  io: Io = { out: (t) => console.log(t), err: (t) => console.error(t) },
 ): Promise<number> {
+  if (args[0] === "hook") return await hook(args.slice(1), io);
   try {
     return await run(args, io);
   } catch (err) {
@@ -121,113 +91,198 @@ export async function main(
   }
 }
 
-async function run(args: string[], io: Io): Promise<number> {
-  let parsed;
+/** The forwarder: light imports, always exit 0, print only what the host expects. */
+async function hook(args: string[], io: Io): Promise<number> {
+  const { forwardHook, hostAnswer, optionsFromEnv, readAll } = await import(
+    "./lib/forwarder/forward.ts"
+  );
+  const host = args[0] ?? "";
+  const urlAt = args.indexOf("--url");
   try {
-    parsed = parseArgs({
+    const body = await readAll(Deno.stdin.readable);
+    const options = optionsFromEnv(env);
+    if (urlAt > 0 && !env("HARNESS_INGEST_URL") && args[urlAt + 1]) {
+      options.url = args[urlAt + 1];
+    }
+    await forwardHook(host, body, options);
+  } catch {
+    // Fail open: the host carries on whatever happened here.
+  }
+  const answer = hostAnswer(host);
+  if (answer) io.out(answer.trimEnd());
+  return 0;
+}
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({
       args,
       allowPositionals: true,
       options: {
         root: { type: "string" },
         json: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
+        host: { type: "string" },
+        port: { type: "string" },
+        detach: { type: "boolean", default: false },
+        log: { type: "string" },
+        "allow-remote": { type: "boolean", default: false },
+        "max-body-bytes": { type: "string" },
+        "redact-rules": { type: "string" },
+        "no-redact": { type: "boolean", default: false },
+        project: { type: "string" },
+        user: { type: "boolean", default: false },
+        command: { type: "boolean", default: false },
+        url: { type: "string" },
+        capture: { type: "string" },
       },
     });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const { values, positionals } = parsed;
+}
+
+async function run(args: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(args);
   if (values.help || positionals.length === 0) {
     io.out(USAGE);
     return 0;
   }
-  const root = resolveRoot(values.root, envRoot());
-  const json = values.json;
+  const { resolveRoot } = await import("./lib/cli/root.ts");
+  const root = resolveRoot(values.root, env("HARNESS_ROOT"));
   const [group, command, id] = positionals;
-  const print = (data: unknown, text: () => string) =>
-    io.out(json ? JSON.stringify(data, null, 2) : text());
-
-  if (group === "demo") return await demo(root, json, io);
-  if (group === "capture" && command === "list") {
-    if (!storeExists(root)) {
-      print([], () => `No store at ${root} yet.`);
-      return 0;
+  switch (group) {
+    case "demo": {
+      const { demo } = await import("./lib/cli/cmd_store.ts");
+      return await demo(root, values.json, io);
     }
-    using store = openForRead(root);
-    const captures = store.listCaptures();
-    print(captures, () => formatCaptureList(captures));
-    return 0;
-  }
-  if (group === "capture" && (command === "inspect" || command === "verify")) {
-    if (!id) throw new UsageError(`capture ${command} needs a capture id`);
-    using store = openForRead(root);
-    if (command === "inspect") {
-      const inspection = await inspectCapture(store, id);
-      print(inspection, () => formatInspection(id, inspection));
-      return inspection.chain.ok ? 0 : 1;
+    case "capture":
+    case "store": {
+      const m = await import("./lib/cli/cmd_store.ts");
+      return await m.storeCommand(group, command, id, root, values.json, io);
     }
-    if (!store.hasCapture(id)) {
-      throw new Error(
-        `Capture "${id}" not found in store ${root}: "capture list" shows the captures there`,
-      );
+    case "serve":
+      return await serveCommand(args, values, root, io);
+    case "status": {
+      const { status } = await import("./lib/cli/cmd_serve.ts");
+      return await status(root, values.json, io);
     }
-    const report = await store.verifyCapture(id);
-    print(report, () => formatChain(id, report));
-    return report.ok ? 0 : 1;
+    case "stop": {
+      const { stop } = await import("./lib/cli/cmd_serve.ts");
+      return await stop(root, io);
+    }
+    case "install":
+    case "uninstall": {
+      if (!command) throw new UsageError(`${group} needs a host`);
+      const m = await import("./lib/cli/cmd_install.ts");
+      const { DEFAULT_INGEST_URL } = await import("./lib/forwarder/forward.ts");
+      if (values.project && values.user) {
+        throw new UsageError("use --project DIR or --user, not both");
+      }
+      const url = values.url ?? env("HARNESS_INGEST_URL") ?? DEFAULT_INGEST_URL;
+      const a = {
+        host: command,
+        project: values.project,
+        user: values.user,
+        mode: values.command ? "command" as const : "http" as const,
+        url,
+        capture: values.capture,
+        forwarderCommand: forwarderCommand(command, url, DEFAULT_INGEST_URL),
+        home: env("HOME"),
+        xdgConfigHome: env("XDG_CONFIG_HOME"),
+      };
+      return group === "install" ? m.install(a, io) : m.uninstall(a, io);
+    }
+    default:
+      throw new UsageError(`unknown command "${positionals.join(" ")}"`);
   }
-  if (group === "store" && command === "rebuild-index") {
-    using store = openForWrite(root);
-    const t0 = performance.now();
-    const r = store.rebuildIndex();
-    const ms = Math.round(performance.now() - t0);
-    print(
-      { ...r, ms },
-      () =>
-        `Rebuilt the index of ${root}: ${r.captures} captures, ${r.events} events in ${ms} ms`,
-    );
-    return 0;
-  }
-  throw new UsageError(`unknown command "${positionals.join(" ")}"`);
 }
 
-async function demo(root: string, json: boolean, io: Io): Promise<number> {
-  const captureId = `demo_${stamp(new Date())}`;
-  let written: number;
-  {
-    using store = openForWrite(root);
-    const sink = store.sink(captureId);
-    written = writeDemoEpisode(sink, {
-      captureId,
-      episodeId: "ep_demo_1",
-      source: { host: "harness", adapter: "demo", model: null },
-    });
+/** The command line a command hook runs: this Deno, narrow flags, this module. */
+function forwarderCommand(
+  host: string,
+  url: string,
+  defaultUrl: string,
+): string {
+  const mod = new URL(import.meta.url);
+  const target = mod.protocol === "file:" ? mod.pathname : mod.href;
+  let netHost = "127.0.0.1";
+  try {
+    netHost = new URL(url).host;
+  } catch { /* keep the default */ }
+  const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+  return [
+    q(Deno.execPath()),
+    "run --quiet --no-prompt --no-config",
+    `--allow-net=${netHost}`,
+    `--allow-env=${FORWARDER_ENV.join(",")}`,
+    q(target),
+    `hook ${host}`,
+  ].join(" ") + (url !== defaultUrl ? ` --url ${url}` : "");
+}
+
+async function serveCommand(
+  args: string[],
+  values: ReturnType<typeof parse>["values"],
+  root: string,
+  io: Io,
+): Promise<number> {
+  const { DEFAULT_HOST, DEFAULT_PORT } = await import("./lib/ingest/server.ts");
+  const m = await import("./lib/cli/cmd_serve.ts");
+  const host = values.host ?? DEFAULT_HOST;
+  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`--port must be a port number, not "${values.port}"`);
   }
-  using store = openForRead(root);
-  const inspection = await inspectCapture(store, captureId);
-  if (json) {
-    io.out(JSON.stringify(
-      {
-        capture_id: captureId,
-        events_written: written,
-        store: resolve(root),
-        spool: resolve(store.spoolPath(captureId)),
-        inspection,
-      },
-      null,
-      2,
-    ));
-  } else {
-    io.out(
-      [
-        `Wrote ${written} events to capture ${captureId}`,
-        `  store  ${resolve(root)}`,
-        `  spool  ${resolve(store.spoolPath(captureId))}`,
-        "",
-        formatInspection(captureId, inspection),
-      ].join("\n"),
+  if (values.detach) {
+    const passOn = args.slice(1).filter((a) => a !== "--detach");
+    const permissions = [
+      `--allow-read=${root}`,
+      `--allow-write=${root}`,
+      `--allow-net=${host}${port ? `:${port}` : ""}`,
+      "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN",
+    ];
+    if (values["redact-rules"]) {
+      permissions[0] += `,${values["redact-rules"]}`;
+    }
+    return await m.serveDetached(
+      [...passOn, "--root", root],
+      root,
+      import.meta.url,
+      permissions,
+      io,
     );
   }
-  return inspection.chain.ok ? 0 : 1;
+  const out = values.log ? fileIo(values.log) : io;
+  let resolveStop!: () => void;
+  const stopSignal = new Promise<void>((r) => resolveStop = r);
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  for (const s of signals) Deno.addSignalListener(s, resolveStop);
+  try {
+    return await m.serve({
+      root,
+      host,
+      port,
+      allowRemote: values["allow-remote"],
+      token: env("HARNESS_INGEST_TOKEN"),
+      maxBodyBytes: values["max-body-bytes"]
+        ? Number(values["max-body-bytes"])
+        : undefined,
+      redactRules: values["redact-rules"],
+      noRedact: values["no-redact"],
+      stopSignal,
+    }, out);
+  } finally {
+    for (const s of signals) Deno.removeSignalListener(s, resolveStop);
+  }
+}
+
+function fileIo(path: string): Io {
+  const write = (t: string) =>
+    Deno.writeTextFileSync(path, `${new Date().toISOString()} ${t}\n`, {
+      append: true,
+    });
+  return { out: write, err: write };
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -8,7 +8,8 @@
  * | `POST /hook/<host>?cap=<id>` | host_a: 204 (silent for the host); host_b, host_c: 200 `{ok: true, capture_id, events}`; any bad input: 200 `{ok: false, error}` (413 past the size limit) |
  * | `GET /captures` | 200 list of capture records |
  * | `GET /capture/<id>/summary` | 200 inspection (episodes, counts, fidelity, chain); 404 unknown capture |
- * | `GET /health` | 200 `{ok, root, pid}` |
+ * | `GET /health` | 200 `{ok, root, pid, stats}` |
+ * | `POST /admin/shutdown` | with the pid file's admin key: 200, then the server stops |
  * | anything else | 404, or 405 with `Allow` for a known path and wrong method |
  *
  * Without `cap`, hook events go to the active capture (the one `capture
@@ -63,6 +64,14 @@ export interface IngestHandlerOptions {
   correlator?: ToolCallCorrelator;
   /** host_b: keep full model requests. */
   fullModelRequests?: boolean;
+  /**
+   * Secret that `POST /admin/shutdown` must carry in `x-harness-admin-key`
+   * (written to the pid file, readable only by the owner); no admin route
+   * without it.
+   */
+  adminKey?: string;
+  /** Called by an authorized `POST /admin/shutdown`. */
+  onShutdown?: () => void;
 }
 
 /** Counters the handler keeps (visible on `/health`). */
@@ -246,6 +255,15 @@ export function createIngestHandler(
     if (sum) {
       if (method !== "GET") return await only("GET");
       return await summary(sum[1]);
+    }
+    if (path === "/admin/shutdown" && options.adminKey && options.onShutdown) {
+      if (method !== "POST") return await only("POST");
+      await req.body?.cancel();
+      if (req.headers.get("x-harness-admin-key") !== options.adminKey) {
+        return json(403, { ok: false, error: "Wrong admin key" });
+      }
+      queueMicrotask(options.onShutdown);
+      return json(200, { ok: true, stopping: true });
     }
     if (path === "/health") {
       if (method !== "GET") return await only("GET");

@@ -1,0 +1,233 @@
+/**
+ * `ingest.ts serve`, `status` and `stop`.
+ *
+ * @module
+ */
+import { HarnessStore } from "../store/store.ts";
+import { IngestServer } from "../ingest/server.ts";
+import {
+  DEFAULT_REDACTION_RULES,
+  parseRedactionRules,
+} from "../ingest/redact.ts";
+import type { Io } from "./io.ts";
+import {
+  logPath,
+  probeHealth,
+  readPidFile,
+  removePidFile,
+  writePidFile,
+} from "./daemon_files.ts";
+
+/** Options of `serve`. */
+export interface ServeOptions {
+  /** Store root. */
+  root: string;
+  /** Bind address. */
+  host: string;
+  /** Port. */
+  port: number;
+  /** Allow non-loopback (needs token). */
+  allowRemote: boolean;
+  /** Bearer token (`HARNESS_INGEST_TOKEN`). */
+  token?: string;
+  /** Body limit in bytes. */
+  maxBodyBytes?: number;
+  /** Extra redaction rules file. */
+  redactRules?: string;
+  /** Turn redaction off. */
+  noRedact: boolean;
+  /** Resolves when the server should stop (signals). */
+  stopSignal?: Promise<void>;
+}
+
+/**
+ * Run the server in the foreground until stopped.
+ *
+ * @param o Options.
+ * @param io Output.
+ * @returns Exit code.
+ */
+export async function serve(o: ServeOptions, io: Io): Promise<number> {
+  Deno.mkdirSync(o.root, { recursive: true });
+  const store = new HarnessStore(o.root, { role: "ingest-server" });
+  try {
+    for (const f of store.findings) io.err(`harness: ${f.message}`);
+    const extra = o.redactRules
+      ? parseRedactionRules(Deno.readTextFileSync(o.redactRules))
+      : [];
+    const adminKey = crypto.randomUUID();
+    let stop!: () => void;
+    const stopped = new Promise<void>((r) => stop = r);
+    const server = new IngestServer(store, {
+      host: o.host,
+      port: o.port,
+      allowRemote: o.allowRemote,
+      token: o.token ?? null,
+      maxBodyBytes: o.maxBodyBytes,
+      redaction: o.noRedact ? false : [...DEFAULT_REDACTION_RULES, ...extra],
+      adminKey,
+      onShutdown: () => stop(),
+    });
+    const url = await server.start();
+    store.lock?.update({ role: "ingest-server", url });
+    writePidFile(o.root, {
+      pid: Deno.pid,
+      url,
+      admin_key: adminKey,
+      root: o.root,
+      started_at: new Date().toISOString(),
+    });
+    io.out(
+      `harness ingest server on ${url} (store ${o.root}, pid ${Deno.pid})`,
+    );
+    await Promise.race([stopped, o.stopSignal ?? new Promise(() => {})]);
+    await server.close();
+    removePidFile(o.root, Deno.pid);
+    io.out(
+      `harness ingest server stopped (${
+        server.stats?.events ?? 0
+      } events recorded)`,
+    );
+    return 0;
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * Start the server as a detached background process and wait until it answers.
+ *
+ * @param args The `serve` arguments to pass on (without `--detach`).
+ * @param root Store root.
+ * @param module URL of ingest.ts.
+ * @param permissions Permission flags for the child.
+ * @param io Output.
+ * @returns Exit code.
+ */
+export async function serveDetached(
+  args: string[],
+  root: string,
+  module: string,
+  permissions: string[],
+  io: Io,
+): Promise<number> {
+  const running = readPidFile(root);
+  if (running && await probeHealth(running.url)) {
+    io.err(
+      `harness: an ingest server already runs on ${running.url} for ${root} (pid ${running.pid}); "ingest.ts stop" stops it`,
+    );
+    return 1;
+  }
+  Deno.mkdirSync(root, { recursive: true });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      ...permissions,
+      module,
+      "serve",
+      ...args,
+      "--log",
+      logPath(root),
+    ],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+    detached: true,
+  }).spawn();
+  child.unref();
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const rec = readPidFile(root);
+    if (rec?.pid === child.pid && await probeHealth(rec.url)) {
+      io.out(
+        `harness ingest server on ${rec.url} (pid ${rec.pid}, log ${
+          logPath(root)
+        })`,
+      );
+      return 0;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  io.err(`harness: the server did not come up; see ${logPath(root)}`);
+  return 1;
+}
+
+/**
+ * `status`: is a server running for this root?
+ *
+ * @param root Store root.
+ * @param json JSON output.
+ * @param io Output.
+ * @returns 0 when running, 1 when not.
+ */
+export async function status(
+  root: string,
+  json: boolean,
+  io: Io,
+): Promise<number> {
+  const rec = readPidFile(root);
+  const health = rec ? await probeHealth(rec.url) : null;
+  const state = health
+    ? "running"
+    : rec
+    ? "not answering (stale pid file)"
+    : "not running";
+  if (json) {
+    io.out(JSON.stringify(
+      {
+        running: health !== null,
+        url: rec?.url ?? null,
+        pid: rec?.pid ?? null,
+        root,
+        stats: health?.stats ?? null,
+      },
+      null,
+      2,
+    ));
+  } else {
+    io.out(
+      rec
+        ? `ingest server ${state}: ${rec.url} (pid ${rec.pid}, store ${root})`
+        : `ingest server not running for store ${root}`,
+    );
+  }
+  return health ? 0 : 1;
+}
+
+/**
+ * `stop`: ask the running server to stop and wait for it.
+ *
+ * @param root Store root.
+ * @param io Output.
+ * @returns 0 when stopped (or not running), 1 when it would not stop.
+ */
+export async function stop(root: string, io: Io): Promise<number> {
+  const rec = readPidFile(root);
+  if (!rec) {
+    io.out(`No ingest server is running for store ${root}`);
+    return 0;
+  }
+  try {
+    const res = await fetch(`${rec.url}/admin/shutdown`, {
+      method: "POST",
+      headers: { "x-harness-admin-key": rec.admin_key },
+    });
+    await res.body?.cancel();
+  } catch {
+    io.out(
+      `The ingest server at ${rec.url} does not answer; its pid file is stale`,
+    );
+    return 0;
+  }
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (!(await probeHealth(rec.url, 300))) {
+      io.out(`Stopped the ingest server at ${rec.url} (pid ${rec.pid})`);
+      return 0;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  io.err(`harness: the ingest server at ${rec.url} did not stop`);
+  return 1;
+}

@@ -1,0 +1,25 @@
+/**
+ * Where command output goes: the entry passes console-backed functions,
+ * tests pass collectors, the daemon passes a log file.
+ *
+ * @module
+ */
+
+/** Output channels of a command. */
+export interface Io {
+  /** Normal output (stdout). */
+  out: (text: string) => void;
+  /** Diagnostics (stderr). */
+  err: (text: string) => void;
+}
+
+/** A command-line mistake: the entry prints usage and exits 2. */
+export class UsageError extends Error {
+  /**
+   * @param message What is wrong.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The hook forwarder: one hook payload from a host's command hook to the
+ * ingest server, failing open. It imports nothing heavy, so a hook costs
+ * little more than Deno's start-up.
+ *
+ * Configuration (seed 4.2): `HARNESS_INGEST_URL` (default
+ * `http://127.0.0.1:8848`), `HARNESS_CAPTURE_ID` (sent as `cap`, else the
+ * server routes to its active capture), `HARNESS_HOOK_TIMEOUT` in
+ * **milliseconds** (default {@linkcode DEFAULT_HOOK_TIMEOUT_MS}), and
+ * `HARNESS_INGEST_TOKEN` (sent as a bearer token when set).
+ *
+ * @module
+ */
+
+/** Default forwarder time-out in milliseconds. */
+export const DEFAULT_HOOK_TIMEOUT_MS = 1000;
+
+/** Default ingest URL. */
+export const DEFAULT_INGEST_URL = "http://127.0.0.1:8848";
+
+/** Where and how to forward. */
+export interface ForwardOptions {
+  /** Ingest base URL. */
+  url?: string;
+  /** Capture id, sent as `cap`. */
+  captureId?: string;
+  /** Time-out in milliseconds. */
+  timeoutMs?: number;
+  /** Bearer token. */
+  token?: string;
+}
+
+/** What happened (for tests and debugging; the host never sees it). */
+export interface ForwardResult {
+  /** Whether the server accepted it. */
+  ok: boolean;
+  /** HTTP status, when one came back. */
+  status?: number;
+  /** Why it failed: `timeout`, `unreachable`, the server's error. */
+  error?: string;
+}
+
+/**
+ * The stdout a host expects from a command hook that has nothing to say.
+ *
+ * @param host Host name.
+ * @returns `{}` for host_b (its hooks want JSON), nothing otherwise.
+ */
+export function hostAnswer(host: string): string {
+  return host === "host_b" ? "{}\n" : "";
+}
+
+/**
+ * Read forwarder options from environment values.
+ *
+ * @param get Environment lookup.
+ * @returns Options.
+ */
+export function optionsFromEnv(
+  get: (name: string) => string | undefined,
+): ForwardOptions {
+  const timeout = Number(get("HARNESS_HOOK_TIMEOUT"));
+  return {
+    url: get("HARNESS_INGEST_URL") || DEFAULT_INGEST_URL,
+    captureId: get("HARNESS_CAPTURE_ID") || undefined,
+    timeoutMs: Number.isFinite(timeout) && timeout > 0
+      ? timeout
+      : DEFAULT_HOOK_TIMEOUT_MS,
+    token: get("HARNESS_INGEST_TOKEN") || undefined,
+  };
+}
+
+/**
+ * POST one payload to `/hook/<host>`. Never throws.
+ *
+ * @param host Host name.
+ * @param body The payload text, as the host gave it.
+ * @param options URL, capture, time-out, token.
+ * @returns What happened.
+ */
+export async function forwardHook(
+  host: string,
+  body: string,
+  options: ForwardOptions = {},
+): Promise<ForwardResult> {
+  const base = (options.url ?? DEFAULT_INGEST_URL).replace(/\/+$/, "");
+  const target = `${base}/hook/${encodeURIComponent(host)}` +
+    (options.captureId ? `?cap=${encodeURIComponent(options.captureId)}` : "");
+  const ctl = new AbortController();
+  const timer = setTimeout(
+    () => ctl.abort(),
+    options.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS,
+  );
+  try {
+    const res = await fetch(target, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      },
+      body,
+      signal: ctl.signal,
+    });
+    const text = await res.text();
+    if (res.status === 204) return { ok: true, status: 204 };
+    let parsed: { ok?: boolean; error?: string } = {};
+    try {
+      parsed = JSON.parse(text);
+    } catch { /* not JSON */ }
+    return parsed.ok === true
+      ? { ok: true, status: res.status }
+      : { ok: false, status: res.status, error: parsed.error ?? text };
+  } catch (err) {
+    return {
+      ok: false,
+      error: ctl.signal.aborted
+        ? "timeout"
+        : `unreachable: ${(err as Error).message}`,
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Read all of a stream (the hook payload on stdin; host_b's stdin is a
+ * socket, so read to EOF rather than opening `/dev/stdin`).
+ *
+ * @param stream The readable.
+ * @param limit Stop reading past this many bytes.
+ * @returns The text.
+ */
+export async function readAll(
+  stream: ReadableStream<Uint8Array>,
+  limit = 64 * 1024 * 1024,
+): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const c of stream) {
+    chunks.push(c);
+    size += c.length;
+    if (size > limit) break;
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  return new TextDecoder().decode(all);
+}

@@ -1,0 +1,216 @@
+/**
+ * Pure edits of host_a (`.claude/settings.json`) and host_b
+ * (`.gemini/settings.json`) hook configuration: add the harness hooks,
+ * merging with what is there, idempotently, and remove exactly them.
+ *
+ * Both hosts read `"hooks": {"<Event>": [{"matcher"?, "hooks": [entry…]}]}`.
+ * A harness entry is recognised by what it points at: an `http` entry whose
+ * URL contains `/hook/<host>`, or a `command` entry whose command ends in
+ * `hook <host>` (optionally followed by `--url …`). No marker field is added,
+ * since hosts may validate their settings strictly.
+ *
+ * @module
+ */
+
+/** A settings object (parsed JSON). */
+export type Settings = Record<string, unknown>;
+
+/** One hook entry. */
+export interface HookEntry {
+  /** `http` or `command`. */
+  type: string;
+  /** For http entries. */
+  url?: string;
+  /** For command entries. */
+  command?: string;
+  /** Time-out (seconds for host_a, milliseconds for host_b). */
+  timeout?: number;
+  /** host_b: display name. */
+  name?: string;
+}
+
+/** What to install for one host. */
+export interface HookPlan {
+  /** Host name. */
+  host: "host_a" | "host_b";
+  /** Event → entry to add (and whether the group gets `matcher: "*"`). */
+  events: { event: string; entry: HookEntry; matcher?: string }[];
+}
+
+/** host_a events that carry tool names (their groups get `matcher: "*"`). */
+const HOST_A_TOOL_EVENTS = new Set([
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "PermissionRequest",
+]);
+
+/** host_a events forwarded. */
+export const HOST_A_EVENTS: readonly string[] = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "PostToolBatch",
+  "PermissionRequest",
+  "SubagentStart",
+  "SubagentStop",
+  "Stop",
+  "StopFailure",
+  "SessionEnd",
+];
+
+/** host_b events forwarded. */
+export const HOST_B_EVENTS: readonly string[] = [
+  "SessionStart",
+  "BeforeAgent",
+  "BeforeToolSelection",
+  "BeforeTool",
+  "AfterTool",
+  "AfterAgent",
+  "SessionEnd",
+];
+
+/**
+ * The host_a plan: native `http` hooks (no process per hook) with a 2 s
+ * time-out, except SessionStart, which host_a delivers only to command
+ * hooks; `command` mode uses the forwarder everywhere.
+ *
+ * @param o Ingest URL (with `?cap=` when pinned), forwarder command, mode.
+ * @returns The plan.
+ */
+export function hostAPlan(o: {
+  hookUrl: string;
+  command: string;
+  mode: "http" | "command";
+}): HookPlan {
+  return {
+    host: "host_a",
+    events: HOST_A_EVENTS.map((event) => {
+      const entry: HookEntry = o.mode === "http" && event !== "SessionStart"
+        ? { type: "http", url: o.hookUrl, timeout: 2 }
+        : { type: "command", command: o.command, timeout: 5 };
+      return HOST_A_TOOL_EVENTS.has(event)
+        ? { event, entry, matcher: "*" }
+        : { event, entry };
+    }),
+  };
+}
+
+/**
+ * The host_b plan: command hooks with a 2,000 ms time-out.
+ *
+ * @param o Forwarder command.
+ * @returns The plan.
+ */
+export function hostBPlan(o: { command: string }): HookPlan {
+  return {
+    host: "host_b",
+    events: HOST_B_EVENTS.map((event) => ({
+      event,
+      entry: {
+        type: "command",
+        command: o.command,
+        name: "harness",
+        timeout: 2000,
+      },
+    })),
+  };
+}
+
+/**
+ * Whether an entry is one the harness installed for a host.
+ *
+ * @param entry A hook entry.
+ * @param host Host name.
+ * @returns True for ours.
+ */
+export function isHarnessEntry(entry: unknown, host: string): boolean {
+  if (typeof entry !== "object" || entry === null) return false;
+  const e = entry as HookEntry;
+  if (e.type === "http" && typeof e.url === "string") {
+    return new RegExp(`/hook/${host}(\\?|$)`).test(e.url);
+  }
+  if (e.type === "command" && typeof e.command === "string") {
+    return new RegExp(`\\bhook ${host}( --url \\S+)?$`).test(e.command.trim());
+  }
+  return false;
+}
+
+function clone(v: Settings): Settings {
+  return JSON.parse(JSON.stringify(v));
+}
+
+/**
+ * Remove every harness entry of a host; prune groups and events left empty,
+ * and `hooks` itself when it ends up empty and `keepEmptyHooks` is false.
+ *
+ * @param settings Current settings.
+ * @param host Host name.
+ * @param keepEmptyHooks Keep an empty `hooks` object (it was there before).
+ * @returns New settings (the input is not changed).
+ */
+export function removeHarnessHooks(
+  settings: Settings,
+  host: string,
+  keepEmptyHooks = true,
+): Settings {
+  const out = clone(settings);
+  const hooks = out.hooks;
+  if (typeof hooks !== "object" || hooks === null || Array.isArray(hooks)) {
+    return out;
+  }
+  const h = hooks as Record<string, unknown>;
+  for (const [event, groups] of Object.entries(h)) {
+    if (!Array.isArray(groups)) continue;
+    const kept = [];
+    let touched = false;
+    for (const g of groups) {
+      const list = (g as { hooks?: unknown })?.hooks;
+      if (!Array.isArray(list)) {
+        kept.push(g);
+        continue;
+      }
+      const rest = list.filter((e) => !isHarnessEntry(e, host));
+      if (rest.length !== list.length) touched = true;
+      if (rest.length > 0) kept.push({ ...(g as object), hooks: rest });
+      else if (rest.length === list.length) kept.push(g);
+    }
+    if (!touched) continue;
+    if (kept.length > 0) h[event] = kept;
+    else delete h[event];
+  }
+  if (!keepEmptyHooks && Object.keys(h).length === 0) delete out.hooks;
+  return out;
+}
+
+/**
+ * Add a plan's entries (after removing any earlier harness entries, so
+ * installing twice changes nothing).
+ *
+ * @param settings Current settings.
+ * @param plan What to add.
+ * @returns New settings.
+ * @throws {TypeError} When `hooks` exists but is not an object.
+ */
+export function addHarnessHooks(settings: Settings, plan: HookPlan): Settings {
+  if (
+    settings.hooks !== undefined &&
+    (typeof settings.hooks !== "object" || settings.hooks === null ||
+      Array.isArray(settings.hooks))
+  ) {
+    throw new TypeError(
+      `The settings' "hooks" is not an object; fix it by hand before installing`,
+    );
+  }
+  const out = removeHarnessHooks(settings, plan.host);
+  const hooks = (out.hooks ?? {}) as Record<string, unknown[]>;
+  for (const { event, entry, matcher } of plan.events) {
+    const groups = Array.isArray(hooks[event]) ? hooks[event] : [];
+    groups.push(matcher ? { matcher, hooks: [entry] } : { hooks: [entry] });
+    hooks[event] = groups;
+  }
+  out.hooks = hooks;
+  return out;
+}

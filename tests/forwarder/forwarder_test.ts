@@ -1,0 +1,91 @@
+import { assertEquals, assertOk } from "../_assert.ts";
+import { SHARED } from "../_helpers.ts";
+import { startServer } from "../_server.ts";
+
+const INGEST = new URL("../../ingest.ts", import.meta.url).pathname;
+const PAYLOAD = Deno.readTextFileSync(
+  `${SHARED}fixtures/hosts/host_a/basic/003-PreToolUse.json`,
+);
+
+async function forward(
+  host: string,
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; ms: number }> {
+  const t0 = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--allow-net=127.0.0.1",
+      "--allow-env=HARNESS_INGEST_URL,HARNESS_CAPTURE_ID,HARNESS_HOOK_TIMEOUT,HARNESS_INGEST_TOKEN",
+      INGEST,
+      "hook",
+      host,
+    ],
+    env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const w = child.stdin.getWriter();
+  await w.write(new TextEncoder().encode(PAYLOAD));
+  await w.close();
+  const out = await child.output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    ms: performance.now() - t0,
+  };
+}
+
+Deno.test("ingest.ts hook forwards a payload to a running server and prints nothing for host_a", async () => {
+  await using srv = await startServer();
+  const r = await forward("host_a", {
+    HARNESS_INGEST_URL: srv.url,
+    HARNESS_CAPTURE_ID: "cap_fwd",
+  });
+  assertEquals([r.code, r.stdout], [0, ""]);
+  assertEquals(srv.store.getCapture("cap_fwd")?.event_count, 1);
+});
+
+Deno.test("ingest.ts hook prints {} for host_b and exits 0 when the server rejects the payload", async () => {
+  await using srv = await startServer();
+  const r = await forward("host_b", { HARNESS_INGEST_URL: srv.url });
+  // A host_a payload on the host_b path: the server answers ok:false.
+  assertEquals([r.code, r.stdout.trim()], [0, "{}"]);
+});
+
+Deno.test("ingest.ts hook exits 0 at once when the server is down", async () => {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  const r = await forward("host_a", {
+    HARNESS_INGEST_URL: `http://127.0.0.1:${port}`,
+    HARNESS_HOOK_TIMEOUT: "5000",
+  });
+  assertEquals(r.code, 0);
+  assertOk(r.ms < 4000, `took ${r.ms} ms with a refused connection`);
+});
+
+Deno.test("ingest.ts hook exits 0 within its time-out when the server accepts and never answers", async () => {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    try {
+      for await (const c of l) held.push(c);
+    } catch { /* closed */ }
+  })();
+  try {
+    const r = await forward("host_a", {
+      HARNESS_INGEST_URL: `http://127.0.0.1:${port}`,
+      HARNESS_HOOK_TIMEOUT: "300",
+    });
+    assertEquals(r.code, 0);
+    assertOk(r.ms < 300 + 3000, `took ${r.ms} ms with a 300 ms time-out`);
+  } finally {
+    l.close();
+    for (const c of held) c.close();
+    await accepting;
+  }
+});

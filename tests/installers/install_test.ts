@@ -1,0 +1,188 @@
+import { assertEquals, assertOk } from "../_assert.ts";
+import { join } from "node:path";
+import {
+  install,
+  type InstallArgs,
+  uninstall,
+} from "../../lib/cli/cmd_install.ts";
+import { isHarnessEntry } from "../../lib/installers/hook_settings.ts";
+import { tempDir } from "../_helpers.ts";
+
+const quiet = { out: () => {}, err: () => {} };
+
+function args(
+  host: string,
+  project: string,
+  extra: Partial<InstallArgs> = {},
+): InstallArgs {
+  return {
+    host,
+    project,
+    user: false,
+    mode: "http",
+    url: "http://127.0.0.1:8848",
+    forwarderCommand: `'/usr/bin/deno' run --quiet '/x/ingest.ts' hook ${host}`,
+    ...extra,
+  };
+}
+
+Deno.test("install host_a writes http hooks plus a SessionStart command hook, merging with existing settings", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, ".claude", "settings.json");
+  Deno.mkdirSync(join(dir.path, ".claude"));
+  const original = JSON.stringify(
+    {
+      model: "x",
+      hooks: {
+        PreToolUse: [{
+          matcher: "Bash",
+          hooks: [{ type: "command", command: "mine.sh" }],
+        }],
+      },
+    },
+    null,
+    4,
+  );
+  Deno.writeTextFileSync(file, original);
+  assertEquals(install(args("host_a", dir.path), quiet), 0);
+  const s = JSON.parse(Deno.readTextFileSync(file));
+  assertEquals(s.model, "x");
+  assertEquals(s.hooks.PreToolUse.length, 2);
+  assertEquals(s.hooks.PreToolUse[0].hooks[0].command, "mine.sh");
+  assertEquals(s.hooks.PreToolUse[1], {
+    matcher: "*",
+    hooks: [{
+      type: "http",
+      url: "http://127.0.0.1:8848/hook/host_a",
+      timeout: 2,
+    }],
+  });
+  assertEquals(s.hooks.SessionStart[0].hooks[0].type, "command");
+  assertOk(isHarnessEntry(s.hooks.SessionStart[0].hooks[0], "host_a"));
+  const backups = [...Deno.readDirSync(join(dir.path, ".claude"))].filter((e) =>
+    e.name.includes("harness-backup")
+  );
+  assertEquals(backups.length, 1);
+  // Idempotent: a second install changes nothing.
+  const once = Deno.readTextFileSync(file);
+  install(args("host_a", dir.path), quiet);
+  assertEquals(Deno.readTextFileSync(file), once);
+  // Uninstall gives back the original bytes.
+  assertEquals(uninstall(args("host_a", dir.path), quiet), 0);
+  assertEquals(Deno.readTextFileSync(file), original);
+});
+
+Deno.test("install --command uses the forwarder everywhere; --capture pins cap in http URLs", async () => {
+  await using dir = await tempDir();
+  install(args("host_a", dir.path, { mode: "command" }), quiet);
+  const s = JSON.parse(
+    Deno.readTextFileSync(join(dir.path, ".claude/settings.json")),
+  );
+  for (
+    const groups of Object.values(s.hooks) as { hooks: { type: string }[] }[][]
+  ) {
+    assertEquals(groups[0].hooks[0].type, "command");
+  }
+  await using dir2 = await tempDir();
+  install(args("host_a", dir2.path, { capture: "cap_x" }), quiet);
+  const s2 = JSON.parse(
+    Deno.readTextFileSync(join(dir2.path, ".claude/settings.json")),
+  );
+  assertEquals(
+    s2.hooks.Stop[0].hooks[0].url,
+    "http://127.0.0.1:8848/hook/host_a?cap=cap_x",
+  );
+});
+
+Deno.test("install host_b writes command hooks; uninstall removes the file it created", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, ".gemini/settings.json");
+  install(args("host_b", dir.path), quiet);
+  const s = JSON.parse(Deno.readTextFileSync(file));
+  assertEquals(Object.keys(s.hooks).sort(), [
+    "AfterAgent",
+    "AfterTool",
+    "BeforeAgent",
+    "BeforeTool",
+    "BeforeToolSelection",
+    "SessionEnd",
+    "SessionStart",
+  ]);
+  assertEquals(s.hooks.BeforeTool[0].hooks[0].timeout, 2000);
+  uninstall(args("host_b", dir.path), quiet);
+  let exists = true;
+  try {
+    Deno.statSync(file);
+  } catch {
+    exists = false;
+  }
+  assertEquals(exists, false);
+});
+
+Deno.test("install host_c writes the plugin file; uninstall removes only that", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, ".opencode/plugin/harness.js");
+  install(args("host_c", dir.path), quiet);
+  const text = Deno.readTextFileSync(file);
+  assertOk(text.includes("harness.host_c-hook.v1"));
+  assertOk(text.includes('"http://127.0.0.1:8848"'));
+  uninstall(args("host_c", dir.path), quiet);
+  let exists = true;
+  try {
+    Deno.statSync(file);
+  } catch {
+    exists = false;
+  }
+  assertEquals(exists, false);
+});
+
+Deno.test("install refuses settings that are not JSON and leaves them untouched", async () => {
+  await using dir = await tempDir();
+  Deno.mkdirSync(join(dir.path, ".claude"));
+  const file = join(dir.path, ".claude/settings.json");
+  Deno.writeTextFileSync(file, "{ broken");
+  let msg = "";
+  try {
+    install(args("host_a", dir.path), quiet);
+  } catch (e) {
+    msg = (e as Error).message;
+  }
+  assertOk(/not valid JSON/.test(msg));
+  assertEquals(Deno.readTextFileSync(file), "{ broken");
+});
+
+Deno.test("the command hook the installer writes forwards a real payload when a shell runs it", async () => {
+  const { main } = await import("../../ingest.ts");
+  const { startServer } = await import("../_server.ts");
+  await using srv = await startServer();
+  await using dir = await tempDir();
+  const code = await main(
+    ["install", "host_b", "--project", dir.path, "--url", srv.url],
+    quiet,
+  );
+  assertEquals(code, 0);
+  const s = JSON.parse(
+    Deno.readTextFileSync(join(dir.path, ".gemini/settings.json")),
+  );
+  const command = s.hooks.BeforeAgent[0].hooks[0].command as string;
+  assertOk(command.includes(`--url ${srv.url}`), command);
+  const child = new Deno.Command("sh", {
+    args: ["-c", command],
+    cwd: dir.path,
+    env: { HARNESS_CAPTURE_ID: "cap_installed" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const w = child.stdin.getWriter();
+  await w.write(new TextEncoder().encode(JSON.stringify({
+    session_id: "s-inst",
+    hook_event_name: "BeforeAgent",
+    prompt: "hi",
+  })));
+  await w.close();
+  const out = await child.output();
+  assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+  assertEquals(new TextDecoder().decode(out.stdout).trim(), "{}");
+  assertEquals(srv.store.getCapture("cap_installed")?.event_count, 1);
+});
