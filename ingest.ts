@@ -16,14 +16,14 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { type Io, UsageError } from "./lib/cli/io.ts";
-
-export {
-  IngestServer,
-  type IngestServerOptions,
-  isLoopback,
-} from "./lib/ingest/server.ts";
+import {
+  DEFAULT_INGEST_URL,
+  forwardHook,
+  hostAnswer,
+  optionsFromEnv,
+  readAll,
+} from "./lib/forwarder/forward.ts";
 
 const USAGE = `harness ingest: capture, store and server commands
 
@@ -93,9 +93,6 @@ export async function main(
 
 /** The forwarder: light imports, always exit 0, print only what the host expects. */
 async function hook(args: string[], io: Io): Promise<number> {
-  const { forwardHook, hostAnswer, optionsFromEnv, readAll } = await import(
-    "./lib/forwarder/forward.ts"
-  );
   const host = args[0] ?? "";
   const urlAt = args.indexOf("--url");
   try {
@@ -113,7 +110,8 @@ async function hook(args: string[], io: Io): Promise<number> {
   return 0;
 }
 
-function parse(args: string[]) {
+async function parse(args: string[]) {
+  const { parseArgs } = await import("node:util");
   try {
     return parseArgs({
       args,
@@ -143,7 +141,7 @@ function parse(args: string[]) {
 }
 
 async function run(args: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(args);
+  const { values, positionals } = await parse(args);
   if (values.help || positionals.length === 0) {
     io.out(USAGE);
     return 0;
@@ -175,7 +173,6 @@ async function run(args: string[], io: Io): Promise<number> {
     case "uninstall": {
       if (!command) throw new UsageError(`${group} needs a host`);
       const m = await import("./lib/cli/cmd_install.ts");
-      const { DEFAULT_INGEST_URL } = await import("./lib/forwarder/forward.ts");
       if (values.project && values.user) {
         throw new UsageError("use --project DIR or --user, not both");
       }
@@ -223,7 +220,7 @@ function forwarderCommand(
 
 async function serveCommand(
   args: string[],
-  values: ReturnType<typeof parse>["values"],
+  values: Awaited<ReturnType<typeof parse>>["values"],
   root: string,
   io: Io,
 ): Promise<number> {

@@ -4,9 +4,12 @@
  * @module
  */
 import { storeBench } from "./store_bench.ts";
+import { ingestBench } from "./ingest_bench.ts";
 
 console.log("# harness benchmarks");
 console.log(
   `deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores; figures from one run, ratios against baselines measured in the same run`,
 );
-await storeBench();
+const only = Deno.args[0];
+if (!only || only === "store") await storeBench();
+if (!only || only === "ingest") await ingestBench();

@@ -5,7 +5,13 @@
  */
 import { resolve } from "node:path";
 import { HarnessStore } from "../store/store.ts";
-import { StoreLockedError } from "../store/lock.ts";
+import {
+  isStoreLocked,
+  readLockOwner,
+  StoreLockedError,
+} from "../store/lock.ts";
+import type { CaptureInspection } from "../control/inspect.ts";
+import type { CaptureRecord } from "../store/index_db.ts";
 import { inspectCapture } from "../control/inspect.ts";
 import {
   formatCaptureList,
@@ -53,6 +59,31 @@ export function openForWrite(root: string): HarnessStore {
   return new HarnessStore(root, { role: "cli" });
 }
 
+/**
+ * The URL of the ingest server that owns this store right now, when we may
+ * talk to it: read commands then go through it, so they see everything it
+ * has acknowledged (its index is flushed before it answers).
+ */
+function liveServer(root: string): string | null {
+  if (!isStoreLocked(root)) return null;
+  const url = readLockOwner(root)?.url;
+  if (!url) return null;
+  try {
+    const host = new URL(url).host;
+    const state = Deno.permissions.querySync({ name: "net", host }).state;
+    return state === "granted" ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+async function getJson<T>(url: string): Promise<T> {
+  const res = await fetch(url);
+  const body = await res.json();
+  if (!res.ok) throw new Error(body?.error ?? `HTTP ${res.status} from ${url}`);
+  return body as T;
+}
+
 function storeExists(root: string): boolean {
   try {
     return Deno.statSync(root).isDirectory;
@@ -87,13 +118,26 @@ export async function storeCommand(
       print([], () => `No store at ${root} yet.`);
       return 0;
     }
-    using store = openForRead(root);
-    const captures = store.listCaptures();
+    const server = liveServer(root);
+    let captures: CaptureRecord[];
+    if (server) captures = await getJson(`${server}/captures`);
+    else {
+      using store = openForRead(root);
+      captures = store.listCaptures();
+    }
     print(captures, () => formatCaptureList(captures));
     return 0;
   }
   if (group === "capture" && (command === "inspect" || command === "verify")) {
     if (!id) throw new UsageError(`capture ${command} needs a capture id`);
+    const server = command === "inspect" ? liveServer(root) : null;
+    if (server) {
+      const inspection = await getJson<CaptureInspection>(
+        `${server}/capture/${encodeURIComponent(id)}/summary`,
+      );
+      print(inspection, () => formatInspection(id, inspection));
+      return inspection.chain.ok ? 0 : 1;
+    }
     using store = openForRead(root);
     if (command === "inspect") {
       const inspection = await inspectCapture(store, id);

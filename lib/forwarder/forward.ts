@@ -86,40 +86,141 @@ export async function forwardHook(
   const base = (options.url ?? DEFAULT_INGEST_URL).replace(/\/+$/, "");
   const target = `${base}/hook/${encodeURIComponent(host)}` +
     (options.captureId ? `?cap=${encodeURIComponent(options.captureId)}` : "");
-  const ctl = new AbortController();
-  const timer = setTimeout(
-    () => ctl.abort(),
-    options.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS,
-  );
+  const timeoutMs = options.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS;
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+  };
   try {
-    const res = await fetch(target, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
-      },
-      body,
-      signal: ctl.signal,
-    });
-    const text = await res.text();
-    if (res.status === 204) return { ok: true, status: 204 };
+    const { status, text } = target.startsWith("http://")
+      ? await postPlain(target, body, headers, timeoutMs)
+      : await postFetch(target, body, headers, timeoutMs);
+    if (status === 204) return { ok: true, status };
     let parsed: { ok?: boolean; error?: string } = {};
     try {
       parsed = JSON.parse(text);
     } catch { /* not JSON */ }
     return parsed.ok === true
-      ? { ok: true, status: res.status }
-      : { ok: false, status: res.status, error: parsed.error ?? text };
+      ? { ok: true, status }
+      : { ok: false, status, error: parsed.error ?? text };
   } catch (err) {
     return {
       ok: false,
-      error: ctl.signal.aborted
+      error: err instanceof TimeoutError
         ? "timeout"
         : `unreachable: ${(err as Error).message}`,
     };
+  }
+}
+
+class TimeoutError extends Error {
+  override name = "TimeoutError";
+}
+
+/** A response's status and body text. */
+interface PlainResponse {
+  status: number;
+  text: string;
+}
+
+/** POST with fetch (https, or anything not plain http). */
+async function postFetch(
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<PlainResponse> {
+  const ctl = new AbortController();
+  const timer = setTimeout(() => ctl.abort(), timeoutMs);
+  try {
+    const res = await fetch(target, {
+      method: "POST",
+      headers,
+      body,
+      signal: ctl.signal,
+    });
+    return { status: res.status, text: await res.text() };
+  } catch (err) {
+    if (ctl.signal.aborted) throw new TimeoutError("timeout");
+    throw err;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * POST over a plain TCP connection with `Connection: close`: a hook pays
+ * for one process start, and fetch's client set-up is a sizeable part of
+ * it, so plain http (the loopback case) skips it.
+ */
+async function postPlain(
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<PlainResponse> {
+  const url = new URL(target);
+  const enc = new TextEncoder();
+  const payload = enc.encode(body);
+  const head = `POST ${url.pathname}${url.search} HTTP/1.1\r\n` +
+    `host: ${url.host}\r\nconnection: close\r\n` +
+    Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("") +
+    `content-length: ${payload.length}\r\n\r\n`;
+  let conn: Deno.TcpConn | null = null;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      conn?.close();
+    } catch { /* closed */ }
+  }, timeoutMs);
+  try {
+    conn = await Deno.connect({
+      hostname: url.hostname.replace(/^\[|\]$/g, ""),
+      port: Number(url.port || 80),
+    });
+    if (timedOut) throw new TimeoutError("timeout");
+    const req = new Uint8Array(head.length * 3 + payload.length);
+    const { written } = enc.encodeInto(head, req);
+    req.set(payload, written);
+    const all = req.subarray(0, written + payload.length);
+    let done = 0;
+    while (done < all.length) done += await conn.write(all.subarray(done));
+    const chunks: Uint8Array[] = [];
+    const buf = new Uint8Array(16 * 1024);
+    for (;;) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      chunks.push(buf.slice(0, n));
+    }
+    const text = new TextDecoder().decode(concat(chunks));
+    const status = Number(text.slice(9, 12));
+    if (!text.startsWith("HTTP/1.") || !Number.isInteger(status)) {
+      throw new Error("not an HTTP response");
+    }
+    const sep = text.indexOf("\r\n\r\n");
+    return { status, text: sep >= 0 ? text.slice(sep + 4) : "" };
+  } catch (err) {
+    if (timedOut) throw new TimeoutError("timeout");
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    try {
+      conn?.close();
+    } catch { /* closed */ }
+  }
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const c of chunks) size += c.length;
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  return all;
 }
 
 /**

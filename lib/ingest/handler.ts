@@ -18,7 +18,9 @@
  * @module
  */
 import type { HarnessStore } from "../store/store.ts";
-import type { UnsealedEvent } from "../trace/event.ts";
+import type { TraceEvent, UnsealedEvent } from "../trace/event.ts";
+import { validateEvent } from "../trace/validate.ts";
+
 import { validateId } from "../trace/ids.ts";
 import { adapterFor } from "../adapters/registry.ts";
 import { ToolCallCorrelator } from "../adapters/correlator.ts";
@@ -30,6 +32,16 @@ import {
   type RedactionRule,
   redactValue,
 } from "./redact.ts";
+
+function byCapture(events: UnsealedEvent[]): UnsealedEvent[][] {
+  const groups = new Map<string, UnsealedEvent[]>();
+  for (const ev of events) {
+    const g = groups.get(ev.capture_id);
+    if (g) g.push(ev);
+    else groups.set(ev.capture_id, [ev]);
+  }
+  return [...groups.values()];
+}
 
 /** Capture that hook events go to when there is no `cap` and no active capture. */
 export const DEFAULT_CAPTURE_ID = "default";
@@ -110,10 +122,10 @@ export function createIngestHandler(
   };
   const defaultCapture = options.defaultCaptureId ?? DEFAULT_CAPTURE_ID;
 
-  function record(events: UnsealedEvent[]): UnsealedEvent[] {
-    if (events.length === 0) return events;
-    const sink = store.sink(events[0].capture_id);
-    const sealed = sink.emitMany(events);
+  /** Seal and write events of one capture with one write. */
+  function record(events: UnsealedEvent[]): TraceEvent[] {
+    if (events.length === 0) return [];
+    const sealed = store.sink(events[0].capture_id).emitMany(events);
     stats.events += sealed.length;
     return sealed;
   }
@@ -172,18 +184,19 @@ export function createIngestHandler(
       }
       const list = Array.isArray(body) ? body : [body];
       if (list.length === 0) throw new SyntaxError("The event list is empty");
-      const out = [];
-      for (const item of list) {
-        const ev = store.ingest(item);
-        stats.events++;
-        out.push({
+      // Validate all first; each capture's events go in one write.
+      const valid = list.map((item) => validateEvent(item));
+      const sealed: TraceEvent[] = [];
+      for (const group of byCapture(valid)) sealed.push(...record(group));
+      return json(200, {
+        ok: true,
+        events: sealed.map((ev) => ({
           capture_id: ev.capture_id,
           sequence: ev.sequence,
           event_id: ev.event_id,
           event_hash: ev.event_hash,
-        });
-      }
-      return json(200, { ok: true, events: out });
+        })),
+      });
     } catch (err) {
       const status = statusOf(err);
       if (status < 500) stats.rejected_events++;

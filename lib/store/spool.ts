@@ -3,7 +3,7 @@
  * synchronous `write` of a whole line, so once {@linkcode SpoolWriter.append}
  * returns the line is in the kernel and survives the process being killed.
  * Data is `fdatasync`ed in groups: at most `syncIntervalMs` after an append
- * (the power-loss window). A torn last line, left by a kill in the middle of
+ * (the power-loss window; the sync runs off the JS thread). A torn last line, left by a kill in the middle of
  * a write, is moved aside to `<spool>.torn-<offset>` and cut off on open;
  * complete lines are never touched.
  *
@@ -68,6 +68,7 @@ export class SpoolWriter {
   #lastSync = 0;
   #dirty = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #syncing: Promise<void> | null = null;
   #buf = new Uint8Array(4096);
   #closed = false;
 
@@ -168,15 +169,32 @@ export class SpoolWriter {
   }
 
   #maybeSync(): void {
-    const now = Date.now();
-    if (now - this.#lastSync >= this.#syncIntervalMs) {
+    if (this.#syncIntervalMs === 0) {
       this.sync();
-    } else if (this.#timer === undefined) {
-      this.#timer = setTimeout(() => {
-        this.#timer = undefined;
-        if (!this.#closed) this.sync();
-      }, this.#syncIntervalMs - (now - this.#lastSync));
+      return;
     }
+    if (this.#syncing || this.#timer !== undefined) return;
+    const wait = Math.max(
+      0,
+      this.#syncIntervalMs - (Date.now() - this.#lastSync),
+    );
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#syncInBackground();
+    }, wait);
+  }
+
+  /** `fdatasync` off the JS thread, so appends go on meanwhile. */
+  #syncInBackground(): void {
+    if (this.#closed || !this.#dirty) return;
+    this.#dirty = false;
+    this.#syncing = this.#file.syncData().catch(() => {
+      this.#dirty = true; // try again after the next append
+    }).finally(() => {
+      this.#syncing = null;
+      this.#lastSync = Date.now();
+      if (this.#dirty && !this.#closed) this.#maybeSync();
+    });
   }
 
   /** `fdatasync` now if anything was appended since the last sync. */

@@ -1,0 +1,260 @@
+/**
+ * Ingest benchmarks: sustained POST /ingest with 8 keep-alive connections
+ * beside a bare Deno.serve in the same run; p99 acknowledgement latency at
+ * 1k events/s; forwarder wall time per hook with the server up and down,
+ * beside a bare `deno run` of an empty script.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { KeepAliveConnection } from "./_http_client.ts";
+import { type BenchRow, printTable, rate } from "./_table.ts";
+
+const INGEST = new URL("../ingest.ts", import.meta.url).pathname;
+const BARE = new URL("./_bare_server.ts", import.meta.url).pathname;
+
+interface Proc {
+  port: number;
+  child: Deno.ChildProcess;
+}
+
+async function startProc(args: string[], pattern: RegExp): Promise<Proc> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`process exited: ${text}`);
+    text += value;
+    const m = pattern.exec(text);
+    if (m) {
+      // Keep draining stdout in the background.
+      (async () => {
+        while (!(await reader.read()).done) { /* drain */ }
+      })();
+      return { port: Number(m[1]), child };
+    }
+  }
+}
+
+function event(i: number): string {
+  return JSON.stringify({
+    schema_version: "harness.trace.v1",
+    event_id: `evt_bench_${i}`,
+    capture_id: "cap_bench",
+    episode_id: `ep_${i >> 10}`,
+    timestamp: "2026-11-22T00:00:00.000Z",
+    source: { host: "bench", adapter: "bench", model: null },
+    actor: "tool",
+    kind: "tool.call.completed",
+    parent_event_id: null,
+    payload: {
+      tool: { host_name: "get_order", logical_id: "get_order" },
+      arguments: { order_id: `O-${i}` },
+      result: { status: "delivered" },
+    },
+  });
+}
+
+async function throughput(port: number, seconds: number): Promise<number> {
+  const conns = await Promise.all(
+    Array.from({ length: 8 }, () => KeepAliveConnection.open(port)),
+  );
+  const deadline = performance.now() + seconds * 1000;
+  let n = 0;
+  let bad = 0;
+  const t0 = performance.now();
+  await Promise.all(conns.map(async (c) => {
+    while (performance.now() < deadline) {
+      const s = await c.post("/ingest", event(n++));
+      if (s !== 200) bad++;
+    }
+  }));
+  const elapsed = (performance.now() - t0) / 1000;
+  for (const c of conns) c.close();
+  if (bad) throw new Error(`${bad} requests failed`);
+  return n / elapsed;
+}
+
+async function latency(port: number, perSecond: number, seconds: number) {
+  const conns = await Promise.all(
+    Array.from({ length: 4 }, () => KeepAliveConnection.open(port)),
+  );
+  const free = [...conns];
+  const lat: number[] = [];
+  const total = perSecond * seconds;
+  const start = performance.now();
+  const inflight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / perSecond;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const c = free.pop() ??
+      await KeepAliveConnection.open(port).then((x) => (conns.push(x), x));
+    inflight.push((async () => {
+      const t = performance.now();
+      await c.post("/ingest", event(1_000_000 + i));
+      lat.push(performance.now() - t);
+      free.push(c);
+    })());
+  }
+  await Promise.all(inflight);
+  for (const c of conns) c.close();
+  lat.sort((a, b) => a - b);
+  const q = (p: number) =>
+    lat[Math.min(lat.length - 1, Math.floor(p * lat.length))];
+  return { p50: q(0.5), p99: q(0.99) };
+}
+
+async function wallMs(
+  args: string[],
+  stdin: string,
+  env: Record<string, string>,
+): Promise<number> {
+  const t0 = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    env,
+    stdin: "piped",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const w = child.stdin.getWriter();
+  await w.write(new TextEncoder().encode(stdin));
+  await w.close();
+  await child.status;
+  return performance.now() - t0;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+/**
+ * Run the ingest benchmarks.
+ *
+ * @param seconds Duration of the throughput runs.
+ * @returns The rows printed.
+ */
+export async function ingestBench(seconds = 5): Promise<BenchRow[]> {
+  const root = await Deno.makeTempDir({ prefix: "harness_ingest_bench_" });
+  const rows: BenchRow[] = [];
+  const bare = await startProc(
+    ["run", "--allow-net=127.0.0.1", BARE],
+    /port (\d+)/,
+  );
+  const harness = await startProc([
+    "run",
+    `--allow-read=${root}`,
+    `--allow-write=${root}`,
+    "--allow-net=127.0.0.1",
+    "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN",
+    INGEST,
+    "serve",
+    "--port",
+    "0",
+    "--root",
+    join(root, "store"),
+  ], /on http:\/\/127\.0\.0\.1:(\d+)/);
+  try {
+    await throughput(bare.port, 1); // warm up
+    await throughput(harness.port, 1);
+    const bareRate = await throughput(bare.port, seconds);
+    const harnessRate = await throughput(harness.port, seconds);
+    rows.push({
+      name: "bare Deno.serve (reads body, answers 200), 8 keep-alive conns",
+      value: rate(bareRate),
+    });
+    rows.push({
+      name: "POST /ingest sustained, 8 keep-alive conns",
+      value: rate(harnessRate),
+      target: ">= 20,000/s",
+      met: harnessRate >= 20_000 ? "yes" : "no",
+    });
+    rows.push({
+      name: "  ratio to bare Deno.serve",
+      value: (harnessRate / bareRate).toFixed(2),
+    });
+    const lat = await latency(harness.port, 1000, 5);
+    rows.push({
+      name: "ack latency at 1,000 events/s, p50",
+      value: `${lat.p50.toFixed(2)} ms`,
+    });
+    rows.push({
+      name: "ack latency at 1,000 events/s, p99",
+      value: `${lat.p99.toFixed(2)} ms`,
+      target: "<= 5 ms",
+      met: lat.p99 <= 5 ? "yes" : "no",
+    });
+    const payload = JSON.stringify({
+      session_id: "bench",
+      hook_event_name: "UserPromptSubmit",
+      prompt: "hi",
+    });
+    const flags = [
+      "run",
+      "--quiet",
+      "--allow-net=127.0.0.1",
+      "--allow-env=HARNESS_INGEST_URL,HARNESS_CAPTURE_ID,HARNESS_HOOK_TIMEOUT,HARNESS_INGEST_TOKEN",
+    ];
+    const empty = join(root, "empty.ts");
+    Deno.writeTextFileSync(empty, "");
+    const up = `http://127.0.0.1:${harness.port}`;
+    const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const down = `http://127.0.0.1:${(l.addr as Deno.NetAddr).port}`;
+    l.close();
+    await wallMs([...flags, INGEST, "hook", "host_a"], payload, {
+      HARNESS_INGEST_URL: up,
+    });
+    const base: number[] = [];
+    const upT: number[] = [];
+    const downT: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      base.push(await wallMs(["run", "--quiet", empty], "", {}));
+      upT.push(
+        await wallMs([...flags, INGEST, "hook", "host_a"], payload, {
+          HARNESS_INGEST_URL: up,
+        }),
+      );
+      downT.push(
+        await wallMs([...flags, INGEST, "hook", "host_a"], payload, {
+          HARNESS_INGEST_URL: down,
+        }),
+      );
+    }
+    rows.push({
+      name: "deno run of an empty script (baseline), median",
+      value: `${median(base).toFixed(0)} ms`,
+    });
+    for (
+      const [name, xs] of [["forwarder, server up, median", upT], [
+        "forwarder, server down, median",
+        downT,
+      ]] as const
+    ) {
+      rows.push({
+        name,
+        value: `${median(xs).toFixed(0)} ms (${
+          (median(xs) / median(base)).toFixed(2)
+        }x baseline)`,
+        target: "<= 60 ms",
+        met: median(xs) <= 60 ? "yes" : "no",
+      });
+    }
+  } finally {
+    bare.child.kill("SIGTERM");
+    harness.child.kill("SIGTERM");
+    await bare.child.status;
+    await harness.child.status;
+    await Deno.remove(root, { recursive: true });
+  }
+  printTable("Ingest", rows);
+  return rows;
+}
+
+if (import.meta.main) await ingestBench();
