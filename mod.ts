@@ -144,3 +144,79 @@ export {
   type OpenFinding,
   type ReadEventsOptions,
 } from "./lib/store/store.ts";
+export {
+  type AdapterOptions,
+  HookPayloadError,
+  type HostAdapter,
+  mcpLogicalId,
+} from "./lib/adapters/common.ts";
+export {
+  type CallKey,
+  type Correlation,
+  type CorrelationResult,
+  type PendingCall,
+  ToolCallCorrelator,
+} from "./lib/adapters/correlator.ts";
+export { hostAToEvents } from "./lib/adapters/host_a.ts";
+export { hostBToEvents } from "./lib/adapters/host_b.ts";
+export {
+  EnvelopeError,
+  HOST_C_ENVELOPE,
+  type HostCEnvelope,
+  hostCToEvents,
+  parseHostCEnvelope,
+} from "./lib/adapters/host_c.ts";
+export { adapterFor, type HostName, HOSTS } from "./lib/adapters/registry.ts";
+export {
+  type HostCPluginOptions,
+  hostCPluginSource,
+} from "./lib/adapters/host_c_plugin.ts";
+export {
+  createIngestHandler,
+  DEFAULT_CAPTURE_ID,
+  type IngestHandlerOptions,
+  type IngestStats,
+} from "./lib/ingest/handler.ts";
+export {
+  DEFAULT_REDACTION_RULES,
+  parseRedactionRules,
+  type RedactionCounts,
+  type RedactionRule,
+  redactValue,
+  SECRET_KEY_PATTERN,
+} from "./lib/ingest/redact.ts";
+export { PayloadTooLargeError } from "./lib/ingest/errors.ts";
+export { DEFAULT_MAX_BODY_BYTES } from "./lib/ingest/body.ts";
+export {
+  ACTIVE_CAPTURE_FILE,
+  readActiveCapture,
+  writeActiveCapture,
+} from "./lib/ingest/active_capture.ts";
+export {
+  type Fidelity,
+  FidelityTracker,
+  inferFidelity,
+  STATE_KEYS,
+} from "./lib/control/fidelity.ts";
+export {
+  type CaptureInspection,
+  CaptureNotFoundError,
+  type EpisodeInspection,
+  inspectCapture,
+} from "./lib/control/inspect.ts";
+export {
+  type EnvironmentAdapter,
+  parameterNames,
+  ToolGateway,
+  type ToolGatewayOptions,
+  type WrapOptions,
+} from "./lib/gateway/tool_gateway.ts";
+export {
+  type EventSink,
+  HttpTraceSink,
+  type HttpTraceSinkOptions,
+} from "./lib/gateway/event_sink.ts";
+export {
+  openRecordingSink,
+  type RecordingSink,
+} from "./lib/gateway/open_sink.ts";

@@ -115,6 +115,8 @@ export class IngestServer {
               ? `[${a.hostname}]`
               : a.hostname;
             this.#url = `http://${shown}:${a.port}`;
+            // Writers refused by the store lock learn where to send events.
+            this.#store.lock?.update({ role: "ingest-server", url: this.#url });
             resolve(this.#url);
           },
           onError: (err) =>
