@@ -1,22 +1,151 @@
 /**
- * The MCP stdio proxy entry: records every call to an upstream MCP server.
+ * The MCP stdio proxy entry: put it in front of an MCP server and every call
+ * an agent makes through it is recorded.
  *
- * Permissions: `--allow-run=<upstream command>` and `--allow-write=<store>`.
+ * ```sh
+ * deno run --allow-run=npx --allow-read=.harness --allow-write=.harness --allow-env --allow-net=127.0.0.1 \
+ *   proxy.ts --capture cap_1 --server everything -- npx -y @modelcontextprotocol/server-everything stdio
+ * ```
+ *
+ * Permissions: `--allow-run=<upstream command>`, `--allow-read`/`--allow-write` of the store root,
+ * `--allow-env` (the upstream gets the standard environment), `--allow-net=127.0.0.1` (to record
+ * through a running ingest server when it owns the store). stdout carries protocol bytes only;
+ * diagnostics go to stderr.
  *
  * @module
  */
+import { parseArgs } from "node:util";
+import { resolveRoot } from "./lib/cli/root.ts";
+import { readActiveCapture } from "./lib/ingest/active_capture.ts";
+import { openRecordingSink } from "./lib/gateway/open_sink.ts";
+import { serveProxy } from "./lib/proxy/mcp_proxy.ts";
+import { DEFAULT_PROXY_EPISODE } from "./lib/proxy/record.ts";
 
-/**
- * Run one command line.
- *
- * @param _args Command-line arguments.
- * @returns The exit code.
- */
-export function main(_args: string[]): number {
-  console.error(
-    "harness proxy: the MCP proxy is not part of this build yet; see ARCHITECTURE.md for its status",
-  );
-  return 1;
+export {
+  buildStdioProxyServer,
+  McpProxy,
+  type McpProxyOptions,
+  serveProxy,
+} from "./lib/proxy/mcp_proxy.ts";
+export {
+  MAX_TOOL_NAME,
+  namespacedName,
+  ProxiedTool,
+} from "./lib/proxy/proxied_tool.ts";
+export {
+  DEFAULT_PROXY_EPISODE,
+  PROXY_SOURCE,
+  recordProxiedCall,
+  type RecordProxiedCallOptions,
+} from "./lib/proxy/record.ts";
+export {
+  callStdioTool,
+  discoverStdioTools,
+  type StdioUpstream,
+  UpstreamConnection,
+  UpstreamError,
+  type UpstreamOptions,
+  type UpstreamState,
+} from "./lib/proxy/upstream.ts";
+
+const USAGE = `harness proxy: record every call to an upstream MCP server
+
+Usage:
+  proxy.ts [--capture ID] [--episode ID] [--server NAME] [--root DIR] [--timeout-ms N] -- <command> [args...]
+
+  --capture     capture id (default: $HARNESS_CAPTURE_ID, else the store's active capture, else "default")
+  --episode     episode id (default: ep_proxy)
+  --server      the upstream's name, the namespace of its tools (default: upstream)
+  --root        store root (default: $HARNESS_ROOT, else ./.harness)
+  --timeout-ms  time-out of one upstream call (default: 60000)
+
+When an ingest server owns the store, events go through it over loopback.`;
+
+function env(name: string): string | undefined {
+  try {
+    return Deno.permissions.querySync({ name: "env", variable: name }).state ===
+        "granted"
+      ? Deno.env.get(name)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
-if (import.meta.main) Deno.exit(main(Deno.args));
+/**
+ * Run the proxy until its client disconnects.
+ *
+ * @param args Command-line arguments.
+ * @returns Exit code.
+ */
+export async function main(args: string[]): Promise<number> {
+  const dash = args.indexOf("--");
+  const own = dash >= 0 ? args.slice(0, dash) : args;
+  const upstreamCmd = dash >= 0 ? args.slice(dash + 1) : [];
+  let values;
+  try {
+    values = parseArgs({
+      args: own,
+      options: {
+        capture: { type: "string" },
+        episode: { type: "string" },
+        server: { type: "string" },
+        root: { type: "string" },
+        "timeout-ms": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (err) {
+    console.error(`harness proxy: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help || upstreamCmd.length === 0) {
+    console.error(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const root = resolveRoot(values.root, env("HARNESS_ROOT"));
+  const captureId = values.capture ?? env("HARNESS_CAPTURE_ID") ??
+    readActiveCapture(root) ?? "default";
+  try {
+    Deno.mkdirSync(root, { recursive: true });
+    const sink = openRecordingSink(root, captureId, {
+      role: "mcp-proxy",
+      token: env("HARNESS_INGEST_TOKEN"),
+    });
+    console.error(
+      `harness proxy: recording capture "${captureId}" via ${sink.mode} (${sink.target})`,
+    );
+    try {
+      const proxy = await serveProxy(
+        {
+          server: values.server ?? "upstream",
+          command: upstreamCmd[0],
+          args: upstreamCmd.slice(1),
+        },
+        sink,
+        {
+          captureId,
+          episodeId: values.episode ?? DEFAULT_PROXY_EPISODE,
+          callTimeoutMs: values["timeout-ms"]
+            ? Number(values["timeout-ms"])
+            : undefined,
+          stderr: "inherit",
+        },
+      );
+      await proxy.close();
+      console.error(
+        `harness proxy: ${proxy.calls} calls recorded, ${
+          proxy.droppedEvents + sink.dropped
+        } events dropped`,
+      );
+    } finally {
+      await sink.close();
+    }
+    return 0;
+  } catch (err) {
+    console.error(`harness proxy: ${(err as Error).message}`);
+    return 1;
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

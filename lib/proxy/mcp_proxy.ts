@@ -1,0 +1,317 @@
+/**
+ * {@linkcode McpProxy} and {@linkcode buildStdioProxyServer}: an MCP server
+ * that exposes namespaced copies of one or more upstreams' tools (schemas
+ * exactly as declared), forwards each call to the upstream's own tool name,
+ * returns the upstream's result unchanged, and records canonical events.
+ * Recording never changes what the client gets: a failing sink is counted.
+ *
+ * @module
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { UnsealedEvent } from "../trace/event.ts";
+import { type EventContext, toolsetExposed } from "../trace/events.ts";
+import { validateId } from "../trace/ids.ts";
+import type { EventSink } from "../gateway/event_sink.ts";
+import { ProxiedTool } from "./proxied_tool.ts";
+import {
+  DEFAULT_PROXY_EPISODE,
+  proxiedFinish,
+  proxiedStart,
+  PROXY_SOURCE,
+} from "./record.ts";
+import {
+  type StdioUpstream,
+  UpstreamConnection,
+  UpstreamError,
+  type UpstreamOptions,
+} from "./upstream.ts";
+
+/** Options of {@linkcode McpProxy} and {@linkcode buildStdioProxyServer}. */
+export interface McpProxyOptions extends UpstreamOptions {
+  /** Capture to record into. */
+  captureId: string;
+  /**
+   * Episode of the calls.
+   * @default "ep_proxy"
+   */
+  episodeId?: string;
+  /**
+   * Name the proxy gives itself to clients.
+   * @default "harness-mcp-proxy"
+   */
+  name?: string;
+}
+
+/** The proxy: upstreams, their tools by namespaced name, the sink. */
+export class McpProxy {
+  /** Where events go. */
+  readonly sink: EventSink;
+  /** Capture id. */
+  readonly capture_id: string;
+  /** Episode id. */
+  readonly episode_id: string;
+  /** Exposed tools by namespaced name. */
+  readonly tools: Map<string, ProxiedTool> = new Map();
+  readonly #upstreams = new Map<string, UpstreamConnection>();
+  readonly #ctx: EventContext;
+  #dropped = 0;
+  #calls = 0;
+
+  /**
+   * @param upstreams One or more upstreams (distinct server names).
+   * @param sink Where events go.
+   * @param options Capture, episode, time-outs.
+   * @throws {TypeError} For duplicate server names or bad ids.
+   */
+  constructor(
+    upstreams: StdioUpstream[],
+    sink: EventSink,
+    options: McpProxyOptions,
+  ) {
+    this.sink = sink;
+    this.capture_id = validateId("capture", options.captureId);
+    this.episode_id = validateId(
+      "episode",
+      options.episodeId ?? DEFAULT_PROXY_EPISODE,
+    );
+    this.#ctx = {
+      captureId: this.capture_id,
+      episodeId: this.episode_id,
+      source: { ...PROXY_SOURCE },
+    };
+    for (const u of upstreams) {
+      if (this.#upstreams.has(u.server)) {
+        throw new TypeError(
+          `Two upstreams are named "${u.server}": give each a distinct --server name`,
+        );
+      }
+      this.#upstreams.set(u.server, new UpstreamConnection(u, options));
+    }
+  }
+
+  /** Events the sink refused. */
+  get droppedEvents(): number {
+    return this.#dropped;
+  }
+
+  /** Calls forwarded. */
+  get calls(): number {
+    return this.#calls;
+  }
+
+  /** State of each upstream, by server name. */
+  status(): Record<string, string> {
+    return Object.fromEntries(
+      [...this.#upstreams].map(([name, c]) => [name, c.describe()]),
+    );
+  }
+
+  #emit(ev: UnsealedEvent): void {
+    try {
+      const r = this.sink.emit(ev);
+      if (r instanceof Promise) r.catch(() => this.#dropped++);
+    } catch {
+      this.#dropped++;
+    }
+  }
+
+  /**
+   * Start the upstreams, list their tools and give each a unique name.
+   *
+   * @returns The exposed tools in order.
+   */
+  async discover(): Promise<ProxiedTool[]> {
+    this.tools.clear();
+    for (const conn of this.#upstreams.values()) {
+      for (const tool of await conn.listTools()) {
+        if (this.tools.has(tool.namespaced)) {
+          const other = this.tools.get(tool.namespaced)!;
+          if (other.server !== tool.server || other.name !== tool.name) {
+            tool.disambiguate();
+          }
+        }
+        this.tools.set(tool.namespaced, tool);
+      }
+    }
+    return [...this.tools.values()];
+  }
+
+  /**
+   * The `toolset.exposed` event for the current toolset (also emitted).
+   *
+   * @returns The event.
+   */
+  toolsetEvent(): UnsealedEvent {
+    const ev = toolsetExposed(this.#ctx, {
+      origin: [...this.#upstreams.keys()].join(","),
+      tools: [...this.tools.values()].map((t) => ({
+        name: t.namespaced,
+        logical_id: t.logicalId,
+        description: t.description,
+        input_schema: t.input_schema,
+        ...(t.output_schema ? { output_schema: t.output_schema } : {}),
+      })),
+    });
+    this.#emit(ev);
+    return ev;
+  }
+
+  /**
+   * Forward one call and record it.
+   *
+   * @param namespaced The exposed name.
+   * @param args Arguments.
+   * @param hostCallId The client's request id.
+   * @returns The upstream's result unchanged, or an error result when the
+   *   upstream exited, could not start or timed out.
+   * @throws {McpError} For an unknown tool, or the upstream's own protocol error.
+   */
+  async call(
+    namespaced: string,
+    args: Record<string, unknown>,
+    hostCallId?: string | null,
+  ): Promise<Record<string, unknown>> {
+    const tool = this.tools.get(namespaced);
+    if (!tool) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: ${namespaced}`,
+      );
+    }
+    this.#calls++;
+    const started = proxiedStart(this.#ctx, tool, args, hostCallId);
+    this.#emit(started);
+    const t0 = performance.now();
+    const ms = () => Math.round((performance.now() - t0) * 1000) / 1000;
+    const conn = this.#upstreams.get(tool.server)!;
+    try {
+      const result = await conn.callTool(tool.name, args) as Record<
+        string,
+        unknown
+      >;
+      this.#emit(proxiedFinish(this.#ctx, tool, args, started, {
+        result,
+        durationMs: ms(),
+        hostCallId,
+      }));
+      return result;
+    } catch (err) {
+      const error = {
+        name: (err as Error).name,
+        message: (err as Error).message,
+        ...((err as { code?: unknown }).code !== undefined
+          ? { code: (err as { code: unknown }).code }
+          : {}),
+        upstream_state: conn.state,
+      };
+      this.#emit(proxiedFinish(this.#ctx, tool, args, started, {
+        error,
+        durationMs: ms(),
+        hostCallId,
+      }));
+      if (err instanceof UpstreamError) {
+        return {
+          content: [{
+            type: "text",
+            text:
+              `harness proxy: ${err.message}. The proxy is still running; the upstream is restarted on the next call.`,
+          }],
+          isError: true,
+        };
+      }
+      throw err;
+    }
+  }
+
+  /** Stop every upstream. */
+  async close(): Promise<void> {
+    for (const c of this.#upstreams.values()) await c.close();
+  }
+}
+
+/**
+ * Build the proxy server: discovers the upstreams' tools, emits
+ * `toolset.exposed`, and answers `tools/list` and `tools/call`.
+ *
+ * @param upstream One upstream or several.
+ * @param sink Where events go.
+ * @param options Capture, episode, name, time-outs.
+ * @returns The MCP server (connect it to a transport) and the proxy.
+ */
+export async function buildStdioProxyServer(
+  upstream: StdioUpstream | StdioUpstream[],
+  sink: EventSink,
+  options: McpProxyOptions,
+): Promise<{ server: Server; proxy: McpProxy }> {
+  const proxy = new McpProxy(
+    Array.isArray(upstream) ? upstream : [upstream],
+    sink,
+    options,
+  );
+  await proxy.discover();
+  proxy.toolsetEvent();
+  const server = new Server(
+    { name: options.name ?? "harness-mcp-proxy", version: "0.1.0" },
+    { capabilities: { tools: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [...proxy.tools.values()].map((t) => ({
+      ...t.extra,
+      name: t.namespaced,
+      description: t.description,
+      inputSchema: t.input_schema,
+      ...(t.output_schema ? { outputSchema: t.output_schema } : {}),
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (
+    req: CallToolRequest,
+    extra: { requestId?: string | number },
+  ) =>
+    await proxy.call(
+      req.params.name,
+      (req.params.arguments ?? {}) as Record<string, unknown>,
+      extra?.requestId !== undefined ? String(extra.requestId) : null,
+    ));
+  server.onclose = () => {
+    proxy.close();
+  };
+  return { server, proxy };
+}
+
+/**
+ * Serve the proxy on this process's stdin/stdout until the client closes.
+ *
+ * @param upstream One upstream or several.
+ * @param sink Where events go.
+ * @param options Capture, episode, name, time-outs.
+ * @returns Resolves when the client disconnects.
+ */
+export async function serveProxy(
+  upstream: StdioUpstream | StdioUpstream[],
+  sink: EventSink,
+  options: McpProxyOptions,
+): Promise<McpProxy> {
+  const { server, proxy } = await buildStdioProxyServer(
+    upstream,
+    sink,
+    options,
+  );
+  const closed = new Promise<void>((resolve) => {
+    const prev = server.onclose;
+    server.onclose = () => {
+      prev?.();
+      resolve();
+    };
+  });
+  await server.connect(new StdioServerTransport());
+  await closed;
+  return proxy;
+}
