@@ -93,13 +93,17 @@ async function latency(port: number, perSecond: number, seconds: number) {
     const due = start + (i * 1000) / perSecond;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const c = free.pop() ??
-      await KeepAliveConnection.open(port).then((x) => (conns.push(x), x));
+    let c = free.pop();
+    if (!c) {
+      c = await KeepAliveConnection.open(port);
+      conns.push(c);
+    }
+    const conn = c;
     inflight.push((async () => {
       const t = performance.now();
-      await c.post("/ingest", event(1_000_000 + i));
+      await conn.post("/ingest", event(1_000_000 + i));
       lat.push(performance.now() - t);
-      free.push(c);
+      free.push(conn);
     })());
   }
   await Promise.all(inflight);

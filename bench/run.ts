@@ -5,6 +5,7 @@
  */
 import { storeBench } from "./store_bench.ts";
 import { ingestBench } from "./ingest_bench.ts";
+import { proxyBench } from "./proxy_bench.ts";
 
 console.log("# harness benchmarks");
 console.log(
@@ -13,3 +14,4 @@ console.log(
 const only = Deno.args[0];
 if (!only || only === "store") await storeBench();
 if (!only || only === "ingest") await ingestBench();
+if (!only || only === "proxy") await proxyBench();

@@ -161,7 +161,9 @@ export class ToolGateway {
    * ```
    */
   wrap<F extends AnyFn>(fn: F, options: WrapOptions = {}): F {
-    const gateway = this;
+    const ctx = this.#ctx;
+    const emit = (ev: UnsealedEvent) => this.#emit(ev);
+    const snapshot = () => this.#snapshot();
     const name = options.hostName ?? (fn.name || "anonymous");
     const tool: ToolRef = {
       host_name: name,
@@ -171,8 +173,8 @@ export class ToolGateway {
     const snapshots = options.stateChanging ?? options.destructive ?? false;
     const wrapped = function (this: unknown, ...args: unknown[]) {
       const argsObj = argumentsObject(args, names);
-      const before = snapshots ? gateway.#snapshot() : undefined;
-      const started = toolCallStarted(gateway.#ctx, {
+      const before = snapshots ? snapshot() : undefined;
+      const started = toolCallStarted(ctx, {
         tool,
         arguments: argsObj,
         ...(options.inputSchema !== undefined
@@ -181,11 +183,11 @@ export class ToolGateway {
         ...(options.destructive ? { destructive: true } : {}),
         ...(before !== undefined ? { state_before: before } : {}),
       });
-      gateway.#emit(started);
+      emit(started);
       const t0 = performance.now();
       const done = (result: unknown) => {
-        const after = snapshots ? gateway.#snapshot() : undefined;
-        gateway.#emit(toolCallCompleted(gateway.#ctx, {
+        const after = snapshots ? snapshot() : undefined;
+        emit(toolCallCompleted(ctx, {
           tool,
           arguments: argsObj,
           result: jsonSafe(result),
@@ -194,8 +196,8 @@ export class ToolGateway {
         }, { parentEventId: started.event_id }));
       };
       const failed = (err: unknown) => {
-        const after = snapshots ? gateway.#snapshot() : undefined;
-        gateway.#emit(toolCallFailed(gateway.#ctx, {
+        const after = snapshots ? snapshot() : undefined;
+        emit(toolCallFailed(ctx, {
           tool,
           arguments: argsObj,
           error: errorRecord(err),

@@ -20,7 +20,7 @@ import type { UnsealedEvent } from "../trace/event.ts";
 import { type EventContext, toolsetExposed } from "../trace/events.ts";
 import { validateId } from "../trace/ids.ts";
 import type { EventSink } from "../gateway/event_sink.ts";
-import { ProxiedTool } from "./proxied_tool.ts";
+import type { ProxiedTool } from "./proxied_tool.ts";
 import {
   DEFAULT_PROXY_EPISODE,
   proxiedFinish,
