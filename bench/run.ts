@@ -6,6 +6,7 @@
 import { storeBench } from "./store_bench.ts";
 import { ingestBench } from "./ingest_bench.ts";
 import { proxyBench } from "./proxy_bench.ts";
+import { lineageBench } from "./lineage_bench.ts";
 
 console.log("# harness benchmarks");
 console.log(
@@ -15,3 +16,4 @@ const only = Deno.args[0];
 if (!only || only === "store") await storeBench();
 if (!only || only === "ingest") await ingestBench();
 if (!only || only === "proxy") await proxyBench();
+if (!only || only === "lineage") lineageBench();

@@ -1,0 +1,260 @@
+/**
+ * {@linkcode CaptureCoordinator}: the control plane over a store — start and
+ * finish captures, mark episode outcomes (as chained `annotation` events),
+ * summarize, and produce the exact-lineage report. It never imports MCP.
+ *
+ * Capture lifecycle events live in the reserved episode `_capture`:
+ * `annotation {type: "capture.started", label}` and
+ * `annotation {type: "capture.finished"}`. An outcome is
+ * `annotation {type: "episode.outcome", success, outcome}` in the episode
+ * itself, so normalization finds it as the recorded task outcome.
+ *
+ * @module
+ */
+import type { HarnessStore } from "../store/store.ts";
+import type { CaptureRecord } from "../store/index_db.ts";
+import type { UnsealedEvent } from "../trace/event.ts";
+import { annotation, type EventContext } from "../trace/events.ts";
+import { validateId } from "../trace/ids.ts";
+import type { EventSink } from "../gateway/event_sink.ts";
+import {
+  readActiveCapture,
+  writeActiveCapture,
+} from "../ingest/active_capture.ts";
+import { CAPTURE_EPISODE } from "../lineage/episodes.ts";
+import {
+  type CaptureInspection,
+  CaptureNotFoundError,
+  inspectCapture,
+} from "./inspect.ts";
+import { buildLineageReport, type LineageReport } from "./lineage_report.ts";
+
+/** A capture with this id already exists. */
+export class CaptureExistsError extends Error {
+  /** The capture id. */
+  readonly captureId: string;
+  /**
+   * @param captureId The capture id.
+   */
+  constructor(captureId: string) {
+    super(
+      `Capture "${captureId}" already exists: pick another --id, or leave it out for a new one`,
+    );
+    this.name = "CaptureExistsError";
+    this.captureId = captureId;
+  }
+}
+
+/** Options of {@linkcode CaptureCoordinator}. */
+export interface CaptureCoordinatorOptions {
+  /**
+   * Where a capture's events are written; by default the store's own sink.
+   * The CLI passes an HTTP sink when an ingest server owns the store.
+   */
+  sinkFor?: (captureId: string) => EventSink;
+  /** Clock. */
+  now?: () => Date;
+  /** Host tool name → logical id, for lineage. */
+  canonical?: Record<string, string> | null;
+}
+
+/** Options of {@linkcode CaptureCoordinator.startCapture}. */
+export interface StartCaptureOptions {
+  /** Capture id; generated (`cap_<date>-<time>_<hex>`) when absent. */
+  id?: string;
+  /** A label for people. */
+  label?: string;
+  /**
+   * Make it the active capture (hook events without `cap` go there).
+   * @default true
+   */
+  activate?: boolean;
+}
+
+/** Options of {@linkcode CaptureCoordinator.markOutcome}. */
+export interface OutcomeOptions {
+  /** Whether the episode achieved its task. */
+  success: boolean;
+  /** Free outcome details. */
+  outcome?: Record<string, unknown>;
+  /** A note, kept in the outcome. */
+  note?: string;
+}
+
+/** What `summarize` returns: the inspection plus recorded outcomes. */
+export interface CaptureSummary extends CaptureInspection {
+  /** Episode id → recorded outcome (latest wins). */
+  outcomes: Record<
+    string,
+    { success: boolean; outcome: Record<string, unknown> | null }
+  >;
+  /** Whether this is the active capture. */
+  active: boolean;
+}
+
+/** The control plane. */
+export class CaptureCoordinator {
+  readonly store: HarnessStore;
+  readonly #options: CaptureCoordinatorOptions;
+
+  /**
+   * @param store The store (writable, or read-only with `sinkFor`).
+   * @param options Sink routing, clock, canonical tool map.
+   */
+  constructor(store: HarnessStore, options: CaptureCoordinatorOptions = {}) {
+    this.store = store;
+    this.#options = options;
+  }
+
+  #ctx(captureId: string, episodeId: string): EventContext {
+    return {
+      captureId,
+      episodeId,
+      source: { host: "harness", adapter: "coordinator", model: null },
+      ...(this.#options.now ? { now: this.#options.now } : {}),
+    };
+  }
+
+  #emit(ev: UnsealedEvent): void {
+    const sink = this.#options.sinkFor?.(ev.capture_id) ??
+      this.store.sink(ev.capture_id);
+    sink.emit(ev);
+  }
+
+  #require(captureId: string): void {
+    validateId("capture", captureId);
+    if (!this.store.hasCapture(captureId)) {
+      throw new CaptureNotFoundError(captureId, this.store.root);
+    }
+  }
+
+  /**
+   * Start a capture.
+   *
+   * @param options Id, label, activation.
+   * @returns The capture id and when it started.
+   * @throws {CaptureExistsError} When the id is taken.
+   */
+  startCapture(
+    options: StartCaptureOptions = {},
+  ): { capture_id: string; started_at: string; active: boolean } {
+    const now = (this.#options.now ?? (() => new Date()))();
+    const id = options.id ??
+      `cap_${
+        now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15)
+      }_${crypto.randomUUID().slice(0, 4)}`;
+    validateId("capture", id);
+    if (this.store.hasCapture(id)) throw new CaptureExistsError(id);
+    const ev = annotation(this.#ctx(id, CAPTURE_EPISODE), {
+      type: "capture.started",
+      ...(options.label ? { label: options.label } : {}),
+    }, { timestamp: now.toISOString() });
+    this.#emit(ev);
+    const activate = options.activate ?? true;
+    if (activate) writeActiveCapture(this.store.root, id);
+    return { capture_id: id, started_at: ev.timestamp, active: activate };
+  }
+
+  /**
+   * Finish a capture (and stop routing hook events to it).
+   *
+   * @param captureId The capture.
+   * @returns When it finished.
+   * @throws {CaptureNotFoundError} For an unknown capture.
+   */
+  finishCapture(
+    captureId: string,
+  ): { capture_id: string; finished_at: string } {
+    this.#require(captureId);
+    const ev = annotation(this.#ctx(captureId, CAPTURE_EPISODE), {
+      type: "capture.finished",
+    });
+    this.#emit(ev);
+    if (readActiveCapture(this.store.root) === captureId) {
+      writeActiveCapture(this.store.root, null);
+    }
+    return { capture_id: captureId, finished_at: ev.timestamp };
+  }
+
+  /**
+   * Record an episode's task outcome as chained evidence.
+   *
+   * @param captureId The capture.
+   * @param episodeId The episode.
+   * @param options Success flag, outcome object, note.
+   * @returns The event recorded.
+   * @throws {CaptureNotFoundError} For an unknown capture.
+   */
+  markOutcome(
+    captureId: string,
+    episodeId: string,
+    options: OutcomeOptions,
+  ): UnsealedEvent {
+    this.#require(captureId);
+    validateId("episode", episodeId);
+    if (typeof options.success !== "boolean") {
+      throw new TypeError("An outcome needs success: true or false");
+    }
+    const outcome = {
+      ...(options.outcome ?? {}),
+      ...(options.note !== undefined ? { note: options.note } : {}),
+    };
+    const ev = annotation(this.#ctx(captureId, episodeId), {
+      type: "episode.outcome",
+      success: options.success,
+      outcome: Object.keys(outcome).length ? outcome : null,
+    });
+    this.#emit(ev);
+    return ev;
+  }
+
+  /**
+   * Summarize a capture: episodes, counts by kind, fidelity, incomplete
+   * calls, chain status and recorded outcomes.
+   *
+   * @param captureId The capture.
+   * @returns The summary.
+   */
+  async summarize(captureId: string): Promise<CaptureSummary> {
+    this.#require(captureId);
+    const inspection = await inspectCapture(this.store, captureId);
+    const outcomes: CaptureSummary["outcomes"] = {};
+    for await (
+      const ev of this.store.readEvents(captureId, { resolveBlobs: false })
+    ) {
+      if (ev.kind === "annotation" && ev.payload.type === "episode.outcome") {
+        outcomes[ev.episode_id] = {
+          success: ev.payload.success as boolean,
+          outcome: (ev.payload.outcome as Record<string, unknown>) ?? null,
+        };
+      }
+    }
+    return {
+      ...inspection,
+      outcomes,
+      active: readActiveCapture(this.store.root) === captureId,
+    };
+  }
+
+  /**
+   * The exact-lineage report.
+   *
+   * @param captureId The capture.
+   * @returns The deterministic report.
+   */
+  lineageReport(captureId: string): Promise<LineageReport> {
+    this.#require(captureId);
+    return buildLineageReport(this.store, captureId, {
+      canonical: this.#options.canonical,
+    });
+  }
+
+  /**
+   * Captures known to the index.
+   *
+   * @returns Capture records.
+   */
+  listCaptures(): CaptureRecord[] {
+    return this.store.listCaptures();
+  }
+}

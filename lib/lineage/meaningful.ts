@@ -1,0 +1,118 @@
+/**
+ * Which values lineage attributes, and how text is cut into tokens.
+ *
+ * - **Meaningful** (identifier-like): a string of 2 to 512 characters with
+ *   no whitespace; a non-integer finite number; an integer whose absolute
+ *   value is at least {@linkcode SMALL_INT_LIMIT}. Never booleans, null,
+ *   small integers (counts, flags, indices) or prose.
+ * - **Tokens** (`~token[i]`): maximal runs of `A-Z a-z 0-9 _ -` in a string.
+ *   `cat invoices/INV-2210.txt` has the tokens `cat`, `invoices`,
+ *   `INV-2210`, `txt`, so `INV-2210` matches a value `INV-2210` but `INV-22`
+ *   never does.
+ * - **Words** (`~word[i]`): maximal runs of characters other than
+ *   whitespace and `, ; | " ' \` ( ) [ ] { } < >`, with leading and
+ *   trailing `: ! ? .` stripped — so `U-981,Ana Lima,ana@example.com` gives
+ *   `U-981`, `Ana`, `Lima`, `ana@example.com`.
+ * Both are attributed only as wholes, and only when identifier-like
+ * (meaningful, with at least one digit or one of `_ - @ . / :`; a token of
+ * digits only follows the integer rule, so `42` in text is not attributed).
+ *
+ * @module
+ */
+
+/** Integers with a smaller absolute value are never attributed. */
+export const SMALL_INT_LIMIT = 1000;
+
+/** Longest string attributed as a whole value. */
+export const MAX_MEANINGFUL_LENGTH = 512;
+
+/** Shortest string attributed (seed 8). */
+export const MIN_STRING_LENGTH = 2;
+
+/**
+ * Whether lineage attributes this value.
+ *
+ * @param value Any value.
+ * @returns True for identifier-like values.
+ *
+ * @example
+ * ```ts
+ * import { isMeaningful } from "./meaningful.ts";
+ * console.assert(isMeaningful("U-1042") && !isMeaningful(true) && !isMeaningful(3));
+ * ```
+ */
+export function isMeaningful(value: unknown): boolean {
+  if (typeof value === "string") {
+    return value.length >= MIN_STRING_LENGTH &&
+      value.length <= MAX_MEANINGFUL_LENGTH && !/\s/.test(value);
+  }
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) return false;
+    return !Number.isInteger(value) || Math.abs(value) >= SMALL_INT_LIMIT;
+  }
+  return false;
+}
+
+const TOKEN = /[A-Za-z0-9_-]+/g;
+
+/** A token of a string and where it stands. */
+export interface Token {
+  /** The token text. */
+  text: string;
+  /** Its index among the string's tokens. */
+  index: number;
+  /** Offset of its first character. */
+  start: number;
+}
+
+/**
+ * The tokens of a string.
+ *
+ * @param text Any string.
+ * @returns Its tokens in order.
+ */
+export function tokenize(text: string): Token[] {
+  const out: Token[] = [];
+  TOKEN.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = TOKEN.exec(text)) !== null) {
+    out.push({ text: m[0], index: out.length, start: m.index });
+  }
+  return out;
+}
+
+const WORD = /[^\s,;|"'`()[\]{}<>]+/g;
+const EDGE_LEAD = /^[:!?.]+/;
+const EDGE_TAIL = /[:!?.]+$/;
+
+/**
+ * The words of a string (see the module notes).
+ *
+ * @param text Any string.
+ * @returns Its words in order, with offsets.
+ */
+export function words(text: string): Token[] {
+  const out: Token[] = [];
+  WORD.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = WORD.exec(text)) !== null) {
+    const lead = EDGE_LEAD.exec(m[0])?.[0].length ?? 0;
+    const core = m[0].slice(lead).replace(EDGE_TAIL, "");
+    if (core) {
+      out.push({ text: core, index: out.length, start: m.index + lead });
+    }
+  }
+  return out;
+}
+
+/**
+ * Whether a token is worth attributing: meaningful, and not all letters
+ * (plain words such as `cat` or `txt` are not identifiers).
+ *
+ * @param token Token text.
+ * @returns True for identifier-like tokens.
+ */
+export function isIdentifierToken(token: string): boolean {
+  if (/^-?\d+$/.test(token)) return isMeaningful(Number(token)); // numbers follow the number rule
+  return isMeaningful(token) && /[0-9_\-@./:]/.test(token);
+}

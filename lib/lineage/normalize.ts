@@ -1,0 +1,283 @@
+/**
+ * Normalization (seed 4.5 rule 2): an {@linkcode Episode} becomes ordered
+ * action steps whose arguments are annotated with exact lineage against the
+ * state before each step: the task input (`input`: the first user message
+ * as `input.text`, the episode's task as `input.task`) and every earlier
+ * successful step's result under its store name. No model is used.
+ *
+ * @module
+ */
+import type { TraceEvent } from "../trace/event.ts";
+import { sha256Digest } from "../trace/hash.ts";
+import {
+  isIdentifierToken,
+  isMeaningful,
+  tokenize,
+  words,
+} from "./meaningful.ts";
+import { formatPath, type PathSegment } from "./paths.ts";
+import { StateIndex } from "./state_index.ts";
+import {
+  type Episode,
+  type ModelDecision,
+  type NormEpisode,
+  NormStep,
+  refMarker,
+} from "./records.ts";
+import { comparePaths, DEFAULT_MAX_DEPTH } from "./find_source.ts";
+
+/** Options of {@linkcode normalizeEpisode}. */
+export interface NormalizeOptions {
+  /** Host tool name → logical id; unmapped tools keep their name. */
+  canonical?: Record<string, string> | null;
+  /**
+   * Lineage search depth.
+   * @default 6
+   */
+  maxDepth?: number;
+}
+
+function safe(name: string): string {
+  return name.replace(/[^A-Za-z0-9_]/g, "_").replace(/^(\d)/, "_$1");
+}
+
+/**
+ * Store name of a step's result, shared by normalizer, staticizer and
+ * verifier so refs agree.
+ *
+ * @param tool Logical tool id.
+ * @param index Step index.
+ * @returns `<tool>_<index>` with non-identifier characters as `_`.
+ */
+export function synthStore(tool: string, index: number): string {
+  return `${safe(tool)}_${index}`;
+}
+
+/**
+ * Node id of a step.
+ *
+ * @param tool Logical tool id.
+ * @param index Step index.
+ * @returns `n<index>_<tool>`.
+ */
+export function synthNodeId(tool: string, index: number): string {
+  return `n${index}_${safe(tool)}`;
+}
+
+/** Leaves of an arguments object with their paths. */
+export function argumentLeaves(
+  args: Record<string, unknown>,
+): { path: string; value: unknown }[] {
+  const out: { path: string; value: unknown }[] = [];
+  const visit = (v: unknown, segs: PathSegment[]) => {
+    if (typeof v === "object" && v !== null) {
+      if (Array.isArray(v)) {
+        v.forEach((x, i) => visit(x, [...segs, { index: i }]));
+      } else {
+        for (const [k, x] of Object.entries(v)) visit(x, [...segs, { key: k }]);
+      }
+      return;
+    }
+    if (segs.length) out.push({ path: formatPath(segs), value: v });
+  };
+  visit(args, []);
+  return out;
+}
+
+/**
+ * Lineage of one argument value: a source path, a template with
+ * `$ref(path)` markers, or null.
+ *
+ * @param value The argument value.
+ * @param index The state index before the step.
+ * @returns The lineage.
+ */
+export function argLineage(value: unknown, index: StateIndex): string | null {
+  if (isMeaningful(value)) {
+    const best = index.lookup(value)[0];
+    if (best) return best;
+  }
+  if (typeof value !== "string") return null;
+  // Candidate spans: words and tokens, longer first where they overlap.
+  const spans = [...words(value), ...tokenize(value)]
+    .filter((t) => t.text !== value && isIdentifierToken(t.text))
+    .sort((a, b) => a.start - b.start || b.text.length - a.text.length);
+  let out = "";
+  let at = 0;
+  for (const span of spans) {
+    if (span.start < at) continue; // overlaps a span already attributed
+    // A number written in text matches the number too.
+    const asNumber = /^-?\d+(\.\d+)?$/.test(span.text)
+      ? Number(span.text)
+      : null;
+    const found = asNumber !== null && isMeaningful(asNumber)
+      ? [...index.lookup(span.text), ...index.lookup(asNumber)].sort(
+        comparePaths,
+      )
+      : index.lookup(span.text);
+    const best = found[0];
+    if (!best) continue;
+    out += value.slice(at, span.start) + refMarker(best);
+    at = span.start + span.text.length;
+  }
+  return at > 0 ? out + value.slice(at) : null;
+}
+
+/** Every value lineage may look up for this episode's arguments. */
+function wantedValues(events: TraceEvent[]): Set<string | number> {
+  const wanted = new Set<string | number>();
+  for (const ev of events) {
+    if (
+      ev.kind !== "tool.call.started" && ev.kind !== "tool.call.completed" &&
+      ev.kind !== "tool.call.failed"
+    ) continue;
+    const args = ev.payload.arguments as Record<string, unknown> | undefined;
+    if (!args) continue;
+    for (const { value } of argumentLeaves(args)) {
+      if (typeof value === "number") wanted.add(value);
+      if (typeof value !== "string") continue;
+      wanted.add(value);
+      for (const t of [...words(value), ...tokenize(value)]) {
+        wanted.add(t.text);
+        if (/^-?\d+(\.\d+)?$/.test(t.text)) wanted.add(Number(t.text));
+      }
+    }
+  }
+  return wanted;
+}
+
+interface Call {
+  start: TraceEvent | null;
+  end: TraceEvent | null;
+}
+
+function pairCalls(events: TraceEvent[]): Call[] {
+  const calls: Call[] = [];
+  const byStart = new Map<string, Call>();
+  for (const ev of events) {
+    if (ev.kind === "tool.call.started") {
+      const c = { start: ev, end: null };
+      calls.push(c);
+      byStart.set(ev.event_id, c);
+    } else if (
+      ev.kind === "tool.call.completed" || ev.kind === "tool.call.failed"
+    ) {
+      const c = ev.parent_event_id
+        ? byStart.get(ev.parent_event_id)
+        : undefined;
+      if (c && !c.end) c.end = ev;
+      else calls.push({ start: null, end: ev });
+    }
+  }
+  return calls;
+}
+
+/**
+ * Normalize one episode.
+ *
+ * @param episode The captured episode.
+ * @param options Canonical tool map, search depth.
+ * @returns The normalized episode.
+ */
+export function normalizeEpisode(
+  episode: Episode,
+  options: NormalizeOptions = {},
+): NormEpisode {
+  const canonical = options.canonical ?? {};
+  const index = new StateIndex({
+    maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
+    wanted: wantedValues(episode.events),
+  });
+  const input: Record<string, unknown> = {};
+  let success: boolean | null = null;
+  let outcome: Record<string, unknown> | null = null;
+  for (const ev of episode.events) {
+    if (
+      ev.kind === "message" && ev.payload.role === "user" &&
+      input.text === undefined
+    ) {
+      input.text = ev.payload.text;
+    }
+    if (ev.kind === "episode.started" && ev.payload.task !== undefined) {
+      input.task = ev.payload.task;
+    }
+    if (ev.kind === "annotation" && ev.payload.type === "episode.outcome") {
+      success = typeof ev.payload.success === "boolean"
+        ? ev.payload.success
+        : null;
+      outcome = (ev.payload.outcome as Record<string, unknown>) ?? null;
+    }
+  }
+  if (Object.keys(input).length) index.add("input", input);
+  const steps: NormStep[] = [];
+  const decisions: ModelDecision[] = [];
+  for (const call of pairCalls(episode.events)) {
+    const head = (call.start ?? call.end)!;
+    const tool = head.payload.tool as {
+      host_name: string;
+      logical_id: string | null;
+    };
+    const logical = canonical[tool.host_name] ?? tool.logical_id ??
+      tool.host_name;
+    const i = steps.length;
+    const args = (head.payload.arguments ?? {}) as Record<string, unknown>;
+    const lineage: Record<string, string | null> = {};
+    const chosen: string[] = [];
+    for (const { path, value } of argumentLeaves(args)) {
+      const l = argLineage(value, index);
+      lineage[path] = l;
+      if (l === null && isMeaningful(value)) chosen.push(path);
+    }
+    const ok = call.end?.kind === "tool.call.completed";
+    const store = synthStore(logical, i);
+    const nodeId = synthNodeId(logical, i);
+    const step = new NormStep({
+      index: i,
+      logical_tool: logical,
+      host_tool: tool.host_name,
+      arguments: args,
+      arg_lineage: lineage,
+      result: call.end?.payload.result ?? null,
+      ok,
+      error: ok ? null : call.end?.payload.error ??
+        { type: "incomplete", message: "The call never completed" },
+      store,
+      node_id: nodeId,
+      state_before: { ...index.state },
+    });
+    steps.push(step);
+    if (chosen.length) {
+      decisions.push({
+        index: i,
+        node_id: nodeId,
+        inputs: Object.keys(step.state_before).sort(),
+        outputs: chosen,
+        kind: "predict",
+      });
+    }
+    if (ok) index.add(store, step.result);
+  }
+  return {
+    episode_id: episode.episode_id,
+    steps,
+    decisions,
+    success,
+    outcome,
+    source_digest: episode.source_digest ??
+      sha256Digest(episode.events.map((e) => e.event_hash).join("\n")),
+  };
+}
+
+/**
+ * Normalize several episodes.
+ *
+ * @param episodes The episodes.
+ * @param options Canonical tool map, search depth.
+ * @returns Normalized episodes in the same order.
+ */
+export function normalizeAll(
+  episodes: Episode[],
+  options: NormalizeOptions = {},
+): NormEpisode[] {
+  return episodes.map((e) => normalizeEpisode(e, options));
+}
