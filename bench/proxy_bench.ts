@@ -36,14 +36,13 @@ async function latencies(
 
 const toolNames = new WeakMap<Client, string[]>();
 async function names(client: Client): Promise<string[]> {
-  let cached = toolNames.get(client);
-  if (!cached) {
-    cached = (await client.listTools()).tools
-      .map((t: { name: string }) => t.name)
-      .filter((n: string) => n.endsWith("get-sum"));
-    toolNames.set(client, cached);
-  }
-  return cached;
+  const cached = toolNames.get(client);
+  if (cached) return cached;
+  const found: string[] = (await client.listTools()).tools
+    .map((t: { name: string }) => t.name)
+    .filter((n: string) => n.endsWith("get-sum"));
+  toolNames.set(client, found);
+  return found;
 }
 
 /**

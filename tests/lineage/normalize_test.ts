@@ -1,4 +1,4 @@
-import { assertEquals, assertOk } from "../_assert.ts";
+import { assertEquals } from "../_assert.ts";
 import {
   HashChainer,
   message,
