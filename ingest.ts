@@ -37,6 +37,14 @@ Usage:
                                              forward one hook payload (stdin) to the server; always exits 0
   ingest.ts install <host> [--project DIR | --user] [--command] [--url URL] [--capture ID]
   ingest.ts uninstall <host> [--project DIR | --user]
+  ingest.ts capture start [--id ID] [--label TEXT]
+                                             start a capture and make it the active one
+  ingest.ts capture finish <id>              finish it
+  ingest.ts capture outcome <id> <episode> --success|--failure [--note TEXT]
+                                             record an episode's task outcome
+  ingest.ts capture summary <id> [--json]    inspection plus recorded outcomes
+  ingest.ts capture lineage <id> [--json]    the exact-lineage report
+  ingest.ts mcp                              serve the control operations as an MCP server on stdio
   ingest.ts capture list [--json]            list captures
   ingest.ts capture inspect <id> [--json]    episodes, counts by kind, fidelity, chain status
   ingest.ts capture verify <id> [--json]     check the hash chain (exit 1 when broken)
@@ -133,6 +141,11 @@ async function parse(args: string[]) {
         command: { type: "boolean", default: false },
         url: { type: "string" },
         capture: { type: "string" },
+        id: { type: "string" },
+        label: { type: "string" },
+        success: { type: "boolean", default: false },
+        failure: { type: "boolean", default: false },
+        note: { type: "string" },
       },
     });
   } catch (err) {
@@ -156,11 +169,36 @@ async function run(args: string[], io: Io): Promise<number> {
     }
     case "capture":
     case "store": {
+      if (
+        group === "capture" && command &&
+        ["start", "finish", "outcome", "summary", "lineage"].includes(command)
+      ) {
+        const { captureControl } = await import("./lib/cli/cmd_capture.ts");
+        return await captureControl({
+          command,
+          rest: positionals.slice(2),
+          root,
+          json: values.json,
+          id: values.id,
+          label: values.label,
+          success: values.success,
+          failure: values.failure,
+          note: values.note,
+          token: env("HARNESS_INGEST_TOKEN"),
+        }, io);
+      }
       const m = await import("./lib/cli/cmd_store.ts");
       return await m.storeCommand(group, command, id, root, values.json, io);
     }
     case "serve":
       return await serveCommand(args, values, root, io);
+    case "mcp": {
+      const { serveMcp } = await import("./lib/cli/cmd_mcp.ts");
+      return await serveMcp(root, env("HARNESS_INGEST_TOKEN"), {
+        out: io.err, // stdout is the protocol's
+        err: io.err,
+      });
+    }
     case "status": {
       const { status } = await import("./lib/cli/cmd_serve.ts");
       return await status(root, values.json, io);

@@ -220,3 +220,77 @@ export {
   openRecordingSink,
   type RecordingSink,
 } from "./lib/gateway/open_sink.ts";
+export {
+  CaptureCoordinator,
+  type CaptureCoordinatorOptions,
+  CaptureExistsError,
+  type CaptureSummary,
+  type OutcomeOptions,
+  type StartCaptureOptions,
+} from "./lib/control/coordinator.ts";
+export {
+  type ArgumentKind,
+  type ArgumentLineage,
+  buildLineageReport,
+  type CorrelationCounts,
+  type EpisodeLineage,
+  type LineageCounts,
+  type LineageReport,
+} from "./lib/control/lineage_report.ts";
+export {
+  buildMcpServer,
+  CONTROL_TOOLS,
+  loadMcpSdk,
+  MCP_SDK,
+  type McpSdk,
+  type McpServerOptions,
+  McpUnavailableError,
+} from "./lib/control/mcp_server.ts";
+export {
+  comparePaths,
+  DEFAULT_MAX_DEPTH,
+  findAllSources,
+  findSource,
+  type FindSourceOptions,
+} from "./lib/lineage/find_source.ts";
+export {
+  isIdentifierToken,
+  isMeaningful,
+  MIN_STRING_LENGTH,
+  SMALL_INT_LIMIT,
+  type Token,
+  tokenize,
+  words,
+} from "./lib/lineage/meaningful.ts";
+export {
+  formatPath,
+  parsePath,
+  type PathSegment,
+  resolvePath,
+} from "./lib/lineage/paths.ts";
+export {
+  StateIndex,
+  type StateIndexOptions,
+} from "./lib/lineage/state_index.ts";
+export {
+  type Episode,
+  type ModelDecision,
+  type NormEpisode,
+  NormStep,
+  type NormStepFields,
+  refMarker,
+} from "./lib/lineage/records.ts";
+export {
+  argLineage,
+  argumentLeaves,
+  normalizeAll,
+  normalizeEpisode,
+  type NormalizeOptions,
+  synthNodeId,
+  synthStore,
+} from "./lib/lineage/normalize.ts";
+export {
+  CAPTURE_EPISODE,
+  loadEpisodes,
+  type LoadEpisodesOptions,
+} from "./lib/lineage/episodes.ts";

@@ -1,0 +1,155 @@
+/**
+ * `capture start|finish|outcome|summary|lineage`: the coordinator from the
+ * command line. When an ingest server owns the store, writes go through it
+ * (POST /ingest) and reads come from the spools, which readers may always
+ * read.
+ *
+ * @module
+ */
+import { HarnessStore } from "../store/store.ts";
+import { isStoreLocked, readLockOwner } from "../store/lock.ts";
+import { CaptureCoordinator } from "../control/coordinator.ts";
+import { HttpTraceSink } from "../gateway/event_sink.ts";
+import { formatInspection } from "./format_capture.ts";
+import { formatLineage } from "./format_lineage.ts";
+import { type Io, UsageError } from "./io.ts";
+
+/** Arguments of the capture control commands. */
+export interface CaptureArgs {
+  /** Sub-command. */
+  command: string;
+  /** Positional arguments after it. */
+  rest: string[];
+  /** Store root. */
+  root: string;
+  /** JSON output. */
+  json: boolean;
+  /** `--id`. */
+  id?: string;
+  /** `--label`. */
+  label?: string;
+  /** `--success`. */
+  success?: boolean;
+  /** `--failure`. */
+  failure?: boolean;
+  /** `--note`. */
+  note?: string;
+  /** Bearer token for the server. */
+  token?: string;
+}
+
+/** The capture control commands this module runs. */
+export const CAPTURE_CONTROL = [
+  "start",
+  "finish",
+  "outcome",
+  "summary",
+  "lineage",
+];
+
+/**
+ * Run one capture control command.
+ *
+ * @param a Arguments.
+ * @param io Output.
+ * @returns Exit code.
+ */
+export async function captureControl(a: CaptureArgs, io: Io): Promise<number> {
+  Deno.mkdirSync(a.root, { recursive: true });
+  const url = isStoreLocked(a.root) ? readLockOwner(a.root)?.url : undefined;
+  let http: HttpTraceSink | null = null;
+  const store = url
+    ? new HarnessStore(a.root, { readOnly: true })
+    : new HarnessStore(a.root, { role: "cli" });
+  try {
+    if (url) http = new HttpTraceSink(url, { token: a.token });
+    const coord = new CaptureCoordinator(
+      store,
+      http ? { sinkFor: () => http! } : {},
+    );
+    const out = (data: unknown, text: () => string) =>
+      io.out(a.json ? JSON.stringify(data, null, 2) : text());
+    const need = (n: number, what: string) => {
+      if (a.rest.length < n) {
+        throw new UsageError(`capture ${a.command} needs ${what}`);
+      }
+    };
+    switch (a.command) {
+      case "start": {
+        const r = coord.startCapture({ id: a.id, label: a.label });
+        await http?.flush();
+        if (http?.dropped) {
+          throw new Error(
+            `The ingest server at ${url} refused the capture start`,
+          );
+        }
+        out(r, () =>
+          [
+            `Started capture ${r.capture_id}${
+              a.label ? ` (${a.label})` : ""
+            }; hook events without a capture id now go to it.`,
+            `export HARNESS_CAPTURE_ID=${r.capture_id}`,
+          ].join("\n"));
+        return 0;
+      }
+      case "finish": {
+        need(1, "a capture id");
+        const r = coord.finishCapture(a.rest[0]);
+        await http?.flush();
+        out(r, () => `Finished capture ${r.capture_id}`);
+        return 0;
+      }
+      case "outcome": {
+        need(2, "a capture id and an episode id");
+        if (a.success === a.failure) {
+          throw new UsageError(
+            "capture outcome needs exactly one of --success and --failure",
+          );
+        }
+        const ev = coord.markOutcome(a.rest[0], a.rest[1], {
+          success: a.success === true,
+          ...(a.note !== undefined ? { note: a.note } : {}),
+        });
+        await http?.flush();
+        out(
+          ev.payload,
+          () =>
+            `Recorded ${a.success ? "success" : "failure"} for episode ${
+              a.rest[1]
+            } of capture ${a.rest[0]}`,
+        );
+        return 0;
+      }
+      case "summary": {
+        need(1, "a capture id");
+        const s = await coord.summarize(a.rest[0]);
+        out(s, () => {
+          const outcomes = Object.entries(s.outcomes).map(([ep, o]) =>
+            `  ${ep}: ${o.success ? "success" : "failure"}${
+              o.outcome ? ` ${JSON.stringify(o.outcome)}` : ""
+            }`
+          );
+          return [
+            formatInspection(a.rest[0], s),
+            "",
+            outcomes.length
+              ? "outcomes:\n" + outcomes.join("\n")
+              : "outcomes: none recorded",
+          ].join("\n");
+        });
+        return s.chain.ok ? 0 : 1;
+      }
+      case "lineage": {
+        need(1, "a capture id");
+        const r = await coord.lineageReport(a.rest[0]);
+        out(r, () => formatLineage(r));
+        return r.chain.ok ? 0 : 1;
+      }
+      default:
+        throw new UsageError(`unknown command "capture ${a.command}"`);
+    }
+  } finally {
+    await http?.flush();
+    store.close();
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * `ingest.ts mcp`: the MCP control server on stdin/stdout. stdout carries
+ * protocol bytes only. When an ingest server owns the store, writes go
+ * through it.
+ *
+ * @module
+ */
+import { HarnessStore } from "../store/store.ts";
+import { isStoreLocked, readLockOwner } from "../store/lock.ts";
+import { HttpTraceSink } from "../gateway/event_sink.ts";
+import { buildMcpServer } from "../control/mcp_server.ts";
+import type { Io } from "./io.ts";
+
+/**
+ * Serve until the client disconnects.
+ *
+ * @param root Store root.
+ * @param token Bearer token for the ingest server.
+ * @param io Diagnostics (stderr only).
+ * @returns Exit code.
+ */
+export async function serveMcp(
+  root: string,
+  token: string | undefined,
+  io: Io,
+): Promise<number> {
+  Deno.mkdirSync(root, { recursive: true });
+  const url = isStoreLocked(root) ? readLockOwner(root)?.url : undefined;
+  const store = url
+    ? new HarnessStore(root, { readOnly: true })
+    : new HarnessStore(root, { role: "mcp-control" });
+  const http = url ? new HttpTraceSink(url, { token }) : null;
+  try {
+    const { server } = await buildMcpServer(
+      store,
+      http ? { sinkFor: () => http } : {},
+    );
+    const { StdioServerTransport } = await import(
+      "@modelcontextprotocol/sdk/server/stdio.js"
+    );
+    const closed = new Promise<void>((resolve) => server.onclose = resolve);
+    await server.connect(new StdioServerTransport());
+    io.err(
+      `harness MCP control server on stdio (store ${root}${
+        url ? `, writing through ${url}` : ""
+      })`,
+    );
+    await closed;
+    return 0;
+  } finally {
+    await http?.flush();
+    store.close();
+  }
+}

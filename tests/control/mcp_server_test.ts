@@ -1,0 +1,148 @@
+import { assertEquals, assertOk, assertRejects } from "../_assert.ts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  buildMcpServer,
+  McpUnavailableError,
+} from "../../lib/control/mcp_server.ts";
+import { HarnessStore } from "../../mod.ts";
+import { tempDir } from "../_helpers.ts";
+
+const INGEST = new URL("../../ingest.ts", import.meta.url).pathname;
+
+Deno.test({
+  name:
+    "ingest.ts mcp over a real stdio transport: list tools, start a capture, mark an outcome, read the lineage report",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await using dir = await tempDir();
+    const client = new Client({ name: "test", version: "0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: Deno.execPath(),
+        args: [
+          "run",
+          "--quiet",
+          `--allow-read`,
+          `--allow-write=${dir.path}`,
+          "--allow-env",
+          "--allow-net=127.0.0.1",
+          INGEST,
+          "mcp",
+          "--root",
+          dir.path,
+        ],
+        stderr: "ignore",
+      }),
+    );
+    const tools = (await client.listTools()).tools.map((t: { name: string }) =>
+      t.name
+    ).sort();
+    assertEquals(tools, [
+      "harness.capture.finish",
+      "harness.capture.lineage",
+      "harness.capture.list",
+      "harness.capture.outcome",
+      "harness.capture.start",
+      "harness.capture.summary",
+      "harness.compile",
+    ]);
+    const start = await client.callTool({
+      name: "harness.capture.start",
+      arguments: { id: "cap_mcp", label: "via mcp" },
+    });
+    assertEquals(
+      (start.structuredContent as { capture_id: string }).capture_id,
+      "cap_mcp",
+    );
+    const outcome = await client.callTool({
+      name: "harness.capture.outcome",
+      arguments: {
+        capture_id: "cap_mcp",
+        episode_id: "ep_1",
+        success: false,
+        note: "wrong order",
+      },
+    });
+    assertEquals(outcome.isError, undefined);
+    const lineage = await client.callTool({
+      name: "harness.capture.lineage",
+      arguments: { capture_id: "cap_mcp" },
+    });
+    const report = lineage.structuredContent as {
+      chain: { ok: boolean };
+      episodes: { episode_id: string; success: boolean }[];
+    };
+    assertEquals(report.chain.ok, true);
+    assertEquals(report.episodes.map((e) => [e.episode_id, e.success]), [[
+      "ep_1",
+      false,
+    ]]);
+    const missing = await client.callTool({
+      name: "harness.capture.summary",
+      arguments: { capture_id: "nope" },
+    });
+    assertEquals(missing.isError, true);
+    const list = await client.callTool({
+      name: "harness.capture.list",
+      arguments: {},
+    });
+    assertOk(JSON.stringify(list.structuredContent).includes("cap_mcp"));
+    await client.close();
+  },
+});
+
+Deno.test("buildMcpServer() without the SDK says how to get it", async () => {
+  await using dir = await tempDir();
+  using store = new HarnessStore(dir.path);
+  const err = await assertRejects(
+    () =>
+      buildMcpServer(store, {
+        loadSdk: () => Promise.reject(new Error("module not found")),
+      }),
+    McpUnavailableError,
+  );
+  assertOk(
+    /deno cache npm:@modelcontextprotocol\/sdk/.test(err.message),
+    err.message,
+  );
+});
+
+Deno.test("importing the control modules does not load the MCP SDK", async () => {
+  // The coordinator module graph must not contain the SDK statically.
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", new URL("../../mod.ts", import.meta.url).pathname],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    roots: string[];
+    modules: {
+      specifier: string;
+      dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
+    }[];
+  };
+  // Follow static imports only: dynamic ones load on demand.
+  const bySpec = new Map(info.modules.map((m) => [m.specifier, m]));
+  const seen = new Set<string>();
+  const todo = [...info.roots];
+  while (todo.length) {
+    const s = todo.pop()!;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    for (const d of bySpec.get(s)?.dependencies ?? []) {
+      if (!d.isDynamic && d.code) todo.push(d.code.specifier);
+    }
+  }
+  const specifiers = [...seen];
+  assertEquals(specifiers.filter((s) => s.includes("modelcontextprotocol")), []);
+  // mod.ts reaches neither Deno.serve nor process spawning.
+  for (const s of specifiers.filter((s) => s.startsWith("file:"))) {
+    const text = Deno.readTextFileSync(new URL(s));
+    assertOk(
+      !/Deno\.serve\(|new Deno\.Command\(/.test(text),
+      `${s} serves or spawns`,
+    );
+  }
+});
