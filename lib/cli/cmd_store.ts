@@ -19,6 +19,9 @@ import {
   formatInspection,
 } from "./format_capture.ts";
 import { writeDemoEpisode } from "./demo_capture.ts";
+import { CaptureCoordinator } from "../control/coordinator.ts";
+import { buildLineageReport } from "../control/lineage_report.ts";
+import { formatLineage } from "./format_lineage.ts";
 import { type Io, UsageError } from "./io.ts";
 
 function canWrite(root: string): boolean {
@@ -198,15 +201,30 @@ export async function demo(
       source: { host: "harness", adapter: "demo", model: null },
     });
   }
+  {
+    // Record the task outcome, as a user would with "capture outcome".
+    using store = openForWrite(root);
+    new CaptureCoordinator(store).markOutcome(captureId, "ep_demo_1", {
+      success: true,
+      note: "refund issued",
+    });
+  }
   using store = openForRead(root);
   const inspection = await inspectCapture(store, captureId);
+  const lineage = await buildLineageReport(store, captureId);
   const where = {
     store: resolve(root),
     spool: resolve(store.spoolPath(captureId)),
   };
   if (json) {
     io.out(JSON.stringify(
-      { capture_id: captureId, events_written: written, ...where, inspection },
+      {
+        capture_id: captureId,
+        events_written: written,
+        ...where,
+        inspection,
+        lineage,
+      },
       null,
       2,
     ));
@@ -217,6 +235,8 @@ export async function demo(
       `  spool  ${where.spool}`,
       "",
       formatInspection(captureId, inspection),
+      "",
+      formatLineage(lineage),
     ].join("\n"));
   }
   return inspection.chain.ok ? 0 : 1;

@@ -137,8 +137,10 @@ CREATE TABLE IF NOT EXISTS packages (
   capture_ids TEXT NOT NULL,
   summary TEXT NOT NULL
 );
-INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1');
 `;
+
+/** Version of the derived tables; another version is dropped and rebuilt from the spools. */
+export const INDEX_SCHEMA_VERSION = "2";
 
 /** Options of {@linkcode SqliteIndex}. */
 export interface SqliteIndexOptions {
@@ -172,8 +174,33 @@ export class SqliteIndex {
     this.#db.exec("PRAGMA busy_timeout = 5000");
     if (!this.#readOnly) {
       this.#db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
-      this.#db.exec(SCHEMA);
+      this.#migrate();
     }
+  }
+
+  /**
+   * Create the tables; derived tables of another schema version are
+   * dropped (the store's catch-up then rebuilds them from the spools).
+   */
+  #migrate(): void {
+    const db = this.#db;
+    db.exec(
+      "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    );
+    const row = db.prepare("SELECT value FROM meta WHERE key = 'schema'")
+      .get() as
+        | { value: string }
+        | undefined;
+    if (row && row.value !== INDEX_SCHEMA_VERSION) {
+      db.exec(
+        "DROP TABLE IF EXISTS event_index; DROP TABLE IF EXISTS episodes; DROP TABLE IF EXISTS captures",
+      );
+    }
+    db.exec(SCHEMA);
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)")
+      .run(
+        INDEX_SCHEMA_VERSION,
+      );
   }
 
   /** Events buffered and not yet written. */

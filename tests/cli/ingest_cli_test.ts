@@ -33,7 +33,7 @@ Deno.test("ingest.ts demo writes a capture whose chain verifies, and the read co
 
   const inspect = await run(["capture", "inspect", id, "--root", root]);
   assertEquals(inspect.code, 0);
-  assertOk(/chain ok: 11 events/.test(inspect.out), inspect.out);
+  assertOk(/chain ok: 12 events/.test(inspect.out), inspect.out);
   assertOk(/tool\.call\.completed\s+3/.test(inspect.out));
 
   const verify = await run(["capture", "verify", id, "--root", root, "--json"]);
@@ -60,11 +60,11 @@ Deno.test("ingest.ts store rebuild-index restores a deleted index", async () => 
   await Deno.remove(join(root, "harness.db"));
   const r = await run(["store", "rebuild-index", "--root", root, "--json"]);
   assertEquals(r.code, 0, r.err);
-  assertEquals(JSON.parse(r.out).events, 11);
+  assertEquals(JSON.parse(r.out).events, 12);
   const list = JSON.parse(
     (await run(["capture", "list", "--root", root, "--json"])).out,
   );
-  assertEquals(list[0].event_count, 11);
+  assertEquals(list[0].event_count, 12);
 });
 
 Deno.test("ingest.ts answers unknown commands and missing captures with clear errors", async () => {

@@ -136,7 +136,10 @@ Deno.test("importing the control modules does not load the MCP SDK", async () =>
     }
   }
   const specifiers = [...seen];
-  assertEquals(specifiers.filter((s) => s.includes("modelcontextprotocol")), []);
+  assertEquals(
+    specifiers.filter((s) => s.includes("modelcontextprotocol")),
+    [],
+  );
   // mod.ts reaches neither Deno.serve nor process spawning.
   for (const s of specifiers.filter((s) => s.startsWith("file:"))) {
     const text = Deno.readTextFileSync(new URL(s));

@@ -213,3 +213,20 @@ Deno.test("a spool whose last complete line was altered is not appended to", asy
   const r = await store.verifyCapture("cap_d");
   assertEquals(r.problem?.sequence, 1);
 });
+
+Deno.test("an index of another schema version is dropped and rebuilt from the spools", async () => {
+  await using dir = await tempDir();
+  {
+    using store = new HarnessStore(dir.path);
+    fill(store, "cap_m", 2);
+  }
+  const { DatabaseSync } = await import("node:sqlite");
+  const db = new DatabaseSync(join(dir.path, "harness.db"));
+  db.exec(
+    "UPDATE meta SET value = 'old' WHERE key = 'schema'; DELETE FROM event_index",
+  );
+  db.close();
+  using store = new HarnessStore(dir.path);
+  assertEquals(store.getCapture("cap_m")?.event_count, 4);
+  assertEquals(store.index.events("cap_m").length, 4);
+});
