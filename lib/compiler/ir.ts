@@ -1,0 +1,152 @@
+/**
+ * The behavior IR (`harness.ir.v1`): a tree of nodes addressed by id, with
+ * named stores (step results), variables (model choices) and typed
+ * signatures for residual leaves. See ARCHITECTURE.md for the JSON schema.
+ *
+ * @module
+ */
+
+/** Version of the IR. */
+export const IR_VERSION = "harness.ir.v1";
+
+/** How an action argument gets its value. */
+export type ArgExpr =
+  | { const: unknown }
+  | { ref: string }
+  | { template: string };
+
+/** Bounded retry of an action on known error codes. */
+export interface Recovery {
+  /** Error codes that are retried. */
+  retry_on: string[];
+  /** Attempts in all (first call included). */
+  max_attempts: number;
+}
+
+/** What a predict leaf decides: a list index, an argument value, or which arm a branch takes. */
+export interface Decides {
+  /** `index`, `value` or `arm`. */
+  kind: "index" | "value" | "arm";
+  /** The action (index, value) or branch (arm) it serves. */
+  node: string;
+  /** The argument it feeds (index, value). */
+  arg?: string;
+}
+
+/** A node of the IR. */
+export type IrNode =
+  | { id: string; kind: "sequence"; children: string[] }
+  | {
+    id: string;
+    kind: "action";
+    tool: string;
+    args: Record<string, ArgExpr>;
+    store: string;
+    effect: string;
+    recovery: Recovery | null;
+  }
+  | {
+    id: string;
+    kind: "branch";
+    on: string;
+    cases: { equals: unknown; then: string }[];
+    otherwise: string;
+  }
+  | {
+    id: string;
+    kind: "predict";
+    signature: string;
+    inputs: Record<string, string>;
+    outputs: Record<string, string>;
+    decides: Decides;
+  }
+  | {
+    id: string;
+    kind: "react";
+    signature: string;
+    tools: string[];
+    max_steps: number;
+    store: string;
+  }
+  | { id: string; kind: "stop"; reason: string };
+
+/** The kinds of node. */
+export type IrNodeKind = IrNode["kind"];
+
+/** A field of a signature. */
+export interface SignatureField {
+  /** JSON type: `string`, `number`, `integer`, `boolean`, `object`, `array`. */
+  type: string;
+  /** Allowed values, when the field is a choice. */
+  enum?: unknown[];
+  /** Inclusive bounds for integers (list indices). */
+  minimum?: number;
+  /** What it is. */
+  description?: string;
+}
+
+/** The typed contract of a residual leaf. */
+export interface Signature {
+  /** Signature id. */
+  id: string;
+  /** `predict` or `react`. */
+  kind: string;
+  /** Inputs by name. */
+  inputs: Record<string, SignatureField>;
+  /** Outputs by name. */
+  outputs: Record<string, SignatureField>;
+  /** Wording for the model (from the compiler model, or derived). */
+  instructions: string;
+}
+
+/** The behavior IR. */
+export interface BehaviorIr {
+  /** `harness.ir.v1`. */
+  schema_version: string;
+  /** Behavior name. */
+  name: string;
+  /** Root node id. */
+  root: string;
+  /** Nodes by id. */
+  nodes: Record<string, IrNode>;
+  /** Stores in the order they are written. */
+  stores: string[];
+  /** Variables model leaves write. */
+  variables: string[];
+  /** What the behavior expects as input: `input.text`, `input.task`. */
+  inputs: string[];
+}
+
+/** Why a node exists. */
+export interface NodeProvenance {
+  /** Node id. */
+  node_id: string;
+  /** Candidates behind it. */
+  candidate_ids: string[];
+  /** Grade: the weakest of its candidates (E4 after clean replay). */
+  grade: string;
+  /** Episodes that support it (count). */
+  support: number;
+  /** Episodes it applied to (count). */
+  applicable: number;
+  /** Counterexamples (count). */
+  counterexamples: number;
+  /** Up to 10 supporting episode ids. */
+  episodes: string[];
+  /** A sentence on why. */
+  why: string;
+}
+
+/** What staticization produces. */
+export interface CompiledBehavior {
+  /** The IR. */
+  ir: BehaviorIr;
+  /** Signatures of residual leaves by id. */
+  signatures: Record<string, Signature>;
+  /** Provenance per node. */
+  provenance: NodeProvenance[];
+  /** Counts. */
+  stats: Record<string, number>;
+  /** Tools the behavior calls. */
+  required_capabilities: string[];
+}

@@ -1,0 +1,249 @@
+/**
+ * Packaging: `buildPackage` assembles one portable, versioned JSON document
+ * (`harness.package.v1`), and `compileBehavior` runs the whole pipeline —
+ * normalize, consolidate, staticize, verify, package. Deterministic: the
+ * same episodes (and compiler model) give the same bytes; nothing in the
+ * package depends on the clock.
+ *
+ * @module
+ */
+import { canonicalJson } from "../trace/canonical_json.ts";
+import { sha256Digest } from "../trace/hash.ts";
+import type { Episode, NormEpisode } from "../lineage/records.ts";
+import { normalizeAll } from "../lineage/normalize.ts";
+import { type Candidate, consolidate } from "./consolidate.ts";
+import { extractFacts } from "./facts.ts";
+import type { Effects } from "./core_steps.ts";
+import type {
+  BehaviorIr,
+  CompiledBehavior,
+  NodeProvenance,
+  Signature,
+} from "./ir.ts";
+import type { CompilerModel } from "./residualize.ts";
+import { staticize } from "./staticize.ts";
+import {
+  promoteReplayVerified,
+  type VerificationReport,
+  verify,
+} from "./verify.ts";
+
+/** Version of the package format. */
+export const PACKAGE_VERSION = "harness.package.v1";
+
+/** The portable behavior package. */
+export interface BehaviorPackage {
+  /** `harness.package.v1`. */
+  schema_version: string;
+  /** What it is and what it needs. */
+  manifest: {
+    name: string;
+    version: string;
+    task_family: string;
+    capture_fidelity: string;
+    compiler_model_id: string | null;
+    required_capabilities: string[];
+    effects: Effects;
+    episodes: number;
+    promoted_to_e4: boolean;
+  };
+  /** The behavior IR. */
+  ir: BehaviorIr;
+  /** Residual leaf signatures. */
+  signatures: Record<string, Signature>;
+  /** Why each node exists. */
+  provenance: NodeProvenance[];
+  /** The candidates (episode lists cut to 10 ids). */
+  candidates: Candidate[];
+  /** The verification report. */
+  verification: VerificationReport;
+  /** Evidence: each source episode's digest, and a digest over them. */
+  sources: {
+    digest: string;
+    episodes: { episode_id: string; source_digest: string | null }[];
+  };
+  /** `sha256:` over the canonical package without this field. */
+  digest: string;
+}
+
+/** Options of {@linkcode buildPackage}. */
+export interface BuildPackageOptions {
+  /** Package name. */
+  name: string;
+  /** Task family label. */
+  taskFamily?: string;
+  /** Tool effects. */
+  effects?: Effects | null;
+  /** Compiler model id. */
+  compilerModelId?: string | null;
+  /**
+   * Capture fidelity.
+   * @default "F3"
+   */
+  captureFidelity?: string;
+  /**
+   * Package version.
+   * @default "0.1.0"
+   */
+  version?: string;
+  /** Whether replay promoted the nodes to E4. */
+  promoted?: boolean;
+}
+
+/**
+ * Assemble the package document.
+ *
+ * @param compiled The compiled behavior.
+ * @param report Its verification.
+ * @param candidates The candidates.
+ * @param norm The normalized episodes (for source digests).
+ * @param options Name, family, effects, model, fidelity, version.
+ * @returns The package.
+ */
+export function buildPackage(
+  compiled: CompiledBehavior,
+  report: VerificationReport,
+  candidates: Candidate[],
+  norm: NormEpisode[],
+  options: BuildPackageOptions,
+): BehaviorPackage {
+  const episodes = norm.map((e) => ({
+    episode_id: e.episode_id,
+    source_digest: e.source_digest,
+  }))
+    .sort((a, b) => a.episode_id < b.episode_id ? -1 : 1);
+  const body: Omit<BehaviorPackage, "digest"> = {
+    schema_version: PACKAGE_VERSION,
+    manifest: {
+      name: options.name,
+      version: options.version ?? "0.1.0",
+      task_family: options.taskFamily ?? "",
+      capture_fidelity: options.captureFidelity ?? "F3",
+      compiler_model_id: options.compilerModelId ?? null,
+      required_capabilities: compiled.required_capabilities,
+      effects: options.effects ?? {},
+      episodes: norm.length,
+      promoted_to_e4: options.promoted ?? false,
+    },
+    ir: compiled.ir,
+    signatures: compiled.signatures,
+    provenance: compiled.provenance,
+    candidates: candidates.map((c) => ({
+      ...c,
+      evidence: { ...c.evidence, episodes: c.evidence.episodes.slice(0, 10) },
+    })),
+    verification: { ...report, problems: report.problems.slice(0, 200) },
+    sources: {
+      digest: sha256Digest(canonicalJson(episodes)),
+      episodes,
+    },
+  };
+  return { ...body, digest: sha256Digest(canonicalJson(body)) };
+}
+
+/** What {@linkcode compileBehavior} returns (seed 2.5). */
+export interface CompileResult {
+  /** The package. */
+  package: BehaviorPackage;
+  /** The compiled behavior. */
+  compiled: CompiledBehavior;
+  /** The candidates. */
+  candidates: Candidate[];
+  /** The verification report. */
+  verification: VerificationReport;
+  /** The normalized episodes. */
+  normalized: NormEpisode[];
+}
+
+/** Options of {@linkcode compileBehavior}. */
+export interface CompileOptions {
+  /**
+   * Behavior name.
+   * @default "behavior"
+   */
+  name?: string;
+  /** Task family label. */
+  taskFamily?: string;
+  /** Host tool → logical id. */
+  canonical?: Record<string, string> | null;
+  /** Fact key → contract source ids (lifts to E3). */
+  contracts?: Record<string, string[]> | null;
+  /** Tool → effect (`read`, `write`, `destructive`). */
+  effects?: Effects | null;
+  /** Optional compiler model (wording only). */
+  model?: CompilerModel | null;
+  /** Its id. */
+  compilerModelId?: string | null;
+  /**
+   * Capture fidelity.
+   * @default "F3"
+   */
+  captureFidelity?: string;
+  /**
+   * Package version.
+   * @default "0.1.0"
+   */
+  version?: string;
+  /** Progress callback (stage, done, total). */
+  onProgress?: (stage: string, done: number, total: number) => void;
+}
+
+/**
+ * The whole pipeline: normalize, consolidate, staticize, verify, package.
+ *
+ * @param episodes Captured episodes (or already normalized ones).
+ * @param options Name, maps, contracts, effects, model, fidelity, version.
+ * @returns The result.
+ */
+export function compileBehavior(
+  episodes: (Episode | NormEpisode)[],
+  options: CompileOptions = {},
+): CompileResult {
+  const progress = options.onProgress ?? (() => {});
+  const effects = options.effects ?? {};
+  const raw = episodes.filter((e): e is Episode => "events" in e);
+  const pre = episodes.filter((e): e is NormEpisode => "steps" in e);
+  progress("normalize", 0, episodes.length);
+  const normalized = [
+    ...pre,
+    ...normalizeAll(raw, { canonical: options.canonical }),
+  ]
+    .sort((a, b) =>
+      a.episode_id < b.episode_id ? -1 : a.episode_id > b.episode_id ? 1 : 0
+    );
+  progress("normalize", episodes.length, episodes.length);
+  const facts = normalized.flatMap((e, i) => {
+    if (i % 500 === 0) progress("facts", i, normalized.length);
+    return extractFacts(e, { effects });
+  });
+  progress("consolidate", 0, 1);
+  const candidates = consolidate(normalized, {
+    contracts: options.contracts,
+    effects,
+    facts,
+  });
+  progress("staticize", 0, 1);
+  const compiled = staticize(normalized, candidates, {
+    name: options.name,
+    model: options.model,
+    compilerModelId: options.compilerModelId,
+    effects,
+  });
+  progress("verify", 0, 1);
+  const verification = verify(compiled, normalized, {
+    requiredCapabilities: new Set(compiled.required_capabilities),
+    effects,
+  });
+  const promoted = promoteReplayVerified(compiled, verification);
+  const pkg = buildPackage(compiled, verification, candidates, normalized, {
+    name: options.name ?? "behavior",
+    taskFamily: options.taskFamily,
+    effects,
+    compilerModelId: options.compilerModelId ?? options.model?.id ?? null,
+    captureFidelity: options.captureFidelity,
+    version: options.version,
+    promoted,
+  });
+  progress("package", 1, 1);
+  return { package: pkg, compiled, candidates, verification, normalized };
+}

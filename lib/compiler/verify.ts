@@ -1,0 +1,321 @@
+/**
+ * Verification (seed 4.5 rule 8): structural checks first (refs resolve to
+ * stores written earlier, tools exist, no unreachable nodes, signatures
+ * typed), then replay of the compiled deterministic behavior against every
+ * historical episode, with recorded tool results standing in for the tools
+ * and the recorded choices standing in for residual leaves: every action's
+ * arguments must equal the recorded ones, every branch must choose the
+ * recorded arm. No check trusts a model.
+ *
+ * @module
+ */
+import { canonicalJson } from "../trace/canonical_json.ts";
+import type { NormEpisode } from "../lineage/records.ts";
+import { parsePath } from "../lineage/paths.ts";
+import { type CoreStep, coreSteps, type Effects } from "./core_steps.ts";
+import type { CompiledBehavior, IrNode } from "./ir.ts";
+import { chooseCase, evalArgs, resolveRef } from "./evaluate.ts";
+
+/** The verification report (seed 2.5). */
+export interface VerificationReport {
+  /** Structure is valid. */
+  structural_ok: boolean;
+  /** What is wrong with the structure. */
+  structural_problems: string[];
+  /** Replay checks made. */
+  replay_checks: number;
+  /** Replay checks passed. */
+  replay_passed: number;
+  /** Mismatches, each naming the episode and step. */
+  problems: string[];
+  /** Episodes replayed. */
+  episodes_replayed: number;
+  /** Episodes replayed without a mismatch. */
+  episodes_clean: number;
+}
+
+/** Options of {@linkcode verify}. */
+export interface VerifyOptions {
+  /** Tools the runtime will have; absent tools are structural problems. */
+  requiredCapabilities?: Set<string> | null;
+  /** Effects, for finding core steps. */
+  effects?: Effects;
+}
+
+function structural(
+  compiled: CompiledBehavior,
+  caps: Set<string> | null,
+): string[] {
+  const { ir, signatures } = compiled;
+  const problems: string[] = [];
+  const reached = new Set<string>();
+  const written = new Set<string>(["input"]);
+  const walk = (id: string, scope: Set<string>): Set<string> => {
+    const n = ir.nodes[id];
+    if (!n) {
+      problems.push(`node ${id} is referenced but missing`);
+      return scope;
+    }
+    reached.add(id);
+    const needs = (path: string, where: string) => {
+      let first;
+      try {
+        first = parsePath(path)[0];
+      } catch {
+        problems.push(`${where}: malformed path ${path}`);
+        return;
+      }
+      const key = first && "key" in first ? first.key : null;
+      if (key === null || !scope.has(key)) {
+        problems.push(
+          `${where}: ${path} reads ${key} before anything writes it`,
+        );
+      }
+      for (const v of path.matchAll(/\[\$([^\]]+)\]/g)) {
+        if (!scope.has(v[1])) {
+          problems.push(`${where}: ${path} uses $${v[1]} before it is set`);
+        }
+      }
+    };
+    switch (n.kind) {
+      case "sequence": {
+        let s = scope;
+        for (const c of n.children) s = walk(c, s);
+        return s;
+      }
+      case "action": {
+        if (caps && !caps.has(n.tool)) {
+          problems.push(`${id}: tool ${n.tool} is not in the capability set`);
+        }
+        for (const [arg, e] of Object.entries(n.args)) {
+          if ("ref" in e) needs(e.ref, `${id}.${arg}`);
+          if ("template" in e) {
+            for (const m of e.template.matchAll(/\$ref\(([^)]*)\)/g)) {
+              needs(m[1], `${id}.${arg}`);
+            }
+          }
+        }
+        return new Set(scope).add(n.store);
+      }
+      case "predict": {
+        const sig = signatures[n.signature];
+        if (!sig) problems.push(`${id}: signature ${n.signature} is missing`);
+        for (const [name, f] of Object.entries(sig?.outputs ?? {})) {
+          if (!f.type) problems.push(`${id}: output ${name} has no type`);
+        }
+        for (const p of Object.values(n.inputs)) needs(p, `${id} input`);
+        const s = new Set(scope);
+        for (const v of Object.values(n.outputs)) s.add(v);
+        return s;
+      }
+      case "react":
+        if (!signatures[n.signature]) {
+          problems.push(`${id}: signature ${n.signature} is missing`);
+        }
+        return new Set(scope).add(n.store);
+      case "branch": {
+        needs(n.on, id);
+        for (const c of n.cases) walk(c.then, scope);
+        walk(n.otherwise, scope);
+        return scope; // what the arms write is not visible after the branch
+      }
+      case "stop":
+        return scope;
+    }
+  };
+  walk(ir.root, written);
+  for (const id of Object.keys(ir.nodes)) {
+    if (!reached.has(id)) problems.push(`node ${id} is unreachable`);
+  }
+  return problems;
+}
+
+class Mismatch extends Error {}
+
+/** Replay one episode; returns checks made and passed, and problems. */
+function replay(
+  compiled: CompiledBehavior,
+  ep: NormEpisode,
+  core: CoreStep[],
+): { checks: number; passed: number; problems: string[] } {
+  const { ir } = compiled;
+  const board: Record<string, unknown> = {};
+  const input = ep.steps[0]?.state_before.input;
+  if (input !== undefined) board.input = input;
+  let cursor = 0;
+  let checks = 0;
+  let passed = 0;
+  const problems: string[] = [];
+  const check = (ok: boolean, what: string) => {
+    checks++;
+    if (ok) passed++;
+    else {problems.push(
+        `episode ${ep.episode_id}, step ${
+          core[cursor]?.step.index ?? "end"
+        }: ${what}`,
+      );}
+    return ok;
+  };
+  const nextAction = (id: string): string | null => {
+    const n = ir.nodes[id];
+    if (!n) return null;
+    if (n.kind === "action") return n.tool;
+    if (n.kind === "sequence") {
+      for (const c of n.children) {
+        const t = nextAction(c);
+        if (t) return t;
+      }
+    }
+    return null;
+  };
+  const exec = (id: string): boolean => {
+    const n: IrNode = ir.nodes[id];
+    switch (n.kind) {
+      case "sequence":
+        for (const c of n.children) if (!exec(c)) return false;
+        return true;
+      case "stop":
+        check(
+          cursor >= core.length,
+          `the behavior stops (${n.reason}) where the episode went on`,
+        );
+        throw new Mismatch();
+      case "predict": {
+        // The recorded choice stands in for the model.
+        const target = core[cursor];
+        const d = n.decides;
+        for (const variable of Object.values(n.outputs)) {
+          if (d.kind === "arm") {
+            board[variable] = target?.step.logical_tool ?? null;
+          } else if (d.kind === "value") {
+            board[variable] = target?.step.arguments[d.arg ?? ""] ?? null;
+          } else {
+            const src = target?.step.arg_lineage[d.arg ?? ""] ?? "";
+            const m = /\[(\d+)\]/.exec(src);
+            board[variable] = m ? Number(m[1]) : null;
+          }
+        }
+        return true;
+      }
+      case "action": {
+        const c = core[cursor];
+        if (
+          !check(
+            c?.step.logical_tool === n.tool,
+            `expected ${n.tool}, the episode called ${
+              c?.step.logical_tool ?? "nothing"
+            }`,
+          )
+        ) {
+          throw new Mismatch();
+        }
+        let args: Record<string, unknown>;
+        try {
+          args = evalArgs(n.args, board);
+        } catch (err) {
+          check(false, `${n.id}: ${(err as Error).message}`);
+          throw new Mismatch();
+        }
+        check(
+          canonicalJson(args) === canonicalJson(c.step.arguments),
+          `${n.id} would call ${n.tool}(${
+            canonicalJson(args)
+          }), the episode called it with ${canonicalJson(c.step.arguments)}`,
+        );
+        board[n.store] = c.step.result;
+        cursor++;
+        return true;
+      }
+      case "branch": {
+        let value: unknown;
+        try {
+          value = resolveRef(board, n.on);
+        } catch {
+          value = undefined;
+        }
+        const then = chooseCase(value, n.cases) ?? n.otherwise;
+        const expected = core[cursor]?.step.logical_tool ?? null;
+        check(
+          nextAction(then) === expected,
+          `${n.id} on ${n.on}=${JSON.stringify(value)} takes the arm of ${
+            nextAction(then)
+          }, the episode called ${expected}`,
+        );
+        return exec(then);
+      }
+      case "react":
+        return true;
+    }
+  };
+  try {
+    exec(ir.root);
+    check(
+      cursor === core.length,
+      `the episode made ${
+        core.length - cursor
+      } more core calls than the behavior`,
+    );
+  } catch (err) {
+    if (!(err instanceof Mismatch)) throw err;
+  }
+  return { checks, passed, problems };
+}
+
+/**
+ * Verify a compiled behavior against episodes.
+ *
+ * @param compiled The compiled behavior.
+ * @param episodes Every historical episode.
+ * @param options Capabilities, effects.
+ * @returns The report.
+ */
+export function verify(
+  compiled: CompiledBehavior,
+  episodes: NormEpisode[],
+  options: VerifyOptions = {},
+): VerificationReport {
+  const structural_problems = structural(
+    compiled,
+    options.requiredCapabilities ?? null,
+  );
+  const report: VerificationReport = {
+    structural_ok: structural_problems.length === 0,
+    structural_problems,
+    replay_checks: 0,
+    replay_passed: 0,
+    problems: [],
+    episodes_replayed: 0,
+    episodes_clean: 0,
+  };
+  if (!report.structural_ok) return report;
+  for (const ep of episodes) {
+    const r = replay(compiled, ep, coreSteps(ep, options.effects ?? {}));
+    report.episodes_replayed++;
+    report.replay_checks += r.checks;
+    report.replay_passed += r.passed;
+    if (r.problems.length === 0) report.episodes_clean++;
+    report.problems.push(...r.problems);
+  }
+  return report;
+}
+
+/**
+ * Lift every deterministic node's provenance to E4 when replay was fully
+ * clean (residual and structural nodes keep their marks).
+ *
+ * @param compiled The compiled behavior (changed in place).
+ * @param report Its verification report.
+ * @returns Whether it was promoted.
+ */
+export function promoteReplayVerified(
+  compiled: CompiledBehavior,
+  report: VerificationReport,
+): boolean {
+  const clean = report.structural_ok && report.replay_checks > 0 &&
+    report.replay_passed === report.replay_checks;
+  if (!clean) return false;
+  for (const p of compiled.provenance) {
+    if (p.grade !== "residual" && p.grade !== "structural") p.grade = "E4";
+  }
+  return true;
+}
