@@ -232,7 +232,6 @@ export function staticize(
 
   /** Build the action for trie node t and everything after it. */
   const buildFrom = (t: Trie, scope: Map<string, string>): string[] => {
-    const first = t.members[0];
     const at = t.path;
     const index = actions++;
     const nodeId = synthNodeId(t.tool, index);

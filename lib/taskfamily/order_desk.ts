@@ -266,12 +266,12 @@ export interface RunDeskEpisodeOptions {
  * @param options Seed, mistake and noise rates.
  * @returns The episode id and whether it succeeded.
  */
-export async function runDeskEpisode(
+export function runDeskEpisode(
   sink: EventSink,
   captureId: string,
   episode: number,
   options: RunDeskEpisodeOptions = {},
-): Promise<{ episode_id: string; success: boolean }> {
+): { episode_id: string; success: boolean } {
   const seed = options.seed ?? 7;
   const desk = new OrderDesk(episode, seed);
   const r = seededRandom(seed * 7_919 + episode);
@@ -355,16 +355,16 @@ export async function runDeskEpisode(
  * @param options Seed, first episode number, rates.
  * @returns How many succeeded.
  */
-export async function generateDeskEpisodes(
+export function generateDeskEpisodes(
   sink: EventSink,
   captureId: string,
   count: number,
   options: RunDeskEpisodeOptions & { first?: number } = {},
-): Promise<{ episodes: number; succeeded: number }> {
+): { episodes: number; succeeded: number } {
   let succeeded = 0;
   const first = options.first ?? 0;
   for (let i = first; i < first + count; i++) {
-    if ((await runDeskEpisode(sink, captureId, i, options)).success) {
+    if (runDeskEpisode(sink, captureId, i, options).success) {
       succeeded++;
     }
   }
