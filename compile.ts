@@ -1,22 +1,200 @@
 /**
- * The compile entry: turns captures into behavior packages.
+ * The compile entry: turns captures into a behavior package, and explains
+ * packages.
  *
- * Permissions: `--allow-read=<store>` and `--allow-write=<output dir>`.
+ * ```sh
+ * deno run --allow-read --allow-write=out --allow-env=HARNESS_ROOT compile.ts --capture cap_1 --out out
+ * deno run --allow-read compile.ts explain out/behavior.package.json
+ * ```
+ *
+ * Permissions: `--allow-read` (the store's spools and blobs, and the map
+ * files) and `--allow-write=<out dir>` only: compile never writes the store.
  *
  * @module
  */
+import { parseArgs } from "node:util";
+import { join } from "node:path";
+import { HarnessStore } from "./lib/store/store.ts";
+import { loadEpisodes } from "./lib/lineage/episodes.ts";
+import type { Episode } from "./lib/lineage/records.ts";
+import {
+  type BehaviorPackage,
+  compileBehavior,
+} from "./lib/compiler/package.ts";
+import { explainPackage, summarizePackage } from "./lib/compiler/explain.ts";
+import { resolveRoot } from "./lib/cli/root.ts";
+
+const USAGE = `harness compile: captures in, a verified behavior package out
+
+Usage:
+  compile.ts --capture ID [--capture ID ...] --out DIR [--name NAME] [--task-family TEXT]
+             [--canonical map.json] [--contracts contracts.json] [--effects effects.json]
+             [--version V] [--fidelity F3] [--json] [--root DIR]
+  compile.ts explain PACKAGE.json [--json]
+
+  --canonical  {"host tool name": "logical id"}
+  --contracts  {"<fact key>": ["contract source id", ...]}   (lifts those facts to E3)
+  --effects    {"tool": "read" | "write" | "destructive"}`;
+
+function env(name: string): string | undefined {
+  try {
+    return Deno.permissions.querySync({ name: "env", variable: name }).state ===
+        "granted"
+      ? Deno.env.get(name)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readJson(
+  path: string | undefined,
+  what: string,
+): Record<string, never> | null {
+  if (!path) return null;
+  try {
+    return JSON.parse(Deno.readTextFileSync(path));
+  } catch (err) {
+    throw new Error(
+      `Cannot read the ${what} file ${path}: ${(err as Error).message}`,
+    );
+  }
+}
+
+function progressLine(stage: string, done: number, total: number): string {
+  const width = 24;
+  const filled = total ? Math.round((done / total) * width) : width;
+  return `\r[${"#".repeat(filled)}${
+    ".".repeat(width - filled)
+  }] ${stage} ${done}/${total}   `;
+}
 
 /**
  * Run one command line.
  *
- * @param _args Command-line arguments.
- * @returns The exit code.
+ * @param args Command-line arguments.
+ * @returns Exit code.
  */
-export function main(_args: string[]): number {
-  console.error(
-    "harness compile: the compiler is not part of this build yet; see ARCHITECTURE.md for its status",
-  );
-  return 1;
+export async function main(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        capture: { type: "string", multiple: true },
+        out: { type: "string" },
+        name: { type: "string" },
+        "task-family": { type: "string" },
+        canonical: { type: "string" },
+        contracts: { type: "string" },
+        effects: { type: "string" },
+        version: { type: "string" },
+        fidelity: { type: "string" },
+        json: { type: "boolean", default: false },
+        root: { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (err) {
+    console.error(`harness compile: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  try {
+    if (positionals[0] === "explain") {
+      if (!positionals[1]) throw new Error("explain needs a package file");
+      const pkg = JSON.parse(
+        Deno.readTextFileSync(positionals[1]),
+      ) as BehaviorPackage;
+      console.log(
+        values.json
+          ? JSON.stringify(
+            { summary: summarizePackage(pkg), provenance: pkg.provenance },
+            null,
+            2,
+          )
+          : explainPackage(pkg),
+      );
+      return 0;
+    }
+    if (positionals.length) {
+      throw new Error(`unknown command "${positionals[0]}"`);
+    }
+    const captures = values.capture ?? [];
+    if (!captures.length || !values.out) {
+      console.error(
+        `harness compile: --capture and --out are required\n\n${USAGE}`,
+      );
+      return 2;
+    }
+    const root = resolveRoot(values.root, env("HARNESS_ROOT"));
+    using store = new HarnessStore(root, { readOnly: true, index: false });
+    const episodes: Episode[] = [];
+    for (const id of captures) {
+      if (!store.hasCapture(id)) {
+        throw new Error(`Capture "${id}" not found in store ${root}`);
+      }
+      episodes.push(...await loadEpisodes(store, id));
+    }
+    const tty = Deno.stderr.isTerminal();
+    let last = "";
+    const result = compileBehavior(episodes, {
+      name: values.name ?? "behavior",
+      taskFamily: values["task-family"],
+      canonical: readJson(values.canonical, "canonical map"),
+      contracts: readJson(values.contracts, "contracts"),
+      effects: readJson(values.effects, "effects"),
+      version: values.version,
+      captureFidelity: values.fidelity,
+      onProgress: (stage, done, total) => {
+        if (tty) {
+          Deno.stderr.writeSync(
+            new TextEncoder().encode(progressLine(stage, done, total)),
+          );
+        } else if (stage !== last) console.error(`compile: ${stage}`);
+        last = stage;
+      },
+    });
+    if (tty) Deno.stderr.writeSync(new TextEncoder().encode("\n"));
+    Deno.mkdirSync(values.out, { recursive: true });
+    const file = join(
+      values.out,
+      `${result.package.manifest.name}.package.json`,
+    );
+    Deno.writeTextFileSync(
+      file,
+      JSON.stringify(result.package, null, 2) + "\n",
+    );
+    if (values.json) {
+      console.log(JSON.stringify(
+        {
+          file,
+          digest: result.package.digest,
+          manifest: result.package.manifest,
+          stats: result.compiled.stats,
+          verification: {
+            ...result.verification,
+            problems: result.verification.problems.slice(0, 20),
+          },
+        },
+        null,
+        2,
+      ));
+    } else {
+      console.log(
+        `${summarizePackage(result.package)}\n  written to    ${file}`,
+      );
+    }
+    return result.verification.structural_ok ? 0 : 1;
+  } catch (err) {
+    console.error(`harness compile: ${(err as Error).message}`);
+    return 1;
+  }
 }
 
-if (import.meta.main) Deno.exit(main(Deno.args));
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -43,6 +43,12 @@ export interface HarnessStoreOptions {
   /** URL to advertise in the lock file (the ingest server's). */
   url?: string;
   /**
+   * With `readOnly`, skip the index entirely: only spools and blobs are
+   * read (what the compiler needs; it then needs no access to harness.db).
+   * @default true
+   */
+  index?: boolean;
+  /**
    * Canonical-JSON size above which payload values move to blobs.
    * @default 16384
    */
@@ -95,7 +101,7 @@ export class HarnessStore {
   readonly blobs: BlobStore;
   /** Repairs and problems found on open. */
   readonly findings: OpenFinding[] = [];
-  readonly #index: SqliteIndex;
+  readonly #index: SqliteIndex | null;
   readonly #lock: StoreLock | null;
   readonly #sinks = new Map<string, JsonlTraceSink>();
   readonly #opts: Required<
@@ -127,6 +133,11 @@ export class HarnessStore {
       indexFlushRows: options.indexFlushRows ?? 5000,
     };
     const dbPath = join(root, "harness.db");
+    if (this.readOnly && options.index === false) {
+      this.#lock = null;
+      this.#index = null;
+      return;
+    }
     if (this.readOnly) {
       try {
         Deno.statSync(dbPath);
@@ -252,13 +263,13 @@ export class HarnessStore {
   }
 
   #indexed(ev: TraceEvent, offset: number, length: number): void {
-    this.#index.add(ev, offset, length);
-    if (this.#index.pendingCount >= this.#opts.indexFlushRows) {
+    this.index.add(ev, offset, length);
+    if (this.index.pendingCount >= this.#opts.indexFlushRows) {
       this.flush();
     } else if (this.#flushTimer === undefined) {
       this.#flushTimer = setTimeout(() => {
         this.#flushTimer = undefined;
-        if (!this.#closed) this.#index.flush();
+        if (!this.#closed) this.#index?.flush();
       }, this.#opts.indexFlushMs);
     }
   }
@@ -267,7 +278,7 @@ export class HarnessStore {
   flush(): void {
     if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
-    this.#index.flush();
+    this.#index?.flush();
   }
 
   /** Sync every open spool and flush the index. */
@@ -282,7 +293,7 @@ export class HarnessStore {
    * @returns Capture records by id.
    */
   listCaptures(): CaptureRecord[] {
-    return this.#index.listCaptures();
+    return this.index.listCaptures();
   }
 
   /**
@@ -292,7 +303,7 @@ export class HarnessStore {
    * @returns Its record, or undefined.
    */
   getCapture(captureId: string): CaptureRecord | undefined {
-    return this.#index.getCapture(validateId("capture", captureId));
+    return this.index.getCapture(validateId("capture", captureId));
   }
 
   /**
@@ -302,7 +313,7 @@ export class HarnessStore {
    * @returns Episode records in order of first event.
    */
   listEpisodes(captureId: string): EpisodeRecord[] {
-    return this.#index.listEpisodes(validateId("capture", captureId));
+    return this.index.listEpisodes(validateId("capture", captureId));
   }
 
   /**
@@ -313,14 +324,22 @@ export class HarnessStore {
    * @returns Kind → count.
    */
   countsByKind(captureId: string, episodeId?: string): Record<string, number> {
-    return this.#index.countsByKind(
+    return this.index.countsByKind(
       validateId("capture", captureId),
       episodeId,
     );
   }
 
-  /** The index, for queries the store does not wrap. */
+  /**
+   * The index, for queries the store does not wrap.
+   * @throws {TypeError} When the store was opened with `index: false`.
+   */
   get index(): SqliteIndex {
+    if (!this.#index) {
+      throw new TypeError(
+        `Store ${this.root} was opened without its index (index: false)`,
+      );
+    }
     return this.#index;
   }
 
@@ -382,7 +401,7 @@ export class HarnessStore {
   rebuildIndex(): { captures: number; events: number } {
     this.#assertWritable();
     this.flush();
-    this.#index.reset();
+    this.index.reset();
     return this.#catchUp();
   }
 
@@ -411,9 +430,10 @@ export class HarnessStore {
           });
         }
       }
-      let from = this.#index.getCapture(id)?.indexed_bytes ?? 0;
+      const index = this.index;
+      let from = index.getCapture(id)?.indexed_bytes ?? 0;
       if (from > size) {
-        this.#index.reset(id);
+        index.reset(id);
         from = 0;
       }
       if (from === size) continue;
@@ -436,12 +456,12 @@ export class HarnessStore {
           });
           break;
         }
-        this.#index.add(ev, line.offset, line.bytes.length);
+        index.add(ev, line.offset, line.bytes.length);
         events++;
-        if (this.#index.pendingCount >= 20_000) this.#index.flush();
+        if (index.pendingCount >= 20_000) index.flush();
       }
     }
-    this.#index.flush();
+    this.#index?.flush();
     return { captures: ids.length, events };
   }
 
@@ -472,7 +492,7 @@ export class HarnessStore {
     if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
     try {
       for (const sink of [...this.#sinks.values()]) sink.close();
-      this.#index.close();
+      this.#index?.close();
     } finally {
       this.#lock?.release();
     }
