@@ -7,6 +7,7 @@ import { storeBench } from "./store_bench.ts";
 import { ingestBench } from "./ingest_bench.ts";
 import { proxyBench } from "./proxy_bench.ts";
 import { lineageBench } from "./lineage_bench.ts";
+import { compileBench } from "./compile_bench.ts";
 
 console.log("# harness benchmarks");
 console.log(
@@ -17,3 +18,4 @@ if (!only || only === "store") await storeBench();
 if (!only || only === "ingest") await ingestBench();
 if (!only || only === "proxy") await proxyBench();
 if (!only || only === "lineage") lineageBench();
+if (!only || only === "compile") await compileBench();
