@@ -294,3 +294,82 @@ export {
   loadEpisodes,
   type LoadEpisodesOptions,
 } from "./lib/lineage/episodes.ts";
+export {
+  type ArgExpr,
+  type BehaviorIr,
+  type CompiledBehavior,
+  type Decides,
+  IR_VERSION,
+  type IrNode,
+  type IrNodeKind,
+  type NodeProvenance,
+  type Recovery,
+  type Signature,
+  type SignatureField,
+} from "./lib/compiler/ir.ts";
+export {
+  changesState,
+  type CoreStep,
+  coreSteps,
+  type Effects,
+  errorCode,
+} from "./lib/compiler/core_steps.ts";
+export {
+  extractFacts,
+  type Fact,
+  FACT_TYPES,
+  factKey,
+} from "./lib/compiler/facts.ts";
+export {
+  type Candidate,
+  consolidate,
+  type ConsolidateOptions,
+  type Evidence,
+} from "./lib/compiler/consolidate.ts";
+export { staticize, type StaticizeOptions } from "./lib/compiler/staticize.ts";
+export {
+  type CompilerModel,
+  type DecisionDetail,
+  residualizeDecision,
+  type ResidualizeOptions,
+} from "./lib/compiler/residualize.ts";
+export {
+  promoteReplayVerified,
+  type VerificationReport,
+  verify,
+  type VerifyOptions,
+} from "./lib/compiler/verify.ts";
+export {
+  chooseCase,
+  evalArg,
+  evalArgs,
+  resolveRef,
+  UnresolvedRefError,
+} from "./lib/compiler/evaluate.ts";
+export {
+  type BehaviorPackage,
+  buildPackage,
+  type BuildPackageOptions,
+  compileBehavior,
+  type CompileOptions,
+  type CompileResult,
+  PACKAGE_VERSION,
+} from "./lib/compiler/package.ts";
+export {
+  describeNode,
+  explainPackage,
+  summarizePackage,
+} from "./lib/compiler/explain.ts";
+export {
+  CANCEL_REASON,
+  DESK_EFFECTS,
+  DeskError,
+  type DeskState,
+  generateDeskEpisodes,
+  ITEMS,
+  type Order,
+  OrderDesk,
+  runDeskEpisode,
+  type RunDeskEpisodeOptions,
+  seededRandom,
+} from "./lib/taskfamily/order_desk.ts";

@@ -28,6 +28,14 @@ import {
   inspectCapture,
 } from "./inspect.ts";
 import { buildLineageReport, type LineageReport } from "./lineage_report.ts";
+import { loadEpisodes } from "../lineage/episodes.ts";
+import {
+  type BehaviorPackage,
+  compileBehavior,
+  type CompileOptions,
+} from "../compiler/package.ts";
+import { summarizePackage } from "../compiler/explain.ts";
+import { join } from "node:path";
 
 /** A capture with this id already exists. */
 export class CaptureExistsError extends Error {
@@ -247,6 +255,54 @@ export class CaptureCoordinator {
     return buildLineageReport(this.store, captureId, {
       canonical: this.#options.canonical,
     });
+  }
+
+  /**
+   * Compile captures into a behavior package (the same function as
+   * `compile.ts`), write it under `<root>/packages/` (or `out`) and record
+   * it in the `packages` table.
+   *
+   * @param captureIds Captures whose episodes to compile.
+   * @param options Compiler options and the output directory.
+   * @returns The package, where it was written, and a summary.
+   */
+  async compile(
+    captureIds: string[],
+    options: CompileOptions & { out?: string } = {},
+  ): Promise<
+    {
+      package: BehaviorPackage;
+      file: string;
+      summary: string;
+      registered: boolean;
+    }
+  > {
+    if (captureIds.length === 0) {
+      throw new TypeError("compile needs at least one capture id");
+    }
+    const episodes = [];
+    for (const id of captureIds) {
+      this.#require(id);
+      episodes.push(...await loadEpisodes(this.store, id));
+    }
+    const result = compileBehavior(episodes, {
+      canonical: this.#options.canonical,
+      ...options,
+    });
+    const pkg = result.package;
+    const dir = options.out ?? join(this.store.root, "packages");
+    Deno.mkdirSync(dir, { recursive: true });
+    const file = join(
+      dir,
+      `${pkg.manifest.name}-${pkg.digest.slice(7, 19)}.package.json`,
+    );
+    Deno.writeTextFileSync(file, JSON.stringify(pkg, null, 2) + "\n");
+    let registered = false;
+    if (!this.store.readOnly) {
+      this.store.registerPackage(pkg, file, captureIds);
+      registered = true;
+    }
+    return { package: pkg, file, summary: summarizePackage(pkg), registered };
   }
 
   /**

@@ -156,7 +156,18 @@ export const CONTROL_TOOLS: readonly {
       properties: {
         capture_ids: { type: "array", items: { type: "string" }, minItems: 1 },
         name: { type: "string" },
-        out: { type: "string", description: "Output directory" },
+        out: {
+          type: "string",
+          description: "Output directory (default: <store>/packages)",
+        },
+        effects: {
+          type: "object",
+          description: "tool → read | write | destructive",
+        },
+        contracts: {
+          type: "object",
+          description: "fact key → contract source ids (lifts to E3)",
+        },
       },
       required: ["capture_ids"],
       additionalProperties: false,
@@ -240,10 +251,25 @@ export async function buildMcpServer(
             });
           case "harness.capture.list":
             return ok({ captures: coordinator.listCaptures() });
-          case "harness.compile":
-            return fail(
-              "harness.compile: the compiler is not part of this build yet; capture and lineage work",
-            );
+          case "harness.compile": {
+            const r = await coordinator.compile(a.capture_ids as string[], {
+              name: (a.name as string | undefined) ?? "behavior",
+              out: a.out as string | undefined,
+              effects: a.effects as Record<string, string> | undefined,
+              contracts: a.contracts as Record<string, string[]> | undefined,
+            });
+            return ok({
+              file: r.file,
+              digest: r.package.digest,
+              registered: r.registered,
+              manifest: r.package.manifest,
+              verification: {
+                ...r.package.verification,
+                problems: r.package.verification.problems.slice(0, 20),
+              },
+              summary: r.summary,
+            });
+          }
           default:
             return fail(`Unknown tool ${req.params.name}`);
         }

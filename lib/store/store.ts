@@ -344,6 +344,47 @@ export class HarnessStore {
   }
 
   /**
+   * Record a package in the `packages` table (keyed by its digest).
+   *
+   * @param pkg The package document (needs `digest`, `manifest.name`, `manifest.version`).
+   * @param path Where its file is.
+   * @param captureIds Captures it was compiled from.
+   */
+  registerPackage(
+    pkg: {
+      digest: string;
+      manifest: { name: string; version: string };
+      verification?: unknown;
+    },
+    path: string,
+    captureIds: string[],
+  ): void {
+    this.#assertWritable();
+    this.index.execute(
+      "INSERT OR REPLACE INTO packages VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      pkg.digest,
+      pkg.manifest.name,
+      pkg.manifest.version,
+      pkg.digest,
+      path,
+      new Date().toISOString(),
+      JSON.stringify(captureIds),
+      JSON.stringify({ verification: pkg.verification ?? null }),
+    );
+  }
+
+  /**
+   * Packages recorded in the index, newest first.
+   *
+   * @returns Rows of the `packages` table.
+   */
+  listPackages(): Record<string, unknown>[] {
+    return this.index.query(
+      "SELECT package_id, name, version, path, created_at, capture_ids FROM packages ORDER BY created_at DESC, package_id",
+    );
+  }
+
+  /**
    * Stream a capture's events from its spool, in sequence order.
    *
    * @param captureId Capture id.
@@ -462,7 +503,34 @@ export class HarnessStore {
       }
     }
     this.#index?.flush();
+    this.#catchUpPackages();
     return { captures: ids.length, events };
+  }
+
+  /** Register package files under `<root>/packages/` the index does not know. */
+  #catchUpPackages(): void {
+    const dir = join(this.root, "packages");
+    let names: string[] = [];
+    try {
+      names = [...Deno.readDirSync(dir)].filter((e) =>
+        e.isFile && e.name.endsWith(".package.json")
+      )
+        .map((e) => e.name).sort();
+    } catch {
+      return;
+    }
+    const known = new Set(
+      this.index.query("SELECT package_id FROM packages").map((r) =>
+        r.package_id
+      ),
+    );
+    for (const name of names) {
+      try {
+        const pkg = JSON.parse(Deno.readTextFileSync(join(dir, name)));
+        if (typeof pkg?.digest !== "string" || known.has(pkg.digest)) continue;
+        this.registerPackage(pkg, join(dir, name), []);
+      } catch { /* not a package: leave it */ }
+    }
   }
 
   #noteRepair(captureId: string, info: SpoolOpenInfo): void {

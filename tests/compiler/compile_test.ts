@@ -229,3 +229,28 @@ Deno.test("structural verification catches a ref to a store nothing wrote, and a
     ),
   );
 });
+
+Deno.test("CaptureCoordinator.compile() writes the package under the store and records it; a lost index finds it again", async () => {
+  const { CaptureCoordinator } = await import(
+    "../../lib/control/coordinator.ts"
+  );
+  await using dir = await tempDir();
+  let digest: string;
+  {
+    using store = new HarnessStore(dir.path);
+    generateDeskEpisodes(store.sink("desk"), "desk", 60);
+    const r = await new CaptureCoordinator(store).compile(["desk"], {
+      name: "desk",
+      effects: DESK_EFFECTS,
+      contracts: CONTRACTS,
+    });
+    digest = r.package.digest;
+    assertEquals(r.registered, true);
+    assertOk(r.file.startsWith(`${dir.path}/packages/desk-`));
+    assertEquals(store.listPackages().map((p) => p.package_id), [digest]);
+    assertEquals(JSON.parse(Deno.readTextFileSync(r.file)).digest, digest);
+  }
+  await Deno.remove(`${dir.path}/harness.db`);
+  using store = new HarnessStore(dir.path);
+  assertEquals(store.listPackages().map((p) => p.package_id), [digest]);
+});

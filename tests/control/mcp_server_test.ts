@@ -7,6 +7,10 @@ import {
 } from "../../lib/control/mcp_server.ts";
 import { HarnessStore } from "../../mod.ts";
 import { tempDir } from "../_helpers.ts";
+import {
+  DESK_EFFECTS,
+  generateDeskEpisodes,
+} from "../../lib/taskfamily/order_desk.ts";
 
 const INGEST = new URL("../../ingest.ts", import.meta.url).pathname;
 
@@ -17,6 +21,10 @@ Deno.test({
   sanitizeResources: false,
   async fn() {
     await using dir = await tempDir();
+    {
+      using store = new HarnessStore(dir.path);
+      generateDeskEpisodes(store.sink("desk"), "desk", 40);
+    }
     const client = new Client({ name: "test", version: "0" });
     await client.connect(
       new StdioClientTransport({
