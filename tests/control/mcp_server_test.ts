@@ -97,6 +97,27 @@ Deno.test({
       arguments: {},
     });
     assertOk(JSON.stringify(list.structuredContent).includes("cap_mcp"));
+    const compiled = await client.callTool({
+      name: "harness.compile",
+      arguments: {
+        capture_ids: ["desk"],
+        name: "desk",
+        effects: DESK_EFFECTS,
+        contracts: {
+          "predicate|find_user>list_orders>get_order|get_order#0.status": [
+            "policy",
+          ],
+        },
+      },
+    });
+    assertEquals(compiled.isError, undefined, JSON.stringify(compiled.content));
+    const c = compiled.structuredContent as {
+      file: string;
+      registered: boolean;
+      verification: { structural_ok: boolean };
+    };
+    assertEquals([c.registered, c.verification.structural_ok], [true, true]);
+    assertOk(Deno.statSync(c.file).isFile);
     await client.close();
   },
 });
