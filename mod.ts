@@ -373,3 +373,19 @@ export {
   type RunDeskEpisodeOptions,
   seededRandom,
 } from "./lib/taskfamily/order_desk.ts";
+export {
+  loadPackage,
+  PackageError,
+  validatePackage,
+} from "./lib/runtime/load_package.ts";
+export {
+  BehaviorRuntime,
+  MissingCapabilityError,
+  type ModelBinding,
+  type ReactDecision,
+  type RunOptions,
+  type RunResult,
+  type RunStep,
+  type ToolRegistry,
+} from "./lib/runtime/runtime.ts";
+export { checkStructure } from "./lib/compiler/verify.ts";

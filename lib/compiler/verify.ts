@@ -42,8 +42,17 @@ export interface VerifyOptions {
   effects?: Effects;
 }
 
-function structural(
-  compiled: CompiledBehavior,
+/**
+ * Structural problems of a compiled behavior (empty when sound): refs read
+ * stores and variables written earlier on their path, tools are in the
+ * capability set, every node is reachable, signatures are typed.
+ *
+ * @param compiled IR and signatures.
+ * @param caps Available tools, or null to skip that check.
+ * @returns Problems, one sentence each.
+ */
+export function checkStructure(
+  compiled: Pick<CompiledBehavior, "ir" | "signatures">,
   caps: Set<string> | null,
 ): string[] {
   const { ir, signatures } = compiled;
@@ -274,7 +283,7 @@ export function verify(
   episodes: NormEpisode[],
   options: VerifyOptions = {},
 ): VerificationReport {
-  const structural_problems = structural(
+  const structural_problems = checkStructure(
     compiled,
     options.requiredCapabilities ?? null,
   );

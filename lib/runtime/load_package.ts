@@ -1,0 +1,171 @@
+/**
+ * Loading a behavior package: shape, version, digest and structure are
+ * checked before anything can run; a bad or tampered package is refused
+ * with a clear error.
+ *
+ * @module
+ */
+import { canonicalJson } from "../trace/canonical_json.ts";
+import { sha256Digest } from "../trace/hash.ts";
+import type { BehaviorPackage } from "../compiler/package.ts";
+import { PACKAGE_VERSION } from "../compiler/package.ts";
+import { IR_VERSION, type IrNode } from "../compiler/ir.ts";
+import { checkStructure } from "../compiler/verify.ts";
+
+/** A package that cannot be run. */
+export class PackageError extends Error {
+  /**
+   * @param message What is wrong and what to do.
+   * @param options Cause.
+   */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "PackageError";
+  }
+}
+
+const KINDS = new Set([
+  "sequence",
+  "action",
+  "branch",
+  "predict",
+  "react",
+  "stop",
+]);
+
+function fail(what: string): never {
+  throw new PackageError(`Invalid behavior package: ${what}`);
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function checkNode(id: string, n: unknown): void {
+  if (!isObj(n)) fail(`node ${id} is not an object`);
+  if (n.id !== id) fail(`node ${id} carries id ${JSON.stringify(n.id)}`);
+  if (!KINDS.has(n.kind as string)) {
+    fail(`node ${id} has unknown kind ${JSON.stringify(n.kind)}`);
+  }
+  const node = n as IrNode;
+  switch (node.kind) {
+    case "sequence":
+      if (!Array.isArray(node.children)) {
+        fail(`sequence ${id} has no children list`);
+      }
+      break;
+    case "action":
+      if (
+        typeof node.tool !== "string" || typeof node.store !== "string" ||
+        !isObj(node.args)
+      ) {
+        fail(`action ${id} needs tool, store and args`);
+      }
+      for (const [arg, e] of Object.entries(node.args)) {
+        const x = e as Record<string, unknown>;
+        if (
+          !isObj(x) ||
+          !("const" in x || typeof x.ref === "string" ||
+            typeof x.template === "string")
+        ) {
+          fail(`action ${id} argument ${arg} is not a const, ref or template`);
+        }
+      }
+      break;
+    case "branch":
+      if (
+        typeof node.on !== "string" || !Array.isArray(node.cases) ||
+        typeof node.otherwise !== "string"
+      ) {
+        fail(`branch ${id} needs on, cases and otherwise`);
+      }
+      break;
+    case "predict":
+      if (
+        typeof node.signature !== "string" || !isObj(node.inputs) ||
+        !isObj(node.outputs)
+      ) {
+        fail(`predict ${id} needs signature, inputs and outputs`);
+      }
+      break;
+    case "react":
+      if (
+        typeof node.signature !== "string" || !Array.isArray(node.tools) ||
+        !(node.max_steps >= 1)
+      ) {
+        fail(`react ${id} needs signature, tools and max_steps`);
+      }
+      break;
+    case "stop":
+      if (typeof node.reason !== "string") fail(`stop ${id} needs a reason`);
+  }
+}
+
+/**
+ * Check a parsed package document.
+ *
+ * @param doc Parsed JSON.
+ * @returns The package.
+ * @throws {PackageError} When its shape, version, digest or structure is wrong.
+ */
+export function validatePackage(doc: unknown): BehaviorPackage {
+  if (!isObj(doc)) fail("not a JSON object");
+  if (doc.schema_version !== PACKAGE_VERSION) {
+    fail(
+      `schema_version ${
+        JSON.stringify(doc.schema_version)
+      }, expected "${PACKAGE_VERSION}"`,
+    );
+  }
+  const { digest, ...body } = doc;
+  if (typeof digest !== "string") fail("no digest");
+  const actual = sha256Digest(canonicalJson(body));
+  if (actual !== digest) {
+    throw new PackageError(
+      `Behavior package digest mismatch: it says ${digest} but its content hashes to ${actual}; the package was altered after it was built — rebuild it with compile.ts`,
+    );
+  }
+  const ir = doc.ir;
+  if (!isObj(ir) || ir.schema_version !== IR_VERSION) {
+    fail(`ir.schema_version is not "${IR_VERSION}"`);
+  }
+  if (
+    !isObj(ir.nodes) || typeof ir.root !== "string" || !(ir.root in ir.nodes)
+  ) {
+    fail("ir needs nodes and a root among them");
+  }
+  for (const [id, n] of Object.entries(ir.nodes)) checkNode(id, n);
+  if (!isObj(doc.signatures) || !isObj(doc.manifest)) {
+    fail("signatures and manifest are required");
+  }
+  const pkg = doc as unknown as BehaviorPackage;
+  if (!Array.isArray(pkg.manifest.required_capabilities)) {
+    fail("manifest.required_capabilities is missing");
+  }
+  const problems = checkStructure(
+    { ir: pkg.ir, signatures: pkg.signatures },
+    null,
+  );
+  if (problems.length) fail(`structure: ${problems.slice(0, 3).join("; ")}`);
+  return pkg;
+}
+
+/**
+ * Read and check a package file.
+ *
+ * @param path File path.
+ * @returns The package.
+ * @throws {PackageError} When it cannot be read or is not valid.
+ */
+export function loadPackage(path: string): BehaviorPackage {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(Deno.readTextFileSync(path));
+  } catch (err) {
+    throw new PackageError(
+      `Cannot read the behavior package ${path}: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+  return validatePackage(doc);
+}
