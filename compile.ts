@@ -31,6 +31,9 @@ Usage:
              [--canonical map.json] [--contracts contracts.json] [--effects effects.json]
              [--version V] [--fidelity F3] [--json] [--root DIR]
   compile.ts explain PACKAGE.json [--json]
+  compile.ts run PACKAGE.json --capabilities MODULE.ts [--episode N] [--input TEXT]
+             [--trace] [--capture ID] [--root DIR] [--json]
+             (MODULE exports createCapabilities({episode}) → {input, tools, model?, outcome?})
 
   --canonical  {"host tool name": "logical id"}
   --contracts  {"<fact key>": ["contract source id", ...]}   (lifts those facts to E3)
@@ -93,6 +96,10 @@ export async function main(args: string[]): Promise<number> {
         fidelity: { type: "string" },
         json: { type: "boolean", default: false },
         root: { type: "string" },
+        capabilities: { type: "string" },
+        episode: { type: "string" },
+        input: { type: "string" },
+        trace: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -121,6 +128,12 @@ export async function main(args: string[]): Promise<number> {
           : explainPackage(pkg),
       );
       return 0;
+    }
+    if (positionals[0] === "run") {
+      if (!positionals[1] || !values.capabilities) {
+        throw new Error("run needs a package file and --capabilities MODULE");
+      }
+      return await runCommand(positionals[1], values);
     }
     if (positionals.length) {
       throw new Error(`unknown command "${positionals[0]}"`);
@@ -195,6 +208,95 @@ export async function main(args: string[]): Promise<number> {
     console.error(`harness compile: ${(err as Error).message}`);
     return 1;
   }
+}
+
+async function runCommand(
+  packagePath: string,
+  values: {
+    capabilities?: string;
+    episode?: string;
+    input?: string;
+    trace?: boolean;
+    capture?: string[];
+    root?: string;
+    json?: boolean;
+  },
+): Promise<number> {
+  const { loadPackage } = await import("./lib/runtime/load_package.ts");
+  const { BehaviorRuntime } = await import("./lib/runtime/runtime.ts");
+  const pkg = loadPackage(packagePath);
+  const mod = await import(toFileUrl(values.capabilities!));
+  if (typeof mod.createCapabilities !== "function") {
+    throw new Error(
+      `${values.capabilities} does not export createCapabilities({episode})`,
+    );
+  }
+  const caps = await mod.createCapabilities({
+    ...(values.episode !== undefined
+      ? { episode: Number(values.episode) }
+      : {}),
+  });
+  const input = values.input !== undefined
+    ? { ...caps.input, text: values.input }
+    : caps.input;
+  const runtime = new BehaviorRuntime(pkg, {
+    tools: caps.tools,
+    model: caps.model ?? null,
+  });
+  let sink = null;
+  const captureId = values.capture?.[0] ?? `run_${pkg.manifest.name}`;
+  if (values.trace) {
+    const { openRecordingSink } = await import("./lib/gateway/open_sink.ts");
+    sink = openRecordingSink(
+      resolveRoot(values.root, env("HARNESS_ROOT")),
+      captureId,
+      { role: "runtime" },
+    );
+  }
+  try {
+    const result = await runtime.run(input, {
+      sink,
+      captureId,
+      episodeId: `run_${values.episode ?? Date.now()}`,
+      outcome: caps.outcome,
+    });
+    const outcome = caps.outcome?.() ?? null;
+    if (values.json) {
+      console.log(JSON.stringify({ ...result, outcome }, null, 2));
+    } else {
+      console.log(
+        `run of ${pkg.manifest.name}: ${result.status}${
+          result.reason ? ` (${result.reason})` : ""
+        }`,
+      );
+      for (const s of result.steps) {
+        console.log(
+          `  ${s.node_id.padEnd(16)} ${s.kind.padEnd(8)} ${s.tool ?? ""}${
+            s.arguments ? ` ${JSON.stringify(s.arguments)}` : ""
+          }${s.attempts && s.attempts > 1 ? ` (${s.attempts} attempts)` : ""}`,
+        );
+      }
+      console.log(
+        `  model calls: ${result.model_calls.length} (${
+          result.model_calls.map((m) => m.node_id).join(", ") || "none"
+        })`,
+      );
+      if (outcome) console.log(`  outcome: ${JSON.stringify(outcome)}`);
+      if (sink) {
+        console.log(
+          `  trace: capture ${captureId} (${result.events} events, via ${sink.mode})`,
+        );
+      }
+    }
+    return result.status === "completed" ? 0 : 1;
+  } finally {
+    await sink?.close();
+  }
+}
+
+function toFileUrl(path: string): string {
+  if (/^[a-z]+:/.test(path)) return path;
+  return new URL(path, `file://${Deno.cwd()}/`).href;
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

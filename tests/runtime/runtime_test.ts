@@ -25,7 +25,7 @@ import {
 import {
   createCapabilities,
   deskModel,
-} from "../../fixtures/order_desk_capabilities.ts";
+} from "../../lib/taskfamily/desk_capabilities.ts";
 import { tempDir } from "../_helpers.ts";
 
 const CONTRACTS = {
