@@ -18,9 +18,14 @@ import {
   formatChain,
   formatInspection,
 } from "./format_capture.ts";
-import { writeDemoEpisode } from "./demo_capture.ts";
+import {
+  DESK_EFFECTS,
+  generateDeskEpisodes,
+} from "../taskfamily/order_desk.ts";
+import { createCapabilities } from "../taskfamily/desk_capabilities.ts";
+import { BehaviorRuntime } from "../runtime/runtime.ts";
+import { validatePackage } from "../runtime/load_package.ts";
 import { CaptureCoordinator } from "../control/coordinator.ts";
-import { buildLineageReport } from "../control/lineage_report.ts";
 import { formatLineage } from "./format_lineage.ts";
 import { type Io, UsageError } from "./io.ts";
 
@@ -177,8 +182,17 @@ function stamp(d: Date): string {
   return d.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
 }
 
+/** The contract the demo cites: the desk's refund/cancel policy. */
+export const DEMO_CONTRACTS: Record<string, string[]> = {
+  "predicate|find_user>list_orders>get_order|get_order#0.status": [
+    "policy: delivered orders are refunded in full, pending orders are cancelled",
+  ],
+};
+
 /**
- * `demo`: write a small capture and show it.
+ * `demo`: the whole product on the store — capture episodes of a task
+ * through the tool gateway, report their lineage, compile them, run the
+ * package on a fresh instance with tracing on, and report that run.
  *
  * @param root Store root.
  * @param json JSON output.
@@ -190,54 +204,97 @@ export async function demo(
   json: boolean,
   io: Io,
 ): Promise<number> {
-  const captureId = `demo_${stamp(new Date())}`;
-  let written: number;
-  {
-    using store = openForWrite(root);
-    const sink = store.sink(captureId);
-    written = writeDemoEpisode(sink, {
-      captureId,
-      episodeId: "ep_demo_1",
-      source: { host: "harness", adapter: "demo", model: null },
-    });
-  }
-  {
-    // Record the task outcome, as a user would with "capture outcome".
-    using store = openForWrite(root);
-    new CaptureCoordinator(store).markOutcome(captureId, "ep_demo_1", {
-      success: true,
-      note: "refund issued",
-    });
-  }
-  using store = openForRead(root);
-  const inspection = await inspectCapture(store, captureId);
-  const lineage = await buildLineageReport(store, captureId);
+  const now = new Date();
+  const capture = `desk_${stamp(now)}`;
+  const runCapture = `${capture}_run`;
+  using store = openForWrite(root);
+  const coord = new CaptureCoordinator(store);
+  coord.startCapture({
+    id: capture,
+    label: "order desk demo",
+    activate: false,
+  });
+  const generated = generateDeskEpisodes(store.sink(capture), capture, 200);
+  coord.finishCapture(capture);
+  const lineage = await coord.lineageReport(capture);
+  const compiled = await coord.compile([capture], {
+    name: "order_desk",
+    taskFamily: "order desk: refund or cancel the order a customer means",
+    effects: DESK_EFFECTS,
+    contracts: DEMO_CONTRACTS,
+  });
+  const caps = createCapabilities({
+    episode: 1_000_000 + (now.getTime() % 1_000_000),
+  });
+  const runtime = new BehaviorRuntime(validatePackage(compiled.package), caps);
+  const result = await runtime.run(caps.input, {
+    sink: store.sink(runCapture),
+    captureId: runCapture,
+    episodeId: "run_1",
+    outcome: caps.outcome,
+  });
+  const outcome = caps.outcome();
+  const runLineage = await coord.lineageReport(runCapture);
   const where = {
     store: resolve(root),
-    spool: resolve(store.spoolPath(captureId)),
+    capture_spool: resolve(store.spoolPath(capture)),
+    package: resolve(compiled.file),
+    run_spool: resolve(store.spoolPath(runCapture)),
   };
   if (json) {
     io.out(JSON.stringify(
       {
-        capture_id: captureId,
-        events_written: written,
-        ...where,
-        inspection,
-        lineage,
+        capture_id: capture,
+        generated,
+        lineage: { ...lineage, episodes: lineage.episodes.slice(0, 3) },
+        package: {
+          digest: compiled.package.digest,
+          manifest: compiled.package.manifest,
+          verification: compiled.package.verification,
+        },
+        run: { ...result, outcome },
+        run_lineage: runLineage,
+        artifacts: where,
       },
       null,
       2,
     ));
-  } else {
-    io.out([
-      `Wrote ${written} events to capture ${captureId}`,
-      `  store  ${where.store}`,
-      `  spool  ${where.spool}`,
-      "",
-      formatInspection(captureId, inspection),
-      "",
-      formatLineage(lineage),
-    ].join("\n"));
+    return result.status === "completed" && lineage.chain.ok ? 0 : 1;
   }
-  return inspection.chain.ok ? 0 : 1;
+  const steps = result.steps.map((s) =>
+    `    ${s.node_id.padEnd(16)} ${s.kind.padEnd(8)} ${s.tool ?? ""} ${
+      s.arguments ? JSON.stringify(s.arguments) : ""
+    }${s.attempts && s.attempts > 1 ? ` (${s.attempts} attempts)` : ""}`
+  );
+  io.out([
+    `1. Captured ${generated.episodes} episodes of the order desk through the tool gateway (${generated.succeeded} succeeded)`,
+    `   capture ${capture}: ${lineage.chain.events} events, chain ${
+      lineage.chain.ok ? "ok" : "BROKEN"
+    }, fidelity ${lineage.fidelity}`,
+    "",
+    "2. Exact lineage (first episode shown; --json for all):",
+    formatLineage({ ...lineage, episodes: lineage.episodes.slice(0, 1) }),
+    "",
+    "3. Compiled:",
+    compiled.summary,
+    "",
+    `4. Ran the package on a new instance: "${caps.input.text}"`,
+    `   status ${result.status}${
+      result.reason ? ` (${result.reason})` : ""
+    }; model calls ${result.model_calls.length} (${
+      result.model_calls.map((m) => m.node_id).join(", ") || "none"
+    }); outcome ${outcome.success ? "success" : "failure"}`,
+    ...steps,
+    "",
+    "5. Lineage of the run's own trace:",
+    formatLineage(runLineage),
+    "",
+    "Artifacts:",
+    `  store          ${where.store}`,
+    `  capture spool  ${where.capture_spool}`,
+    `  package        ${where.package}`,
+    `  run trace      ${where.run_spool}`,
+    "Explain the package: deno task compile explain " + where.package,
+  ].join("\n"));
+  return result.status === "completed" && lineage.chain.ok ? 0 : 1;
 }

@@ -15,27 +15,41 @@ async function run(
   return { code, out, err };
 }
 
-Deno.test("ingest.ts demo writes a capture whose chain verifies, and the read commands see it", async () => {
+Deno.test("ingest.ts demo captures, reports lineage, compiles, runs a fresh instance with tracing, and the read commands see it", async () => {
   await using dir = await tempDir();
   const root = join(dir.path, "store");
   const demo = await run(["demo", "--root", root, "--json"]);
   assertEquals(demo.code, 0, demo.err);
   const d = JSON.parse(demo.out);
-  assertEquals(d.inspection.chain.ok, true);
-  assertEquals(d.inspection.fidelity, "F2");
+  assertEquals(d.lineage.chain.ok, true);
+  assertEquals(d.lineage.fidelity, "F3");
+  assertEquals(d.generated.episodes, 200);
+  assertEquals(
+    d.package.verification.replay_passed,
+    d.package.verification.replay_checks,
+  );
+  assertEquals(d.package.manifest.promoted_to_e4, true);
+  assertEquals(d.run.status, "completed");
+  assertEquals(d.run.outcome.success, true);
+  assertEquals(d.run.model_calls.length, 1);
+  assertEquals(d.run_lineage.chain.ok, true);
+  assertOk(Deno.statSync(d.artifacts.package).isFile);
   const id = d.capture_id as string;
 
   const list = await run(["capture", "list", "--root", root, "--json"]);
   assertEquals(
     JSON.parse(list.out).map((c: { capture_id: string }) => c.capture_id),
-    [id],
+    [id, `${id}_run`],
   );
-
-  const inspect = await run(["capture", "inspect", id, "--root", root]);
+  const inspect = await run([
+    "capture",
+    "inspect",
+    `${id}_run`,
+    "--root",
+    root,
+  ]);
   assertEquals(inspect.code, 0);
-  assertOk(/chain ok: 12 events/.test(inspect.out), inspect.out);
-  assertOk(/tool\.call\.completed\s+3/.test(inspect.out));
-
+  assertOk(/chain ok: 40 events/.test(inspect.out), inspect.out);
   const verify = await run(["capture", "verify", id, "--root", root, "--json"]);
   assertEquals([verify.code, JSON.parse(verify.out).ok], [0, true]);
 });
@@ -46,7 +60,7 @@ Deno.test("ingest.ts capture verify exits 1 and names the sequence of a tampered
   const d = JSON.parse((await run(["demo", "--root", root, "--json"])).out);
   const spool = join(root, "captures", `${d.capture_id}.jsonl`);
   const lines = Deno.readTextFileSync(spool).split("\n");
-  lines[5] = lines[5].replace("U-1042", "U-1043");
+  lines[5] = lines[5].replace("U-10000", "U-10001");
   Deno.writeTextFileSync(spool, lines.join("\n"));
   const verify = await run(["capture", "verify", d.capture_id, "--root", root]);
   assertEquals(verify.code, 1);
@@ -56,15 +70,16 @@ Deno.test("ingest.ts capture verify exits 1 and names the sequence of a tampered
 Deno.test("ingest.ts store rebuild-index restores a deleted index", async () => {
   await using dir = await tempDir();
   const root = join(dir.path, "store");
-  await run(["demo", "--root", root]);
+  const d = JSON.parse((await run(["demo", "--root", root, "--json"])).out);
+  const total = d.lineage.chain.events + d.run_lineage.chain.events;
   await Deno.remove(join(root, "harness.db"));
   const r = await run(["store", "rebuild-index", "--root", root, "--json"]);
   assertEquals(r.code, 0, r.err);
-  assertEquals(JSON.parse(r.out).events, 12);
+  assertEquals(JSON.parse(r.out).events, total);
   const list = JSON.parse(
     (await run(["capture", "list", "--root", root, "--json"])).out,
   );
-  assertEquals(list[0].event_count, 12);
+  assertEquals(list[0].event_count, d.lineage.chain.events);
 });
 
 Deno.test("ingest.ts answers unknown commands and missing captures with clear errors", async () => {
