@@ -8,6 +8,7 @@ import { ingestBench } from "./ingest_bench.ts";
 import { proxyBench } from "./proxy_bench.ts";
 import { lineageBench } from "./lineage_bench.ts";
 import { compileBench } from "./compile_bench.ts";
+import { runtimeBench } from "./runtime_bench.ts";
 
 console.log("# harness benchmarks");
 console.log(
@@ -19,3 +20,4 @@ if (!only || only === "ingest") await ingestBench();
 if (!only || only === "proxy") await proxyBench();
 if (!only || only === "lineage") lineageBench();
 if (!only || only === "compile") await compileBench();
+if (!only || only === "runtime") await runtimeBench();
