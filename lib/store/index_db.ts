@@ -126,7 +126,6 @@ CREATE TABLE IF NOT EXISTS event_index (
   byte_length INTEGER NOT NULL,
   PRIMARY KEY (capture_id, sequence)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS event_by_episode ON event_index (capture_id, episode_id, sequence);
 CREATE TABLE IF NOT EXISTS packages (
   package_id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -140,7 +139,7 @@ CREATE TABLE IF NOT EXISTS packages (
 `;
 
 /** Version of the derived tables; another version is dropped and rebuilt from the spools. */
-export const INDEX_SCHEMA_VERSION = "2";
+export const INDEX_SCHEMA_VERSION = "3";
 
 /** Options of {@linkcode SqliteIndex}. */
 export interface SqliteIndexOptions {

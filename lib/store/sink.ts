@@ -44,6 +44,7 @@ export class JsonlTraceSink implements TraceSink {
   #chainer: HashChainer;
   readonly #wiring: SinkWiring;
   #closed = false;
+  #lastEpisode = "";
 
   /**
    * @param captureId The capture.
@@ -74,7 +75,12 @@ export class JsonlTraceSink implements TraceSink {
    * @throws {TypeError} For a wrong capture, a bad episode id or a value JSON cannot hold.
    */
   emit(event: UnsealedEvent): TraceEvent {
-    return this.emitMany([event])[0];
+    const sealed = this.#seal(event);
+    const w = this.#wiring;
+    const { offset, length } = w.spool.append(sealed.line);
+    this.#chainer.commit(sealed);
+    w.onAppended(sealed.event, offset, length);
+    return sealed.event;
   }
 
   /**
@@ -126,7 +132,10 @@ export class JsonlTraceSink implements TraceSink {
         `Cannot emit an event of capture "${event.capture_id}" to the sink of "${this.captureId}"`,
       );
     }
-    validateId("episode", event.episode_id);
+    if (event.episode_id !== this.#lastEpisode) {
+      validateId("episode", event.episode_id);
+      this.#lastEpisode = event.episode_id;
+    }
     const w = this.#wiring;
     let sealed = this.#chainer.prepare(event);
     // The payload is shorter than its line: only a long line can need blobs.

@@ -124,7 +124,34 @@ export class SpoolWriter {
    * @returns Byte offset and length (without newline) of the line.
    */
   append(line: string): { offset: number; length: number } {
-    return this.appendMany([line])[0];
+    if (this.#closed) {
+      throw new TypeError(`Cannot append to ${this.path}: the spool is closed`);
+    }
+    const need = line.length * 3 + 1;
+    if (this.#buf.length < need) this.#buf = new Uint8Array(need * 2);
+    const { written } = encoder.encodeInto(line, this.#buf);
+    this.#buf[written] = 10;
+    this.#write(this.#buf.subarray(0, written + 1));
+    return { offset: this.#size - written - 1, length: written };
+  }
+
+  /** Write bytes at the end; on failure cut the file back. */
+  #write(bytes: Uint8Array): void {
+    const offset = this.#size;
+    try {
+      let done = 0; // O_APPEND: every write lands at the end
+      while (done < bytes.length) {
+        done += this.#file.writeSync(bytes.subarray(done));
+      }
+    } catch (err) {
+      try {
+        this.#file.truncateSync(offset);
+      } catch { /* the original error says more */ }
+      throw err;
+    }
+    this.#size = offset + bytes.length;
+    this.#dirty = true;
+    this.#maybeSync();
   }
 
   /**
@@ -150,21 +177,7 @@ export class SpoolWriter {
       at += written;
       this.#buf[at++] = 10;
     }
-    const bytes = this.#buf.subarray(0, at);
-    try {
-      let done = 0; // O_APPEND: every write lands at the end
-      while (done < bytes.length) {
-        done += this.#file.writeSync(bytes.subarray(done));
-      }
-    } catch (err) {
-      try {
-        this.#file.truncateSync(offset);
-      } catch { /* the original error says more */ }
-      throw err;
-    }
-    this.#size = offset + bytes.length;
-    this.#dirty = true;
-    this.#maybeSync();
+    this.#write(this.#buf.subarray(0, at));
     return placed;
   }
 
