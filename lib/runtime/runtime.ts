@@ -162,7 +162,11 @@ function typeOk(v: unknown, f: SignatureField): string | null {
     ? typeof v === "object" && v !== null && !Array.isArray(v)
     : t === "null"
     ? v === null
-    : typeof v === t;
+    : t === "string"
+    ? typeof v === "string"
+    : t === "boolean"
+    ? typeof v === "boolean"
+    : false;
   if (!ok) return `expected ${t}, got ${JSON.stringify(v)}`;
   if (f.enum && !f.enum.some((e) => JSON.stringify(e) === JSON.stringify(v))) {
     return `expected one of ${JSON.stringify(f.enum)}, got ${

@@ -1,9 +1,4 @@
-import {
-  assertEquals,
-  assertOk,
-  assertRejects,
-  assertThrows,
-} from "../_assert.ts";
+import { assertEquals, assertOk, assertThrows } from "../_assert.ts";
 import { HarnessStore } from "../../mod.ts";
 import {
   DESK_EFFECTS,
