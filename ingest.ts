@@ -45,6 +45,8 @@ Usage:
   ingest.ts capture summary <id> [--json]    inspection plus recorded outcomes
   ingest.ts capture lineage <id> [--json]    the exact-lineage report
   ingest.ts mcp                              serve the control operations as an MCP server on stdio
+  ingest.ts import --format openai-messages|tau-bench|tau2 FILE --capture ID
+                                             import existing trajectories (all or nothing, once per file)
   ingest.ts capture list [--json]            list captures
   ingest.ts capture inspect <id> [--json]    episodes, counts by kind, fidelity, chain status
   ingest.ts capture verify <id> [--json]     check the hash chain (exit 1 when broken)
@@ -146,6 +148,7 @@ async function parse(args: string[]) {
         success: { type: "boolean", default: false },
         failure: { type: "boolean", default: false },
         note: { type: "string" },
+        format: { type: "string" },
       },
     });
   } catch (err) {
@@ -192,6 +195,16 @@ async function run(args: string[], io: Io): Promise<number> {
     }
     case "serve":
       return await serveCommand(args, values, root, io);
+    case "import": {
+      const { importCommand } = await import("./lib/cli/cmd_import.ts");
+      return await importCommand({
+        format: values.format,
+        file: command,
+        capture: values.capture,
+        root,
+        json: values.json,
+      }, io);
+    }
     case "mcp": {
       const { serveMcp } = await import("./lib/cli/cmd_mcp.ts");
       return await serveMcp(root, env("HARNESS_INGEST_TOKEN"), {

@@ -389,3 +389,10 @@ export {
   type ToolRegistry,
 } from "./lib/runtime/runtime.ts";
 export { checkStructure } from "./lib/compiler/verify.ts";
+export {
+  type ConvertOptions,
+  convertTrajectories,
+  IMPORT_FORMATS,
+  ImportError,
+  type ImportFormat,
+} from "./lib/importers/trajectories.ts";

@@ -1,0 +1,310 @@
+/**
+ * Importers: existing agent trajectories (OpenAI-style chat messages,
+ * τ-bench v1, τ²-bench) become canonical captures, one episode per
+ * trajectory. Conversion is pure and complete before anything is written:
+ * a bad file is a clear error naming the position, and nothing is left
+ * half-imported.
+ *
+ * Per episode: `episode.started` (task id, trial, and provenance: the file's
+ * digest and the trajectory's position), user and assistant `message`s,
+ * `tool.call.started` per tool call (`host_call_id` = the call id) and
+ * `tool.call.completed` per tool answer (the result parsed when it is JSON,
+ * the raw text kept in `result_text`), the reward as
+ * `annotation episode.outcome` (`success` = reward ≥ 1), `episode.finished`.
+ *
+ * @module
+ */
+import type { UnsealedEvent } from "../trace/event.ts";
+import {
+  annotation,
+  episodeFinished,
+  episodeStarted,
+  type EventContext,
+  message,
+  toolCallCompleted,
+  toolCallFailed,
+  toolCallStarted,
+} from "../trace/events.ts";
+import { sha256Digest } from "../trace/hash.ts";
+
+/** Supported formats. */
+export const IMPORT_FORMATS = ["openai-messages", "tau-bench", "tau2"] as const;
+
+/** A supported format. */
+export type ImportFormat = typeof IMPORT_FORMATS[number];
+
+/** A file that is not what its format says, with where. */
+export class ImportError extends SyntaxError {
+  /** Where: `trajectory 3, message 12`. */
+  readonly position: string;
+  /**
+   * @param position Where.
+   * @param message What is wrong.
+   */
+  constructor(position: string, message: string) {
+    super(`Cannot import: ${position}: ${message}; nothing was imported`);
+    this.name = "ImportError";
+    this.position = position;
+  }
+}
+
+/** One trajectory, normalized across formats. */
+interface Trajectory {
+  task_id: string;
+  trial: number;
+  reward: number | null;
+  messages: unknown[];
+  /** How tool calls are written: `openai` (function.name, arguments as JSON text) or `tau2` (name, arguments object). */
+  style: "openai" | "tau2";
+}
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function trajectories(format: ImportFormat, data: unknown): Trajectory[] {
+  if (format === "tau2") {
+    if (!isObj(data) || !Array.isArray(data.simulations)) {
+      throw new ImportError(
+        "file",
+        "a tau2 file is an object with a simulations list",
+      );
+    }
+    return data.simulations.map((s, i) => {
+      if (!isObj(s) || !Array.isArray(s.messages)) {
+        throw new ImportError(`simulation ${i}`, "no messages list");
+      }
+      const reward =
+        isObj(s.reward_info) && typeof s.reward_info.reward === "number"
+          ? s.reward_info.reward
+          : null;
+      return {
+        task_id: String(s.task_id ?? i),
+        trial: Number(s.trial ?? 0),
+        reward,
+        messages: s.messages,
+        style: "tau2",
+      };
+    });
+  }
+  if (!Array.isArray(data)) {
+    throw new ImportError("file", `a ${format} file is a JSON list`);
+  }
+  return data.map((t, i) => {
+    if (format === "tau-bench") {
+      if (!isObj(t) || !Array.isArray(t.traj)) {
+        throw new ImportError(`trajectory ${i}`, "no traj list");
+      }
+      return {
+        task_id: String(t.task_id ?? i),
+        trial: Number(t.trial ?? 0),
+        reward: typeof t.reward === "number" ? t.reward : null,
+        messages: t.traj,
+        style: "openai",
+      };
+    }
+    const messages = Array.isArray(t)
+      ? t
+      : isObj(t) && Array.isArray(t.messages)
+      ? t.messages
+      : null;
+    if (!messages) {
+      throw new ImportError(
+        `trajectory ${i}`,
+        "expected a list of messages or {messages}",
+      );
+    }
+    return {
+      task_id: String(isObj(t) ? t.id ?? t.task_id ?? i : i),
+      trial: Number(isObj(t) ? t.trial ?? 0 : 0),
+      reward: isObj(t) && typeof t.reward === "number" ? t.reward : null,
+      messages,
+      style: "openai",
+    };
+  });
+}
+
+function parseMaybeJson(text: string): unknown {
+  const t = text.trimStart();
+  if (t.startsWith("{") || t.startsWith("[")) {
+    try {
+      return JSON.parse(text);
+    } catch { /* plain text */ }
+  }
+  return text;
+}
+
+/** Options of {@linkcode convertTrajectories}. */
+export interface ConvertOptions {
+  /** Capture id. */
+  captureId: string;
+  /** File name, for provenance. */
+  fileName?: string;
+  /** Clock (events get import time; order within an episode is by position). */
+  now?: () => Date;
+}
+
+/**
+ * Convert a parsed file into events, per episode.
+ *
+ * @param format The file's format.
+ * @param text The file's text.
+ * @param options Capture, file name.
+ * @returns Episodes with their events, and the file digest.
+ * @throws {ImportError} Naming the position of the first problem.
+ */
+export function convertTrajectories(
+  format: ImportFormat,
+  text: string,
+  options: ConvertOptions,
+): {
+  digest: string;
+  episodes: { episode_id: string; events: UnsealedEvent[] }[];
+} {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new ImportError("file", `not JSON (${(err as Error).message})`);
+  }
+  const digest = sha256Digest(text);
+  const seen = new Set<string>();
+  const episodes = trajectories(format, data).map((t, index) => {
+    let episodeId = `${format}_${t.task_id}_${t.trial}`.replace(
+      /[^A-Za-z0-9_.-]/g,
+      "_",
+    ).slice(0, 120);
+    while (seen.has(episodeId)) episodeId += "_";
+    seen.add(episodeId);
+    const ctx: EventContext = {
+      captureId: options.captureId,
+      episodeId,
+      source: { host: format, adapter: `import-${format}`, model: null },
+      ...(options.now ? { now: options.now } : {}),
+    };
+    const events: UnsealedEvent[] = [
+      episodeStarted(ctx, {
+        reason: "import",
+        task: { task_id: t.task_id, trial: t.trial },
+        provenance: {
+          format,
+          file: options.fileName ?? null,
+          file_sha256: digest,
+          index,
+        },
+      }),
+    ];
+    const pending = new Map<string, UnsealedEvent>();
+    t.messages.forEach((m, j) => {
+      const where = `trajectory ${index} (task ${t.task_id}), message ${j}`;
+      if (!isObj(m) || typeof m.role !== "string") {
+        throw new ImportError(where, "a message needs a role");
+      }
+      const content = typeof m.content === "string"
+        ? m.content
+        : m.content == null
+        ? ""
+        : JSON.stringify(m.content);
+      if (m.role === "user" && content) {
+        events.push(message(ctx, { role: "user", text: content }));
+      }
+      if (m.role === "assistant") {
+        if (content && content !== "None") {
+          events.push(message(ctx, { role: "assistant", text: content }));
+        }
+        const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
+        calls.forEach((c, k) => {
+          if (!isObj(c)) {
+            throw new ImportError(`${where}, tool call ${k}`, "not an object");
+          }
+          const fn = t.style === "openai" && isObj(c.function) ? c.function : c;
+          const name = fn.name;
+          if (typeof name !== "string") {
+            throw new ImportError(`${where}, tool call ${k}`, "no tool name");
+          }
+          let args = fn.arguments;
+          if (typeof args === "string") {
+            try {
+              args = JSON.parse(args || "{}");
+            } catch {
+              throw new ImportError(
+                `${where}, tool call ${k}`,
+                "arguments are not JSON",
+              );
+            }
+          }
+          if (!isObj(args)) args = {};
+          const id = typeof c.id === "string" ? c.id : `${j}_${k}`;
+          const ev = toolCallStarted(ctx, {
+            tool: { host_name: name, logical_id: name },
+            arguments: args as Record<string, unknown>,
+            host_call_id: id,
+          });
+          pending.set(id, ev);
+          events.push(ev);
+        });
+      }
+      if (m.role === "tool") {
+        const id = typeof m.id === "string"
+          ? m.id
+          : typeof m.tool_call_id === "string"
+          ? m.tool_call_id
+          : null;
+        let start = id !== null ? pending.get(id) : undefined;
+        if (!start && id === null && typeof m.name === "string") {
+          // Old logs name the tool instead of the call: take the oldest open call of it.
+          start = [...pending.values()].find((e) =>
+            (e.payload.tool as { host_name: string }).host_name === m.name
+          );
+        }
+        if (!start) {
+          throw new ImportError(
+            where,
+            `a tool result without its call${id ? ` (id ${id})` : ""}`,
+          );
+        }
+        pending.delete(start.payload.host_call_id as string);
+        const common = {
+          tool: start.payload.tool as {
+            host_name: string;
+            logical_id: string | null;
+          },
+          arguments: start.payload.arguments as Record<string, unknown>,
+          host_call_id: start.payload.host_call_id as string,
+        };
+        const opts = { parentEventId: start.event_id };
+        if (m.error === true || /^Error:/.test(content)) {
+          events.push(
+            toolCallFailed(
+              ctx,
+              { ...common, error: { message: content } },
+              opts,
+            ),
+          );
+        } else {
+          const parsed = parseMaybeJson(content);
+          events.push(toolCallCompleted(ctx, {
+            ...common,
+            result: parsed,
+            ...(typeof parsed !== "string" ? { result_text: content } : {}),
+          }, opts));
+        }
+      }
+    });
+    if (t.reward !== null) {
+      events.push(
+        annotation(ctx, {
+          type: "episode.outcome",
+          success: t.reward >= 1,
+          outcome: { reward: t.reward },
+        }),
+      );
+    }
+    events.push(episodeFinished(ctx, {
+      reason: "imported",
+      incomplete_calls: [...pending.values()].map((e) => e.event_id),
+    }));
+    return { episode_id: episodeId, events };
+  });
+  return { digest, episodes };
+}
