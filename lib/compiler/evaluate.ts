@@ -112,3 +112,20 @@ export function chooseCase(
   const v = canonicalJson(value ?? null);
   return cases.find((c) => canonicalJson(c.equals) === v)?.then ?? null;
 }
+
+/**
+ * The value at an argument leaf path of an arguments object.
+ *
+ * @param args Arguments (or undefined).
+ * @param path Leaf path (`a`, `items[0].id`).
+ * @returns The value, or null.
+ */
+export function argAt(
+  args: Record<string, unknown> | undefined,
+  path: string,
+): unknown {
+  if (!args) return null;
+  if (path in args) return args[path];
+  const v = resolvePath(args, path);
+  return v === undefined ? null : v;
+}

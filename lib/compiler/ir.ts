@@ -31,6 +31,8 @@ export interface Decides {
   node: string;
   /** The argument it feeds (index, value). */
   arg?: string;
+  /** Value leaves with several outputs: output name → argument path. */
+  args?: Record<string, string>;
 }
 
 /** A node of the IR. */

@@ -239,6 +239,9 @@ export function staticize(
     const ids: string[] = [];
     const used: Candidate[] = [];
     const args: Record<string, ArgExpr> = {};
+    const valueOutputs: DecisionDetail["outputs"] = {};
+    const valueArgs: string[] = [];
+    const valueCandidates: Candidate[] = [];
     const prevPath = at.includes(">")
       ? at.slice(0, at.lastIndexOf(">"))
       : "start";
@@ -246,16 +249,54 @@ export function staticize(
     if (fixed && fixed.status !== "contested") used.push(fixed);
     // Every argument path seen at this node.
     const argPaths = new Set<string>();
+    const leafSets = new Map<string, Set<string>>();
     for (const m of t.members) {
-      for (const l of argumentLeaves(cores[m.ep][m.idx].step.arguments)) {
-        argPaths.add(l.path);
+      const paths = argumentLeaves(cores[m.ep][m.idx].step.arguments).map((l) =>
+        l.path
+      );
+      for (const p of paths) argPaths.add(p);
+      // Leaves inside lists, grouped by the list argument.
+      for (const p of paths) {
+        const i = p.indexOf("[");
+        if (i > 0) {
+          const key = `${m.ep}:${p.slice(0, i)}`;
+          const set = leafSets.get(key) ?? new Set<string>();
+          set.add(p);
+          leafSets.set(key, set);
+        }
       }
+    }
+    // A list argument whose length varies is one value, not fixed elements.
+    const variableLists = new Set<string>();
+    for (
+      const list of new Set(
+        [...argPaths].filter((p) => p.includes("[")).map((p) =>
+          p.slice(0, p.indexOf("["))
+        ),
+      )
+    ) {
+      const shapes = new Set(
+        t.members.map((m) =>
+          [...(leafSets.get(`${m.ep}:${list}`) ?? [])].sort().join(",")
+        ),
+      );
+      if (shapes.size > 1) variableLists.add(list);
+    }
+    for (const list of variableLists) {
+      for (const p of [...argPaths]) {
+        if (p.startsWith(`${list}[`)) argPaths.delete(p);
+      }
+      argPaths.add(list);
     }
     for (const path of [...argPaths].sort()) {
       const seen = t.members.map((m) => {
         const s = cores[m.ep][m.idx].step;
-        const leaf = argumentLeaves(s.arguments).find((l) => l.path === path);
-        const src = s.arg_lineage[path] ?? null;
+        const leaf = variableLists.has(path)
+          ? { value: s.arguments[path] }
+          : argumentLeaves(s.arguments).find((l) => l.path === path);
+        const src = variableLists.has(path)
+          ? null
+          : s.arg_lineage[path] ?? null;
         return {
           m,
           value: leaf?.value,
@@ -276,7 +317,34 @@ export function staticize(
         seen.every((x) =>
           x.renamed !== null || sameAt(boardOf(x.m), [...sources][0]!, x.value)
         );
-      if (agreeing && (dataflow?.status !== "contested" || allRenamed)) {
+      // A shared source compiles to a ref only with evidence (E1 or better,
+      // uncontested): a package that guesses is worse than one that defers.
+      const flowOk = !dataflow ||
+        (dataflow.status !== "contested" && dataflow.grade !== "E0") ||
+        (allRenamed && dataflow.status !== "contested");
+      // A literal list index is a choice unless the list never had a second item.
+      const literalIndexSafe = (src: string) => {
+        for (const m of src.matchAll(/^(.*?)\[(\d+)\]/g)) {
+          const container = m[1].replace(/^\$ref\(/, "");
+          if (
+            t.members.some((x) => {
+              const list = (() => {
+                try {
+                  return evalArg({ ref: container }, boardOf(x));
+                } catch {
+                  return null;
+                }
+              })();
+              return Array.isArray(list) && list.length > 1;
+            })
+          ) return false;
+        }
+        return true;
+      };
+      if (
+        agreeing && flowOk && t.members.length >= 2 &&
+        literalIndexSafe([...sources][0]!)
+      ) {
         const src = [...sources][0]!;
         args[path] = src.includes("$ref(") ? { template: src } : { ref: src };
         if (dataflow) used.push(dataflow);
@@ -322,35 +390,54 @@ export function staticize(
         continue;
       }
       const values = new Set(seen.map((x) => canonicalJson(x.value ?? null)));
-      if (values.size === 1 && constant?.status !== "contested") {
+      // A constant needs more than frequency: E2 or E3 (many episodes, none against).
+      if (
+        values.size === 1 && constant && constant.status !== "contested" &&
+        (constant.grade === "E2" || constant.grade === "E3")
+      ) {
         args[path] = { const: seen[0].value ?? null };
         if (constant) used.push(constant);
         continue;
       }
-      // Genuine judgment: predict the value.
+      // Genuine judgment: the model gives the value (one leaf per action).
       const variable = `val_${nodeId}_${safe(path)}`;
       const types = [...new Set(seen.map((x) => jsonType(x.value)))];
+      valueOutputs[safe(path)] = {
+        variable,
+        field: {
+          type: types.length === 1 ? types[0] : "string",
+          description: `${t.tool} argument ${path}`,
+        },
+      };
+      valueArgs.push(path);
+      for (const c of [dataflow, constant]) if (c) valueCandidates.push(c);
+      args[path] = { ref: variable };
+    }
+    if (valueArgs.length) {
       const inputs: Record<string, string> = { request: "input.text" };
       for (const [k, v] of scope) inputs[k] = v;
       const leafId = addSignature(
-        nodeId,
+        `${nodeId}_args`,
         {
           inputs,
-          outputs: {
-            value: {
-              variable,
-              field: { type: types.length === 1 ? types[0] : "string" },
-            },
+          outputs: valueOutputs,
+          purpose: `decide ${
+            valueArgs.map((a) => `${t.tool}.${a}`).join(", ")
+          }`,
+          decides: {
+            kind: "value",
+            node: nodeId,
+            arg: valueArgs[0],
+            args: Object.fromEntries(valueArgs.map((a) => [safe(a), a])),
           },
-          purpose: `decide ${t.tool}.${path}`,
-          decides: { kind: "value", node: nodeId, arg: path },
         },
         t.members,
-        [dataflow, constant].filter((c): c is Candidate => !!c),
-        `${t.tool}.${path} has no source shared by the episodes`,
+        valueCandidates,
+        `${valueArgs.map((a) => `${t.tool}.${a}`).join(", ")} ${
+          valueArgs.length > 1 ? "have" : "has"
+        } no source or constant shared by the episodes`,
       );
       ids.push(leafId);
-      args[path] = { ref: variable };
     }
     // Recovery.
     const codes = new Set<string>();

@@ -14,7 +14,7 @@ import type { NormEpisode } from "../lineage/records.ts";
 import { parsePath } from "../lineage/paths.ts";
 import { type CoreStep, coreSteps, type Effects } from "./core_steps.ts";
 import type { CompiledBehavior, IrNode } from "./ir.ts";
-import { chooseCase, evalArgs, resolveRef } from "./evaluate.ts";
+import { argAt, chooseCase, evalArgs, resolveRef } from "./evaluate.ts";
 
 /** The verification report (seed 2.5). */
 export interface VerificationReport {
@@ -193,11 +193,14 @@ function replay(
         // The recorded choice stands in for the model.
         const target = core[cursor];
         const d = n.decides;
-        for (const variable of Object.values(n.outputs)) {
+        for (const [name, variable] of Object.entries(n.outputs)) {
           if (d.kind === "arm") {
             board[variable] = target?.step.logical_tool ?? null;
           } else if (d.kind === "value") {
-            board[variable] = target?.step.arguments[d.arg ?? ""] ?? null;
+            board[variable] = argAt(
+              target?.step.arguments,
+              d.args?.[name] ?? d.arg ?? "",
+            );
           } else {
             const src = target?.step.arg_lineage[d.arg ?? ""] ?? "";
             const m = /\[(\d+)\]/.exec(src);

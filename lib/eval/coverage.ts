@@ -1,0 +1,196 @@
+/**
+ * Held-out replay with a verdict per call: how much of an unseen episode a
+ * package reproduces on its own. Each recorded tool call is
+ * `deterministic` (the package makes that call, with every argument equal,
+ * from refs and constants alone), `residual` (it makes it, but an argument
+ * comes from a model leaf — fed here with the recorded choice), `wrong`
+ * (it makes that call with different deterministic arguments), or
+ * `uncovered` (the package does not make it: a step it dropped as noise, or
+ * everything after the package and the episode part ways).
+ *
+ * @module
+ */
+import { canonicalJson } from "../trace/canonical_json.ts";
+import type { NormEpisode } from "../lineage/records.ts";
+import { coreSteps, type Effects } from "../compiler/core_steps.ts";
+import type { ArgExpr, CompiledBehavior, IrNode } from "../compiler/ir.ts";
+import {
+  argAt,
+  chooseCase,
+  evalArgs,
+  resolveRef,
+} from "../compiler/evaluate.ts";
+
+/** Verdicts over one or more episodes. */
+export interface Coverage {
+  /** Recorded tool calls. */
+  calls: number;
+  /** Reproduced with no model call. */
+  deterministic: number;
+  /** Reproduced with a model leaf's value. */
+  residual: number;
+  /** Made with different deterministic arguments. */
+  wrong: number;
+  /** Not made by the package. */
+  uncovered: number;
+  /** Model leaves the package ran. */
+  model_calls: number;
+  /** Where episodes parted ways with the package (tool names, counted). */
+  divergences: Record<string, number>;
+  /** The wrong calls: node, expected and made arguments (first 20). */
+  wrong_calls: string[];
+}
+
+/** An empty tally. */
+export function emptyCoverage(): Coverage {
+  return {
+    calls: 0,
+    deterministic: 0,
+    residual: 0,
+    wrong: 0,
+    uncovered: 0,
+    model_calls: 0,
+    divergences: {},
+    wrong_calls: [],
+  };
+}
+
+/** Add one tally into another. */
+export function addCoverage(into: Coverage, c: Coverage): void {
+  into.calls += c.calls;
+  into.deterministic += c.deterministic;
+  into.residual += c.residual;
+  into.wrong += c.wrong;
+  into.uncovered += c.uncovered;
+  into.model_calls += c.model_calls;
+  for (const [k, v] of Object.entries(c.divergences)) {
+    into.divergences[k] = (into.divergences[k] ?? 0) + v;
+  }
+  const room = Math.max(0, 20 - into.wrong_calls.length);
+  into.wrong_calls.push(...c.wrong_calls.slice(0, room));
+}
+
+function usesVariable(e: ArgExpr, vars: string[]): boolean {
+  const text = "ref" in e ? e.ref : "template" in e ? e.template : "";
+  return vars.some((v) =>
+    text === v || text.startsWith(`${v}.`) || text.includes(`$${v}]`) ||
+    text.includes(`(${v})`) || text.includes(`(${v}.`)
+  );
+}
+
+/**
+ * Replay one episode and judge every recorded call.
+ *
+ * @param compiled The compiled behavior.
+ * @param ep A normalized episode the package has not seen.
+ * @param effects Tool effects.
+ * @returns Verdicts.
+ */
+export function coverageOf(
+  compiled: CompiledBehavior,
+  ep: NormEpisode,
+  effects: Effects,
+): Coverage {
+  const { ir } = compiled;
+  const core = coreSteps(ep, effects);
+  const out = emptyCoverage();
+  out.calls = ep.steps.length;
+  const board: Record<string, unknown> = {};
+  const input = ep.steps[0]?.state_before.input;
+  if (input !== undefined) board.input = input;
+  let cursor = 0;
+  let covered = 0;
+  let stopped = false;
+  const diverge = (what: string) => {
+    out.divergences[what] = (out.divergences[what] ?? 0) + 1;
+    stopped = true;
+  };
+  const exec = (id: string): void => {
+    if (stopped) return;
+    const n: IrNode = ir.nodes[id];
+    switch (n.kind) {
+      case "sequence":
+        for (const c of n.children) exec(c);
+        return;
+      case "stop":
+        if (cursor < core.length) {
+          diverge(`stop before ${core[cursor].step.logical_tool}`);
+        }
+        stopped = true;
+        return;
+      case "predict": {
+        out.model_calls++;
+        const target = core[cursor];
+        for (const [name, variable] of Object.entries(n.outputs)) {
+          const d = n.decides;
+          if (d.kind === "arm") {
+            board[variable] = target?.step.logical_tool ?? null;
+          } else if (d.kind === "value") {
+            board[variable] = argAt(
+              target?.step.arguments,
+              d.args?.[name] ?? d.arg ?? "",
+            );
+          } else {
+            const m = /\[(\d+)\]/.exec(
+              target?.step.arg_lineage[d.arg ?? ""] ?? "",
+            );
+            board[variable] = m ? Number(m[1]) : null;
+          }
+        }
+        return;
+      }
+      case "action": {
+        const c = core[cursor];
+        if (!c) {
+          stopped = true;
+          return;
+        }
+        if (c.step.logical_tool !== n.tool) {
+          diverge(`expected ${n.tool}, episode called ${c.step.logical_tool}`);
+          return;
+        }
+        const viaModel = Object.values(n.args).some((e) =>
+          usesVariable(e, ir.variables)
+        );
+        let args: Record<string, unknown> | null = null;
+        try {
+          args = evalArgs(n.args, board);
+        } catch {
+          args = null;
+        }
+        const equal = args !== null &&
+          canonicalJson(args) === canonicalJson(c.step.arguments);
+        if (equal && !viaModel) out.deterministic += c.attempts;
+        else if (equal) out.residual += c.attempts;
+        else {
+          out.wrong += c.attempts;
+          out.wrong_calls.push(
+            `${ep.episode_id}: ${n.id} made ${n.tool}(${
+              args === null ? "unresolved" : canonicalJson(args)
+            }), the episode ${canonicalJson(c.step.arguments)}`,
+          );
+        }
+        covered += c.attempts;
+        board[n.store] = c.step.result;
+        cursor++;
+        if (!equal) stopped = true; // past a wrong call, nothing later is comparable
+        return;
+      }
+      case "branch": {
+        let value: unknown;
+        try {
+          value = resolveRef(board, n.on);
+        } catch {
+          value = undefined;
+        }
+        exec(chooseCase(value, n.cases) ?? n.otherwise);
+        return;
+      }
+      case "react":
+        stopped = true;
+    }
+  };
+  exec(ir.root);
+  out.uncovered = out.calls - covered;
+  return out;
+}
