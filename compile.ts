@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { grantedEnv } from "./lib/cli/env.ts";
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { HarnessStore } from "./lib/store/store.ts";
@@ -39,16 +40,7 @@ Usage:
   --contracts  {"<fact key>": ["contract source id", ...]}   (lifts those facts to E3)
   --effects    {"tool": "read" | "write" | "destructive"}`;
 
-function env(name: string): string | undefined {
-  try {
-    return Deno.permissions.querySync({ name: "env", variable: name }).state ===
-        "granted"
-      ? Deno.env.get(name)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const env = grantedEnv;
 
 function readJson(
   path: string | undefined,

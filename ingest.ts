@@ -16,6 +16,7 @@
  *
  * @module
  */
+import { grantedEnv } from "./lib/cli/env.ts";
 import { type Io, UsageError } from "./lib/cli/io.ts";
 import {
   DEFAULT_INGEST_URL,
@@ -67,15 +68,7 @@ const FORWARDER_ENV = [
   "HARNESS_INGEST_TOKEN",
 ];
 
-function env(name: string): string | undefined {
-  try {
-    const state = Deno.permissions.querySync({ name: "env", variable: name })
-      .state;
-    return state === "granted" ? Deno.env.get(name) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const env = grantedEnv;
 
 /**
  * Run one command line.

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { grantedEnv } from "./lib/cli/env.ts";
 import { parseArgs } from "node:util";
 import { resolveRoot } from "./lib/cli/root.ts";
 import { readActiveCapture } from "./lib/ingest/active_capture.ts";
@@ -61,16 +62,7 @@ Usage:
 
 When an ingest server owns the store, events go through it over loopback.`;
 
-function env(name: string): string | undefined {
-  try {
-    return Deno.permissions.querySync({ name: "env", variable: name }).state ===
-        "granted"
-      ? Deno.env.get(name)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const env = grantedEnv;
 
 /**
  * Run the proxy until its client disconnects.

@@ -40,6 +40,25 @@ export function resolveRef(
 }
 
 /**
+ * Resolve a ref, or undefined when it does not resolve (for branches, whose
+ * `otherwise` handles a missing value).
+ *
+ * @param board Blackboard.
+ * @param path Path.
+ * @returns The value or undefined.
+ */
+export function tryResolve(
+  board: Record<string, unknown>,
+  path: string,
+): unknown {
+  try {
+    return resolveRef(board, path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The value of an argument expression.
  *
  * @param expr The expression.

@@ -14,7 +14,8 @@ import type { NormEpisode } from "../lineage/records.ts";
 import { parsePath } from "../lineage/paths.ts";
 import { type CoreStep, coreSteps, type Effects } from "./core_steps.ts";
 import type { CompiledBehavior, IrNode } from "./ir.ts";
-import { argAt, chooseCase, evalArgs, resolveRef } from "./evaluate.ts";
+import { chooseCase, evalArgs, tryResolve } from "./evaluate.ts";
+import { recordedChoice } from "./oracle.ts";
 
 /** The verification report (seed 2.5). */
 export interface VerificationReport {
@@ -191,22 +192,7 @@ function replay(
         throw new Mismatch();
       case "predict": {
         // The recorded choice stands in for the model.
-        const target = core[cursor];
-        const d = n.decides;
-        for (const [name, variable] of Object.entries(n.outputs)) {
-          if (d.kind === "arm") {
-            board[variable] = target?.step.logical_tool ?? null;
-          } else if (d.kind === "value") {
-            board[variable] = argAt(
-              target?.step.arguments,
-              d.args?.[name] ?? d.arg ?? "",
-            );
-          } else {
-            const src = target?.step.arg_lineage[d.arg ?? ""] ?? "";
-            const m = /\[(\d+)\]/.exec(src);
-            board[variable] = m ? Number(m[1]) : null;
-          }
-        }
+        Object.assign(board, recordedChoice(n, core[cursor]?.step));
         return true;
       }
       case "action": {
@@ -239,12 +225,7 @@ function replay(
         return true;
       }
       case "branch": {
-        let value: unknown;
-        try {
-          value = resolveRef(board, n.on);
-        } catch {
-          value = undefined;
-        }
+        const value = tryResolve(board, n.on);
         const then = chooseCase(value, n.cases) ?? n.otherwise;
         const expected = core[cursor]?.step.logical_tool ?? null;
         check(

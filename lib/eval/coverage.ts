@@ -14,12 +14,8 @@ import { canonicalJson } from "../trace/canonical_json.ts";
 import type { NormEpisode } from "../lineage/records.ts";
 import { coreSteps, type Effects } from "../compiler/core_steps.ts";
 import type { ArgExpr, CompiledBehavior, IrNode } from "../compiler/ir.ts";
-import {
-  argAt,
-  chooseCase,
-  evalArgs,
-  resolveRef,
-} from "../compiler/evaluate.ts";
+import { chooseCase, evalArgs, tryResolve } from "../compiler/evaluate.ts";
+import { recordedChoice } from "../compiler/oracle.ts";
 
 /** Verdicts over one or more episodes. */
 export interface Coverage {
@@ -120,23 +116,7 @@ export function coverageOf(
         return;
       case "predict": {
         out.model_calls++;
-        const target = core[cursor];
-        for (const [name, variable] of Object.entries(n.outputs)) {
-          const d = n.decides;
-          if (d.kind === "arm") {
-            board[variable] = target?.step.logical_tool ?? null;
-          } else if (d.kind === "value") {
-            board[variable] = argAt(
-              target?.step.arguments,
-              d.args?.[name] ?? d.arg ?? "",
-            );
-          } else {
-            const m = /\[(\d+)\]/.exec(
-              target?.step.arg_lineage[d.arg ?? ""] ?? "",
-            );
-            board[variable] = m ? Number(m[1]) : null;
-          }
-        }
+        Object.assign(board, recordedChoice(n, core[cursor]?.step));
         return;
       }
       case "action": {
@@ -177,12 +157,7 @@ export function coverageOf(
         return;
       }
       case "branch": {
-        let value: unknown;
-        try {
-          value = resolveRef(board, n.on);
-        } catch {
-          value = undefined;
-        }
+        const value = tryResolve(board, n.on);
         exec(chooseCase(value, n.cases) ?? n.otherwise);
         return;
       }

@@ -34,6 +34,7 @@ import {
   chooseCase,
   evalArgs,
   resolveRef,
+  tryResolve,
   UnresolvedRefError,
 } from "../compiler/evaluate.ts";
 
@@ -307,12 +308,7 @@ export class BehaviorRuntime {
         case "stop":
           throw new Stop("stopped", n.reason);
         case "branch": {
-          let value: unknown;
-          try {
-            value = resolveRef(board, n.on);
-          } catch {
-            value = undefined;
-          }
+          const value = tryResolve(board, n.on);
           const then = chooseCase(value, n.cases);
           if (then === null) {
             steps.push({
