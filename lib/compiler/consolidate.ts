@@ -146,8 +146,9 @@ function consolidateGroup(
       const m = votes.get(v) ?? new Map<string, number>();
       m.set(o, (m.get(o) ?? 0) + 1);
       votes.set(v, m);
+      // Too many values to be a predicate: stop counting at once.
+      if (votes.size > MAX_VALUES) return null;
     }
-    if (votes.size > MAX_VALUES) return null;
     const mapping: [unknown, unknown][] = [];
     for (const [v, m] of [...votes].sort(([a], [b]) => a < b ? -1 : 1)) {
       const best = [...m].sort((a, b) =>
