@@ -38,6 +38,9 @@ Usage:
                                              forward one hook payload (stdin) to the server; always exits 0
   ingest.ts install <host> [--project DIR | --user] [--command] [--url URL] [--capture ID]
   ingest.ts uninstall <host> [--project DIR | --user]
+  ingest.ts install|uninstall <host> --proxy NAME [--project DIR | --user] [--capture ID]
+                                             put the recording MCP proxy in front of the host's
+                                             MCP server NAME (or take it out)
   ingest.ts capture start [--id ID] [--label TEXT]
                                              start a capture and make it the active one
   ingest.ts capture finish <id>              finish it
@@ -142,6 +145,7 @@ async function parse(args: string[]) {
         failure: { type: "boolean", default: false },
         note: { type: "string" },
         format: { type: "string" },
+        proxy: { type: "string" },
       },
     });
   } catch (err) {
@@ -232,6 +236,41 @@ async function run(args: string[], io: Io): Promise<number> {
         home: env("HOME"),
         xdgConfigHome: env("XDG_CONFIG_HOME"),
       };
+      if (values.proxy) {
+        const proxyModule = new URL("./proxy.ts", import.meta.url);
+        const { resolve } = await import("node:path");
+        const storeRoot = resolve(root);
+        return m.proxyEntry(
+          {
+            ...a,
+            proxy: values.proxy,
+            proxyCommand: {
+              command: Deno.execPath(),
+              args: [
+                "run",
+                "--quiet",
+                "--no-prompt",
+                "--allow-run",
+                "--allow-read",
+                `--allow-write=${storeRoot}`,
+                "--allow-env",
+                "--allow-net=127.0.0.1",
+                proxyModule.protocol === "file:"
+                  ? proxyModule.pathname
+                  : proxyModule.href,
+                "--server",
+                values.proxy,
+                ...(values.capture ? ["--capture", values.capture] : []),
+                "--root",
+                storeRoot,
+                "--",
+              ],
+            },
+          },
+          group === "uninstall",
+          io,
+        );
+      }
       return group === "install" ? m.install(a, io) : m.uninstall(a, io);
     }
     default:

@@ -29,6 +29,7 @@ import {
   type Settings,
 } from "../installers/hook_settings.ts";
 import type { Io } from "./io.ts";
+import { unwrapServerEntry, wrapServerEntry } from "../installers/mcp_wrap.ts";
 import { UsageError } from "./io.ts";
 
 /** Arguments of install and uninstall. */
@@ -51,6 +52,100 @@ export interface InstallArgs {
   home?: string;
   /** `XDG_CONFIG_HOME` (host_c `--user`). */
   xdgConfigHome?: string;
+  /** Wrap this MCP server entry with the harness proxy instead of installing hooks. */
+  proxy?: string;
+  /** The proxy command line (`deno run … proxy.ts … --`), for `proxy`. */
+  proxyCommand?: { command: string; args: string[] };
+}
+
+/**
+ * The file that holds a host's MCP server entries.
+ *
+ * @param a Arguments.
+ * @returns Its path.
+ */
+export function mcpConfigFile(a: InstallArgs): string {
+  const base = a.user ? a.home : (a.project ?? ".");
+  if (!base) throw new UsageError("--user needs HOME (grant --allow-env=HOME)");
+  switch (a.host) {
+    case "host_a":
+      return a.user ? join(base, ".claude.json") : join(base, ".mcp.json");
+    case "host_b":
+      return join(base, ".gemini", "settings.json");
+    case "host_c":
+      return a.user
+        ? join(
+          a.xdgConfigHome ?? join(base, ".config"),
+          "opencode",
+          "opencode.json",
+        )
+        : join(base, "opencode.json");
+    default:
+      throw new UsageError(
+        `unknown host "${a.host}": use host_a, host_b or host_c`,
+      );
+  }
+}
+
+/**
+ * Put the harness proxy in front of an MCP server entry (`install --proxy`),
+ * or take it out (`uninstall --proxy`), keeping the original entry in
+ * `<config>.harness-proxy.json`.
+ *
+ * @param a Arguments (with `proxy`).
+ * @param remove Take it out.
+ * @param io Output.
+ * @returns Exit code.
+ */
+export function proxyEntry(a: InstallArgs, remove: boolean, io: Io): number {
+  const file = mcpConfigFile(a);
+  const text = readText(file);
+  if (text === null) {
+    throw new Error(
+      `${file} does not exist: add the MCP server "${a.proxy}" to the host first`,
+    );
+  }
+  const config = JSON.parse(text);
+  const sidecar = `${file}.harness-proxy.json`;
+  const saved = JSON.parse(readText(sidecar) ?? "{}") as Record<
+    string,
+    { original: unknown; before: string }
+  >;
+  const name = a.proxy!;
+  if (remove) {
+    const rec = saved[name];
+    if (!rec) {
+      io.out(
+        `${a.host}: MCP server "${name}" is not behind the harness proxy in ${file}`,
+      );
+      return 0;
+    }
+    const next = unwrapServerEntry(a.host, config, name, rec.original);
+    const out = sameJson(rec.before, next)
+      ? rec.before
+      : JSON.stringify(next, null, 2) + "\n";
+    Deno.writeTextFileSync(file, out);
+    delete saved[name];
+    if (Object.keys(saved).length) {
+      Deno.writeTextFileSync(sidecar, JSON.stringify(saved, null, 2) + "\n");
+    } else Deno.removeSync(sidecar);
+    io.out(`${a.host}: MCP server "${name}" in ${file} runs directly again`);
+    return 0;
+  }
+  const { config: next, original } = wrapServerEntry(
+    a.host,
+    config,
+    name,
+    a.proxyCommand!,
+  );
+  Deno.writeTextFileSync(`${file}.harness-backup-${stamp()}`, text);
+  Deno.writeTextFileSync(file, JSON.stringify(next, null, 2) + "\n");
+  saved[name] = { original, before: text };
+  Deno.writeTextFileSync(sidecar, JSON.stringify(saved, null, 2) + "\n");
+  io.out(
+    `${a.host}: MCP server "${name}" in ${file} now runs behind the harness proxy (calls recorded as ${name}__<tool>)`,
+  );
+  return 0;
 }
 
 /** Marker line at the top of the host_c plugin file. */
