@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { hostCPluginSource } from "../adapters/host_c_plugin.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
 import {
@@ -87,10 +87,25 @@ export function mcpConfigFile(a: InstallArgs): string {
   }
 }
 
+/** The host's own folder (`.claude`, `.gemini`, `.opencode` or its user equivalent). */
+function hostDir(a: InstallArgs): string {
+  const base = a.user ? a.home! : (a.project ?? ".");
+  switch (a.host) {
+    case "host_a":
+      return join(base, ".claude");
+    case "host_b":
+      return join(base, ".gemini");
+    default:
+      return a.user
+        ? join(a.xdgConfigHome ?? join(base, ".config"), "opencode")
+        : join(base, ".opencode");
+  }
+}
+
 /**
  * Put the harness proxy in front of an MCP server entry (`install --proxy`),
  * or take it out (`uninstall --proxy`), keeping the original entry in
- * `<config>.harness-proxy.json`.
+ * `<host folder>/harness-proxy-<config file>.json` (backups go there too).
  *
  * @param a Arguments (with `proxy`).
  * @param remove Take it out.
@@ -106,7 +121,10 @@ export function proxyEntry(a: InstallArgs, remove: boolean, io: Io): number {
     );
   }
   const config = JSON.parse(text);
-  const sidecar = `${file}.harness-proxy.json`;
+  // Backups and the record of wrapped entries live in the host's own folder.
+  const keep = hostDir(a);
+  Deno.mkdirSync(keep, { recursive: true });
+  const sidecar = join(keep, `harness-proxy-${basename(file)}.json`);
   const saved = JSON.parse(readText(sidecar) ?? "{}") as Record<
     string,
     { original: unknown; before: string }
@@ -138,7 +156,10 @@ export function proxyEntry(a: InstallArgs, remove: boolean, io: Io): number {
     name,
     a.proxyCommand!,
   );
-  Deno.writeTextFileSync(`${file}.harness-backup-${stamp()}`, text);
+  Deno.writeTextFileSync(
+    join(keep, `${basename(file)}.harness-backup-${stamp()}`),
+    text,
+  );
   Deno.writeTextFileSync(file, JSON.stringify(next, null, 2) + "\n");
   saved[name] = { original, before: text };
   Deno.writeTextFileSync(sidecar, JSON.stringify(saved, null, 2) + "\n");
