@@ -396,3 +396,35 @@ export {
   ImportError,
   type ImportFormat,
 } from "./lib/importers/trajectories.ts";
+export { fieldProblem } from "./lib/runtime/signature_check.ts";
+export { callWithArgs } from "./lib/runtime/bind_args.ts";
+export { recordedChoice } from "./lib/compiler/oracle.ts";
+export {
+  addCoverage,
+  type Coverage,
+  coverageOf,
+  emptyCoverage,
+} from "./lib/eval/coverage.ts";
+export {
+  type Config,
+  type ProxyCommand,
+  unwrapServerEntry,
+  wrapServerEntry,
+} from "./lib/installers/mcp_wrap.ts";
+export {
+  addHarnessHooks,
+  type HookEntry,
+  type HookPlan,
+  HOST_A_EVENTS,
+  HOST_B_EVENTS,
+  hostAPlan,
+  hostBPlan,
+  isHarnessEntry,
+  removeHarnessHooks,
+  type Settings,
+} from "./lib/installers/hook_settings.ts";
+export {
+  type Capabilities,
+  createCapabilities,
+  deskModel,
+} from "./lib/taskfamily/desk_capabilities.ts";

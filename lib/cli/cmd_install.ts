@@ -58,6 +58,18 @@ export interface InstallArgs {
   proxyCommand?: { command: string; args: string[] };
 }
 
+/** The folder install works in: the project (default: here) or the user's home. */
+function baseDir(a: InstallArgs): string {
+  const base = a.user ? a.home : (a.project ?? ".");
+  if (!base) throw new UsageError("--user needs HOME (grant --allow-env=HOME)");
+  return base;
+}
+
+/** OpenCode's user config folder. */
+function opencodeUserDir(a: InstallArgs, base: string): string {
+  return join(a.xdgConfigHome ?? join(base, ".config"), "opencode");
+}
+
 /**
  * The file that holds a host's MCP server entries.
  *
@@ -65,8 +77,7 @@ export interface InstallArgs {
  * @returns Its path.
  */
 export function mcpConfigFile(a: InstallArgs): string {
-  const base = a.user ? a.home : (a.project ?? ".");
-  if (!base) throw new UsageError("--user needs HOME (grant --allow-env=HOME)");
+  const base = baseDir(a);
   switch (a.host) {
     case "host_a":
       return a.user ? join(base, ".claude.json") : join(base, ".mcp.json");
@@ -74,11 +85,7 @@ export function mcpConfigFile(a: InstallArgs): string {
       return join(base, ".gemini", "settings.json");
     case "host_c":
       return a.user
-        ? join(
-          a.xdgConfigHome ?? join(base, ".config"),
-          "opencode",
-          "opencode.json",
-        )
+        ? join(opencodeUserDir(a, base), "opencode.json")
         : join(base, "opencode.json");
     default:
       throw new UsageError(
@@ -89,16 +96,14 @@ export function mcpConfigFile(a: InstallArgs): string {
 
 /** The host's own folder (`.claude`, `.gemini`, `.opencode` or its user equivalent). */
 function hostDir(a: InstallArgs): string {
-  const base = a.user ? a.home! : (a.project ?? ".");
+  const base = baseDir(a);
   switch (a.host) {
     case "host_a":
       return join(base, ".claude");
     case "host_b":
       return join(base, ".gemini");
     default:
-      return a.user
-        ? join(a.xdgConfigHome ?? join(base, ".config"), "opencode")
-        : join(base, ".opencode");
+      return a.user ? opencodeUserDir(a, base) : join(base, ".opencode");
   }
 }
 
@@ -179,10 +184,7 @@ const PLUGIN_MARKER = "// harness: capture plugin for OpenCode";
  * @returns Absolute or relative path.
  */
 export function targetFile(a: InstallArgs): string {
-  const base = a.user ? a.home : (a.project ?? ".");
-  if (!base) {
-    throw new UsageError("--user needs HOME (grant --allow-env=HOME)");
-  }
+  const base = baseDir(a);
   switch (a.host) {
     case "host_a":
       return join(base, ".claude", "settings.json");
@@ -190,12 +192,7 @@ export function targetFile(a: InstallArgs): string {
       return join(base, ".gemini", "settings.json");
     case "host_c":
       return a.user
-        ? join(
-          a.xdgConfigHome ?? join(base, ".config"),
-          "opencode",
-          "plugin",
-          "harness.js",
-        )
+        ? join(opencodeUserDir(a, base), "plugin", "harness.js")
         : join(base, ".opencode", "plugin", "harness.js");
     default:
       throw new UsageError(

@@ -10,7 +10,8 @@
  * @module
  */
 import type { EventSink } from "../gateway/event_sink.ts";
-import { parameterNames } from "../gateway/tool_gateway.ts";
+import { callWithArgs } from "./bind_args.ts";
+import { fieldProblem } from "./signature_check.ts";
 import type { UnsealedEvent } from "../trace/event.ts";
 import {
   annotation,
@@ -29,7 +30,7 @@ import {
   toolsetExposed,
 } from "../trace/events.ts";
 import type { BehaviorPackage } from "../compiler/package.ts";
-import type { IrNode, Signature, SignatureField } from "../compiler/ir.ts";
+import type { IrNode, Signature } from "../compiler/ir.ts";
 import {
   chooseCase,
   evalArgs,
@@ -149,37 +150,6 @@ class Stop extends Error {
   }
 }
 
-function typeOk(v: unknown, f: SignatureField): string | null {
-  const t = f.type;
-  const ok = t === "json"
-    ? true
-    : t === "integer"
-    ? Number.isInteger(v)
-    : t === "number"
-    ? typeof v === "number" && Number.isFinite(v)
-    : t === "array"
-    ? Array.isArray(v)
-    : t === "object"
-    ? typeof v === "object" && v !== null && !Array.isArray(v)
-    : t === "null"
-    ? v === null
-    : t === "string"
-    ? typeof v === "string"
-    : t === "boolean"
-    ? typeof v === "boolean"
-    : false;
-  if (!ok) return `expected ${t}, got ${JSON.stringify(v)}`;
-  if (f.enum && !f.enum.some((e) => JSON.stringify(e) === JSON.stringify(v))) {
-    return `expected one of ${JSON.stringify(f.enum)}, got ${
-      JSON.stringify(v)
-    }`;
-  }
-  if (f.minimum !== undefined && typeof v === "number" && v < f.minimum) {
-    return `expected at least ${f.minimum}, got ${v}`;
-  }
-  return null;
-}
-
 /** Runs one package. */
 export class BehaviorRuntime {
   readonly package: BehaviorPackage;
@@ -249,19 +219,8 @@ export class BehaviorRuntime {
       if (ctx) emit(blackboardWrite(ctx, { key, value }));
     };
 
-    const callTool = (tool: string, args: Record<string, unknown>): unknown => {
-      const fn = this.#tools[tool] as (...a: unknown[]) => unknown;
-      const names = parameterNames(fn);
-      const keys = Object.keys(args);
-      const positional = keys.length > 0 &&
-        keys.every((k) => names.includes(k));
-      return positional
-        ? fn(
-          ...names.slice(0, Math.max(...keys.map((k) => names.indexOf(k))) + 1)
-            .map((n) => args[n]),
-        )
-        : fn(args);
-    };
+    const callTool = (tool: string, args: Record<string, unknown>): unknown =>
+      callWithArgs(this.#tools[tool] as (...a: unknown[]) => unknown, args);
 
     const exec = async (id: string): Promise<void> => {
       const n: IrNode = ir.nodes[id];
@@ -433,7 +392,7 @@ export class BehaviorRuntime {
             outputs,
           });
           for (const [name, field] of Object.entries(sig.outputs)) {
-            const problem = typeOk(outputs?.[name], field);
+            const problem = fieldProblem(outputs?.[name], field);
             if (problem) {
               throw new Stop(
                 "stopped",

@@ -186,3 +186,27 @@ Deno.test("the command hook the installer writes forwards a real payload when a 
   assertEquals(new TextDecoder().decode(out.stdout).trim(), "{}");
   assertEquals(srv.store.getCapture("cap_installed")?.event_count, 1);
 });
+
+Deno.test("install --user writes the user-level files under HOME and XDG_CONFIG_HOME", async () => {
+  await using home = await tempDir();
+  const user = (host: string) =>
+    args(host, "", {
+      user: true,
+      home: home.path,
+      xdgConfigHome: join(home.path, "xdg"),
+    });
+  assertEquals(install(user("host_a"), quiet), 0);
+  assertOk(Deno.statSync(join(home.path, ".claude/settings.json")).isFile);
+  assertEquals(install(user("host_c"), quiet), 0);
+  assertOk(
+    Deno.statSync(join(home.path, "xdg/opencode/plugin/harness.js")).isFile,
+  );
+  assertEquals(uninstall(user("host_a"), quiet), 0);
+  let exists = true;
+  try {
+    Deno.statSync(join(home.path, ".claude/settings.json"));
+  } catch {
+    exists = false;
+  }
+  assertEquals(exists, false);
+});
