@@ -360,7 +360,11 @@ export async function tauEval(
     } (${o.coverage.wrong}) | ${report.targets.wrong_share} |`,
     `| held-out calls the package does not make | ${
       pct(o.coverage.uncovered, o.coverage.calls)
-    } | - |`,
+    }: ${
+      pct(o.coverage.uncovered_unneeded, o.coverage.calls)
+    } lookups nothing used, ${
+      pct(o.coverage.uncovered_after_divergence, o.coverage.calls)
+    } after the package and the episode part ways | - |`,
     `| lineage precision (ground-truth actions) | ${
       o.lineage_precision === null ? "-" : o.lineage_precision.toFixed(3)
     } | ${report.targets.lineage_precision} |`,

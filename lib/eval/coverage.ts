@@ -29,6 +29,10 @@ export interface Coverage {
   wrong: number;
   /** Not made by the package. */
   uncovered: number;
+  /** Of those: lookups whose results nothing later used (the package has no need for them). */
+  uncovered_unneeded: number;
+  /** Of those: calls after the package and the episode parted ways, or past the package's end. */
+  uncovered_after_divergence: number;
   /** Model leaves the package ran. */
   model_calls: number;
   /** Where episodes parted ways with the package (tool names, counted). */
@@ -45,6 +49,8 @@ export function emptyCoverage(): Coverage {
     residual: 0,
     wrong: 0,
     uncovered: 0,
+    uncovered_unneeded: 0,
+    uncovered_after_divergence: 0,
     model_calls: 0,
     divergences: {},
     wrong_calls: [],
@@ -58,6 +64,8 @@ export function addCoverage(into: Coverage, c: Coverage): void {
   into.residual += c.residual;
   into.wrong += c.wrong;
   into.uncovered += c.uncovered;
+  into.uncovered_unneeded += c.uncovered_unneeded;
+  into.uncovered_after_divergence += c.uncovered_after_divergence;
   into.model_calls += c.model_calls;
   for (const [k, v] of Object.entries(c.divergences)) {
     into.divergences[k] = (into.divergences[k] ?? 0) + v;
@@ -167,5 +175,8 @@ export function coverageOf(
   };
   exec(ir.root);
   out.uncovered = out.calls - covered;
+  const inCore = core.reduce((a, c) => a + c.attempts, 0);
+  out.uncovered_unneeded = out.calls - inCore;
+  out.uncovered_after_divergence = inCore - covered;
   return out;
 }
