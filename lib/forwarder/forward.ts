@@ -242,11 +242,5 @@ export async function readAll(
     size += c.length;
     if (size > limit) break;
   }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.length;
-  }
-  return new TextDecoder().decode(all);
+  return new TextDecoder().decode(concat(chunks));
 }

@@ -158,13 +158,17 @@ Deno.test("evidence grades: a constant seen in three episodes is weaker than a d
   )!;
   assertEquals(flow.grade, "E2");
   assertOk(flow.evidence.variety >= 10);
-  const few = consolidate(normalizeAll((await deskEpisodes(40)).slice(0, 3)), {
-    effects: DESK_EFFECTS,
-  });
+  // Three episodes that all cancel: the constant reason is seen three times.
+  const cancelling = normalizeAll(await deskEpisodes(40)).filter((e) =>
+    e.steps.some((s) => s.logical_tool === "cancel")
+  ).slice(0, 3);
+  assertEquals(cancelling.length, 3);
+  const few = consolidate(cancelling, { effects: DESK_EFFECTS });
   const constant = few.find((c) =>
     c.type === "constant" && c.claim.value === "customer_request"
   );
-  if (constant) assertOk(["E0", "E1"].includes(constant.grade), constant.grade);
+  assertOk(constant, "the constant reason was not found");
+  assertOk(["E0", "E1"].includes(constant.grade), constant.grade);
   for (const c of cands) assertOk(!["E4", "E5"].includes(c.grade));
 });
 
