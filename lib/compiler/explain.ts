@@ -6,6 +6,7 @@
  */
 import type { BehaviorPackage } from "./package.ts";
 import type { ArgExpr, IrNode } from "./ir.ts";
+import { describeSource } from "./sources.ts";
 
 function arg(e: ArgExpr): string {
   if ("const" in e) return JSON.stringify(e.const);
@@ -47,6 +48,22 @@ export function describeNode(n: IrNode): string {
       } for at most ${n.max_steps} steps (${n.signature})`;
     case "stop":
       return `stop: ${n.reason}`;
+    case "agent":
+      return `conversation: lookups ${
+        n.lookups.join(", ") || "(none)"
+      } as soon as their arguments bind (fan-out cap ${n.fanout}); state changes through ${
+        n.choice ?? "(no choice leaf)"
+      }`;
+    case "lookup":
+      return `look up ${n.tool}(${
+        n.args.map((a) =>
+          `${a.path} ∈ ${(a.sources ?? []).map(describeSource).join(" ∪ ")}`
+        ).join(", ")
+      })`;
+    case "choice":
+      return `model chooses one of ${
+        n.tools.map((t) => t.tool).join(", ")
+      }, every argument from its candidates (${n.signature})`;
   }
 }
 
@@ -106,6 +123,9 @@ export function explainPackage(pkg: BehaviorPackage): string {
     seen.add(id);
     const n = pkg.ir.nodes[id];
     const p = prov.get(id);
+    const children = n.kind === "agent"
+      ? [...n.lookups, ...(n.choice ? [n.choice] : [])]
+      : [];
     const pad = "  ".repeat(depth);
     lines.push(
       `${pad}${id} [${n.kind}${p ? `, ${p.grade}` : ""}] ${describeNode(n)}`,
@@ -134,6 +154,7 @@ export function explainPackage(pkg: BehaviorPackage): string {
       }
     }
     if (n.kind === "sequence") n.children.forEach((c) => visit(c, depth + 1));
+    children.forEach((c) => visit(c, depth + 1));
     if (n.kind === "branch") {
       n.cases.forEach((c) => visit(c.then, depth + 1));
       visit(n.otherwise, depth + 1);

@@ -9,6 +9,8 @@
 /** Version of the IR. */
 export const IR_VERSION = "harness.ir.v1";
 
+import type { Source } from "./sources.ts";
+
 /** How an action argument gets its value. */
 export type ArgExpr =
   | { const: unknown }
@@ -70,7 +72,34 @@ export type IrNode =
     max_steps: number;
     store: string;
   }
-  | { id: string; kind: "stop"; reason: string };
+  | { id: string; kind: "stop"; reason: string }
+  | {
+    id: string;
+    kind: "agent";
+    lookups: string[];
+    choice: string | null;
+    fanout: number;
+  }
+  | { id: string; kind: "lookup"; tool: string; args: BoundArg[] }
+  | { id: string; kind: "choice"; signature: string; tools: ChoiceTool[] };
+
+/** An argument of a lookup or a choice and where its values may come from. */
+export interface BoundArg {
+  /** Argument path (`order_id`; list items as `item_ids[*]`). */
+  path: string;
+  /** The union of sources (null: free text, only for tools that are not destructive). */
+  sources: Source[] | null;
+}
+
+/** A state-changing tool a choice leaf may pick, with its restricted arguments. */
+export interface ChoiceTool {
+  /** Tool. */
+  tool: string;
+  /** Its effect (`write`, `destructive`). */
+  effect: string;
+  /** Every argument seen in training. */
+  args: BoundArg[];
+}
 
 /** The kinds of node. */
 export type IrNodeKind = IrNode["kind"];

@@ -22,7 +22,9 @@ import type {
 } from "./ir.ts";
 import type { CompilerModel } from "./residualize.ts";
 import { staticize } from "./staticize.ts";
+import { agentVerification, buildAgentForm } from "./agent_form.ts";
 import {
+  checkStructure,
   promoteReplayVerified,
   type VerificationReport,
   verify,
@@ -186,6 +188,17 @@ export interface CompileOptions {
   version?: string;
   /** Progress callback (stage, done, total). */
   onProgress?: (stage: string, done: number, total: number) => void;
+  /**
+   * Which form: `tree` (one skeleton of core steps), `agent` (lookups and
+   * a choice leaf, for conversations), or `auto`: the tree when its replay
+   * of every training episode is clean, else the agent form.
+   * @default "auto"
+   */
+  form?: "auto" | "tree" | "agent";
+  /** Agent form: fan-out cap per lookup node. @default 5 */
+  fanout?: number;
+  /** Agent form: extra lookups per training episode the lookups may cost. @default 3 */
+  extraLookupBudget?: number;
 }
 
 /**
@@ -230,12 +243,33 @@ export function compileBehavior(
     effects,
   });
   progress("verify", 0, 1);
-  const verification = verify(compiled, normalized, {
+  let verification = verify(compiled, normalized, {
     requiredCapabilities: new Set(compiled.required_capabilities),
     effects,
   });
-  const promoted = promoteReplayVerified(compiled, verification);
-  const pkg = buildPackage(compiled, verification, candidates, normalized, {
+  const form = options.form ?? "auto";
+  const treeClean = verification.structural_ok &&
+    verification.replay_checks > 0 &&
+    verification.replay_passed === verification.replay_checks;
+  let chosen: CompiledBehavior = compiled;
+  let chosenCandidates = candidates;
+  if (form === "agent" || (form === "auto" && !treeClean)) {
+    progress("agent form", 0, 1);
+    const agent = buildAgentForm(normalized, {
+      name: options.name,
+      effects,
+      fanout: options.fanout,
+      extraLookupBudget: options.extraLookupBudget,
+    });
+    chosen = agent.compiled;
+    chosenCandidates = agent.candidates;
+    verification = agentVerification(
+      agent.replays,
+      checkStructure(chosen, new Set(chosen.required_capabilities)),
+    );
+  }
+  const promoted = promoteReplayVerified(chosen, verification);
+  const pkg = buildPackage(chosen, verification, chosenCandidates, normalized, {
     name: options.name ?? "behavior",
     taskFamily: options.taskFamily,
     effects,
@@ -245,5 +279,11 @@ export function compileBehavior(
     promoted,
   });
   progress("package", 1, 1);
-  return { package: pkg, compiled, candidates, verification, normalized };
+  return {
+    package: pkg,
+    compiled: chosen,
+    candidates: chosenCandidates,
+    verification,
+    normalized,
+  };
 }

@@ -131,6 +131,25 @@ export function checkStructure(
       }
       case "stop":
         return scope;
+      case "agent":
+        for (const l of n.lookups) walk(l, scope);
+        if (n.choice) walk(n.choice, scope);
+        return scope;
+      case "lookup":
+        if (caps && !caps.has(n.tool)) {
+          problems.push(`${id}: tool ${n.tool} is not in the capability set`);
+        }
+        return scope;
+      case "choice":
+        if (!signatures[n.signature]) {
+          problems.push(`${id}: signature ${n.signature} is missing`);
+        }
+        for (const t of n.tools) {
+          if (caps && !caps.has(t.tool)) {
+            problems.push(`${id}: tool ${t.tool} is not in the capability set`);
+          }
+        }
+        return scope;
     }
   };
   walk(ir.root, written);
@@ -237,6 +256,11 @@ function replay(
         return exec(then);
       }
       case "react":
+        return true;
+      case "agent":
+      case "lookup":
+      case "choice":
+        // The agent form is replayed by replayAgent (agent_replay.ts).
         return true;
     }
   };

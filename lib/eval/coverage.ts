@@ -170,6 +170,10 @@ export function coverageOf(
         return;
       }
       case "react":
+      case "agent":
+      case "lookup":
+      case "choice":
+        // Agent-form packages are judged by replayAgent (compiler/agent_replay.ts).
         stopped = true;
     }
   };

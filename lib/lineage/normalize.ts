@@ -2,8 +2,9 @@
  * Normalization (seed 4.5 rule 2): an {@linkcode Episode} becomes ordered
  * action steps whose arguments are annotated with exact lineage against the
  * state before each step: the task input (`input`: the first user message
- * as `input.text`, the episode's task as `input.task`) and every earlier
- * successful step's result under its store name. No model is used.
+ * as `input.text`, every user message so far as `input.user[k]` and the
+ * newest as `input.latest`, the episode's task as `input.task`) and every
+ * earlier successful step's result under its store name. No model is used.
  *
  * @module
  */
@@ -209,10 +210,27 @@ export function normalizeEpisode(
     }
   }
   if (Object.keys(input).length) index.add("input", input);
+  // Every user message, bound in order as `input.user[k]` before the first
+  // call that follows it (`input.latest` is the newest).
+  const position = new Map(episode.events.map((e, i) => [e.event_id, i]));
+  const userMessages = episode.events.flatMap((e, i) =>
+    e.kind === "message" && e.payload.role === "user" &&
+      typeof e.payload.text === "string"
+      ? [{ at: i, text: e.payload.text }]
+      : []
+  );
+  let bound = 0;
+  const bindUserMessagesBefore = (at: number) => {
+    while (bound < userMessages.length && userMessages[bound].at < at) {
+      index.addUserMessage("input", bound, userMessages[bound].text);
+      bound++;
+    }
+  };
   const steps: NormStep[] = [];
   const decisions: ModelDecision[] = [];
   for (const call of pairCalls(episode.events)) {
     const head = (call.start ?? call.end)!;
+    bindUserMessagesBefore(position.get(head.event_id) ?? Infinity);
     const tool = head.payload.tool as {
       host_name: string;
       logical_id: string | null;

@@ -14,7 +14,12 @@ import {
   stateVariables,
   symbolicVariants,
 } from "./find_source.ts";
-import { isIdentifierToken, tokenize, words } from "./meaningful.ts";
+import {
+  isIdentifierToken,
+  isMeaningful,
+  tokenize,
+  words,
+} from "./meaningful.ts";
 import { formatPath, type PathSegment } from "./paths.ts";
 
 const PLAIN = /^[A-Za-z0-9_-]*$/;
@@ -37,6 +42,7 @@ export class StateIndex {
   readonly #wanted: ReadonlySet<string | number> | null;
   readonly #hits = new Map<string | number, PathSegment[][]>();
   readonly #stack: PathSegment[] = [];
+  #allWords = false;
 
   /**
    * @param options Depth and the wanted values.
@@ -75,7 +81,10 @@ export class StateIndex {
       }
       const seen = new Set<string>([value]);
       for (const w of words(value)) {
-        if (!seen.has(w.text) && isIdentifierToken(w.text)) {
+        const wanted = this.#allWords
+          ? isMeaningful(w.text)
+          : isIdentifierToken(w.text);
+        if (!seen.has(w.text) && wanted) {
           seen.add(w.text);
           this.#stack.push({ word: w.index });
           this.#hit(w.text);
@@ -127,6 +136,33 @@ export class StateIndex {
     this.#stack.push({ key });
     this.#walk(value, this.#maxDepth);
     this.#stack.length = 0;
+  }
+
+  /**
+   * Add one user message as `<key>.user[<k>]` (the key's object gains a
+   * `user` list). Every meaningful word of the message is indexed, plain
+   * words too: people give names, cities and choices in words, and a whole
+   * argument equal to one of them came from them.
+   *
+   * @param key Top-level key (`input`).
+   * @param k Position of the message among the user's messages.
+   * @param text The message.
+   */
+  addUserMessage(key: string, k: number, text: string): void {
+    // New objects: states handed out earlier keep what they held.
+    const holder = (this.#state[key] ?? {}) as Record<string, unknown>;
+    const list = [...((holder.user as string[] | undefined) ?? [])];
+    list[k] = text;
+    this.#state[key] = { ...holder, user: list, latest: text };
+    this.#stack.length = 0;
+    this.#stack.push({ key }, { key: "user" }, { index: k });
+    this.#allWords = true;
+    try {
+      this.#walk(text, this.#maxDepth);
+    } finally {
+      this.#allWords = false;
+      this.#stack.length = 0;
+    }
   }
 
   /**

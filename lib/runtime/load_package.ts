@@ -31,6 +31,9 @@ const KINDS = new Set([
   "predict",
   "react",
   "stop",
+  "agent",
+  "lookup",
+  "choice",
 ]);
 
 function fail(what: string): never {
@@ -98,6 +101,21 @@ function checkNode(id: string, n: unknown): void {
       break;
     case "stop":
       if (typeof node.reason !== "string") fail(`stop ${id} needs a reason`);
+      break;
+    case "agent":
+      if (!Array.isArray(node.lookups) || !(node.fanout >= 1)) {
+        fail(`agent ${id} needs lookups and a fanout of at least 1`);
+      }
+      break;
+    case "lookup":
+      if (typeof node.tool !== "string" || !Array.isArray(node.args)) {
+        fail(`lookup ${id} needs tool and args`);
+      }
+      break;
+    case "choice":
+      if (typeof node.signature !== "string" || !Array.isArray(node.tools)) {
+        fail(`choice ${id} needs signature and tools`);
+      }
   }
 }
 

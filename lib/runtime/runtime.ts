@@ -174,7 +174,7 @@ export class BehaviorRuntime {
       typeof this.#tools[t] !== "function"
     );
     const needsModel = Object.values(pkg.ir.nodes).some((n) =>
-      n.kind === "predict" || n.kind === "react"
+      n.kind === "predict" || n.kind === "react" || n.kind === "choice"
     );
     if (needsModel && !this.#model) missing.push("model");
     if (missing.length) throw new MissingCapabilityError(missing);
@@ -266,6 +266,13 @@ export class BehaviorRuntime {
           return;
         case "stop":
           throw new Stop("stopped", n.reason);
+        case "agent":
+        case "lookup":
+        case "choice":
+          throw new Stop(
+            "stopped",
+            `${n.id}: an agent-form package runs a conversation; use AgentSession (lib/runtime/agent_session.ts)`,
+          );
         case "branch": {
           const value = tryResolve(board, n.on);
           const then = chooseCase(value, n.cases);

@@ -15,10 +15,23 @@ import {
 } from "../../lib/eval/coverage.ts";
 import { tempDir } from "../_helpers.ts";
 
-Deno.test("the τ²-bench evaluation is deterministic and the package defers rather than guesses (wrong calls <= 1%)", async () => {
+const SLICE = new URL("../../fixtures/tau2_retail_slice.json", import.meta.url)
+  .pathname;
+
+Deno.test("the τ² evaluation on the vendored slice: deterministic, every required field, no wrong call, ranges over seeds", async () => {
   await using dir = await tempDir();
-  const a = await tauEval({ outDir: `${dir.path}/a`, quiet: true });
-  const b = await tauEval({ outDir: `${dir.path}/b`, quiet: true });
+  const a = await tauEval({
+    data: SLICE,
+    seeds: 3,
+    outDir: `${dir.path}/a`,
+    quiet: true,
+  });
+  const b = await tauEval({
+    data: SLICE,
+    seeds: 3,
+    outDir: `${dir.path}/b`,
+    quiet: true,
+  });
   assertEquals(
     Deno.readTextFileSync(`${dir.path}/a/tau_eval.json`),
     Deno.readTextFileSync(`${dir.path}/b/tau_eval.json`),
@@ -27,15 +40,42 @@ Deno.test("the τ²-bench evaluation is deterministic and the package defers rat
     Deno.readTextFileSync(`${dir.path}/a/tau_eval.md`),
     Deno.readTextFileSync(`${dir.path}/b/tau_eval.md`),
   );
-  const o = a.overall as {
-    wrong_share: number;
-    lineage_precision: number;
-    coverage: { calls: number };
+  const h = a.heldout as {
+    calls: number;
+    deterministic: { min: number; max: number };
+    wrong: { max: number };
+    extra_lookups_per_episode: { max: number };
+    model_turns_per_episode: { agent: number; package: number };
   };
-  assertOk(o.wrong_share <= 0.01, `wrong share ${o.wrong_share}`);
-  assertOk(o.lineage_precision >= 0.99);
-  assertOk(o.coverage.calls > 100);
+  assertEquals(a.seeds, 3);
+  assertOk(h.calls > 50, `held-out calls ${h.calls}`);
+  assertOk(h.deterministic.min <= h.deterministic.max);
+  assertOk(h.deterministic.min > 0.2, JSON.stringify(h));
+  assertEquals(h.wrong.max, 0);
+  assertOk(h.extra_lookups_per_episode.max <= 5, JSON.stringify(h));
+  assertOk(
+    h.model_turns_per_episode.package < h.model_turns_per_episode.agent,
+    JSON.stringify(h),
+  );
+  const l = a.lineage as {
+    precision: number;
+    recall: number;
+    matched_through_task_match_file: number;
+  };
+  // The slice's task-match file is found beside it.
+  assertOk(l.matched_through_task_match_file >= 30);
+  assertOk(l.precision >= 0.99 && l.recall >= 0.95, JSON.stringify(l));
   assertEquals(JSON.stringify(a), JSON.stringify(b));
+});
+
+Deno.test("the evaluation names a data file it cannot read", async () => {
+  let message = "";
+  try {
+    await tauEval({ data: "/nonexistent/x.json", outDir: null, quiet: true });
+  } catch (err) {
+    message = (err as Error).message;
+  }
+  assertOk(message.includes("--data"), message);
 });
 
 Deno.test("held-out coverage on the order desk: every call deterministic or a residual choice, none wrong", async () => {

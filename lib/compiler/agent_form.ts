@@ -1,0 +1,411 @@
+/**
+ * The agent form of a compiled behavior, for conversations where one
+ * exact-sequence skeleton fragments (agents vary how many lookups they
+ * make and in which order): an `agent` root, one `lookup` node per
+ * read-only tool whose every argument binds deterministically (called as
+ * soon as the arguments bind, over every candidate up to the fan-out cap),
+ * and one `choice` leaf for state-changing calls, each argument restricted
+ * to the candidate set its binding gives.
+ *
+ * Lookup nodes are kept only where training replay shows they pay: most
+ * useful first, a node is kept when at least `minYield` of its calls (and
+ * at least 2) were calls the agent made too between the same writes, and
+ * the kept nodes together cost at most `extraLookupBudget` extra lookups
+ * per training episode. Everything is measured on training episodes only.
+ *
+ * @module
+ */
+import type { NormEpisode } from "../lineage/records.ts";
+import type { Candidate } from "./consolidate.ts";
+import type { Effects } from "./core_steps.ts";
+import { type Binding, learnBindings } from "./bindings.ts";
+import type {
+  BehaviorIr,
+  BoundArg,
+  ChoiceTool,
+  CompiledBehavior,
+  IrNode,
+  NodeProvenance,
+  Signature,
+} from "./ir.ts";
+import { IR_VERSION } from "./ir.ts";
+import { type AgentReplay, replayAgent } from "./agent_replay.ts";
+import { DEFAULT_FANOUT } from "./agent_engine.ts";
+import { describeSource } from "./sources.ts";
+import type { VerificationReport } from "./verify.ts";
+
+/** Options of {@linkcode buildAgentForm}. */
+export interface AgentFormOptions {
+  /** Behavior name. */
+  name?: string;
+  /** Tool effects (`read` tools may be looked up; others go to the choice leaf). */
+  effects: Effects;
+  /** Fan-out cap per lookup node. @default 5 */
+  fanout?: number;
+  /** Least share of a lookup node's calls the agent must have made. @default 0.25 */
+  minYield?: number;
+  /** Most extra lookups per training episode the kept nodes may cost. @default 3 */
+  extraLookupBudget?: number;
+}
+
+/** The agent form and what it was built from. */
+export interface AgentForm {
+  /** The compiled behavior. */
+  compiled: CompiledBehavior;
+  /** The bindings learned. */
+  bindings: Binding[];
+  /** Bindings as package candidates. */
+  candidates: Candidate[];
+  /** Lookup nodes left out, with why. */
+  dropped: { node: string; why: string }[];
+  /** Training replay of the final form. */
+  replays: AgentReplay[];
+}
+
+function safe(name: string): string {
+  return name.replace(/[^A-Za-z0-9_]/g, "_");
+}
+
+const CHOICE_SIGNATURE = "choose_state_change";
+
+function gradeOf(b: Binding): string {
+  const c = b.lookup.deterministic ? b.lookup : b.choice;
+  if (!c.deterministic) return "E0";
+  return c.explained >= 5 && b.variety >= 3 ? "E2" : "E1";
+}
+
+/**
+ * Bindings as candidates (type `binding`, key `[tool, path]`), so explain
+ * mode and the package list them like other facts.
+ *
+ * @param bindings Learned bindings.
+ * @returns Candidates.
+ */
+export function bindingCandidates(bindings: Binding[]): Candidate[] {
+  return bindings.map((b) => {
+    const c = b.lookup.deterministic ? b.lookup : b.choice;
+    return {
+      candidate_id: `c_binding_${safe(b.tool)}_${safe(b.path)}`,
+      type: "binding",
+      key: [b.tool, b.path],
+      claim: {
+        lookup: b.lookup.deterministic ? b.lookup.sources : null,
+        choice: b.choice.deterministic ? b.choice.sources : null,
+        sources: c.sources.map(describeSource),
+      },
+      evidence: {
+        applicable: b.applicable,
+        support: c.explained,
+        counterexamples: c.counterexamples,
+        episodes: b.episodes,
+        success_support: c.explained,
+        fail_support: 0,
+        variety: b.variety,
+      },
+      grade: gradeOf(b),
+      status: c.counterexamples ? "contested" : "proposed",
+      contract_sources: [],
+    };
+  });
+}
+
+function lookupNodes(bindings: Binding[], effects: Effects): IrNode[] {
+  const byTool = new Map<string, Binding[]>();
+  for (const b of bindings) {
+    byTool.set(b.tool, [...(byTool.get(b.tool) ?? []), b]);
+  }
+  const out: IrNode[] = [];
+  for (const [tool, bs] of [...byTool].sort(([a], [b]) => a < b ? -1 : 1)) {
+    if (effects[tool] !== "read") continue;
+    const flat = bs.every((b) => /^[A-Za-z0-9_]+$/.test(b.path));
+    const sameShape = bs.every((b) => b.applicable === bs[0].applicable);
+    if (!flat || !sameShape || !bs.every((b) => b.lookup.speculative)) {
+      continue;
+    }
+    const args: BoundArg[] = bs.map((b) => ({
+      path: b.path,
+      sources: b.lookup.sources,
+    }));
+    // An argument bound `after` another comes after it.
+    args.sort((a, b) => {
+      const da = a.sources!.some((s) => s.from === "user" && s.after) ? 1 : 0;
+      const db = b.sources!.some((s) => s.from === "user" && s.after) ? 1 : 0;
+      return da - db || (a.path < b.path ? -1 : 1);
+    });
+    out.push({ id: `lookup_${safe(tool)}`, kind: "lookup", tool, args });
+  }
+  return out;
+}
+
+function choiceTools(bindings: Binding[], effects: Effects): {
+  tools: ChoiceTool[];
+  refused: { tool: string; why: string }[];
+} {
+  const tools: ChoiceTool[] = [];
+  const refused: { tool: string; why: string }[] = [];
+  const byTool = new Map<string, Binding[]>();
+  for (const b of bindings) {
+    byTool.set(b.tool, [...(byTool.get(b.tool) ?? []), b]);
+  }
+  for (const [tool, bs] of [...byTool].sort(([a], [b]) => a < b ? -1 : 1)) {
+    const effect = effects[tool] ?? "write";
+    if (effect === "read") continue;
+    const open = bs.filter((b) => !b.choice.deterministic);
+    if (open.length && effect === "destructive") {
+      refused.push({
+        tool,
+        why: `arguments with no restricting source in training: ${
+          open.map((b) => b.path).join(", ")
+        }`,
+      });
+      continue;
+    }
+    tools.push({
+      tool,
+      effect,
+      args: bs.map((b) => ({
+        path: b.path,
+        sources: b.choice.deterministic ? b.choice.sources : null,
+      })),
+    });
+  }
+  return { tools, refused };
+}
+
+function assemble(
+  name: string,
+  lookups: IrNode[],
+  tools: ChoiceTool[],
+  fanout: number,
+): BehaviorIr {
+  const nodes: Record<string, IrNode> = {};
+  for (const n of lookups) nodes[n.id] = n;
+  const choice = tools.length ? "choice" : null;
+  if (choice) {
+    nodes[choice] = {
+      id: choice,
+      kind: "choice",
+      signature: CHOICE_SIGNATURE,
+      tools,
+    };
+  }
+  nodes.agent = {
+    id: "agent",
+    kind: "agent",
+    lookups: lookups.map((n) => n.id),
+    choice,
+    fanout,
+  };
+  return {
+    schema_version: IR_VERSION,
+    name,
+    root: "agent",
+    nodes,
+    stores: [],
+    variables: [],
+    inputs: ["input.user"],
+  };
+}
+
+/**
+ * Build the agent form from training episodes.
+ *
+ * @param episodes Normalized training episodes.
+ * @param options Effects, name, fan-out cap, least yield.
+ * @returns The form, its bindings, what was dropped, the training replay.
+ */
+export function buildAgentForm(
+  episodes: NormEpisode[],
+  options: AgentFormOptions,
+): AgentForm {
+  const name = options.name ?? "behavior";
+  const fanout = options.fanout ?? DEFAULT_FANOUT;
+  const minYield = options.minYield ?? 0.25;
+  const budget = options.extraLookupBudget ?? 3;
+  const effects = options.effects;
+  const bindings = learnBindings(episodes, { effects });
+  let lookups = lookupNodes(bindings, effects);
+  const { tools, refused } = choiceTools(bindings, effects);
+  const dropped: { node: string; why: string }[] = refused.map((r) => ({
+    node: `choice:${r.tool}`,
+    why: r.why,
+  }));
+  // Keep the lookups that pay, judged on training replay only: most
+  // useful first, each kept while the training episodes' extra lookups
+  // stay within the budget.
+  const measure = (nodes: IrNode[]) => {
+    const ir = assemble(name, nodes, tools, fanout);
+    const totals: Record<string, { issued: number; used: number }> = {};
+    let extra = 0;
+    for (const ep of episodes) {
+      const r = replayAgent(ir, ep, { effects, fanout });
+      extra += r.extra_lookups;
+      for (const [id, c] of Object.entries(r.by_node)) {
+        const t = (totals[id] ??= { issued: 0, used: 0 });
+        t.issued += c.issued;
+        t.used += c.used;
+      }
+    }
+    return {
+      totals,
+      extraPerEpisode: episodes.length ? extra / episodes.length : 0,
+    };
+  };
+  const alone = measure(lookups).totals;
+  const yieldOf = (id: string) => {
+    const t = alone[id] ?? { issued: 0, used: 0 };
+    return t.issued ? t.used / t.issued : 0;
+  };
+  const ranked = [...lookups].sort((a, b) =>
+    yieldOf(b.id) - yieldOf(a.id) || (a.id < b.id ? -1 : 1)
+  );
+  let kept: IrNode[] = [];
+  for (const n of ranked) {
+    const trial = measure([...kept, n]);
+    const t = trial.totals[n.id] ?? { issued: 0, used: 0 };
+    const why = t.used < 2 || t.used < minYield * t.issued
+      ? `training replay: ${t.used} of ${t.issued} calls used (needs ${
+        Math.round(minYield * 100)
+      }% and 2)`
+      : trial.extraPerEpisode > budget
+      ? `training replay: ${
+        trial.extraPerEpisode.toFixed(2)
+      } extra lookups per episode with it (budget ${budget})`
+      : null;
+    if (why) dropped.push({ node: n.id, why });
+    else kept.push(n);
+  }
+  lookups = lookups.filter((n) => kept.includes(n));
+  kept = [];
+  const ir = assemble(name, lookups, tools, fanout);
+  const replays = episodes.map((ep) =>
+    replayAgent(ir, ep, { effects, fanout })
+  );
+  const byTool = new Map<string, Binding[]>();
+  for (const b of bindings) {
+    byTool.set(b.tool, [...(byTool.get(b.tool) ?? []), b]);
+  }
+  const provenance: NodeProvenance[] = [];
+  for (const n of Object.values(ir.nodes)) {
+    const bs = n.kind === "lookup"
+      ? byTool.get(n.tool) ?? []
+      : n.kind === "choice"
+      ? n.tools.flatMap((t) => byTool.get(t.tool) ?? [])
+      : [];
+    const grades = bs.map(gradeOf).sort();
+    provenance.push({
+      node_id: n.id,
+      candidate_ids: bs.map((b) => `c_binding_${safe(b.tool)}_${safe(b.path)}`),
+      grade: n.kind === "choice"
+        ? "residual"
+        : n.kind === "agent"
+        ? "structural"
+        : grades[0] ?? "E0",
+      support: Math.min(...bs.map((b) => b.applicable), episodes.length),
+      applicable: episodes.length,
+      counterexamples: 0,
+      episodes: [...new Set(bs.flatMap((b) => b.episodes))].sort().slice(
+        0,
+        10,
+      ),
+      why: n.kind === "lookup"
+        ? `every argument of ${n.tool} binds in training: ${
+          n.args.map((a) =>
+            `${a.path} from ${a.sources!.map(describeSource).join(" or ")}`
+          ).join("; ")
+        }`
+        : n.kind === "choice"
+        ? `state-changing calls are one model choice, each argument restricted to its candidates (${
+          n.tools.map((t) => t.tool).join(", ")
+        })`
+        : "conversation root: lookups as soon as arguments bind, a choice leaf for writes",
+    });
+  }
+  provenance.sort((a, b) => a.node_id < b.node_id ? -1 : 1);
+  const signatures: Record<string, Signature> = {};
+  if (tools.length) {
+    signatures[CHOICE_SIGNATURE] = {
+      id: CHOICE_SIGNATURE,
+      kind: "choice",
+      inputs: {
+        conversation: {
+          type: "object",
+          description: "user messages and calls so far",
+        },
+        candidates: {
+          type: "object",
+          description: "tool → argument → allowed values",
+        },
+      },
+      outputs: {
+        tool: { type: "string", enum: tools.map((t) => t.tool) },
+        arguments: {
+          type: "object",
+          description: "every value from its candidates",
+        },
+      },
+      instructions:
+        "Pick the state-changing call the conversation asks for; every argument value must be one of its candidates.",
+    };
+  }
+  const required = [
+    ...new Set([
+      ...lookups.map((n) => (n as Extract<IrNode, { kind: "lookup" }>).tool),
+      ...tools.map((t) => t.tool),
+    ]),
+  ].sort();
+  return {
+    compiled: {
+      ir,
+      signatures,
+      provenance,
+      stats: {
+        episodes: episodes.length,
+        bindings: bindings.length,
+        lookup_nodes: lookups.length,
+        choice_tools: tools.length,
+        dropped: dropped.length,
+      },
+      required_capabilities: required,
+    },
+    bindings,
+    candidates: bindingCandidates(bindings),
+    dropped,
+    replays,
+  };
+}
+
+/**
+ * The verification report of an agent form from its training replay: a
+ * check per step the package handles (lookups it served, choices it
+ * allowed); a problem per refused training write.
+ *
+ * @param replays Training replays.
+ * @param structural Structural problems.
+ * @returns The report.
+ */
+export function agentVerification(
+  replays: AgentReplay[],
+  structural: string[],
+): VerificationReport {
+  const report: VerificationReport = {
+    structural_ok: structural.length === 0,
+    structural_problems: structural,
+    replay_checks: 0,
+    replay_passed: 0,
+    problems: [],
+    episodes_replayed: replays.length,
+    episodes_clean: 0,
+  };
+  for (const r of replays) {
+    const handled = r.verdicts.filter((v) => v !== "model").length;
+    const passed = r.verdicts.filter((v) => v === "lookup" || v === "choice")
+      .length;
+    report.replay_checks += handled;
+    report.replay_passed += passed;
+    if (r.stop_reason) {
+      report.problems.push(`${r.episode_id}: stopped: ${r.stop_reason}`);
+    } else report.episodes_clean++;
+  }
+  return report;
+}

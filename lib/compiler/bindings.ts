@@ -1,0 +1,437 @@
+/**
+ * Binding facts keyed by tool and argument, pooled over every training
+ * episode of a domain wherever the call sits in the episode: for each
+ * `(tool, argument path)` the sources that explain the values the agent
+ * passed (see `sources.ts`), with support, counterexamples and the episodes
+ * behind them.
+ *
+ * Each binding keeps two covers, chosen greedily (most newly explained
+ * calls first; data sources before constants before `user_text`; fewer
+ * candidates first):
+ * - `lookup`: only sources that enumerate values (results, arguments, user
+ *   words, constants), so a lookup node can call the tool on each;
+ * - `choice`: any source, `user_text` included, so a choice leaf can check
+ *   a value the model proposes.
+ * A cover is **deterministic** when every training call is explained by
+ * its union (zero counterexamples) and each of its sources explains at
+ * least 2 calls (a constant set at least 3).
+ *
+ * @module
+ */
+import type { NormEpisode } from "../lineage/records.ts";
+import {
+  argumentLeafList,
+  type CallRecord,
+  candidatesOf,
+  type ConversationState,
+  generalArgPath,
+  generalLeaves,
+  type MessageWords,
+  parsedResult,
+  shapeOf,
+  type Source,
+  userWords,
+  valueKey,
+  wordsOfMessage,
+} from "./sources.ts";
+import { canonicalJson } from "../trace/canonical_json.ts";
+
+/** One union of sources and how well it explains training. */
+export interface Cover {
+  /** The sources. */
+  sources: Source[];
+  /** Calls explained by each source (same order). */
+  support: number[];
+  /** Calls the union explains. */
+  explained: number;
+  /** Calls it does not explain. */
+  counterexamples: number;
+  /** Mean number of candidates it offered where it offered any. */
+  mean_candidates: number;
+  /** Zero counterexamples and every source supported enough. */
+  deterministic: boolean;
+  /**
+   * Good enough for a speculative lookup: sources supported enough and at
+   * least {@linkcode SPECULATIVE_COVERAGE} of the calls explained. A lookup
+   * only fetches; its result serves a call only when the agent asks for
+   * exactly that call, so a contested binding costs an extra read, never a
+   * wrong action. The binding's grade stays what its evidence says.
+   */
+  speculative: boolean;
+}
+
+/**
+ * Share of calls in which a second user-word argument must stand right
+ * after the first for the lookup to pair them that way (the rest become
+ * calls the model asks for).
+ */
+export const ADJACENT_SHARE = 0.8;
+
+/** Share of training calls a contested binding must explain to drive a lookup. */
+export const SPECULATIVE_COVERAGE = 0.9;
+
+/** What training says about one argument of one tool. */
+export interface Binding {
+  /** Tool. */
+  tool: string;
+  /** Argument path with list items as `[*]`. */
+  path: string;
+  /** Calls of the tool that had this argument. */
+  applicable: number;
+  /** Distinct values seen. */
+  variety: number;
+  /** Up to 10 episodes behind it. */
+  episodes: string[];
+  /** The enumerable cover (lookups). */
+  lookup: Cover;
+  /** The checking cover (choices). */
+  choice: Cover;
+}
+
+/** Options of {@linkcode learnBindings}. */
+export interface LearnOptions {
+  /** Tool effects: arguments of state-changing tools pool their sources by name. */
+  effects?: Record<string, string>;
+  /** At most this many distinct constants make a constant set. @default 8 */
+  maxEnum?: number;
+}
+
+interface Observation {
+  episode: string;
+  call: string;
+  value: unknown;
+  state: ConversationState;
+  explainedBy: Set<string>;
+  userWordAt: Map<number, number[]>;
+}
+
+/** The conversation state before each step of a normalized episode. */
+export function statesOf(ep: NormEpisode): ConversationState[] {
+  const calls: CallRecord[] = [];
+  const said: MessageWords[] = [];
+  return ep.steps.map((s) => {
+    const input = (s.state_before.input ?? {}) as { user?: string[] };
+    const user = input.user ?? [];
+    while (said.length < user.length) {
+      said.push(wordsOfMessage(user[said.length]));
+    }
+    const state = {
+      user,
+      calls: calls.slice(),
+      userWords: said.slice(0, user.length),
+    };
+    calls.push({
+      tool: s.logical_tool,
+      args: s.arguments,
+      ok: s.ok,
+      result: parsedResult(s.result),
+    });
+    return state;
+  });
+}
+
+function sourceKey(s: Source): string {
+  return canonicalJson(s);
+}
+
+function explainingSources(value: unknown, state: ConversationState): Source[] {
+  const out: Source[] = [];
+  const k = valueKey(value);
+  for (const c of state.calls) {
+    if (c.ok) {
+      for (const l of generalLeaves(c.result)) {
+        if (valueKey(l.value) === k) {
+          out.push({ from: "result", tool: c.tool, path: l.path });
+        }
+      }
+    }
+    for (const l of argumentLeafList(c.args)) {
+      if (valueKey(l.value) === k) {
+        out.push({ from: "arg", tool: c.tool, path: generalArgPath(l.path) });
+      }
+    }
+  }
+  if (typeof value === "string" && value.length >= 2) {
+    const saidWords = state.user.map((t, m) =>
+      state.userWords?.[m]?.all ?? userWords(t)
+    );
+    if (saidWords.some((ws) => ws.includes(value))) {
+      out.push({ from: "user", shape: shapeOf(value) });
+    }
+    const prefix = /^[^A-Za-z0-9]{1,2}/.exec(value)?.[0];
+    const rest = prefix ? value.slice(prefix.length) : "";
+    if (
+      prefix && rest.length >= 2 &&
+      saidWords.some((ws) => ws.includes(rest))
+    ) {
+      out.push({ from: "user", shape: shapeOf(rest), prefix });
+    }
+    if (state.user.some((t) => t.includes(value))) {
+      out.push({ from: "user_text" });
+    }
+  }
+  const seen = new Set<string>();
+  return out.filter((s) => {
+    const key = sourceKey(s);
+    return seen.has(key) ? false : (seen.add(key), true);
+  });
+}
+
+const RANK: Record<Source["from"], number> = {
+  result: 0,
+  arg: 0,
+  user: 0,
+  const: 1,
+  user_text: 2,
+};
+
+function cover(
+  obs: Observation[],
+  pool: Map<string, Source>,
+  allowed: (s: Source) => boolean,
+  every = false,
+): Cover {
+  const left = new Set(obs.keys());
+  const chosen: Source[] = [];
+  const support: number[] = [];
+  const offered: number[] = [];
+  const stats = new Map<string, { support: number; mean: number }>();
+  for (const [key, s] of pool) {
+    if (!allowed(s)) continue;
+    let sup = 0, n = 0, total = 0;
+    for (const o of obs) {
+      if (o.explainedBy.has(key)) sup++;
+      if (s.from !== "user_text") {
+        const c = candidatesOf(s, o.state).length;
+        if (c) [n, total] = [n + 1, total + c];
+      }
+    }
+    stats.set(key, { support: sup, mean: n ? total / n : 1 });
+  }
+  for (;;) {
+    let best: string | null = null;
+    let bestGain = 0;
+    for (const [key, s] of pool) {
+      const st = stats.get(key);
+      if (!st || chosen.includes(s)) continue;
+      if (st.support < (s.from === "const" ? 3 : 2)) continue;
+      let gain = 0;
+      for (const i of left) if (obs[i].explainedBy.has(key)) gain++;
+      if (gain === 0) continue;
+      const b = best === null ? null : pool.get(best)!;
+      const better = best === null || gain > bestGain ||
+        (gain === bestGain &&
+          (RANK[s.from] < RANK[b!.from] ||
+            (RANK[s.from] === RANK[b!.from] &&
+              (st.mean < stats.get(best)!.mean ||
+                (st.mean === stats.get(best)!.mean && key < best)))));
+      if (better) [best, bestGain] = [key, gain];
+    }
+    if (best === null) {
+      if (!every) break;
+      // A checking cover also keeps every other source that explained
+      // calls in training: each is a kind of source training saw for it.
+      for (const [key, s] of pool) {
+        const st = stats.get(key);
+        if (!st || chosen.includes(s)) continue;
+        if (st.support < (s.from === "const" ? 3 : 2)) continue;
+        chosen.push(s);
+        support.push(st.support);
+        offered.push(st.mean);
+      }
+      break;
+    }
+    const s = pool.get(best)!;
+    chosen.push(s);
+    support.push(stats.get(best)!.support);
+    offered.push(stats.get(best)!.mean);
+    for (const i of [...left]) if (obs[i].explainedBy.has(best)) left.delete(i);
+  }
+  const enough = chosen.every((s, i) =>
+    support[i] >= (s.from === "const" ? 3 : 2)
+  );
+  return {
+    sources: chosen,
+    support,
+    explained: obs.length - left.size,
+    counterexamples: left.size,
+    mean_candidates: offered.length
+      ? Math.max(...offered.map((m, i) => (chosen[i].from === "const" ? m : m)))
+      : 0,
+    deterministic: left.size === 0 && enough && chosen.length > 0,
+    speculative: enough && chosen.length > 0 &&
+      obs.length - left.size >= SPECULATIVE_COVERAGE * obs.length,
+  };
+}
+
+/**
+ * Learn the bindings of every tool argument from training episodes.
+ *
+ * @param episodes Normalized training episodes.
+ * @param options Constant-set size.
+ * @returns Bindings sorted by tool and path.
+ */
+export function learnBindings(
+  episodes: NormEpisode[],
+  options: LearnOptions = {},
+): Binding[] {
+  const maxEnum = options.maxEnum ?? 8;
+  const groups = new Map<string, Observation[]>();
+  for (const ep of episodes) {
+    const states = statesOf(ep);
+    ep.steps.forEach((step, i) => {
+      // A call that failed is the agent's mistake, not behavior to bind.
+      if (!step.ok) return;
+      const state = states[i];
+      for (const { path, value } of argumentLeafList(step.arguments)) {
+        const key = `${step.logical_tool}\u0000${generalArgPath(path)}`;
+        const sources = explainingSources(value, state);
+        const userWordAt = new Map<number, number[]>();
+        if (typeof value === "string") {
+          state.user.forEach((t, m) => {
+            const ws = state.userWords?.[m]?.all ?? userWords(t);
+            const at = ws.flatMap((w, j) => (w === value ? [j] : []));
+            if (at.length) userWordAt.set(m, at);
+          });
+        }
+        const o: Observation = {
+          episode: ep.episode_id,
+          call: `${ep.episode_id}#${i}`,
+          value,
+          state,
+          explainedBy: new Set(sources.map(sourceKey)),
+          userWordAt,
+        };
+        (o as Observation & { sources: Source[] }).sources = sources;
+        const list = groups.get(key);
+        if (list) list.push(o);
+        else groups.set(key, [o]);
+      }
+    });
+  }
+  const out: Binding[] = [];
+  for (const [key, obs] of [...groups].sort(([a], [b]) => a < b ? -1 : 1)) {
+    const [tool, path] = key.split("\u0000");
+    const pool = new Map<string, Source>();
+    for (const o of obs) {
+      for (const s of (o as Observation & { sources: Source[] }).sources) {
+        pool.set(sourceKey(s), s);
+      }
+    }
+    const values = new Map<string, unknown>();
+    for (const o of obs) values.set(valueKey(o.value), o.value);
+    if (
+      values.size <= maxEnum && obs.length >= 3 && values.size * 2 <= obs.length
+    ) {
+      const c: Source = {
+        from: "const",
+        values: [...values.values()].sort((a, b) =>
+          valueKey(a) < valueKey(b) ? -1 : 1
+        ),
+      };
+      const ck = sourceKey(c);
+      pool.set(ck, c);
+      for (const o of obs) o.explainedBy.add(ck);
+    }
+    out.push({
+      tool,
+      path,
+      applicable: obs.length,
+      variety: values.size,
+      episodes: [...new Set(obs.map((o) => o.episode))].sort().slice(0, 10),
+      lookup: cover(obs, pool, (s) => s.from !== "user_text"),
+      choice: cover(obs, pool, () => true, true),
+    });
+  }
+  linkAdjacentWords(out, groups);
+  if (options.effects) poolWriteSources(out, groups, options.effects);
+  return out;
+}
+
+/**
+ * Arguments of state-changing tools with the same name take the same kind
+ * of value (`address1`, `order_id`, `payment_method_id`): each such
+ * argument's checking cover also admits the sources the others were seen
+ * with, so a write made rarely in training is still checked against every
+ * kind of source training saw for that argument.
+ */
+function poolWriteSources(
+  bindings: Binding[],
+  groups: Map<string, Observation[]>,
+  effects: Record<string, string>,
+): void {
+  const writes = bindings.filter((b) =>
+    (effects[b.tool] ?? "write") !== "read"
+  );
+  const pooled = new Map<string, Map<string, Source>>();
+  for (const b of writes) {
+    const m = pooled.get(b.path) ?? new Map<string, Source>();
+    b.choice.sources.forEach((s, i) => {
+      if (b.choice.support[i] >= (s.from === "const" ? 3 : 2)) {
+        m.set(sourceKey(s), s);
+      }
+    });
+    pooled.set(b.path, m);
+  }
+  for (const b of writes) {
+    const own = new Set(b.choice.sources.map(sourceKey));
+    const extra = [...(pooled.get(b.path) ?? new Map<string, Source>())]
+      .filter(([k]) => !own.has(k));
+    if (!extra.length) continue;
+    const keys = new Set([...own, ...extra.map(([k]) => k)]);
+    const obs = groups.get(`${b.tool}\u0000${b.path}`) ?? [];
+    const explained = obs.filter((o) =>
+      [...o.explainedBy].some((k) => keys.has(k))
+    ).length;
+    b.choice = {
+      ...b.choice,
+      sources: [...b.choice.sources, ...extra.map(([, s]) => s)],
+      support: [...b.choice.support, ...extra.map(() => 0)],
+      explained,
+      counterexamples: obs.length - explained,
+      deterministic: obs.length - explained === 0,
+    };
+  }
+}
+
+/**
+ * Where two arguments of a tool are both user words and the second always
+ * stood right after the first in the same message (a first and a last
+ * name), the second's source becomes `after` the first, which keeps a
+ * lookup from pairing every word with every other.
+ */
+function linkAdjacentWords(
+  bindings: Binding[],
+  groups: Map<string, Observation[]>,
+): void {
+  const userOnly = (b: Binding) =>
+    b.lookup.sources.length === 1 && b.lookup.sources[0].from === "user" &&
+    b.lookup.speculative;
+  for (const a of bindings) {
+    if (!userOnly(a)) continue;
+    for (const b of bindings) {
+      if (b === a || b.tool !== a.tool || !userOnly(b)) continue;
+      const oa = groups.get(`${a.tool}\u0000${a.path}`)!;
+      const ob = new Map(
+        groups.get(`${b.tool}\u0000${b.path}`)!.map((o) => [o.call, o]),
+      );
+      let pairs = 0, adjacent = 0;
+      for (const x of oa) {
+        const y = ob.get(x.call);
+        if (!y) continue;
+        pairs++;
+        const next = [...x.userWordAt].some(([m, at]) =>
+          at.some((j) => y.userWordAt.get(m)?.includes(j + 1))
+        );
+        if (next) adjacent++;
+      }
+      const src = b.lookup.sources[0] as Extract<Source, { from: "user" }>;
+      if (
+        pairs >= 2 && adjacent >= ADJACENT_SHARE * pairs &&
+        src.after === undefined && a.lookup.sources[0] !== src
+      ) {
+        src.after = a.path;
+      }
+    }
+  }
+}

@@ -1,0 +1,355 @@
+/**
+ * Binding sources: where an argument value can come from in a conversation
+ * so far, and the candidate values each source offers. Shared by the
+ * binding learner (training), the agent-form runtime (lookups and choice
+ * checks) and the replay that verifies and evaluates both, so all three
+ * see the same candidates.
+ *
+ * A source is one of:
+ * - `result`: a leaf of an earlier successful call's result, by tool and
+ *   generalized path (`["orders", "[*]"]`; `*` for any key of an object
+ *   keyed by ids, `[*]` for any list item);
+ * - `arg`: an argument of an earlier call, by tool and path;
+ * - `user`: a word of a user message whose shape (see {@linkcode shapeOf})
+ *   was seen in training, optionally the word right `after` the word bound
+ *   to another argument of the same call, optionally behind a constant
+ *   `prefix` of punctuation (the user wrote `W123`, the tool takes `#W123`);
+ * - `user_text`: any text the user wrote verbatim (checked, never
+ *   enumerated);
+ * - `const`: a small set of values seen in training.
+ *
+ * @module
+ */
+import { canonicalJson } from "../trace/canonical_json.ts";
+import { tokenize, words } from "../lineage/meaningful.ts";
+
+/** A generalized path: keys, `*` (any key) and `[*]` (any item). */
+export type GeneralPath = string[];
+
+/** Where a value can come from. */
+export type Source =
+  | { from: "result"; tool: string; path: GeneralPath }
+  | { from: "arg"; tool: string; path: string }
+  | { from: "user"; shape: string; after?: string; prefix?: string }
+  | { from: "user_text" }
+  | { from: "const"; values: unknown[] };
+
+/** One call made in a conversation. */
+export interface CallRecord {
+  /** Tool name. */
+  tool: string;
+  /** Arguments. */
+  args: Record<string, unknown>;
+  /** Whether it succeeded. */
+  ok: boolean;
+  /** Its result (parsed when it was JSON text). */
+  result: unknown;
+}
+
+/** What is known at a point of a conversation. */
+export interface ConversationState {
+  /** User messages so far. */
+  user: string[];
+  /** Words of each user message (computed when absent). */
+  userWords?: MessageWords[];
+  /** Calls so far, in order (failed ones included). */
+  calls: CallRecord[];
+}
+
+/** Objects with more keys than this are keyed by data: their keys generalize to `*`. */
+export const WIDE_OBJECT = 10;
+
+const ID_KEY = /\d/;
+
+/**
+ * Parse JSON text that holds an object or a list; anything else as is.
+ *
+ * @param value Any value.
+ * @returns The parsed value, or the value.
+ */
+export function parsedResult(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const t = value.trimStart();
+  if (!t.startsWith("{") && !t.startsWith("[")) return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * Every primitive leaf of a value with its generalized path.
+ *
+ * @param value A result (JSON text is parsed).
+ * @param maxDepth How deep to walk.
+ * @returns Leaves in document order.
+ *
+ * @example
+ * ```ts
+ * import { generalLeaves } from "./sources.ts";
+ * import { deepStrictEqual } from "node:assert/strict";
+ * deepStrictEqual(
+ *   generalLeaves({ orders: ["#W1", "#W2"] }).map((l) => [l.path, l.value]),
+ *   [[["orders", "[*]"], "#W1"], [["orders", "[*]"], "#W2"]],
+ * );
+ * ```
+ */
+export function generalLeaves(
+  value: unknown,
+  maxDepth = 8,
+): Leaf[] {
+  const cacheable = typeof value === "object" && value !== null &&
+    maxDepth === 8;
+  if (cacheable) {
+    const hit = leafCache.get(value);
+    if (hit) return hit;
+  }
+  const out: Leaf[] = [];
+  const walk = (v: unknown, path: GeneralPath, depth: number) => {
+    if (
+      typeof v === "string" || typeof v === "number" || typeof v === "boolean"
+    ) {
+      out.push({ path, key: path.join("\u0000"), value: v });
+      return;
+    }
+    if (depth <= 0 || typeof v !== "object" || v === null) return;
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x, [...path, "[*]"], depth - 1);
+      return;
+    }
+    const keys = Object.keys(v);
+    const wide = keys.length > WIDE_OBJECT;
+    for (const k of keys) {
+      const seg = wide || ID_KEY.test(k) ? "*" : k;
+      walk((v as Record<string, unknown>)[k], [...path, seg], depth - 1);
+    }
+  };
+  walk(parsedResult(value), [], maxDepth);
+  if (cacheable) leafCache.set(value as object, out);
+  return out;
+}
+
+/** Leaves of result objects already walked (results are never changed). */
+const leafCache = new WeakMap<object, Leaf[]>();
+
+/** A leaf of a result: generalized path, its key form, the value. */
+export interface Leaf {
+  /** Generalized path. */
+  path: GeneralPath;
+  /** The path joined (for comparisons). */
+  key: string;
+  /** The value. */
+  value: string | number | boolean;
+}
+
+/**
+ * The shape of a word: runs of capitals `A`, small letters `a` and digits
+ * `9`, other characters kept; a word of digits only keeps its length
+ * (`9{5}` for a ZIP code).
+ *
+ * @param word A word.
+ * @returns Its shape.
+ *
+ * @example
+ * ```ts
+ * import { shapeOf } from "./sources.ts";
+ * import { strictEqual } from "node:assert/strict";
+ * strictEqual(shapeOf("Santos"), "Aa");
+ * strictEqual(shapeOf("98157"), "9{5}");
+ * strictEqual(shapeOf("raj.santos@example.com"), "a.a@a.a");
+ * strictEqual(shapeOf("#W2378156"), "#A9");
+ * ```
+ */
+export function shapeOf(word: string): string {
+  if (/^\d+$/.test(word)) return `9{${word.length}}`;
+  return word.replace(/[A-Z]+/g, "A").replace(/[a-z]+/g, "a").replace(
+    /[0-9]+/g,
+    "9",
+  );
+}
+
+/**
+ * The words of a user message for {@linkcode ConversationState.userWords}.
+ *
+ * @param text The message.
+ * @returns Its words, and its words followed by its other tokens.
+ */
+export function wordsOfMessage(text: string): MessageWords {
+  const ws = words(text).map((w) => w.text);
+  const all = userWords(text);
+  return {
+    words: ws,
+    all,
+    wordShapes: ws.map(shapeOf),
+    allShapes: all.map(shapeOf),
+  };
+}
+
+/** A user message cut into words, with their shapes. */
+export interface MessageWords {
+  /** Its words. */
+  words: string[];
+  /** Its words, then its other tokens. */
+  all: string[];
+  /** Shape of each word. */
+  wordShapes: string[];
+  /** Shape of each of `all`. */
+  allShapes: string[];
+}
+
+/** The words of one user message, in order, with tokens that are not words. */
+export function userWords(text: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const w of words(text)) {
+    out.push(w.text);
+    seen.add(w.text);
+  }
+  for (const t of tokenize(text)) {
+    if (!seen.has(t.text)) out.push(t.text);
+  }
+  return out;
+}
+
+/** Path of an argument leaf with list indices generalized (`item_ids[*]`). */
+export function generalArgPath(path: string): string {
+  return path.replace(/\[\d+\]/g, "[*]");
+}
+
+/** Whether a generalized path matches a concrete argument leaf path. */
+function argPathMatches(general: string, concrete: string): boolean {
+  return generalArgPath(concrete) === general;
+}
+
+function leavesOfArgs(
+  args: Record<string, unknown>,
+): { path: string; value: unknown }[] {
+  const out: { path: string; value: unknown }[] = [];
+  const walk = (v: unknown, path: string) => {
+    if (typeof v === "object" && v !== null) {
+      if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+      else {
+        for (const [k, x] of Object.entries(v)) {
+          walk(x, path ? `${path}.${k}` : k);
+        }
+      }
+      return;
+    }
+    if (path) out.push({ path, value: v });
+  };
+  walk(args, "");
+  return out;
+}
+
+/** Argument leaves of a call with their paths (`item_ids[0]`). */
+export { leavesOfArgs as argumentLeafList };
+
+/** Key of a value in candidate sets. */
+export function valueKey(v: unknown): string {
+  return typeof v === "string" ? `s:${v}` : canonicalJson(v);
+}
+
+/**
+ * Candidate values of a source in a state.
+ *
+ * @param source The source (`user_text` enumerates nothing).
+ * @param state The conversation so far.
+ * @param bound Values already chosen for other arguments (for `after`).
+ * @returns Distinct values, in the order they appeared.
+ */
+export function candidatesOf(
+  source: Source,
+  state: ConversationState,
+  bound: Record<string, unknown> = {},
+): unknown[] {
+  const out = new Map<string, unknown>();
+  const add = (v: unknown) => {
+    const k = valueKey(v);
+    if (!out.has(k)) out.set(k, v);
+  };
+  switch (source.from) {
+    case "result": {
+      const want = source.path.join("\u0000");
+      for (const c of state.calls) {
+        if (c.tool !== source.tool || !c.ok) continue;
+        for (const l of generalLeaves(c.result)) {
+          if (l.key === want) add(l.value);
+        }
+      }
+      break;
+    }
+    case "arg":
+      for (const c of state.calls) {
+        if (c.tool !== source.tool) continue;
+        for (const l of leavesOfArgs(c.args)) {
+          if (argPathMatches(source.path, l.path)) add(l.value);
+        }
+      }
+      break;
+    case "user":
+      state.user.forEach((text, m) => {
+        const mw = state.userWords?.[m] ?? wordsOfMessage(text);
+        const after = source.after !== undefined;
+        const all = after ? mw.words : mw.all;
+        const shapes = after ? mw.wordShapes : mw.allShapes;
+        all.forEach((w, i) => {
+          if (shapes[i] !== source.shape) return;
+          if (after) {
+            if (!(source.after! in bound) || i === 0) return;
+            if (mw.words[i - 1] !== bound[source.after!]) return;
+          }
+          add(source.prefix ? source.prefix + w : w);
+        });
+      });
+      break;
+    case "const":
+      source.values.forEach(add);
+      break;
+    case "user_text":
+      break;
+  }
+  return [...out.values()];
+}
+
+/**
+ * Whether a value is allowed by a source in a state: it is one of the
+ * candidates, or (`user_text`) the user wrote it verbatim.
+ *
+ * @param source The source.
+ * @param state The conversation so far.
+ * @param value The value to check.
+ * @param bound Values of the call's other arguments.
+ * @returns True when allowed.
+ */
+export function allows(
+  source: Source,
+  state: ConversationState,
+  value: unknown,
+  bound: Record<string, unknown> = {},
+): boolean {
+  if (source.from === "user_text") {
+    return typeof value === "string" && value.length >= 2 &&
+      state.user.some((t) => t.includes(value));
+  }
+  const k = valueKey(value);
+  return candidatesOf(source, state, bound).some((c) => valueKey(c) === k);
+}
+
+/** A short text form of a source, for reports and explain mode. */
+export function describeSource(s: Source): string {
+  switch (s.from) {
+    case "result":
+      return `result of ${s.tool} at ${s.path.join(".") || "(whole)"}`;
+    case "arg":
+      return `argument ${s.path} of an earlier ${s.tool}`;
+    case "user":
+      return `a user word shaped ${s.shape}${
+        s.after ? ` right after ${s.after}` : ""
+      }${s.prefix ? ` behind ${JSON.stringify(s.prefix)}` : ""}`;
+    case "user_text":
+      return "text the user wrote";
+    case "const":
+      return `one of ${JSON.stringify(s.values)}`;
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * τ-bench and τ²-bench trajectory files for the evaluation: episodes
+ * (imported, sealed, normalized), assistant turns per call, the tool
+ * effects of the domain, and ground-truth actions per episode (through a
+ * task-match file when the file's own task ids are wrong).
+ *
+ * @module
+ */
+import { HashChainer } from "../trace/chain.ts";
+import {
+  convertTrajectories,
+  type ImportFormat,
+} from "../importers/trajectories.ts";
+import type { Episode, NormEpisode } from "../lineage/records.ts";
+import { normalizeEpisode } from "../lineage/normalize.ts";
+import type { Effects } from "../compiler/core_steps.ts";
+
+/** A ground-truth action. */
+export interface TruthAction {
+  /** Tool. */
+  name: string;
+  /** Arguments. */
+  arguments: Record<string, unknown>;
+}
+
+/** One evaluated episode. */
+export interface EvalEpisode {
+  /** Episode id. */
+  id: string;
+  /** The file's task id (the split groups by it). */
+  task: string;
+  /** The captured episode. */
+  episode: Episode;
+  /** Normalized. */
+  norm: NormEpisode;
+  /** Per step: index of the assistant turn that made the call. */
+  turnOf: number[];
+  /** Assistant turns (a turn with parallel calls is one). */
+  turns: number;
+  /** Turns that said something to the user. */
+  textTurns: Set<number>;
+  /** Ground-truth actions (empty when unknown). */
+  truth: TruthAction[];
+}
+
+/** Retail tools that change state (τ² retail). */
+const RETAIL_WRITES = [
+  "cancel_pending_order",
+  "exchange_delivered_order_items",
+  "modify_pending_order_address",
+  "modify_pending_order_items",
+  "modify_pending_order_payment",
+  "modify_user_address",
+  "return_delivered_order_items",
+];
+
+const READ_NAME = /^(get|find|list|search|calculate|think|check)(_|$)/;
+
+/**
+ * Effects of a τ domain's tools: the retail writes are destructive,
+ * `transfer_*` is a write, names that look up (`get_`, `find_`, `list_`,
+ * `search_`, `calculate`, `think`, `check_`) are reads, anything else is
+ * destructive (unknown tools are never treated as safe).
+ *
+ * @param tools Tool names seen in the file.
+ * @returns The effects map.
+ */
+export function tauEffects(tools: Iterable<string>): Effects {
+  const out: Effects = {};
+  for (const t of tools) {
+    out[t] = RETAIL_WRITES.includes(t)
+      ? "destructive"
+      : t.startsWith("transfer_")
+      ? "write"
+      : READ_NAME.test(t)
+      ? "read"
+      : "destructive";
+  }
+  return out;
+}
+
+function turnsOf(
+  episode: Episode,
+): { turnOf: number[]; turns: number; textTurns: Set<number> } {
+  const turnOf: number[] = [];
+  const textTurns = new Set<number>();
+  let turn = -1;
+  let prev: string | null = null;
+  for (const ev of episode.events) {
+    if (ev.kind === "message" && ev.payload.role === "assistant") {
+      turn++;
+      textTurns.add(turn);
+      prev = "assistant";
+      continue;
+    }
+    if (ev.kind === "tool.call.started") {
+      if (prev !== "assistant" && prev !== "started") turn++;
+      turnOf.push(turn);
+      prev = "started";
+      continue;
+    }
+    if (ev.kind === "message" || ev.kind.startsWith("tool.call.")) {
+      prev = ev.kind;
+    }
+  }
+  return { turnOf, turns: turn + 1, textTurns };
+}
+
+/** A loaded trajectory file. */
+export interface TauData {
+  /** Format detected. */
+  format: ImportFormat;
+  /** Episodes in file order. */
+  episodes: EvalEpisode[];
+  /** Effects of every tool the file calls. */
+  effects: Effects;
+  /** Episodes whose ground truth came from a task-match file. */
+  matched: number;
+}
+
+/**
+ * Load a τ-bench (v1) or τ²-bench file.
+ *
+ * @param text The file's text.
+ * @param options The task-match file's text (τ², optional).
+ * @returns Episodes, effects and ground truth.
+ */
+export function loadTauData(
+  text: string,
+  options: { matchText?: string | null } = {},
+): TauData {
+  const data = JSON.parse(text);
+  const format: ImportFormat = Array.isArray(data) ? "tau-bench" : "tau2";
+  const { episodes } = convertTrajectories(format, text, {
+    captureId: "tau_eval",
+    now: () => new Date(0),
+  });
+  const truthByTask = new Map<string, TruthAction[]>();
+  const perIndex: (TruthAction[] | null)[] = [];
+  if (format === "tau2") {
+    for (const t of data.tasks ?? []) {
+      truthByTask.set(String(t.id), t.evaluation_criteria?.actions ?? []);
+    }
+  } else {
+    for (const item of data) {
+      perIndex.push(
+        (item.info?.task?.actions ?? []).map((
+          a: { name: string; kwargs?: Record<string, unknown> },
+        ) => ({ name: a.name, arguments: a.kwargs ?? {} })),
+      );
+    }
+  }
+  let matched = 0;
+  const matchOf = new Map<number, string | null>();
+  if (options.matchText) {
+    const m = JSON.parse(options.matchText) as {
+      simulations: { index: number; matched_task_id: string | null }[];
+    };
+    for (const s of m.simulations) matchOf.set(s.index, s.matched_task_id);
+  }
+  const tools = new Set<string>();
+  const out = episodes.map((e, i): EvalEpisode => {
+    const chain = new HashChainer();
+    const episode: Episode = {
+      capture_id: "tau_eval",
+      episode_id: e.episode_id,
+      events: e.events.map((ev) => chain.seal(ev).event),
+    };
+    const norm = normalizeEpisode(episode);
+    for (const s of norm.steps) tools.add(s.logical_tool);
+    const task = String(
+      (episode.events[0].payload.task as { task_id: string }).task_id,
+    );
+    let truth: TruthAction[] = [];
+    if (format === "tau2") {
+      const real = matchOf.has(i) ? matchOf.get(i) : task;
+      if (matchOf.has(i) && real !== null) matched++;
+      truth = real === null || real === undefined
+        ? []
+        : truthByTask.get(real) ?? [];
+    } else truth = perIndex[i] ?? [];
+    return {
+      id: e.episode_id,
+      task,
+      episode,
+      norm,
+      truth,
+      ...turnsOf(episode),
+    };
+  });
+  return { format, episodes: out, effects: tauEffects(tools), matched };
+}
