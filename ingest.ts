@@ -49,7 +49,7 @@ Usage:
   ingest.ts capture summary <id> [--json]    inspection plus recorded outcomes
   ingest.ts capture lineage <id> [--json]    the exact-lineage report
   ingest.ts mcp                              serve the control operations as an MCP server on stdio
-  ingest.ts import --format openai-messages|tau-bench|tau2 FILE --capture ID
+  ingest.ts import --format openai-messages|tau-bench|tau2 FILE --capture ID [--tools a,b,…]
                                              import existing trajectories (all or nothing, once per file)
   ingest.ts capture list [--json]            list captures
   ingest.ts capture inspect <id> [--json]    episodes, counts by kind, fidelity, chain status
@@ -145,6 +145,7 @@ async function parse(args: string[]) {
         failure: { type: "boolean", default: false },
         note: { type: "string" },
         format: { type: "string" },
+        tools: { type: "string" },
         proxy: { type: "string" },
       },
     });
@@ -198,6 +199,7 @@ async function run(args: string[], io: Io): Promise<number> {
         format: values.format,
         file: command,
         capture: values.capture,
+        tools: values.tools,
         root,
         json: values.json,
       }, io);

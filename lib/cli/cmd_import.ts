@@ -26,6 +26,7 @@ export async function importCommand(
     format?: string;
     file?: string;
     capture?: string;
+    tools?: string;
     root: string;
     json: boolean;
   },
@@ -44,6 +45,7 @@ export async function importCommand(
     {
       captureId: a.capture,
       fileName: basename(a.file),
+      tools: a.tools ? a.tools.split(",").map((t) => t.trim()) : null,
     },
   );
   Deno.mkdirSync(a.root, { recursive: true });

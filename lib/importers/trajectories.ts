@@ -142,7 +142,11 @@ export interface ConvertOptions {
   fileName?: string;
   /** Clock (events get import time; order within an episode is by position). */
   now?: () => Date;
+  /** The domain's tools: a call of any other tool is refused (all tools when absent). */
+  tools?: readonly string[] | null;
 }
+
+const TOOL_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /**
  * Convert a parsed file into events, per episode.
@@ -195,6 +199,7 @@ export function convertTrajectories(
       }),
     ];
     const pending = new Map<string, UnsealedEvent>();
+    const callMessage = new Map<string, number>();
     t.messages.forEach((m, j) => {
       const where = `trajectory ${index} (task ${t.task_id}), message ${j}`;
       if (!isObj(m) || typeof m.role !== "string") {
@@ -222,6 +227,20 @@ export function convertTrajectories(
           if (typeof name !== "string") {
             throw new ImportError(`${where}, tool call ${k}`, "no tool name");
           }
+          if (!TOOL_NAME.test(name)) {
+            throw new ImportError(
+              `${where}, tool call ${k}`,
+              `${JSON.stringify(name.slice(0, 80))} is not a tool name`,
+            );
+          }
+          if (options.tools && !options.tools.includes(name)) {
+            throw new ImportError(
+              `${where}, tool call ${k}`,
+              `unknown tool ${JSON.stringify(name)} (the domain has ${
+                options.tools.join(", ")
+              })`,
+            );
+          }
           let args = fn.arguments;
           if (typeof args === "string") {
             try {
@@ -241,6 +260,7 @@ export function convertTrajectories(
             host_call_id: id,
           });
           pending.set(id, ev);
+          callMessage.set(ev.event_id, j);
           events.push(ev);
         });
       }
@@ -291,6 +311,17 @@ export function convertTrajectories(
         }
       }
     });
+    if (pending.size && format !== "openai-messages") {
+      const open = [...pending.values()][0];
+      throw new ImportError(
+        `trajectory ${index} (task ${t.task_id}), message ${
+          callMessage.get(open.event_id)
+        }`,
+        `the call of ${
+          (open.payload.tool as { host_name: string }).host_name
+        } (id ${open.payload.host_call_id}) has no tool result`,
+      );
+    }
     if (t.reward !== null) {
       events.push(
         annotation(ctx, {

@@ -21,7 +21,7 @@ async function run(args: string[]) {
 function retailSlice(n: number): string {
   const d = JSON.parse(
     Deno.readTextFileSync(
-      `${TAU}/tau2-bench/retail/toolorchestra_retail_1trial.json`,
+      new URL("../../fixtures/tau2_retail_slice.json", import.meta.url),
     ),
   );
   return JSON.stringify({ ...d, simulations: d.simulations.slice(0, n) });
@@ -176,6 +176,54 @@ Deno.test("bad input is a clear error naming the position, and nothing is import
       JSON.stringify({ simulations: [{ messages: [{ content: "no role" }] }] }),
       /message 0: a message needs a role/,
     ],
+    [
+      JSON.stringify({
+        simulations: [{
+          task_id: 3,
+          messages: [
+            { role: "user", content: "hi" },
+            {
+              role: "assistant",
+              tool_calls: [{
+                id: "c1",
+                name: "get_order_details",
+                arguments: {},
+              }],
+            },
+            { role: "assistant", content: "done" },
+          ],
+        }],
+      }),
+      /trajectory 0 \(task 3\), message 1: the call of get_order_details \(id c1\) has no tool result/,
+    ],
+    [
+      JSON.stringify({
+        simulations: [{
+          task_id: 4,
+          messages: [{
+            role: "assistant",
+            tool_calls: [{
+              id: "c1",
+              name: "get_order_details",
+              arguments: "{oops",
+            }],
+          }],
+        }],
+      }),
+      /trajectory 0 \(task 4\), message 0, tool call 0: arguments are not JSON/,
+    ],
+    [
+      JSON.stringify({
+        simulations: [{
+          task_id: 5,
+          messages: [{
+            role: "assistant",
+            tool_calls: [{ id: "c1", name: "drop_tables", arguments: {} }],
+          }],
+        }],
+      }),
+      /trajectory 0 \(task 5\), message 0, tool call 0: unknown tool "drop_tables"/,
+    ],
   ];
   for (const [text, pattern] of cases) {
     const file = join(dir.path, "bad.json");
@@ -187,6 +235,8 @@ Deno.test("bad input is a clear error naming the position, and nothing is import
       "tau2",
       "--capture",
       "bad",
+      "--tools",
+      "get_order_details,get_user_details",
       "--root",
       root,
     ]);
