@@ -32,7 +32,7 @@ import { IR_VERSION } from "./ir.ts";
 import { type AgentReplay, replayAgent } from "./agent_replay.ts";
 import { DEFAULT_FANOUT } from "./agent_engine.ts";
 import { describeSource } from "./sources.ts";
-import type { VerificationReport } from "./verify.ts";
+import { bindingCandidates, gradeOf } from "./agent_verify.ts";
 
 /** Options of {@linkcode buildAgentForm}. */
 export interface AgentFormOptions {
@@ -67,47 +67,6 @@ function safe(name: string): string {
 }
 
 const CHOICE_SIGNATURE = "choose_state_change";
-
-function gradeOf(b: Binding): string {
-  const c = b.lookup.deterministic ? b.lookup : b.choice;
-  if (!c.deterministic) return "E0";
-  return c.explained >= 5 && b.variety >= 3 ? "E2" : "E1";
-}
-
-/**
- * Bindings as candidates (type `binding`, key `[tool, path]`), so explain
- * mode and the package list them like other facts.
- *
- * @param bindings Learned bindings.
- * @returns Candidates.
- */
-export function bindingCandidates(bindings: Binding[]): Candidate[] {
-  return bindings.map((b) => {
-    const c = b.lookup.deterministic ? b.lookup : b.choice;
-    return {
-      candidate_id: `c_binding_${safe(b.tool)}_${safe(b.path)}`,
-      type: "binding",
-      key: [b.tool, b.path],
-      claim: {
-        lookup: b.lookup.deterministic ? b.lookup.sources : null,
-        choice: b.choice.deterministic ? b.choice.sources : null,
-        sources: c.sources.map(describeSource),
-      },
-      evidence: {
-        applicable: b.applicable,
-        support: c.explained,
-        counterexamples: c.counterexamples,
-        episodes: b.episodes,
-        success_support: c.explained,
-        fail_support: 0,
-        variety: b.variety,
-      },
-      grade: gradeOf(b),
-      status: c.counterexamples ? "contested" : "proposed",
-      contract_sources: [],
-    };
-  });
-}
 
 function lookupNodes(bindings: Binding[], effects: Effects): IrNode[] {
   const byTool = new Map<string, Binding[]>();
@@ -373,39 +332,4 @@ export function buildAgentForm(
     dropped,
     replays,
   };
-}
-
-/**
- * The verification report of an agent form from its training replay: a
- * check per step the package handles (lookups it served, choices it
- * allowed); a problem per refused training write.
- *
- * @param replays Training replays.
- * @param structural Structural problems.
- * @returns The report.
- */
-export function agentVerification(
-  replays: AgentReplay[],
-  structural: string[],
-): VerificationReport {
-  const report: VerificationReport = {
-    structural_ok: structural.length === 0,
-    structural_problems: structural,
-    replay_checks: 0,
-    replay_passed: 0,
-    problems: [],
-    episodes_replayed: replays.length,
-    episodes_clean: 0,
-  };
-  for (const r of replays) {
-    const handled = r.verdicts.filter((v) => v !== "model").length;
-    const passed = r.verdicts.filter((v) => v === "lookup" || v === "choice")
-      .length;
-    report.replay_checks += handled;
-    report.replay_passed += passed;
-    if (r.stop_reason) {
-      report.problems.push(`${r.episode_id}: stopped: ${r.stop_reason}`);
-    } else report.episodes_clean++;
-  }
-  return report;
 }

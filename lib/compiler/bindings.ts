@@ -35,6 +35,7 @@ import {
   wordsOfMessage,
 } from "./sources.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
+import { linkAdjacentWords } from "./binding_links.ts";
 
 /** One union of sources and how well it explains training. */
 export interface Cover {
@@ -96,7 +97,8 @@ export interface LearnOptions {
   maxEnum?: number;
 }
 
-interface Observation {
+/** One training value of an argument and what explains it. */
+export interface Observation {
   episode: string;
   call: string;
   value: unknown;
@@ -130,7 +132,8 @@ export function statesOf(ep: NormEpisode): ConversationState[] {
   });
 }
 
-function sourceKey(s: Source): string {
+/** Key of a source (its canonical JSON). */
+export function sourceKey(s: Source): string {
   return canonicalJson(s);
 }
 
@@ -391,47 +394,5 @@ function poolWriteSources(
       counterexamples: obs.length - explained,
       deterministic: obs.length - explained === 0,
     };
-  }
-}
-
-/**
- * Where two arguments of a tool are both user words and the second always
- * stood right after the first in the same message (a first and a last
- * name), the second's source becomes `after` the first, which keeps a
- * lookup from pairing every word with every other.
- */
-function linkAdjacentWords(
-  bindings: Binding[],
-  groups: Map<string, Observation[]>,
-): void {
-  const userOnly = (b: Binding) =>
-    b.lookup.sources.length === 1 && b.lookup.sources[0].from === "user" &&
-    b.lookup.speculative;
-  for (const a of bindings) {
-    if (!userOnly(a)) continue;
-    for (const b of bindings) {
-      if (b === a || b.tool !== a.tool || !userOnly(b)) continue;
-      const oa = groups.get(`${a.tool}\u0000${a.path}`)!;
-      const ob = new Map(
-        groups.get(`${b.tool}\u0000${b.path}`)!.map((o) => [o.call, o]),
-      );
-      let pairs = 0, adjacent = 0;
-      for (const x of oa) {
-        const y = ob.get(x.call);
-        if (!y) continue;
-        pairs++;
-        const next = [...x.userWordAt].some(([m, at]) =>
-          at.some((j) => y.userWordAt.get(m)?.includes(j + 1))
-        );
-        if (next) adjacent++;
-      }
-      const src = b.lookup.sources[0] as Extract<Source, { from: "user" }>;
-      if (
-        pairs >= 2 && adjacent >= ADJACENT_SHARE * pairs &&
-        src.after === undefined && a.lookup.sources[0] !== src
-      ) {
-        src.after = a.path;
-      }
-    }
   }
 }

@@ -22,7 +22,8 @@ import type {
 } from "./ir.ts";
 import type { CompilerModel } from "./residualize.ts";
 import { staticize } from "./staticize.ts";
-import { agentVerification, buildAgentForm } from "./agent_form.ts";
+import { buildAgentForm } from "./agent_form.ts";
+import { agentVerification } from "./agent_verify.ts";
 import {
   checkStructure,
   promoteReplayVerified,
