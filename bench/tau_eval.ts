@@ -38,6 +38,11 @@ export interface TauEvalOptions {
   outDir?: string | null;
   /** Print nothing. */
   quiet?: boolean;
+  /**
+   * Tuning mode: judge on a validation part of each seed's training split;
+   * the held-out split is not looked at.
+   */
+  validate?: boolean;
 }
 
 function range(xs: number[]): { min: number; max: number } {
@@ -89,7 +94,9 @@ export async function tauEval(
   const data = loadTauData(text, { matchText });
   const n = options.seeds ?? 8;
   const seeds: SeedResult[] = [];
-  for (let s = 1; s <= n; s++) seeds.push(evaluateSeed(data, s));
+  for (let s = 1; s <= n; s++) {
+    seeds.push(evaluateSeed(data, s, { validate: options.validate }));
+  }
   const lineage = emptyLineageScore();
   for (const e of data.episodes) scoreLineage(lineage, e.norm, e.truth);
   const share = (r: SeedResult) => r.calls ? r.deterministic / r.calls : 0;
@@ -99,6 +106,9 @@ export async function tauEval(
     format: data.format,
     episodes: data.episodes.length,
     seeds: n,
+    mode: options.validate
+      ? "validation inside each training split (held-out split untouched)"
+      : "held-out",
     split:
       "by task: a quarter of the tasks held out (seeded shuffle); one package compiled from the training split's successful episodes",
     fanout_cap: DEFAULT_FANOUT,
@@ -116,6 +126,16 @@ export async function tauEval(
         package: r4(Math.max(...seeds.map((r) => perEp(r, r.package_turns)))),
       },
       stopped_episodes: range(seeds.map((r) => r.stops)),
+      choice_candidates_per_argument: {
+        mean: r4(
+          seeds.reduce((a, r) => a + r.choice_candidates.total, 0) /
+            Math.max(
+              1,
+              seeds.reduce((a, r) => a + r.choice_candidates.args, 0),
+            ),
+        ),
+        max: Math.max(...seeds.map((r) => r.choice_candidates.max)),
+      },
     },
     lineage: {
       precision: lineage.attributed
@@ -134,7 +154,7 @@ export async function tauEval(
     },
     per_seed: seeds,
     caveats: [
-      "Choice leaves (state-changing calls) are scored as if the model answered as the agent did; the runtime only checks that every argument is one of its candidates.",
+      "Choice leaves (state-changing calls) are scored as if the model answered as the agent did; the runtime only checks that every argument is one of its candidates (choice_candidates_per_argument says how many the model had to pick from; arguments checked against the user's text are not counted).",
       "A lookup the episode never made has no known result here (the episode is the only oracle): it counts as an extra lookup and feeds nothing.",
       "Model turns per episode: package = the worst seed; agent = the mean over seeds.",
     ],
@@ -158,6 +178,7 @@ function renderMarkdown(
     data: string;
     episodes: number;
     seeds: number;
+    mode: string;
     split: string;
     fanout_cap: number;
     heldout: Record<string, unknown>;
@@ -179,7 +200,7 @@ function renderMarkdown(
     attributed: number;
   };
   return [
-    "# τ-bench: compile quality on real trajectories",
+    `# τ-bench: compile quality on real trajectories (${report.mode})`,
     "",
     `${report.data}, ${report.episodes} episodes, ${report.seeds} split seeds. Split ${report.split}. Fan-out cap ${report.fanout_cap}.`,
     "",
@@ -199,7 +220,7 @@ function renderMarkdown(
     "",
     "| measure | value | target |",
     "| --- | --- | --- |",
-    `| held-out calls made with no model call | ${pct(h.deterministic.min)} – ${
+    `| calls made with no model call | ${pct(h.deterministic.min)} – ${
       pct(h.deterministic.max)
     } | ≥ 55% every seed |`,
     `| wrong state-changing calls | ${h.wrong.max} (worst seed) | 0 |`,
@@ -211,12 +232,32 @@ function renderMarkdown(
     } → package ${
       h.model_turns_per_episode.package.toFixed(1)
     } (worst seed) | ≤ 8.0 |`,
+    `| candidates per argument of a choice | mean ${
+      (report.heldout as { choice_candidates_per_argument: { mean: number } })
+        .choice_candidates_per_argument.mean.toFixed(1)
+    }, max ${
+      (report.heldout as { choice_candidates_per_argument: { max: number } })
+        .choice_candidates_per_argument.max
+    } | - |`,
     `| lineage precision against ground truth | ${
       l.precision?.toFixed(3) ?? "-"
     } | ≥ 0.99 |`,
     `| lineage recall against ground truth | ${
       l.recall?.toFixed(3) ?? "-"
     } (${l.attributed}/${l.ground_truth_values}) | ≥ 0.95 |`,
+    "",
+    "## Reads the model still asks for (all seeds)",
+    "",
+    ...Object.entries(
+      seeds.reduce((acc, r) => {
+        for (const [k, v] of Object.entries(r.model_reads_by_tool)) {
+          acc[k] = (acc[k] ?? 0) + v;
+        }
+        return acc;
+      }, {} as Record<string, number>),
+    ).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([k, v]) =>
+      `- ${k} (${v})`
+    ),
     "",
     "## Why held-out episodes stopped",
     "",
@@ -246,12 +287,13 @@ if (import.meta.main) {
       seeds: { type: "string" },
       out: { type: "string" },
       json: { type: "boolean" },
+      validate: { type: "boolean" },
       help: { type: "boolean" },
     },
   });
   if (values.help) {
     console.log(
-      "deno task eval [--data FILE] [--match FILE] [--seeds N] [--out DIR] [--json]",
+      "deno task eval [--data FILE] [--match FILE] [--seeds N] [--out DIR] [--json] [--validate]",
     );
     Deno.exit(0);
   }
@@ -265,8 +307,9 @@ if (import.meta.main) {
       data: values.data,
       match: values.match,
       seeds,
-      outDir: values.out,
+      outDir: values.out ?? (values.validate ? null : undefined),
       quiet: values.json,
+      validate: values.validate,
     });
     if (values.json) console.log(JSON.stringify(report));
   } catch (err) {

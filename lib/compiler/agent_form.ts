@@ -31,7 +31,14 @@ import type {
 import { IR_VERSION } from "./ir.ts";
 import { type AgentReplay, replayAgent } from "./agent_replay.ts";
 import { DEFAULT_FANOUT } from "./agent_engine.ts";
-import { describeSource } from "./sources.ts";
+import {
+  describeSource,
+  generalLeaves,
+  isMentioned,
+  mentionStems,
+  whereText,
+} from "./sources.ts";
+import { statesOf } from "./bindings.ts";
 import { bindingCandidates, gradeOf } from "./agent_verify.ts";
 
 /** Options of {@linkcode buildAgentForm}. */
@@ -94,6 +101,61 @@ function lookupNodes(bindings: Binding[], effects: Effects): IrNode[] {
     out.push({ id: `lookup_${safe(tool)}`, kind: "lookup", tool, args });
   }
   return out;
+}
+
+type LookupNode = Extract<IrNode, { kind: "lookup" }>;
+
+/**
+ * The variant of a lookup whose result sources keep only leaves the user
+ * mentioned: per argument, the sibling field (or the leaf's own key) that
+ * most often named something the user had said when the agent made the
+ * call in training (at least twice). Null when no argument has one.
+ */
+function mentionedVariant(
+  node: LookupNode,
+  episodes: NormEpisode[],
+): LookupNode | null {
+  let changed = false;
+  const args = node.args.map((a) => {
+    const sources = (a.sources ?? []).map((s) => {
+      if (s.from !== "result") return s;
+      const counts = new Map<string, number>();
+      for (const ep of episodes) {
+        const states = statesOf(ep);
+        ep.steps.forEach((step, i) => {
+          if (step.logical_tool !== node.tool || !step.ok) return;
+          const value = step.arguments[a.path];
+          const stems = mentionStems(states[i]);
+          const keys = new Set<string>();
+          for (const c of states[i].calls) {
+            if (c.tool !== s.tool || !c.ok) continue;
+            for (const l of generalLeaves(c.result)) {
+              if (l.key !== s.path.join("\u0000") || l.value !== value) {
+                continue;
+              }
+              const fields = [
+                ...(s.path.at(-1) === "*" ? ["*"] : []),
+                ...Object.keys(l.parent ?? {}).filter((k) => k !== l.ownKey),
+              ];
+              for (const k of fields) {
+                const text = whereText(l, k);
+                if (text !== null && isMentioned(text, stems)) keys.add(k);
+              }
+            }
+          }
+          for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
+        });
+      }
+      const best = [...counts].sort((x, y) =>
+        y[1] - x[1] || (x[0] < y[0] ? -1 : 1)
+      )[0];
+      if (!best || best[1] < 2) return s;
+      changed = true;
+      return { ...s, where: best[0] };
+    });
+    return { ...a, sources };
+  });
+  return changed ? { ...node, id: `${node.id}_mentioned`, args } : null;
 }
 
 function choiceTools(bindings: Binding[], effects: Effects): {
@@ -211,15 +273,26 @@ export function buildAgentForm(
     };
   };
   const alone = measure(lookups).totals;
+  // A narrowed variant of each lookup: only result leaves whose name the
+  // user mentioned (measured beside the other tools' plain lookups).
+  const variants = lookups.flatMap((n) => {
+    const v = mentionedVariant(n as LookupNode, episodes);
+    if (!v) return [];
+    const others = lookups.filter((o) => (o as LookupNode).tool !== v.tool);
+    Object.assign(alone, { [v.id]: measure([...others, v]).totals[v.id] });
+    return [v];
+  });
   const yieldOf = (id: string) => {
     const t = alone[id] ?? { issued: 0, used: 0 };
     return t.issued ? t.used / t.issued : 0;
   };
-  const ranked = [...lookups].sort((a, b) =>
+  const ranked = [...lookups, ...variants].sort((a, b) =>
     yieldOf(b.id) - yieldOf(a.id) || (a.id < b.id ? -1 : 1)
   );
-  let kept: IrNode[] = [];
+  const kept: IrNode[] = [];
   for (const n of ranked) {
+    const tool = (n as LookupNode).tool;
+    if (kept.some((k) => (k as LookupNode).tool === tool)) continue;
     const trial = measure([...kept, n]);
     const t = trial.totals[n.id] ?? { issued: 0, used: 0 };
     const why = t.used < 2 || t.used < minYield * t.issued
@@ -234,8 +307,7 @@ export function buildAgentForm(
     if (why) dropped.push({ node: n.id, why });
     else kept.push(n);
   }
-  lookups = lookups.filter((n) => kept.includes(n));
-  kept = [];
+  lookups = kept.sort((a, b) => a.id < b.id ? -1 : 1);
   const ir = assemble(name, lookups, tools, fanout);
   const replays = episodes.map((ep) =>
     replayAgent(ir, ep, { effects, fanout })

@@ -47,6 +47,8 @@ export interface AgentReplay {
   capped: number;
   /** State-changing calls the package made that the episode did not. */
   wrong: number;
+  /** For every argument of every allowed choice: how many candidates it had. */
+  choice_candidates: number[];
 }
 
 function key(epoch: number, tool: string, args: unknown): string {
@@ -85,8 +87,8 @@ export function replayAgent(
     by_node: {},
     capped: 0,
     wrong: 0,
+    choice_candidates: [],
   };
-  const used = new Set<string>();
   const runLookups = () => {
     for (let due = engine.dueLookups(); due.length; due = engine.dueLookups()) {
       for (const c of due) {
@@ -106,7 +108,6 @@ export function replayAgent(
           );
           continue;
         }
-        used.add(k);
         node.used++;
         const s = ep.steps[at];
         engine.record(
@@ -144,6 +145,10 @@ export function replayAgent(
         continue;
       }
       out.verdicts.push("choice");
+      const offered = engine.choiceCandidates()[s.logical_tool] ?? {};
+      for (const v of Object.values(offered)) {
+        if (Array.isArray(v)) out.choice_candidates.push(v.length);
+      }
       engine.record(call, "choice", { changesState: true });
     } else if (engine.cached(s.logical_tool, s.arguments)) {
       out.verdicts.push("lookup");
@@ -159,6 +164,5 @@ export function replayAgent(
   // made only for read tools, so this stays 0 unless effects disagree.
   out.wrong = engine.calls.filter((c) => c.by === "lookup" && writes(c.tool))
     .length;
-  void used;
   return out;
 }

@@ -160,6 +160,9 @@ function explainingSources(value: unknown, state: ConversationState): Source[] {
     );
     if (saidWords.some((ws) => ws.includes(value))) {
       out.push({ from: "user", shape: shapeOf(value) });
+      if (saidWords.at(-1)!.includes(value)) {
+        out.push({ from: "user", shape: shapeOf(value), latest: true });
+      }
     }
     const prefix = /^[^A-Za-z0-9]{1,2}/.exec(value)?.[0];
     const rest = prefix ? value.slice(prefix.length) : "";
@@ -168,6 +171,9 @@ function explainingSources(value: unknown, state: ConversationState): Source[] {
       saidWords.some((ws) => ws.includes(rest))
     ) {
       out.push({ from: "user", shape: shapeOf(rest), prefix });
+      if (saidWords.at(-1)!.includes(rest)) {
+        out.push({ from: "user", shape: shapeOf(rest), prefix, latest: true });
+      }
     }
     if (state.user.some((t) => t.includes(value))) {
       out.push({ from: "user_text" });

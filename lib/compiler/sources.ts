@@ -8,12 +8,15 @@
  * A source is one of:
  * - `result`: a leaf of an earlier successful call's result, by tool and
  *   generalized path (`["orders", "[*]"]`; `*` for any key of an object
- *   keyed by ids, `[*]` for any list item);
+ *   keyed by ids, `[*]` for any list item); optionally only leaves `where`
+ *   a sibling field (or, `*`, the leaf's own key) names something the user
+ *   mentioned (see {@linkcode isMentioned});
  * - `arg`: an argument of an earlier call, by tool and path;
  * - `user`: a word of a user message whose shape (see {@linkcode shapeOf})
  *   was seen in training, optionally the word right `after` the word bound
  *   to another argument of the same call, optionally behind a constant
- *   `prefix` of punctuation (the user wrote `W123`, the tool takes `#W123`);
+ *   `prefix` of punctuation (the user wrote `W123`, the tool takes `#W123`),
+ *   optionally from the `latest` user message only;
  * - `user_text`: any text the user wrote verbatim (checked, never
  *   enumerated);
  * - `const`: a small set of values seen in training.
@@ -28,9 +31,15 @@ export type GeneralPath = string[];
 
 /** Where a value can come from. */
 export type Source =
-  | { from: "result"; tool: string; path: GeneralPath }
+  | { from: "result"; tool: string; path: GeneralPath; where?: string }
   | { from: "arg"; tool: string; path: string }
-  | { from: "user"; shape: string; after?: string; prefix?: string }
+  | {
+    from: "user";
+    shape: string;
+    after?: string;
+    prefix?: string;
+    latest?: boolean;
+  }
   | { from: "user_text" }
   | { from: "const"; values: unknown[] };
 
@@ -106,26 +115,38 @@ export function generalLeaves(
     if (hit) return hit;
   }
   const out: Leaf[] = [];
-  const walk = (v: unknown, path: GeneralPath, depth: number) => {
+  const walk = (
+    v: unknown,
+    path: GeneralPath,
+    depth: number,
+    parent: Record<string, unknown> | null,
+    ownKey: string | null,
+  ) => {
     if (
       typeof v === "string" || typeof v === "number" || typeof v === "boolean"
     ) {
-      out.push({ path, key: path.join("\u0000"), value: v });
+      out.push({ path, key: path.join("\u0000"), value: v, parent, ownKey });
       return;
     }
     if (depth <= 0 || typeof v !== "object" || v === null) return;
     if (Array.isArray(v)) {
-      for (const x of v) walk(x, [...path, "[*]"], depth - 1);
+      for (const x of v) walk(x, [...path, "[*]"], depth - 1, null, null);
       return;
     }
     const keys = Object.keys(v);
     const wide = keys.length > WIDE_OBJECT;
     for (const k of keys) {
       const seg = wide || ID_KEY.test(k) ? "*" : k;
-      walk((v as Record<string, unknown>)[k], [...path, seg], depth - 1);
+      walk(
+        (v as Record<string, unknown>)[k],
+        [...path, seg],
+        depth - 1,
+        v as Record<string, unknown>,
+        k,
+      );
     }
   };
-  walk(parsedResult(value), [], maxDepth);
+  walk(parsedResult(value), [], maxDepth, null, null);
   if (cacheable) leafCache.set(value as object, out);
   return out;
 }
@@ -141,6 +162,67 @@ export interface Leaf {
   key: string;
   /** The value. */
   value: string | number | boolean;
+  /** The object holding it (null in a list). */
+  parent: Record<string, unknown> | null;
+  /** Its key in that object. */
+  ownKey: string | null;
+}
+
+function stem(word: string): string {
+  return word.replace(/(es|s)$/, "");
+}
+
+/**
+ * The stems of every word of 4 letters or more the user wrote (lower
+ * case, a plural `s`/`es` dropped).
+ *
+ * @param state The conversation so far.
+ * @returns The stems.
+ */
+export function mentionStems(state: ConversationState): Set<string> {
+  const out = new Set<string>();
+  for (const text of state.user) {
+    for (const w of text.toLowerCase().match(/[a-z]{4,}/g) ?? []) {
+      out.add(stem(w));
+    }
+  }
+  return out;
+}
+
+/**
+ * Whether the user mentioned a name: a word of it (4 letters or more)
+ * whose stem the user wrote, or that contains, or is contained in, such a
+ * stem of at least 5 letters (`watch` and `Wristwatch`).
+ *
+ * @param text A name (`Water Bottle`).
+ * @param stems {@linkcode mentionStems} of the conversation.
+ * @returns True when mentioned.
+ */
+export function isMentioned(text: string, stems: Set<string>): boolean {
+  for (const w of text.toLowerCase().match(/[a-z]{4,}/g) ?? []) {
+    const s = stem(w);
+    if (stems.has(s)) return true;
+    for (const u of stems) {
+      if (u.length >= 5 && s.length >= 5 && (s.includes(u) || u.includes(s))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * The text a `where` filter reads for a leaf: the sibling field, or (`*`)
+ * the leaf's own key.
+ *
+ * @param leaf A result leaf.
+ * @param where The filter key.
+ * @returns The text, or null when there is none.
+ */
+export function whereText(leaf: Leaf, where: string): string | null {
+  if (where === "*") return leaf.ownKey;
+  const v = leaf.parent?.[where];
+  return typeof v === "string" ? v : null;
 }
 
 /**
@@ -271,10 +353,16 @@ export function candidatesOf(
   switch (source.from) {
     case "result": {
       const want = source.path.join("\u0000");
+      const stems = source.where === undefined ? null : mentionStems(state);
       for (const c of state.calls) {
         if (c.tool !== source.tool || !c.ok) continue;
         for (const l of generalLeaves(c.result)) {
-          if (l.key === want) add(l.value);
+          if (l.key !== want) continue;
+          if (stems) {
+            const text = whereText(l, source.where!);
+            if (text === null || !isMentioned(text, stems)) continue;
+          }
+          add(l.value);
         }
       }
       break;
@@ -289,6 +377,7 @@ export function candidatesOf(
       break;
     case "user":
       state.user.forEach((text, m) => {
+        if (source.latest && m !== state.user.length - 1) return;
         const mw = state.userWords?.[m] ?? wordsOfMessage(text);
         const after = source.after !== undefined;
         const all = after ? mw.words : mw.all;
@@ -340,13 +429,19 @@ export function allows(
 export function describeSource(s: Source): string {
   switch (s.from) {
     case "result":
-      return `result of ${s.tool} at ${s.path.join(".") || "(whole)"}`;
+      return `result of ${s.tool} at ${s.path.join(".") || "(whole)"}${
+        s.where === undefined
+          ? ""
+          : ` where the user mentioned its ${s.where === "*" ? "key" : s.where}`
+      }`;
     case "arg":
       return `argument ${s.path} of an earlier ${s.tool}`;
     case "user":
       return `a user word shaped ${s.shape}${
         s.after ? ` right after ${s.after}` : ""
-      }${s.prefix ? ` behind ${JSON.stringify(s.prefix)}` : ""}`;
+      }${s.prefix ? ` behind ${JSON.stringify(s.prefix)}` : ""}${
+        s.latest ? " in the latest user message" : ""
+      }`;
     case "user_text":
       return "text the user wrote";
     case "const":

@@ -56,8 +56,12 @@ export interface SeedResult {
   agent_turns: number;
   /** Model turns with the package. */
   package_turns: number;
+  /** Reads the model still asked for, by tool. */
+  model_reads_by_tool: Record<string, number>;
   /** Why held-out episodes stopped (counted). */
   stop_reasons: Record<string, number>;
+  /** Candidates per argument of the choices made (summed) and arguments counted. */
+  choice_candidates: { total: number; args: number; max: number };
   /** Lookup nodes kept. */
   lookups: string[];
 }
@@ -102,15 +106,21 @@ export function splitByTask(
  *
  * @param data The loaded file.
  * @param seed Split seed.
- * @param options Fan-out cap.
+ * @param options Fan-out cap; `validate`: judge on a validation part of
+ *   the training split instead of the held-out split (for tuning).
  * @returns The measures.
  */
 export function evaluateSeed(
   data: TauData,
   seed: number,
-  options: { fanout?: number } = {},
+  options: { fanout?: number; validate?: boolean } = {},
 ): SeedResult {
-  const { train, held } = splitByTask(data.episodes, seed);
+  let { train, held } = splitByTask(data.episodes, seed);
+  if (options.validate) {
+    // Tuning mode: the held-out split is set aside untouched; the training
+    // split is split again and judged on its own validation part.
+    ({ train, held } = splitByTask(train, seed + 1000));
+  }
   const trainOk = train.filter((e) => e.norm.success === true);
   const result = compileBehavior(trainOk.map((e) => e.norm), {
     name: "tau",
@@ -136,6 +146,8 @@ export function evaluateSeed(
     agent_turns: 0,
     package_turns: 0,
     stop_reasons: {},
+    model_reads_by_tool: {},
+    choice_candidates: { total: 0, args: 0, max: 0 },
     lookups: agentForm
       ? (ir.nodes[ir.root] as { lookups: string[] }).lookups
       : [],
@@ -153,6 +165,11 @@ export function evaluateSeed(
     }
     const r = replayAgent(ir, e.norm, { effects: data.effects });
     out.extra_lookups += r.extra_lookups;
+    for (const c of r.choice_candidates) {
+      out.choice_candidates.total += c;
+      out.choice_candidates.args++;
+      out.choice_candidates.max = Math.max(out.choice_candidates.max, c);
+    }
     out.capped += r.capped;
     out.wrong += r.wrong;
     if (r.stop_reason) {
@@ -165,7 +182,11 @@ export function evaluateSeed(
       if (v === "lookup") out.deterministic++;
       else needsModel.add(e.turnOf[i]);
       if (v === "choice") out.choices++;
-      if (v === "model") out.model_reads++;
+      if (v === "model") {
+        out.model_reads++;
+        const t = e.norm.steps[i].logical_tool;
+        out.model_reads_by_tool[t] = (out.model_reads_by_tool[t] ?? 0) + 1;
+      }
       if (v === "after_stop") out.after_stop++;
     });
     out.package_turns += needsModel.size;
