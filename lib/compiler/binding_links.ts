@@ -6,7 +6,12 @@
  * @module
  */
 import type { Source } from "./sources.ts";
-import { ADJACENT_SHARE, type Binding, type Observation } from "./bindings.ts";
+import {
+  ADJACENT_SHARE,
+  type Binding,
+  type Observation,
+  sourceKey,
+} from "./bindings.ts";
 
 /**
  * Where two arguments of a tool are both user words and the second always
@@ -47,5 +52,51 @@ export function linkAdjacentWords(
         src.after = a.path;
       }
     }
+  }
+}
+
+/**
+ * Arguments of state-changing tools with the same name take the same kind
+ * of value (`address1`, `order_id`, `payment_method_id`): each such
+ * argument's checking cover also admits the sources the others were seen
+ * with, so a write made rarely in training is still checked against every
+ * kind of source training saw for that argument.
+ */
+export function poolWriteSources(
+  bindings: Binding[],
+  groups: Map<string, Observation[]>,
+  effects: Record<string, string>,
+): void {
+  const writes = bindings.filter((b) =>
+    (effects[b.tool] ?? "write") !== "read"
+  );
+  const pooled = new Map<string, Map<string, Source>>();
+  for (const b of writes) {
+    const m = pooled.get(b.path) ?? new Map<string, Source>();
+    b.choice.sources.forEach((s, i) => {
+      if (b.choice.support[i] >= (s.from === "const" ? 3 : 2)) {
+        m.set(sourceKey(s), s);
+      }
+    });
+    pooled.set(b.path, m);
+  }
+  for (const b of writes) {
+    const own = new Set(b.choice.sources.map(sourceKey));
+    const extra = [...(pooled.get(b.path) ?? new Map<string, Source>())]
+      .filter(([k]) => !own.has(k));
+    if (!extra.length) continue;
+    const keys = new Set([...own, ...extra.map(([k]) => k)]);
+    const obs = groups.get(`${b.tool}\u0000${b.path}`) ?? [];
+    const explained = obs.filter((o) =>
+      [...o.explainedBy].some((k) => keys.has(k))
+    ).length;
+    b.choice = {
+      ...b.choice,
+      sources: [...b.choice.sources, ...extra.map(([, s]) => s)],
+      support: [...b.choice.support, ...extra.map(() => 0)],
+      explained,
+      counterexamples: obs.length - explained,
+      deterministic: obs.length - explained === 0,
+    };
   }
 }

@@ -35,7 +35,7 @@ import {
   wordsOfMessage,
 } from "./sources.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
-import { linkAdjacentWords } from "./binding_links.ts";
+import { linkAdjacentWords, poolWriteSources } from "./binding_links.ts";
 
 /** One union of sources and how well it explains training. */
 export interface Cover {
@@ -355,50 +355,4 @@ export function learnBindings(
   linkAdjacentWords(out, groups);
   if (options.effects) poolWriteSources(out, groups, options.effects);
   return out;
-}
-
-/**
- * Arguments of state-changing tools with the same name take the same kind
- * of value (`address1`, `order_id`, `payment_method_id`): each such
- * argument's checking cover also admits the sources the others were seen
- * with, so a write made rarely in training is still checked against every
- * kind of source training saw for that argument.
- */
-function poolWriteSources(
-  bindings: Binding[],
-  groups: Map<string, Observation[]>,
-  effects: Record<string, string>,
-): void {
-  const writes = bindings.filter((b) =>
-    (effects[b.tool] ?? "write") !== "read"
-  );
-  const pooled = new Map<string, Map<string, Source>>();
-  for (const b of writes) {
-    const m = pooled.get(b.path) ?? new Map<string, Source>();
-    b.choice.sources.forEach((s, i) => {
-      if (b.choice.support[i] >= (s.from === "const" ? 3 : 2)) {
-        m.set(sourceKey(s), s);
-      }
-    });
-    pooled.set(b.path, m);
-  }
-  for (const b of writes) {
-    const own = new Set(b.choice.sources.map(sourceKey));
-    const extra = [...(pooled.get(b.path) ?? new Map<string, Source>())]
-      .filter(([k]) => !own.has(k));
-    if (!extra.length) continue;
-    const keys = new Set([...own, ...extra.map(([k]) => k)]);
-    const obs = groups.get(`${b.tool}\u0000${b.path}`) ?? [];
-    const explained = obs.filter((o) =>
-      [...o.explainedBy].some((k) => keys.has(k))
-    ).length;
-    b.choice = {
-      ...b.choice,
-      sources: [...b.choice.sources, ...extra.map(([, s]) => s)],
-      support: [...b.choice.support, ...extra.map(() => 0)],
-      explained,
-      counterexamples: obs.length - explained,
-      deterministic: obs.length - explained === 0,
-    };
-  }
 }

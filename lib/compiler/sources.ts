@@ -24,7 +24,17 @@
  * @module
  */
 import { canonicalJson } from "../trace/canonical_json.ts";
-import { tokenize, words } from "../lineage/meaningful.ts";
+import {
+  type MessageWords,
+  shapeOf,
+  userWords,
+  wordsOfMessage,
+} from "./user_words.ts";
+
+export { type MessageWords, shapeOf, userWords, wordsOfMessage };
+import { isMentioned, mentionStems } from "./mentions.ts";
+
+export { isMentioned, mentionStems };
 
 /** A generalized path: keys, `*` (any key) and `[*]` (any item). */
 export type GeneralPath = string[];
@@ -168,49 +178,6 @@ export interface Leaf {
   ownKey: string | null;
 }
 
-function stem(word: string): string {
-  return word.replace(/(es|s)$/, "");
-}
-
-/**
- * The stems of every word of 4 letters or more the user wrote (lower
- * case, a plural `s`/`es` dropped).
- *
- * @param state The conversation so far.
- * @returns The stems.
- */
-export function mentionStems(state: ConversationState): Set<string> {
-  const out = new Set<string>();
-  for (const text of state.user) {
-    for (const w of text.toLowerCase().match(/[a-z]{4,}/g) ?? []) {
-      out.add(stem(w));
-    }
-  }
-  return out;
-}
-
-/**
- * Whether the user mentioned a name: a word of it (4 letters or more)
- * whose stem the user wrote, or that contains, or is contained in, such a
- * stem of at least 5 letters (`watch` and `Wristwatch`).
- *
- * @param text A name (`Water Bottle`).
- * @param stems {@linkcode mentionStems} of the conversation.
- * @returns True when mentioned.
- */
-export function isMentioned(text: string, stems: Set<string>): boolean {
-  for (const w of text.toLowerCase().match(/[a-z]{4,}/g) ?? []) {
-    const s = stem(w);
-    if (stems.has(s)) return true;
-    for (const u of stems) {
-      if (u.length >= 5 && s.length >= 5 && (s.includes(u) || u.includes(s))) {
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
 /**
  * The text a `where` filter reads for a leaf: the sibling field, or (`*`)
  * the leaf's own key.
@@ -223,75 +190,6 @@ export function whereText(leaf: Leaf, where: string): string | null {
   if (where === "*") return leaf.ownKey;
   const v = leaf.parent?.[where];
   return typeof v === "string" ? v : null;
-}
-
-/**
- * The shape of a word: runs of capitals `A`, small letters `a` and digits
- * `9`, other characters kept; a word of digits only keeps its length
- * (`9{5}` for a ZIP code).
- *
- * @param word A word.
- * @returns Its shape.
- *
- * @example
- * ```ts
- * import { shapeOf } from "./sources.ts";
- * import { strictEqual } from "node:assert/strict";
- * strictEqual(shapeOf("Santos"), "Aa");
- * strictEqual(shapeOf("98157"), "9{5}");
- * strictEqual(shapeOf("raj.santos@example.com"), "a.a@a.a");
- * strictEqual(shapeOf("#W2378156"), "#A9");
- * ```
- */
-export function shapeOf(word: string): string {
-  if (/^\d+$/.test(word)) return `9{${word.length}}`;
-  return word.replace(/[A-Z]+/g, "A").replace(/[a-z]+/g, "a").replace(
-    /[0-9]+/g,
-    "9",
-  );
-}
-
-/**
- * The words of a user message for {@linkcode ConversationState.userWords}.
- *
- * @param text The message.
- * @returns Its words, and its words followed by its other tokens.
- */
-export function wordsOfMessage(text: string): MessageWords {
-  const ws = words(text).map((w) => w.text);
-  const all = userWords(text);
-  return {
-    words: ws,
-    all,
-    wordShapes: ws.map(shapeOf),
-    allShapes: all.map(shapeOf),
-  };
-}
-
-/** A user message cut into words, with their shapes. */
-export interface MessageWords {
-  /** Its words. */
-  words: string[];
-  /** Its words, then its other tokens. */
-  all: string[];
-  /** Shape of each word. */
-  wordShapes: string[];
-  /** Shape of each of `all`. */
-  allShapes: string[];
-}
-
-/** The words of one user message, in order, with tokens that are not words. */
-export function userWords(text: string): string[] {
-  const out: string[] = [];
-  const seen = new Set<string>();
-  for (const w of words(text)) {
-    out.push(w.text);
-    seen.add(w.text);
-  }
-  for (const t of tokenize(text)) {
-    if (!seen.has(t.text)) out.push(t.text);
-  }
-  return out;
 }
 
 /** Path of an argument leaf with list indices generalized (`item_ids[*]`). */

@@ -9,7 +9,6 @@
  *
  * @module
  */
-import type { EventSink } from "../gateway/event_sink.ts";
 import { callWithArgs } from "./bind_args.ts";
 import { fieldProblem } from "./signature_check.ts";
 import type { UnsealedEvent } from "../trace/event.ts";
@@ -30,7 +29,7 @@ import {
   toolsetExposed,
 } from "../trace/events.ts";
 import type { BehaviorPackage } from "../compiler/package.ts";
-import type { IrNode, Signature } from "../compiler/ir.ts";
+import type { IrNode } from "../compiler/ir.ts";
 import {
   chooseCase,
   evalArgs,
@@ -39,116 +38,24 @@ import {
   UnresolvedRefError,
 } from "../compiler/evaluate.ts";
 
-/** Tool name → callable (the same callables a ToolGateway wraps). */
-export type ToolRegistry = Record<string, (...args: never[]) => unknown>;
-
-/** One step of a react leaf's loop. */
-export type ReactDecision =
-  | { tool: string; arguments: Record<string, unknown> }
-  | { done: true; result?: unknown };
-
-/** The model binding for residual leaves. */
-export interface ModelBinding {
-  /** Model id, recorded in events. */
-  id?: string;
-  /**
-   * Fill a predict leaf's typed outputs.
-   * @param signature The leaf's signature.
-   * @param inputs Its inputs, resolved.
-   */
-  predict(
-    signature: Signature,
-    inputs: Record<string, unknown>,
-  ): Record<string, unknown> | Promise<Record<string, unknown>>;
-  /**
-   * Choose the next tool call of a react leaf, or finish.
-   * @param signature The leaf's signature.
-   * @param context Tools, history so far, inputs.
-   */
-  react?(
-    signature: Signature,
-    context: {
-      tools: string[];
-      history: unknown[];
-      inputs: Record<string, unknown>;
-    },
-  ): ReactDecision | Promise<ReactDecision>;
-}
-
-/** Capabilities the package needs that are not bound. */
-export class MissingCapabilityError extends Error {
-  /** What is missing. */
-  readonly missing: string[];
-  /**
-   * @param missing Missing tool names (and `model` when a model is needed).
-   */
-  constructor(missing: string[]) {
-    super(
-      `Cannot run the package: missing capabilities ${
-        missing.join(", ")
-      }; bind them (tools by name, a model for residual leaves) before running`,
-    );
-    this.name = "MissingCapabilityError";
-    this.missing = missing;
-  }
-}
-
-/** One executed step. */
-export interface RunStep {
-  /** Node id. */
-  node_id: string;
-  /** Node kind. */
-  kind: string;
-  /** Tool called (actions, react calls). */
-  tool?: string;
-  /** Arguments. */
-  arguments?: Record<string, unknown>;
-  /** Result. */
-  result?: unknown;
-  /** Error of the last attempt. */
-  error?: unknown;
-  /** Calls made. */
-  attempts?: number;
-}
-
-/** The result of a run. */
-export interface RunResult {
-  /** `completed`, `stopped` (a fallback stop) or `failed` (a tool error with no recovery). */
-  status: "completed" | "stopped" | "failed";
-  /** Why it stopped or failed. */
-  reason: string | null;
-  /** Stores and variables written. */
-  outputs: Record<string, unknown>;
-  /** Steps in order. */
-  steps: RunStep[];
-  /** Leaves that called the model. */
-  model_calls: {
-    node_id: string;
-    signature: string;
-    inputs: Record<string, unknown>;
-    outputs: Record<string, unknown>;
-  }[];
-  /** Events emitted (0 without a sink). */
-  events: number;
-}
-
-/** Options of {@linkcode BehaviorRuntime.run}. */
-export interface RunOptions {
-  /** Trace sink: with one, the run emits canonical events. */
-  sink?: EventSink | null;
-  /** Capture of the trace. */
-  captureId?: string;
-  /** Episode of the trace. */
-  episodeId?: string;
-  /** Reported after the run as `annotation episode.outcome` (when tracing). */
-  outcome?: () => { success: boolean; [k: string]: unknown } | null;
-}
-
-class Stop extends Error {
-  constructor(readonly status: "stopped" | "failed", reason: string) {
-    super(reason);
-  }
-}
+export {
+  MissingCapabilityError,
+  type ModelBinding,
+  type ReactDecision,
+  type RunOptions,
+  type RunResult,
+  type RunStep,
+  type ToolRegistry,
+} from "./runtime_types.ts";
+import { runReactLeaf, Stop } from "./react_leaf.ts";
+import {
+  MissingCapabilityError,
+  type ModelBinding,
+  type RunOptions,
+  type RunResult,
+  type RunStep,
+  type ToolRegistry,
+} from "./runtime_types.ts";
 
 /** Runs one package. */
 export class BehaviorRuntime {
@@ -413,71 +320,21 @@ export class BehaviorRuntime {
           steps.push({ node_id: n.id, kind: "predict", result: outputs });
           return;
         }
-        case "react": {
-          const sig = this.package.signatures[n.signature];
-          if (!this.#model!.react) {
-            throw new Stop(
-              "stopped",
-              `${n.id}: the model binding has no react()`,
-            );
-          }
-          if (ctx) {
-            emit(
-              toolsetExposed(ctx, {
-                origin: n.id,
-                tools: n.tools.map((t) => ({ name: t, logical_id: t })),
-              }),
-            );
-          }
-          const history: unknown[] = [];
-          for (let i = 0; i < n.max_steps; i++) {
-            const d = await this.#model!.react(sig, {
-              tools: n.tools,
-              history,
-              inputs: { request: input.text ?? null },
-            });
-            modelCalls.push({
-              node_id: n.id,
-              signature: n.signature,
-              inputs: { history: history.length },
-              outputs: d as Record<string, unknown>,
-            });
-            if ("done" in d) {
-              write(n.store, d.result ?? null);
-              return;
-            }
-            if (
-              !n.tools.includes(d.tool) ||
-              typeof this.#tools[d.tool] !== "function"
-            ) {
-              throw new Stop(
-                "stopped",
-                `${n.id}: the model asked for ${d.tool}, which is not in this leaf's toolset`,
-              );
-            }
-            try {
-              const result = await callTool(d.tool, d.arguments);
-              history.push({ tool: d.tool, arguments: d.arguments, result });
-              steps.push({
-                node_id: n.id,
-                kind: "react",
-                tool: d.tool,
-                arguments: d.arguments,
-                result,
-              });
-            } catch (err) {
-              history.push({
-                tool: d.tool,
-                arguments: d.arguments,
-                error: (err as Error).message,
-              });
-            }
-          }
-          throw new Stop(
-            "stopped",
-            `${n.id}: the react leaf used its ${n.max_steps} steps without finishing`,
-          );
-        }
+        case "react":
+          await runReactLeaf(n, {
+            signature: this.package.signatures[n.signature],
+            model: this.#model!,
+            hasTool: (t) => typeof this.#tools[t] === "function",
+            callTool,
+            request: input.text ?? null,
+            trace: ctx
+              ? (tools) => emit(toolsetExposed(ctx, { origin: n.id, tools }))
+              : null,
+            modelCalls,
+            steps,
+            write,
+          });
+          return;
       }
     };
 
