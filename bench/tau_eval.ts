@@ -173,6 +173,17 @@ export async function tauEval(
   return report;
 }
 
+/** Counts summed over seeds, as list lines, largest first. */
+function countLines(counts: Record<string, number>[]): string[] {
+  const sum: Record<string, number> = {};
+  for (const c of counts) {
+    for (const [k, v] of Object.entries(c)) sum[k] = (sum[k] ?? 0) + v;
+  }
+  return Object.entries(sum).sort((a, b) =>
+    b[1] - a[1] || (a[0] < b[0] ? -1 : 1)
+  ).map(([k, v]) => `- ${k} (${v})`);
+}
+
 function renderMarkdown(
   report: {
     data: string;
@@ -248,29 +259,11 @@ function renderMarkdown(
     "",
     "## Reads the model still asks for (all seeds)",
     "",
-    ...Object.entries(
-      seeds.reduce((acc, r) => {
-        for (const [k, v] of Object.entries(r.model_reads_by_tool)) {
-          acc[k] = (acc[k] ?? 0) + v;
-        }
-        return acc;
-      }, {} as Record<string, number>),
-    ).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([k, v]) =>
-      `- ${k} (${v})`
-    ),
+    ...countLines(seeds.map((r) => r.model_reads_by_tool)),
     "",
     "## Why held-out episodes stopped",
     "",
-    ...Object.entries(
-      seeds.reduce((acc, r) => {
-        for (const [k, v] of Object.entries(r.stop_reasons)) {
-          acc[k] = (acc[k] ?? 0) + v;
-        }
-        return acc;
-      }, {} as Record<string, number>),
-    ).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([k, v]) =>
-      `- ${k} (${v})`
-    ),
+    ...countLines(seeds.map((r) => r.stop_reasons)),
     "",
     "## Caveats",
     "",
