@@ -146,6 +146,7 @@ async function parse(args: string[]) {
         note: { type: "string" },
         format: { type: "string" },
         tools: { type: "string" },
+        seed: { type: "string" },
         proxy: { type: "string" },
       },
     });
@@ -166,7 +167,9 @@ async function run(args: string[], io: Io): Promise<number> {
   switch (group) {
     case "demo": {
       const { demo } = await import("./lib/cli/cmd_store.ts");
-      return await demo(root, values.json, io);
+      return await demo(root, values.json, io, {
+        seed: values.seed === undefined ? undefined : Number(values.seed),
+      });
     }
     case "capture":
     case "store": {

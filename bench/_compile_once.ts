@@ -5,11 +5,11 @@
  *
  * @module
  */
-import { HarnessStore } from "../mod.ts";
+import { HarnessStore } from "../lib/store/mod.ts";
 import {
   DESK_EFFECTS,
   generateDeskEpisodes,
-} from "../lib/taskfamily/order_desk.ts";
+} from "../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../lib/lineage/episodes.ts";
 import { compileBehavior } from "../lib/compiler/package.ts";
 

@@ -13,7 +13,7 @@ import {
   toolCallCompleted,
   toolCallStarted,
   type TraceEvent,
-} from "../mod.ts";
+} from "../lib/trace/mod.ts";
 import { type BenchRow, printTable } from "./_table.ts";
 
 function bigEpisode(steps: number, valuesPerResult: number): Episode {

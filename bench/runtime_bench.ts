@@ -6,15 +6,15 @@
  *
  * @module
  */
-import { HarnessStore } from "../mod.ts";
+import { HarnessStore } from "../lib/store/mod.ts";
 import {
   DESK_EFFECTS,
   generateDeskEpisodes,
-} from "../lib/taskfamily/order_desk.ts";
+} from "../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../lib/lineage/episodes.ts";
 import { compileBehavior } from "../lib/compiler/package.ts";
 import { BehaviorRuntime } from "../lib/runtime/runtime.ts";
-import { createCapabilities } from "../lib/taskfamily/desk_capabilities.ts";
+import { createCapabilities } from "../examples/order_desk/capabilities.ts";
 import { type BenchRow, printTable, rate } from "./_table.ts";
 
 /**

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { EventContext } from "../mod.ts";
+import type { EventContext } from "../lib/trace/mod.ts";
 
 /**
  * Make a fresh temp dir and return it with a disposer.
@@ -45,5 +45,8 @@ export function fixedContext(
   };
 }
 
-/** Path of the shared fixtures folder. */
-export const SHARED = new URL("../../shared/", import.meta.url).pathname;
+/**
+ * The recorded host payloads, vendored in the repository (see
+ * `fixtures/hosts/README.md` for where they come from).
+ */
+export const HOSTS_DIR = new URL("../fixtures/hosts", import.meta.url).pathname;

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { HarnessStore } from "../mod.ts";
+import { HarnessStore } from "../lib/store/mod.ts";
 import {
   IngestServer,
   type IngestServerOptions,

@@ -41,6 +41,8 @@ export type HostAdapter = (
 /** A hook payload an adapter cannot read (not an object, no session id, …). */
 export class HookPayloadError extends TypeError {
   /**
+   * Create a `HookPayloadError`.
+   *
    * @param message What is wrong.
    * @param options Cause.
    */

@@ -45,6 +45,8 @@ export class EnvelopeError extends HookPayloadError {
   /** The offending field. */
   readonly field: string;
   /**
+   * Create a `EnvelopeError`.
+   *
    * @param field The offending field.
    * @param message What is wrong.
    */

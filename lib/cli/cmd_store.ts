@@ -21,8 +21,8 @@ import {
 import {
   DESK_EFFECTS,
   generateDeskEpisodes,
-} from "../taskfamily/order_desk.ts";
-import { createCapabilities } from "../taskfamily/desk_capabilities.ts";
+} from "../../examples/order_desk/order_desk.ts";
+import { createCapabilities } from "../../examples/order_desk/capabilities.ts";
 import { BehaviorRuntime } from "../runtime/runtime.ts";
 import { validatePackage } from "../runtime/load_package.ts";
 import { CaptureCoordinator } from "../control/coordinator.ts";
@@ -189,23 +189,51 @@ export const DEMO_CONTRACTS: Record<string, string[]> = {
   ],
 };
 
+/** The new instance the demo runs the package on, unless `--seed` says another. */
+export const DEMO_INSTANCE = 289_684;
+
+/** Options of {@linkcode demo}. */
+export interface DemoOptions {
+  /** Clock for the capture id. */
+  now?: () => Date;
+  /** Which new instance to run the package on (0–999,999). */
+  seed?: number;
+}
+
 /**
  * `demo`: the whole product on the store — capture episodes of a task
  * through the tool gateway, report their lineage, compile them, run the
  * package on a fresh instance with tracing on, and report that run.
  *
  * @param root Store root.
- * @param json JSON output.
+ * @param json Print JSON.
  * @param io Output.
+ * @param options Clock, instance seed.
  * @returns Exit code.
  */
 export async function demo(
   root: string,
   json: boolean,
   io: Io,
+  options: DemoOptions = {},
 ): Promise<number> {
-  const now = new Date();
+  if (
+    options.seed !== undefined &&
+    !(Number.isInteger(options.seed) && options.seed >= 0 &&
+      options.seed < 1_000_000)
+  ) {
+    throw new UsageError("demo --seed takes a whole number from 0 to 999999");
+  }
+  const now = (options.now ?? (() => new Date()))();
   const capture = `desk_${stamp(now)}`;
+  // The scripted episodes run on a simulated clock from a fixed start and
+  // number their events, so two demos differ only in the capture id.
+  let tick = Date.parse("2026-01-01T00:00:00.000Z");
+  let n = 0;
+  const simulated = {
+    now: () => new Date(tick += 5),
+    newId: () => `evt_${capture}_${++n}`,
+  };
   const runCapture = `${capture}_run`;
   using store = openForWrite(root);
   const coord = new CaptureCoordinator(store);
@@ -214,7 +242,12 @@ export async function demo(
     label: "order desk demo",
     activate: false,
   });
-  const generated = generateDeskEpisodes(store.sink(capture), capture, 200);
+  const generated = generateDeskEpisodes(
+    store.sink(capture),
+    capture,
+    200,
+    simulated,
+  );
   coord.finishCapture(capture);
   const lineage = await coord.lineageReport(capture);
   const compiled = await coord.compile([capture], {
@@ -224,7 +257,7 @@ export async function demo(
     contracts: DEMO_CONTRACTS,
   });
   const caps = createCapabilities({
-    episode: 1_000_000 + (now.getTime() % 1_000_000),
+    episode: 1_000_000 + (options.seed ?? DEMO_INSTANCE),
   });
   const runtime = new BehaviorRuntime(validatePackage(compiled.package), caps);
   const result = await runtime.run(caps.input, {

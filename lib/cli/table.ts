@@ -14,7 +14,9 @@
  * @example
  * ```ts
  * import { renderTable } from "./table.ts";
- * console.log(renderTable(["id", "n"], [["a", "1"], ["bb", "22"]]));
+ * import { ok } from "node:assert/strict";
+ * const text = renderTable(["id", "n"], [["a", "1"], ["bb", "22"]]);
+ * ok(text.split("\n").length >= 4 && text.includes("bb"));
  * ```
  */
 export function renderTable(headers: string[], rows: string[][]): string {

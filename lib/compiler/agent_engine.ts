@@ -54,7 +54,8 @@ export type ChoiceCheck =
   | { ok: true }
   | { ok: false; reason: string };
 
-type AgentNode = Extract<IrNode, { kind: "agent" }>;
+/** The root node of an agent-form IR. */
+export type AgentNode = Extract<IrNode, { kind: "agent" }>;
 type LookupNode = Extract<IrNode, { kind: "lookup" }>;
 type ChoiceNode = Extract<IrNode, { kind: "choice" }>;
 
@@ -81,6 +82,8 @@ export class AgentEngine {
   capped = 0;
 
   /**
+   * Create a `AgentEngine`.
+   *
    * @param ir An agent-form IR (root of kind `agent`).
    * @param options Fan-out cap (the node's own when absent).
    * @throws {TypeError} When the root is not an agent node.

@@ -13,6 +13,8 @@ export class UnresolvedRefError extends Error {
   /** The path. */
   readonly path: string;
   /**
+   * Create a `UnresolvedRefError`.
+   *
    * @param path The path.
    */
   constructor(path: string) {

@@ -42,6 +42,8 @@ export class CaptureExistsError extends Error {
   /** The capture id. */
   readonly captureId: string;
   /**
+   * Create a `CaptureExistsError`.
+   *
    * @param captureId The capture id.
    */
   constructor(captureId: string) {
@@ -102,10 +104,13 @@ export interface CaptureSummary extends CaptureInspection {
 
 /** The control plane. */
 export class CaptureCoordinator {
+  /** Store name its result is kept under. */
   readonly store: HarnessStore;
   readonly #options: CaptureCoordinatorOptions;
 
   /**
+   * Create a `CaptureCoordinator`.
+   *
    * @param store The store (writable, or read-only with `sinkFor`).
    * @param options Sink routing, clock, canonical tool map.
    */

@@ -50,6 +50,8 @@ export class CaptureNotFoundError extends Error {
   /** The capture id. */
   readonly captureId: string;
   /**
+   * Create a `CaptureNotFoundError`.
+   *
    * @param captureId The capture id.
    * @param root The store root.
    */

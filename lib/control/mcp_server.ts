@@ -19,6 +19,8 @@ export const MCP_SDK = "npm:@modelcontextprotocol/sdk@1.32.2";
 /** The MCP SDK could not be loaded. */
 export class McpUnavailableError extends Error {
   /**
+   * Create a `McpUnavailableError`.
+   *
    * @param options Cause.
    */
   constructor(options?: ErrorOptions) {
@@ -36,10 +38,13 @@ export class McpUnavailableError extends Error {
 
 /** What the server needs from the SDK. */
 export interface McpSdk {
+  /** The Server. */
   // deno-lint-ignore no-explicit-any
   Server: new (info: { name: string; version: string }, options: any) => any;
+  /** The ListToolsRequestSchema. */
   // deno-lint-ignore no-explicit-any
   ListToolsRequestSchema: any;
+  /** The CallToolRequestSchema. */
   // deno-lint-ignore no-explicit-any
   CallToolRequestSchema: any;
 }

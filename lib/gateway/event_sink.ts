@@ -50,6 +50,8 @@ export class HttpTraceSink implements EventSink {
   #sent = 0;
 
   /**
+   * Create a `HttpTraceSink`.
+   *
    * @param baseUrl Ingest server base URL.
    * @param options Time-out, queue bound, token.
    */

@@ -79,8 +79,9 @@ export interface WrapOptions {
   argNames?: string[];
 }
 
+/** Any function a gateway can wrap. */
 // deno-lint-ignore no-explicit-any
-type AnyFn = (...args: any[]) => any;
+export type AnyFn = (...args: any[]) => any;
 
 /** Records every call of the functions it wraps. */
 export class ToolGateway {
@@ -91,6 +92,8 @@ export class ToolGateway {
   #failures: string[] = [];
 
   /**
+   * Create a `ToolGateway`.
+   *
    * @param sink Where events go (`store.sink(id)` or an {@linkcode HttpTraceSink}).
    * @param options Capture, episode, environment, source.
    * @throws {InvalidIdError} For a bad capture or episode id.
@@ -157,7 +160,9 @@ export class ToolGateway {
    * const events: unknown[] = [];
    * const gw = new ToolGateway({ emit: (e) => events.push(e) }, { captureId: "c", episodeId: "e" });
    * const add = gw.wrap((a: number, b: number) => a + b, { hostName: "add" });
-   * console.assert(add(2, 3) === 5 && events.length === 2);
+   * import { strictEqual } from "node:assert/strict";
+   * strictEqual(add(2, 3), 5);
+   * strictEqual(events.length, 2);
    * ```
    */
   wrap<F extends AnyFn>(fn: F, options: WrapOptions = {}): F {

@@ -38,6 +38,8 @@ export class ImportError extends SyntaxError {
   /** Where: `trajectory 3, message 12`. */
   readonly position: string;
   /**
+   * Create a `ImportError`.
+   *
    * @param position Where.
    * @param message What is wrong.
    */

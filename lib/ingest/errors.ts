@@ -12,6 +12,8 @@ export class PayloadTooLargeError extends RangeError {
   /** The limit in bytes. */
   readonly limit: number;
   /**
+   * Create a `PayloadTooLargeError`.
+   *
    * @param limit The limit in bytes.
    */
   constructor(limit: number) {

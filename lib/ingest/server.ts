@@ -40,6 +40,8 @@ export interface IngestServerOptions extends IngestHandlerOptions {
 /** The server refuses to start as configured. */
 export class IngestConfigError extends Error {
   /**
+   * Create a `IngestConfigError`.
+   *
    * @param message What is wrong and what to do.
    * @param options Cause.
    */
@@ -69,6 +71,8 @@ export class IngestServer {
   #stats: IngestStats | null = null;
 
   /**
+   * Create a `IngestServer`.
+   *
    * @param store An open, writable store (the server appends and reads only).
    * @param options Address, port, limits, token, redaction.
    */

@@ -192,7 +192,8 @@ export function findAllSources(
  * ```ts
  * import { findSource } from "./find_source.ts";
  * const state = { selected_index: 1, orders: [{ id: "O-1" }, { id: "O-2" }] };
- * console.assert(findSource("O-2", state) === "orders[$selected_index].id");
+ * import { strictEqual } from "node:assert/strict";
+ * strictEqual(findSource("O-2", state), "orders[$selected_index].id");
  * ```
  */
 export function findSource(

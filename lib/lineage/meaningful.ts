@@ -38,7 +38,8 @@ export const MIN_STRING_LENGTH = 2;
  * @example
  * ```ts
  * import { isMeaningful } from "./meaningful.ts";
- * console.assert(isMeaningful("U-1042") && !isMeaningful(true) && !isMeaningful(3));
+ * import { ok } from "node:assert/strict";
+ * ok(isMeaningful("U-1042") && !isMeaningful(true) && !isMeaningful(3));
  * ```
  */
 export function isMeaningful(value: unknown): boolean {

@@ -56,19 +56,32 @@ export interface NormStepFields {
 
 /** One normalized action step. */
 export class NormStep {
+  /** Position in the episode, from 0. */
   index: number;
+  /** Logical tool id. */
   logical_tool: string;
+  /** Host tool name. */
   host_tool: string | null;
+  /** Arguments as called. */
   arguments: Record<string, unknown>;
+  /** Argument path → its source path, template, or null. */
   arg_lineage: Record<string, string | null>;
+  /** What the tool returned. */
   result: unknown;
+  /** Whether it completed. */
   ok: boolean;
+  /** Error, when it failed. */
   error: unknown;
+  /** Store name its result is kept under. */
   store: string | null;
+  /** IR node id. */
   node_id: string | null;
+  /** The state before the step. */
   state_before: Record<string, unknown>;
 
   /**
+   * Create a `NormStep`.
+   *
    * @param f Field values (seed defaults for the optional ones).
    */
   constructor(f: NormStepFields) {

@@ -45,6 +45,8 @@ export class StateIndex {
   #allWords = false;
 
   /**
+   * Create a `StateIndex`.
+   *
    * @param options Depth and the wanted values.
    */
   constructor(options: StateIndexOptions = {}) {

@@ -66,6 +66,8 @@ export class McpProxy {
   #calls = 0;
 
   /**
+   * Create a `McpProxy`.
+   *
    * @param upstreams One or more upstreams (distinct server names).
    * @param sink Where events go.
    * @param options Capture, episode, time-outs.

@@ -61,6 +61,8 @@ export class ProxiedTool {
   #namespaced: string;
 
   /**
+   * Create a `ProxiedTool`.
+   *
    * @param fields The tool as listed by the upstream.
    */
   constructor(fields: {

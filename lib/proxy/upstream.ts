@@ -36,6 +36,8 @@ export class UpstreamError extends Error {
   /** Its state when the call failed. */
   readonly state: UpstreamState;
   /**
+   * Create a `UpstreamError`.
+   *
    * @param server Server name.
    * @param state Its state.
    * @param message What happened.
@@ -70,6 +72,7 @@ export interface UpstreamOptions {
 
 /** A live (or restartable) upstream. */
 export class UpstreamConnection {
+  /** The upstream server. */
   readonly upstream: StdioUpstream;
   readonly #options: UpstreamOptions;
   #client: Client | null = null;
@@ -79,6 +82,8 @@ export class UpstreamConnection {
   #starts = 0;
 
   /**
+   * Create a `UpstreamConnection`.
+   *
    * @param upstream How to start it.
    * @param options Time-out, stderr.
    */

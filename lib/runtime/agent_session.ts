@@ -40,6 +40,8 @@ export class ChoiceRefusedError extends Error {
   /** The tool the model chose. */
   readonly tool: string;
   /**
+   * Create a `ChoiceRefusedError`.
+   *
    * @param tool Tool.
    * @param reason Why.
    */

@@ -15,6 +15,8 @@ import { checkStructure } from "../compiler/verify.ts";
 /** A package that cannot be run. */
 export class PackageError extends Error {
   /**
+   * Create a `PackageError`.
+   *
    * @param message What is wrong and what to do.
    * @param options Cause.
    */

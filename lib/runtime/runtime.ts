@@ -59,6 +59,7 @@ import {
 
 /** Runs one package. */
 export class BehaviorRuntime {
+  /** The package it runs. */
   readonly package: BehaviorPackage;
   readonly #tools: ToolRegistry;
   readonly #model: ModelBinding | null;

@@ -49,6 +49,8 @@ export class MissingCapabilityError extends Error {
   /** What is missing. */
   readonly missing: string[];
   /**
+   * Create a `MissingCapabilityError`.
+   *
    * @param missing Missing tool names (and `model` when a model is needed).
    */
   constructor(missing: string[]) {

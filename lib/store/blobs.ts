@@ -13,6 +13,8 @@ export class BlobError extends Error {
   /** The digest asked for. */
   readonly digest: string;
   /**
+   * Create a `BlobError`.
+   *
    * @param digest The digest asked for.
    * @param message What is wrong.
    * @param options Cause.
@@ -30,6 +32,8 @@ export class BlobStore {
   #tmpCounter = 0;
 
   /**
+   * Create a `BlobStore`.
+   *
    * @param root The store root; blobs live in `<root>/blobs/sha256`.
    */
   constructor(root: string) {

@@ -164,6 +164,8 @@ export class SqliteIndex {
   #insertOne?: StatementSync;
 
   /**
+   * Create a `SqliteIndex`.
+   *
    * @param path Path of `harness.db`.
    * @param options Read-only mode.
    */

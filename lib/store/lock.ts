@@ -27,6 +27,8 @@ export class StoreLockedError extends Error {
   /** The holder, when the lock file could be read. */
   readonly owner: LockOwner | null;
   /**
+   * Create a `StoreLockedError`.
+   *
    * @param root The store root.
    * @param owner The holder, if known.
    */
@@ -51,6 +53,7 @@ export class StoreLockedError extends Error {
 /** A held store lock. */
 export class StoreLock {
   readonly #file: Deno.FsFile;
+  /** Path of the file. */
   readonly path: string;
   #released = false;
 

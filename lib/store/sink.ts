@@ -47,6 +47,8 @@ export class JsonlTraceSink implements TraceSink {
   #lastEpisode = "";
 
   /**
+   * Create a `JsonlTraceSink`.
+   *
    * @param captureId The capture.
    * @param wiring Spool, head, blobs and callbacks from the store.
    */

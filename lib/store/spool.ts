@@ -20,6 +20,8 @@ export class SpoolError extends SyntaxError {
   /** Byte offset of the problem. */
   readonly byteOffset: number;
   /**
+   * Create a `SpoolError`.
+   *
    * @param path The spool file.
    * @param byteOffset Where the problem is.
    * @param message What is wrong and what to do.
@@ -61,6 +63,7 @@ const encoder = new TextEncoder();
 
 /** Appends lines to one spool file. */
 export class SpoolWriter {
+  /** Path of the file. */
   readonly path: string;
   readonly #file: Deno.FsFile;
   readonly #syncIntervalMs: number;

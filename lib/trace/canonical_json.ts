@@ -21,8 +21,8 @@
  * @example Keys are sorted, whitespace is dropped
  * ```ts
  * import { canonicalJson } from "./canonical_json.ts";
- * import { assertEquals } from "node:assert/strict";
- * assertEquals(canonicalJson({ b: 1, a: [true, null] }), '{"a":[true,null],"b":1}');
+ * import { strictEqual } from "node:assert/strict";
+ * strictEqual(canonicalJson({ b: 1, a: [true, null] }), '{"a":[true,null],"b":1}');
  * ```
  */
 export function canonicalJson(value: unknown): string {

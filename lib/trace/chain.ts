@@ -107,6 +107,8 @@ export class HashChainer {
   #hash: string;
 
   /**
+   * Create a `HashChainer`.
+   *
    * @param head Where the chain stands (restored from a spool's last line).
    */
   constructor(head: ChainHead = GENESIS_HEAD) {

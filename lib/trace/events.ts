@@ -72,7 +72,8 @@ export interface ToolRef {
  *   "annotation",
  *   { label: "hello" },
  * );
- * console.assert(ev.kind === "annotation");
+ * import { strictEqual } from "node:assert/strict";
+ * strictEqual(ev.kind, "annotation");
  * ```
  */
 export function makeEvent(

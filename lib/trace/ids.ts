@@ -18,6 +18,8 @@ export class InvalidIdError extends TypeError {
   /** The rejected value. */
   readonly value: unknown;
   /**
+   * Create a `InvalidIdError`.
+   *
    * @param idKind `capture` or `episode`.
    * @param value The rejected value.
    * @param reason Why it was rejected.
@@ -45,7 +47,9 @@ export class InvalidIdError extends TypeError {
  * @example
  * ```ts
  * import { validateId } from "./ids.ts";
+ * import { throws } from "node:assert/strict";
  * validateId("capture", "cap_2026-11-22.a");
+ * throws(() => validateId("capture", "../escape"));
  * ```
  */
 export function validateId(idKind: string, value: unknown): string {

@@ -12,6 +12,8 @@ export class EventShapeError extends TypeError {
   /** The offending field. */
   readonly field: string;
   /**
+   * Create a `EventShapeError`.
+   *
    * @param field The offending field.
    * @param message What is wrong.
    * @param options Cause.

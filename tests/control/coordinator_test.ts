@@ -12,12 +12,12 @@ import { findAllSources } from "../../lib/lineage/find_source.ts";
 import { isMeaningful } from "../../lib/lineage/meaningful.ts";
 import { resolvePath } from "../../lib/lineage/paths.ts";
 import { readActiveCapture } from "../../lib/ingest/active_capture.ts";
-import { HarnessStore } from "../../mod.ts";
-import { SHARED, tempDir } from "../_helpers.ts";
+import { HarnessStore } from "../../lib/store/mod.ts";
+import { HOSTS_DIR, tempDir } from "../_helpers.ts";
 import { scenarioFiles, startServer } from "../_server.ts";
 import { hostCPluginSource } from "../../lib/adapters/host_c_plugin.ts";
 
-const HOSTS = `${SHARED}fixtures/hosts`;
+const HOSTS = `${HOSTS_DIR}`;
 
 async function replayAll(url: string, dir: string): Promise<string[]> {
   const caps: string[] = [];

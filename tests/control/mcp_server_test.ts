@@ -5,12 +5,12 @@ import {
   buildMcpServer,
   McpUnavailableError,
 } from "../../lib/control/mcp_server.ts";
-import { HarnessStore } from "../../mod.ts";
+import { HarnessStore } from "../../lib/store/mod.ts";
 import { tempDir } from "../_helpers.ts";
 import {
   DESK_EFFECTS,
   generateDeskEpisodes,
-} from "../../lib/taskfamily/order_desk.ts";
+} from "../../examples/order_desk/order_desk.ts";
 
 const INGEST = new URL("../../ingest.ts", import.meta.url).pathname;
 

@@ -1,10 +1,10 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { tauEval } from "../../bench/tau_eval.ts";
-import { HarnessStore } from "../../mod.ts";
+import { HarnessStore } from "../../lib/store/mod.ts";
 import {
   DESK_EFFECTS,
   generateDeskEpisodes,
-} from "../../lib/taskfamily/order_desk.ts";
+} from "../../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { normalizeAll } from "../../lib/lineage/normalize.ts";
 import { compileBehavior } from "../../lib/compiler/package.ts";

@@ -1,10 +1,10 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { SHARED } from "../_helpers.ts";
+import { HOSTS_DIR } from "../_helpers.ts";
 import { startServer } from "../_server.ts";
 
 const INGEST = new URL("../../ingest.ts", import.meta.url).pathname;
 const PAYLOAD = Deno.readTextFileSync(
-  `${SHARED}fixtures/hosts/host_a/basic/003-PreToolUse.json`,
+  `${HOSTS_DIR}/host_a/basic/003-PreToolUse.json`,
 );
 
 async function forward(

@@ -4,7 +4,8 @@ import {
   assertRejects,
   assertThrows,
 } from "../_assert.ts";
-import { HarnessStore, type TraceEvent } from "../../mod.ts";
+import { HarnessStore } from "../../lib/store/mod.ts";
+import type { TraceEvent } from "../../lib/trace/mod.ts";
 import { ToolGateway } from "../../lib/gateway/tool_gateway.ts";
 import { openRecordingSink } from "../../lib/gateway/open_sink.ts";
 import { tempDir } from "../_helpers.ts";

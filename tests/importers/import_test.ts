@@ -1,12 +1,12 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
 import { main } from "../../ingest.ts";
-import { HarnessStore } from "../../mod.ts";
+import { HarnessStore } from "../../lib/store/mod.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { normalizeEpisode } from "../../lib/lineage/normalize.ts";
-import { SHARED, tempDir } from "../_helpers.ts";
+import { tempDir } from "../_helpers.ts";
 
-const TAU = `${SHARED}datasets/tau-traces`;
+const FIXTURES = new URL("../../fixtures", import.meta.url).pathname;
 
 async function run(args: string[]) {
   let out = "", err = "";
@@ -101,7 +101,7 @@ Deno.test("import detects a file imported twice, and tau-bench v1 and plain mess
   assertEquals(again.code, 1);
   assertOk(/already imported/.test(again.err), again.err);
   const v1 = JSON.parse(
-    Deno.readTextFileSync(`${TAU}/tau-bench-v1/airline/gpt-4o-airline.json`),
+    Deno.readTextFileSync(`${FIXTURES}/tau_bench_v1_airline_slice.json`),
   ).slice(0, 3);
   const v1file = join(dir.path, "v1.json");
   Deno.writeTextFileSync(v1file, JSON.stringify(v1));

@@ -1,10 +1,10 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import type { TraceEvent } from "../../mod.ts";
+import type { TraceEvent } from "../../lib/trace/mod.ts";
 import { hostCPluginSource } from "../../lib/adapters/host_c_plugin.ts";
-import { SHARED, tempDir } from "../_helpers.ts";
+import { HOSTS_DIR, tempDir } from "../_helpers.ts";
 import { scenarioFiles, startServer } from "../_server.ts";
 
-const HOSTS = `${SHARED}fixtures/hosts`;
+const HOSTS = `${HOSTS_DIR}`;
 
 function scenarios(host: string): string[] {
   return [...Deno.readDirSync(`${HOSTS}/${host}`)]

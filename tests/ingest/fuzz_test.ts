@@ -1,6 +1,6 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { annotation } from "../../mod.ts";
-import { SHARED } from "../_helpers.ts";
+import { annotation } from "../../lib/trace/mod.ts";
+import { HOSTS_DIR } from "../_helpers.ts";
 import { scenarioFiles, startServer } from "../_server.ts";
 
 /** Deterministic PRNG (mulberry32), so a failing body can be replayed. */
@@ -16,10 +16,8 @@ function rng(seed: number): () => number {
 }
 
 const SEEDS: unknown[] = [
-  ...scenarioFiles(`${SHARED}fixtures/hosts/host_a/basic`).map((f) => f.body),
-  ...scenarioFiles(`${SHARED}fixtures/hosts/host_b/toolerrors`).map((f) =>
-    f.body
-  ),
+  ...scenarioFiles(`${HOSTS_DIR}/host_a/basic`).map((f) => f.body),
+  ...scenarioFiles(`${HOSTS_DIR}/host_b/toolerrors`).map((f) => f.body),
   annotation({
     captureId: "fz",
     episodeId: "e",

@@ -1,5 +1,5 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { annotation, SCHEMA_VERSION } from "../../mod.ts";
+import { annotation, SCHEMA_VERSION } from "../../lib/trace/mod.ts";
 import { IngestConfigError, IngestServer } from "../../lib/ingest/server.ts";
 import { writeActiveCapture } from "../../lib/ingest/active_capture.ts";
 import { fixedContext } from "../_helpers.ts";

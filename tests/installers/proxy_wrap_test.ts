@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { main } from "../../ingest.ts";
-import { HarnessStore } from "../../mod.ts";
+import { HarnessStore } from "../../lib/store/mod.ts";
 import { wrapServerEntry } from "../../lib/installers/mcp_wrap.ts";
 import { cacheEverything, EVERYTHING } from "../proxy/_upstreams.ts";
 import { tempDir } from "../_helpers.ts";

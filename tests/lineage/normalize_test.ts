@@ -5,7 +5,7 @@ import {
   toolCallCompleted,
   toolCallStarted,
   type TraceEvent,
-} from "../../mod.ts";
+} from "../../lib/trace/mod.ts";
 import {
   normalizeEpisode,
   synthNodeId,

@@ -2,7 +2,8 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { HarnessStore, type TraceEvent } from "../../mod.ts";
+import { HarnessStore } from "../../lib/store/mod.ts";
+import type { TraceEvent } from "../../lib/trace/mod.ts";
 import {
   buildStdioProxyServer,
   discoverStdioTools,

@@ -1,9 +1,9 @@
 import { assertEquals, assertOk, assertThrows } from "../_assert.ts";
-import { HarnessStore } from "../../mod.ts";
+import { HarnessStore } from "../../lib/store/mod.ts";
 import {
   DESK_EFFECTS,
   generateDeskEpisodes,
-} from "../../lib/taskfamily/order_desk.ts";
+} from "../../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import {
   type BehaviorPackage,
@@ -20,7 +20,7 @@ import {
 import {
   createCapabilities,
   deskModel,
-} from "../../lib/taskfamily/desk_capabilities.ts";
+} from "../../examples/order_desk/capabilities.ts";
 import { tempDir } from "../_helpers.ts";
 
 const CONTRACTS = {

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { HarnessStore, toolCallCompleted } from "../../mod.ts";
+import { HarnessStore } from "../../lib/store/mod.ts";
+import { toolCallCompleted } from "../../lib/trace/mod.ts";
 
 const [root, captureId, seed] = Deno.args;
 const store = new HarnessStore(root, { blobThreshold: 2048 });

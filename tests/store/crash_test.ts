@@ -1,5 +1,5 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { HarnessStore } from "../../mod.ts";
+import { HarnessStore } from "../../lib/store/mod.ts";
 import { tempDir } from "../_helpers.ts";
 
 const CHILD = new URL("./_crash_writer.ts", import.meta.url).pathname;

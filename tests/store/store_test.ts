@@ -1,16 +1,18 @@
 import { assertEquals, assertOk, assertThrows } from "../_assert.ts";
 import { join } from "node:path";
 import {
-  annotation,
   BlobError,
-  EventShapeError,
   HarnessStore,
-  InvalidIdError,
   isBlobRef,
   StoreLockedError,
+} from "../../lib/store/mod.ts";
+import {
+  annotation,
+  EventShapeError,
+  InvalidIdError,
   toolCallCompleted,
   toolCallStarted,
-} from "../../mod.ts";
+} from "../../lib/trace/mod.ts";
 import { fixedContext, tempDir } from "../_helpers.ts";
 
 function fill(store: HarnessStore, captureId: string, episodes: number): void {

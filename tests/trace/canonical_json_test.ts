@@ -1,5 +1,5 @@
 import { assertEquals, assertThrows } from "../_assert.ts";
-import { canonicalJson } from "../../mod.ts";
+import { canonicalJson } from "../../lib/trace/mod.ts";
 
 Deno.test("canonicalJson() sorts keys at every depth and drops whitespace", () => {
   assertEquals(

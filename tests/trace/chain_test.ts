@@ -7,7 +7,7 @@ import {
   HashChainer,
   sha256Digest,
   toolCallStarted,
-} from "../../mod.ts";
+} from "../../lib/trace/mod.ts";
 import { fixedContext } from "../_helpers.ts";
 
 Deno.test("HashChainer.seal() numbers from 1 and links each event to the previous hash", () => {

@@ -5,7 +5,7 @@ import {
   splitLines,
   toolCallCompleted,
   verifyChain,
-} from "../../mod.ts";
+} from "../../lib/trace/mod.ts";
 import { fixedContext } from "../_helpers.ts";
 
 const enc = new TextEncoder();

@@ -1,0 +1,109 @@
+/**
+ * The behavior compiler: normalize, consolidate, staticize (a skeleton tree, or the agent form for conversations), verify, package; held-out coverage and importers of existing trajectories.
+ *
+ * @module
+ */
+export {
+  type ArgExpr,
+  type BehaviorIr,
+  type CompiledBehavior,
+  type Decides,
+  IR_VERSION,
+  type IrNode,
+  type IrNodeKind,
+  type NodeProvenance,
+  type Recovery,
+  type Signature,
+  type SignatureField,
+} from "./ir.ts";
+export {
+  changesState,
+  type CoreStep,
+  coreSteps,
+  type Effects,
+  errorCode,
+} from "./core_steps.ts";
+export { extractFacts, type Fact, FACT_TYPES, factKey } from "./facts.ts";
+export {
+  type Candidate,
+  consolidate,
+  type ConsolidateOptions,
+  type Evidence,
+} from "./consolidate.ts";
+export { staticize, type StaticizeOptions } from "./staticize.ts";
+export {
+  type CompilerModel,
+  type DecisionDetail,
+  residualizeDecision,
+  type ResidualizeOptions,
+} from "./residualize.ts";
+export {
+  promoteReplayVerified,
+  type VerificationReport,
+  verify,
+  type VerifyOptions,
+} from "./verify.ts";
+export {
+  chooseCase,
+  evalArg,
+  evalArgs,
+  resolveRef,
+  UnresolvedRefError,
+} from "./evaluate.ts";
+export {
+  type BehaviorPackage,
+  buildPackage,
+  type BuildPackageOptions,
+  compileBehavior,
+  type CompileOptions,
+  type CompileResult,
+  PACKAGE_VERSION,
+} from "./package.ts";
+export { describeNode, explainPackage, summarizePackage } from "./explain.ts";
+export {
+  type ConvertOptions,
+  convertTrajectories,
+  IMPORT_FORMATS,
+  ImportError,
+  type ImportFormat,
+} from "../importers/trajectories.ts";
+export {
+  addCoverage,
+  type Coverage,
+  coverageOf,
+  emptyCoverage,
+} from "../eval/coverage.ts";
+export {
+  type AgentForm,
+  type AgentFormOptions,
+  buildAgentForm,
+} from "./agent_form.ts";
+export {
+  AgentEngine,
+  type ChoiceCheck,
+  DEFAULT_FANOUT,
+  type EngineCall,
+  type LookupCall,
+} from "./agent_engine.ts";
+export {
+  type AgentReplay,
+  replayAgent,
+  type StepVerdict,
+} from "./agent_replay.ts";
+export {
+  type Binding,
+  type Cover,
+  learnBindings,
+  type LearnOptions,
+} from "./bindings.ts";
+export {
+  allows,
+  type CallRecord,
+  candidatesOf,
+  type ConversationState,
+  describeSource,
+  type Source,
+} from "./sources.ts";
+export type { BoundArg, ChoiceTool } from "./ir.ts";
+export type { AgentNode, CallOrigin } from "./agent_engine.ts";
+export type { GeneralPath, Leaf, MessageWords } from "./sources.ts";

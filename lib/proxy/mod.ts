@@ -1,0 +1,29 @@
+/**
+ * The recording MCP stdio proxy: put it in front of an MCP server and every
+ * tool call through it is recorded as canonical events, with the upstream's
+ * tools, schemas and results unchanged.
+ *
+ * @module
+ */
+export {
+  buildStdioProxyServer,
+  McpProxy,
+  type McpProxyOptions,
+  serveProxy,
+} from "./mcp_proxy.ts";
+export { MAX_TOOL_NAME, namespacedName, ProxiedTool } from "./proxied_tool.ts";
+export {
+  DEFAULT_PROXY_EPISODE,
+  PROXY_SOURCE,
+  recordProxiedCall,
+  type RecordProxiedCallOptions,
+} from "./record.ts";
+export {
+  callStdioTool,
+  discoverStdioTools,
+  type StdioUpstream,
+  UpstreamConnection,
+  UpstreamError,
+  type UpstreamOptions,
+  type UpstreamState,
+} from "./upstream.ts";

@@ -1,0 +1,22 @@
+/**
+ * Running a compiled package: `BehaviorRuntime` (tree packages), `AgentSession` (agent-form packages), package loading and checks.
+ *
+ * @module
+ */
+export { loadPackage, PackageError, validatePackage } from "./load_package.ts";
+export {
+  BehaviorRuntime,
+  MissingCapabilityError,
+  type ModelBinding,
+  type ReactDecision,
+  type RunOptions,
+  type RunResult,
+  type RunStep,
+  type ToolRegistry,
+} from "./runtime.ts";
+export {
+  AgentSession,
+  type AgentSessionOptions,
+  ChoiceRefusedError,
+  type SessionCallResult,
+} from "./agent_session.ts";
