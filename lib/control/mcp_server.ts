@@ -1,9 +1,13 @@
 /**
  * The MCP control server: the coordinator's operations as MCP tools
- * (`harness.capture.start`, `.finish`, `.outcome`, `.summary`, `.lineage`,
- * `.list`, and `harness.compile`). A thin shell: every tool calls the
- * {@linkcode CaptureCoordinator}. The MCP SDK is loaded only when the server
- * is built, so importing this module never needs it.
+ * (`harness_capture_start`, `_finish`, `_outcome`, `_summary`, `_lineage`,
+ * `_list`, and `harness_compile`; names within `^[a-zA-Z0-9_-]{1,64}$`, the
+ * rule strict clients apply). Tools are registered with the SDK's
+ * `McpServer.registerTool` and zod input and output schemas; arguments are
+ * validated before anything runs, and a bad one is a JSON-RPC
+ * `InvalidParams` error naming the argument. A thin shell: every tool calls
+ * the {@linkcode CaptureCoordinator}. The MCP SDK and zod are loaded only
+ * when the server is built, so importing this module never needs them.
  *
  * @module
  */
@@ -12,6 +16,9 @@ import {
   CaptureCoordinator,
   type CaptureCoordinatorOptions,
 } from "./coordinator.ts";
+import { controlTools, type ZodLike } from "./mcp_tools.ts";
+
+export { CONTROL_TOOL_NAMES } from "./mcp_tools.ts";
 
 /** The pinned SDK the server is built with. */
 export const MCP_SDK = "npm:@modelcontextprotocol/sdk@1.32.2";
@@ -25,7 +32,7 @@ export class McpUnavailableError extends Error {
    */
   constructor(options?: ErrorOptions) {
     super(
-      `The MCP control server needs the MCP SDK (${MCP_SDK}), which could not be loaded` +
+      `The MCP control server needs the MCP SDK (${MCP_SDK}) and zod, which could not be loaded` +
         ((options?.cause as Error)?.message
           ? ` (${(options?.cause as Error).message})`
           : "") +
@@ -36,29 +43,35 @@ export class McpUnavailableError extends Error {
   }
 }
 
-/** What the server needs from the SDK. */
+/** What the server needs from the SDK and zod. */
 export interface McpSdk {
-  /** The Server. */
+  /** The SDK's high-level server. */
   // deno-lint-ignore no-explicit-any
-  Server: new (info: { name: string; version: string }, options: any) => any;
-  /** The ListToolsRequestSchema. */
-  // deno-lint-ignore no-explicit-any
-  ListToolsRequestSchema: any;
-  /** The CallToolRequestSchema. */
+  McpServer: new (info: { name: string; version: string }) => any;
+  /** The CallToolRequestSchema (the server validates arguments itself). */
   // deno-lint-ignore no-explicit-any
   CallToolRequestSchema: any;
+  /** The SDK's error class for JSON-RPC errors. */
+  McpError: new (code: number, message: string) => Error;
+  /** The JSON-RPC InvalidParams code. */
+  invalidParams: number;
+  /** zod. */
+  z: ZodLike;
 }
 
-/** Load the SDK (the default loader). */
+/** Load the SDK and zod (the default loader). */
 export async function loadMcpSdk(): Promise<McpSdk> {
-  const [server, types] = await Promise.all([
-    import("@modelcontextprotocol/sdk/server/index.js"),
+  const [mcp, types, zod] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/mcp.js"),
     import("@modelcontextprotocol/sdk/types.js"),
+    import("zod"),
   ]);
   return {
-    Server: server.Server,
-    ListToolsRequestSchema: types.ListToolsRequestSchema,
+    McpServer: mcp.McpServer,
     CallToolRequestSchema: types.CallToolRequestSchema,
+    McpError: types.McpError,
+    invalidParams: types.ErrorCode.InvalidParams,
+    z: zod.z as unknown as ZodLike,
   };
 }
 
@@ -73,113 +86,6 @@ export interface McpServerOptions extends CaptureCoordinatorOptions {
   loadSdk?: () => Promise<McpSdk>;
 }
 
-const ID = { type: "string", description: "Capture id" };
-
-/** The control tools and their input schemas. */
-export const CONTROL_TOOLS: readonly {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-}[] = [
-  {
-    name: "harness.capture.start",
-    description:
-      "Start a capture and make it the active one (hook events without a capture id go to it).",
-    inputSchema: {
-      type: "object",
-      properties: {
-        id: {
-          type: "string",
-          description: "Capture id (generated when absent)",
-        },
-        label: { type: "string", description: "A label for people" },
-      },
-      additionalProperties: false,
-    },
-  },
-  {
-    name: "harness.capture.finish",
-    description: "Finish a capture.",
-    inputSchema: {
-      type: "object",
-      properties: { capture_id: ID },
-      required: ["capture_id"],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: "harness.capture.outcome",
-    description: "Record an episode's task outcome as chained evidence.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        capture_id: ID,
-        episode_id: { type: "string" },
-        success: { type: "boolean" },
-        note: { type: "string" },
-        outcome: { type: "object" },
-      },
-      required: ["capture_id", "episode_id", "success"],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: "harness.capture.summary",
-    description:
-      "Episodes, event counts, fidelity, incomplete calls, chain status and outcomes of a capture.",
-    inputSchema: {
-      type: "object",
-      properties: { capture_id: ID },
-      required: ["capture_id"],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: "harness.capture.lineage",
-    description: "The exact-lineage report of a capture.",
-    inputSchema: {
-      type: "object",
-      properties: { capture_id: ID },
-      required: ["capture_id"],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: "harness.capture.list",
-    description: "List captures.",
-    inputSchema: {
-      type: "object",
-      properties: {},
-      additionalProperties: false,
-    },
-  },
-  {
-    name: "harness.compile",
-    description: "Compile captures into a behavior package.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        capture_ids: { type: "array", items: { type: "string" }, minItems: 1 },
-        name: { type: "string" },
-        out: {
-          type: "string",
-          description: "Output directory (default: <store>/packages)",
-        },
-        effects: {
-          type: "object",
-          description: "tool → read | write | destructive",
-        },
-        contracts: {
-          type: "object",
-          description: "fact key → contract source ids (lifts to E3)",
-        },
-      },
-      required: ["capture_ids"],
-      additionalProperties: false,
-    },
-  },
-];
-
 function ok(data: Record<string, unknown>) {
   return {
     content: [{ type: "text", text: JSON.stringify(data, null, 2) }],
@@ -191,12 +97,20 @@ function fail(message: string) {
   return { content: [{ type: "text", text: message }], isError: true };
 }
 
+/** Where a zod issue points, as `argument.path`. */
+function issueText(
+  issue: { path: PropertyKey[]; message: string },
+): string {
+  const where = issue.path.map(String).join(".") || "(arguments)";
+  return `${where}: ${issue.message}`;
+}
+
 /**
  * Build the MCP control server over a store.
  *
  * @param store The store.
  * @param options Name, SDK loader, coordinator options.
- * @returns An SDK `Server` (connect it to a transport) and its coordinator.
+ * @returns The SDK's `McpServer` (connect it to a transport) and its coordinator.
  * @throws {McpUnavailableError} When the SDK cannot be loaded.
  */
 export async function buildMcpServer(
@@ -211,73 +125,56 @@ export async function buildMcpServer(
     throw new McpUnavailableError({ cause: err });
   }
   const coordinator = new CaptureCoordinator(store, options);
-  const server = new sdk.Server(
-    { name: options.name ?? "harness", version: "0.1.0" },
-    { capabilities: { tools: {} } },
-  );
-  server.setRequestHandler(
-    sdk.ListToolsRequestSchema,
-    () => ({ tools: CONTROL_TOOLS }),
-  );
-  server.setRequestHandler(
+  const server = new sdk.McpServer({
+    name: options.name ?? "harness",
+    version: "0.1.0",
+  });
+  const tools = controlTools(sdk.z, coordinator);
+  for (const t of tools) {
+    server.registerTool(t.name, {
+      description: t.description,
+      inputSchema: t.input,
+      // Results carry more than the schema names (reports, manifests).
+      outputSchema: sdk.z.looseObject(t.output),
+    }, () => fail("not reached: calls are dispatched below"));
+  }
+  // Validation before anything runs: a bad argument is a JSON-RPC error
+  // naming it (the SDK would answer a tool error result instead).
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  server.server.setRequestHandler(
     sdk.CallToolRequestSchema,
     async (
       req: { params: { name: string; arguments?: Record<string, unknown> } },
     ) => {
-      const a = req.params.arguments ?? {};
+      const tool = byName.get(req.params.name);
+      if (!tool) {
+        throw new sdk.McpError(
+          sdk.invalidParams,
+          `Unknown tool ${req.params.name}; tools/list names the ${tools.length} tools`,
+        );
+      }
+      const parsed = sdk.z.object(tool.input).strict().safeParse(
+        req.params.arguments ?? {},
+      );
+      if (!parsed.success) {
+        throw new sdk.McpError(
+          sdk.invalidParams,
+          `Invalid arguments for ${tool.name}: ${
+            parsed.error.issues.map(issueText).join("; ")
+          }`,
+        );
+      }
       try {
-        switch (req.params.name) {
-          case "harness.capture.start":
-            return ok(coordinator.startCapture({
-              id: a.id as string | undefined,
-              label: a.label as string | undefined,
-            }));
-          case "harness.capture.finish":
-            return ok(coordinator.finishCapture(String(a.capture_id)));
-          case "harness.capture.outcome": {
-            const ev = coordinator.markOutcome(
-              String(a.capture_id),
-              String(a.episode_id),
-              {
-                success: a.success as boolean,
-                outcome: a.outcome as Record<string, unknown> | undefined,
-                note: a.note as string | undefined,
-              },
-            );
-            return ok({ recorded: true, event_id: ev.event_id, ...ev.payload });
-          }
-          case "harness.capture.summary":
-            return ok({
-              ...(await coordinator.summarize(String(a.capture_id))),
-            });
-          case "harness.capture.lineage":
-            return ok({
-              ...(await coordinator.lineageReport(String(a.capture_id))),
-            });
-          case "harness.capture.list":
-            return ok({ captures: coordinator.listCaptures() });
-          case "harness.compile": {
-            const r = await coordinator.compile(a.capture_ids as string[], {
-              name: (a.name as string | undefined) ?? "behavior",
-              out: a.out as string | undefined,
-              effects: a.effects as Record<string, string> | undefined,
-              contracts: a.contracts as Record<string, string[]> | undefined,
-            });
-            return ok({
-              file: r.file,
-              digest: r.package.digest,
-              registered: r.registered,
-              manifest: r.package.manifest,
-              verification: {
-                ...r.package.verification,
-                problems: r.package.verification.problems.slice(0, 20),
-              },
-              summary: r.summary,
-            });
-          }
-          default:
-            return fail(`Unknown tool ${req.params.name}`);
+        const data = await tool.run(parsed.data);
+        const out = sdk.z.looseObject(tool.output).safeParse(data);
+        if (!out.success) {
+          return fail(
+            `${tool.name} produced output that breaks its schema: ${
+              out.error.issues.map(issueText).join("; ")
+            }`,
+          );
         }
+        return ok(data);
       } catch (err) {
         return fail((err as Error).message);
       }

@@ -48,16 +48,54 @@ Deno.test({
       t.name
     ).sort();
     assertEquals(tools, [
-      "harness.capture.finish",
-      "harness.capture.lineage",
-      "harness.capture.list",
-      "harness.capture.outcome",
-      "harness.capture.start",
-      "harness.capture.summary",
-      "harness.compile",
+      "harness_capture_finish",
+      "harness_capture_lineage",
+      "harness_capture_list",
+      "harness_capture_outcome",
+      "harness_capture_start",
+      "harness_capture_summary",
+      "harness_compile",
     ]);
+    // The name rule strict clients (Claude Desktop, the OpenAI API) apply.
+    for (const t of tools) assertOk(/^[a-zA-Z0-9_-]{1,64}$/.test(t), t);
+    const listed = (await client.listTools()).tools as {
+      name: string;
+      inputSchema: {
+        properties?: Record<string, unknown>;
+        required?: string[];
+      };
+      outputSchema?: unknown;
+    }[];
+    const finish = listed.find((t) => t.name === "harness_capture_finish")!;
+    assertEquals(finish.inputSchema.required, ["capture_id"]);
+    assertOk(
+      listed.every((t) => t.outputSchema),
+      "every tool has an output schema",
+    );
+    // A missing or mistyped argument is a JSON-RPC error naming it; nothing runs.
+    for (
+      const [args, pattern] of [
+        [{}, /capture_id/],
+        [{ capture_id: 42 }, /capture_id/],
+        [{ capture_id: "x", extra: 1 }, /extra/],
+      ] as const
+    ) {
+      let message = "";
+      try {
+        await client.callTool({
+          name: "harness_capture_finish",
+          arguments: args,
+        });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      assertOk(
+        pattern.test(message) && /-32602|Invalid arguments/.test(message),
+        message,
+      );
+    }
     const start = await client.callTool({
-      name: "harness.capture.start",
+      name: "harness_capture_start",
       arguments: { id: "cap_mcp", label: "via mcp" },
     });
     assertEquals(
@@ -65,7 +103,7 @@ Deno.test({
       "cap_mcp",
     );
     const outcome = await client.callTool({
-      name: "harness.capture.outcome",
+      name: "harness_capture_outcome",
       arguments: {
         capture_id: "cap_mcp",
         episode_id: "ep_1",
@@ -75,7 +113,7 @@ Deno.test({
     });
     assertEquals(outcome.isError, undefined);
     const lineage = await client.callTool({
-      name: "harness.capture.lineage",
+      name: "harness_capture_lineage",
       arguments: { capture_id: "cap_mcp" },
     });
     const report = lineage.structuredContent as {
@@ -88,17 +126,17 @@ Deno.test({
       false,
     ]]);
     const missing = await client.callTool({
-      name: "harness.capture.summary",
+      name: "harness_capture_summary",
       arguments: { capture_id: "nope" },
     });
     assertEquals(missing.isError, true);
     const list = await client.callTool({
-      name: "harness.capture.list",
+      name: "harness_capture_list",
       arguments: {},
     });
     assertOk(JSON.stringify(list.structuredContent).includes("cap_mcp"));
     const compiled = await client.callTool({
-      name: "harness.compile",
+      name: "harness_compile",
       arguments: {
         capture_ids: ["desk"],
         name: "desk",
