@@ -34,10 +34,11 @@ export {
 } from "./lineage_report.ts";
 export {
   buildMcpServer,
-  CONTROL_TOOLS,
+  CONTROL_TOOL_NAMES,
   loadMcpSdk,
   MCP_SDK,
   type McpSdk,
   type McpServerOptions,
   McpUnavailableError,
+  type ZodLike,
 } from "./mcp_server.ts";
