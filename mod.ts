@@ -43,6 +43,7 @@ export {
   type WrapOptions,
 } from "./lib/gateway/mod.ts";
 export type { EventSink } from "./lib/gateway/mod.ts";
+export { declareTool, ToolBindingError } from "./lib/gateway/mod.ts";
 export {
   annotation,
   type EventContext,

@@ -17,3 +17,10 @@ export {
   type HttpTraceSinkOptions,
 } from "./event_sink.ts";
 export { openRecordingSink, type RecordingSink } from "./open_sink.ts";
+export {
+  type DeclaredTool,
+  declareTool,
+  readParameters,
+  ToolBindingError,
+  type ToolParams,
+} from "./parameters.ts";

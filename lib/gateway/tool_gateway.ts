@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { readParameters } from "./parameters.ts";
 import type { EventSource, UnsealedEvent } from "../trace/event.ts";
 import {
   annotation,
@@ -254,15 +255,13 @@ export class ToolGateway {
   }
 }
 
-/** Names of a function's positional parameters, read from its source. */
+/**
+ * Names of a function's positional parameters when they can be read for
+ * certain (see `readParameters`), else none (calls are then recorded with
+ * `arg0`, `arg1`, …, or the one object passed).
+ */
 export function parameterNames(fn: AnyFn): string[] {
-  const src = Function.prototype.toString.call(fn);
-  const m = /^(?:async\s+)?(?:function\b[^(]*)?\(([^)]*)\)/.exec(src) ??
-    /^(?:async\s+)?([A-Za-z_$][\w$]*)\s*=>/.exec(src);
-  if (!m) return [];
-  return m[1].split(",").map((p) =>
-    p.replace(/\/\*.*?\*\//g, "").split("=")[0].trim().replace(/^\.\.\./, "")
-  ).filter((p) => /^[A-Za-z_$][\w$]*$/.test(p));
+  return readParameters(fn) ?? [];
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -22,7 +22,7 @@ import {
   toolCallFailed,
   toolCallStarted,
 } from "../trace/events.ts";
-import { callWithArgs } from "./bind_args.ts";
+import { callWithArgs, isTool } from "./bind_args.ts";
 import { MissingCapabilityError, type ToolRegistry } from "./runtime.ts";
 
 /** What a call gave back. */
@@ -94,7 +94,7 @@ export class AgentSession {
     this.#pkg = pkg;
     this.#tools = capabilities.tools;
     const missing = pkg.manifest.required_capabilities.filter((t) =>
-      typeof this.#tools[t] !== "function"
+      !isTool(this.#tools[t])
     );
     if (missing.length) throw new MissingCapabilityError(missing);
     this.#sink = options.sink ?? null;
@@ -119,10 +119,7 @@ export class AgentSession {
       : null;
     if (started) this.#sink!.emit(started);
     try {
-      const result = await callWithArgs(
-        this.#tools[tool] as (...a: unknown[]) => unknown,
-        args,
-      );
+      const result = await callWithArgs(tool, this.#tools[tool], args);
       if (started) {
         this.#sink!.emit(
           toolCallCompleted(this.#ctx!, {
@@ -199,7 +196,7 @@ export class AgentSession {
     }
     const hit = this.#engine.cached(tool, args);
     if (hit) return { ok: hit.ok, result: hit.result, from: "lookup" };
-    if (typeof this.#tools[tool] !== "function") {
+    if (!isTool(this.#tools[tool])) {
       throw new MissingCapabilityError([tool]);
     }
     const r = await this.#call(tool, args);

@@ -20,3 +20,4 @@ export {
   ChoiceRefusedError,
   type SessionCallResult,
 } from "./agent_session.ts";
+export { type BoundTool, callWithArgs, isTool } from "./bind_args.ts";

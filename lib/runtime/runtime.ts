@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { callWithArgs } from "./bind_args.ts";
+import { callWithArgs, isTool } from "./bind_args.ts";
 import { fieldProblem } from "./signature_check.ts";
 import type { UnsealedEvent } from "../trace/event.ts";
 import {
@@ -79,7 +79,7 @@ export class BehaviorRuntime {
     this.#tools = capabilities.tools;
     this.#model = capabilities.model ?? null;
     const missing = pkg.manifest.required_capabilities.filter((t) =>
-      typeof this.#tools[t] !== "function"
+      !isTool(this.#tools[t])
     );
     const needsModel = Object.values(pkg.ir.nodes).some((n) =>
       n.kind === "predict" || n.kind === "react" || n.kind === "choice"
@@ -128,7 +128,7 @@ export class BehaviorRuntime {
     };
 
     const callTool = (tool: string, args: Record<string, unknown>): unknown =>
-      callWithArgs(this.#tools[tool] as (...a: unknown[]) => unknown, args);
+      callWithArgs(tool, this.#tools[tool], args);
 
     const exec = async (id: string): Promise<void> => {
       const n: IrNode = ir.nodes[id];
@@ -325,7 +325,7 @@ export class BehaviorRuntime {
           await runReactLeaf(n, {
             signature: this.package.signatures[n.signature],
             model: this.#model!,
-            hasTool: (t) => typeof this.#tools[t] === "function",
+            hasTool: (t) => isTool(this.#tools[t]),
             callTool,
             request: input.text ?? null,
             trace: ctx

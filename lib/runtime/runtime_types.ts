@@ -7,9 +7,10 @@
  */
 import type { EventSink } from "../gateway/event_sink.ts";
 import type { Signature } from "../compiler/ir.ts";
+import type { BoundTool } from "./bind_args.ts";
 
 /** Tool name → callable (the same callables a ToolGateway wraps). */
-export type ToolRegistry = Record<string, (...args: never[]) => unknown>;
+export type ToolRegistry = Record<string, BoundTool>;
 
 /** One step of a react leaf's loop. */
 export type ReactDecision =

@@ -19,6 +19,10 @@ import {
 import { validatePackage } from "../../lib/runtime/load_package.ts";
 import { explainPackage } from "../../lib/compiler/explain.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
+import {
+  type DeclaredTool,
+  declareTool,
+} from "../../lib/gateway/parameters.ts";
 
 const slice = loadTauData(
   Deno.readTextFileSync(
@@ -209,9 +213,9 @@ Deno.test("AgentSession runs the package against real tool functions: lookups, s
       "#W11": { order_id: "#W11", status: "delivered", items: [] },
     } as Record<string, Record<string, unknown>>,
   };
-  const tools: Record<string, (a: Record<string, unknown>) => unknown> = {};
+  const tools: Record<string, DeclaredTool> = {};
   for (const t of r.package.manifest.required_capabilities) {
-    tools[t] = (a) => {
+    tools[t] = declareTool((a: Record<string, unknown>) => {
       called.push(`${t} ${canonicalJson(a)}`);
       if (t === "find_user_id_by_email") {
         if (a.email === "ana.lima1234@example.com") return "ana_lima_1";
@@ -230,7 +234,7 @@ Deno.test("AgentSession runs the package against real tool functions: lookups, s
         return db.orders[a.order_id as string];
       }
       return {};
-    };
+    }, "object");
   }
   const session = new AgentSession(r.package, { tools });
   const made = await session.user(
