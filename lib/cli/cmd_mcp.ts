@@ -8,7 +8,7 @@
 import { HarnessStore } from "../store/store.ts";
 import { isStoreLocked, readLockOwner } from "../store/lock.ts";
 import { HttpTraceSink } from "../gateway/event_sink.ts";
-import { buildMcpServer } from "../control/mcp_server.ts";
+import { buildMcpServer, loadStdioTransport } from "../control/mcp_server.ts";
 import type { Io } from "./io.ts";
 
 /**
@@ -35,9 +35,7 @@ export async function serveMcp(
       store,
       http ? { sinkFor: () => http } : {},
     );
-    const { StdioServerTransport } = await import(
-      "@modelcontextprotocol/sdk/server/stdio.js"
-    );
+    const StdioServerTransport = await loadStdioTransport();
     const closed = new Promise<void>((resolve) => server.onclose = resolve);
     await server.connect(new StdioServerTransport());
     io.err(

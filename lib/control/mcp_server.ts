@@ -59,13 +59,35 @@ export interface McpSdk {
   z: ZodLike;
 }
 
+/**
+ * The SDK modules, named at run time (through the import map in
+ * deno.json, pinned by the lock file): a literal `import("…")` would put
+ * the SDK and its dependencies in the module graph of every entry that can
+ * reach this file, and a first run of the demo would download them all.
+ */
+const SDK_MODULES = [
+  "@modelcontextprotocol/sdk/server/mcp.js",
+  "@modelcontextprotocol/sdk/types.js",
+  "zod",
+];
+
+/**
+ * The SDK's stdio server transport class, loaded at run time like the SDK.
+ *
+ * @returns The `StdioServerTransport` class.
+ */
+export async function loadStdioTransport(): Promise<
+  new () => unknown
+> {
+  const name = "@modelcontextprotocol/sdk/server/stdio.js";
+  return (await import(name)).StdioServerTransport;
+}
+
 /** Load the SDK and zod (the default loader). */
 export async function loadMcpSdk(): Promise<McpSdk> {
-  const [mcp, types, zod] = await Promise.all([
-    import("@modelcontextprotocol/sdk/server/mcp.js"),
-    import("@modelcontextprotocol/sdk/types.js"),
-    import("zod"),
-  ]);
+  const [mcp, types, zod] = await Promise.all(
+    SDK_MODULES.map((m) => import(m)),
+  );
   return {
     McpServer: mcp.McpServer,
     CallToolRequestSchema: types.CallToolRequestSchema,

@@ -36,6 +36,7 @@ export {
   buildMcpServer,
   CONTROL_TOOL_NAMES,
   loadMcpSdk,
+  loadStdioTransport,
   MCP_SDK,
   type McpSdk,
   type McpServerOptions,

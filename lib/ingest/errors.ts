@@ -6,6 +6,7 @@
 import { EventShapeError } from "../trace/validate.ts";
 import { InvalidIdError } from "../trace/ids.ts";
 import { HookPayloadError } from "../adapters/common.ts";
+import { CaptureNotFoundError } from "../control/inspect.ts";
 
 /** A request body over the size limit. */
 export class PayloadTooLargeError extends RangeError {
@@ -39,12 +40,14 @@ export function json(
  * Status of an error raised while handling `/ingest` or a read route.
  *
  * @param err The error.
- * @returns 400 for unreadable bodies, 413 too large, 422 for a well-formed
- * body that is not a valid event, 500 otherwise (the store failed).
+ * @returns 400 for unreadable bodies and malformed paths, 404 for a
+ * capture that does not exist, 413 too large, 422 for a well-formed body
+ * that is not a valid event, 500 otherwise (the store failed).
  */
 export function statusOf(err: unknown): number {
   if (err instanceof PayloadTooLargeError) return 413;
-  if (err instanceof SyntaxError) return 400;
+  if (err instanceof SyntaxError || err instanceof URIError) return 400;
+  if (err instanceof CaptureNotFoundError) return 404;
   if (
     err instanceof EventShapeError || err instanceof InvalidIdError ||
     err instanceof HookPayloadError
@@ -60,4 +63,16 @@ export function statusOf(err: unknown): number {
  */
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The JSON answer for an error: its status from {@linkcode statusOf} and
+ * `{ok: false, error}`. Every route and the server's last guard answer
+ * through this.
+ *
+ * @param err The error.
+ * @returns The response.
+ */
+export function errorResponse(err: unknown): Response {
+  return json(statusOf(err), { ok: false, error: messageOf(err) });
 }

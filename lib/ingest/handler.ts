@@ -24,9 +24,15 @@ import { validateEvent } from "../trace/validate.ts";
 import { validateId } from "../trace/ids.ts";
 import { adapterFor } from "../adapters/registry.ts";
 import { ToolCallCorrelator } from "../adapters/correlator.ts";
-import { CaptureNotFoundError, inspectCapture } from "../control/inspect.ts";
+import { inspectCapture } from "../control/inspect.ts";
 import { DEFAULT_MAX_BODY_BYTES, readBody } from "./body.ts";
-import { json, messageOf, PayloadTooLargeError, statusOf } from "./errors.ts";
+import {
+  errorResponse,
+  json,
+  messageOf,
+  PayloadTooLargeError,
+  statusOf,
+} from "./errors.ts";
 import {
   DEFAULT_REDACTION_RULES,
   type RedactionRule,
@@ -213,9 +219,8 @@ export function createIngestHandler(
         })),
       });
     } catch (err) {
-      const status = statusOf(err);
-      if (status < 500) stats.rejected_events++;
-      return json(status, { ok: false, error: messageOf(err) });
+      if (statusOf(err) < 500) stats.rejected_events++;
+      return errorResponse(err);
     }
   }
 
@@ -225,11 +230,7 @@ export function createIngestHandler(
       validateId("capture", id);
       return json(200, await inspectCapture(store, id));
     } catch (err) {
-      if (err instanceof CaptureNotFoundError) {
-        return json(404, { ok: false, error: err.message });
-      }
-      const status = err instanceof URIError ? 400 : statusOf(err);
-      return json(status, { ok: false, error: messageOf(err) });
+      return errorResponse(err);
     }
   }
 
@@ -239,7 +240,7 @@ export function createIngestHandler(
     } catch (err) {
       // Last guard: nothing a client sends may escape as an unexplained 5xx.
       await req.body?.cancel().catch(() => {});
-      return json(500, { ok: false, error: messageOf(err) });
+      return errorResponse(err);
     }
   }
 

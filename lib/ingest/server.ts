@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { errorResponse } from "./errors.ts";
 import type { HarnessStore } from "../store/store.ts";
 import {
   createIngestHandler,
@@ -123,11 +124,7 @@ export class IngestServer {
             this.#store.lock?.update({ role: "ingest-server", url: this.#url });
             resolve(this.#url);
           },
-          onError: (err) =>
-            new Response(
-              JSON.stringify({ ok: false, error: String(err) }),
-              { status: 500, headers: { "content-type": "application/json" } },
-            ),
+          onError: errorResponse,
         }, handler);
       } catch (err) {
         if (err instanceof Deno.errors.AddrInUse) {
