@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { commandHelp, errorText } from "./lib/cli/help.ts";
 import { grantedEnv } from "./lib/cli/env.ts";
 import { parseArgs } from "node:util";
 import { join } from "node:path";
@@ -96,12 +97,20 @@ export async function main(args: string[]): Promise<number> {
       },
     });
   } catch (err) {
-    console.error(`harness compile: ${(err as Error).message}\n\n${USAGE}`);
+    console.error(
+      args.includes("--json")
+        ? errorText((err as Error).message, 2, true)
+        : `harness compile: ${(err as Error).message}\n\n${USAGE}`,
+    );
     return 2;
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    console.log(USAGE);
+    console.log(
+      positionals.length
+        ? commandHelp(USAGE, "compile.ts", positionals.slice(0, 1))
+        : USAGE,
+    );
     return 0;
   }
   try {
@@ -133,7 +142,9 @@ export async function main(args: string[]): Promise<number> {
     const captures = values.capture ?? [];
     if (!captures.length || !values.out) {
       console.error(
-        `harness compile: --capture and --out are required\n\n${USAGE}`,
+        values.json
+          ? errorText("--capture and --out are required", 2, true)
+          : `harness compile: --capture and --out are required\n\n${USAGE}`,
       );
       return 2;
     }
@@ -197,7 +208,9 @@ export async function main(args: string[]): Promise<number> {
     }
     return result.verification.structural_ok ? 0 : 1;
   } catch (err) {
-    console.error(`harness compile: ${(err as Error).message}`);
+    console.error(
+      errorText(`harness compile: ${(err as Error).message}`, 1, values.json),
+    );
     return 1;
   }
 }

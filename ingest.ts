@@ -85,14 +85,20 @@ export async function main(
   io: Io = { out: (t) => console.log(t), err: (t) => console.error(t) },
 ): Promise<number> {
   if (args[0] === "hook") return await hook(args.slice(1), io);
+  const json = args.includes("--json");
   try {
     return await run(args, io);
   } catch (err) {
+    const { errorText } = await import("./lib/cli/help.ts");
     if (err instanceof UsageError) {
-      io.err(`harness: ${err.message}\n\n${USAGE}`);
+      io.err(
+        json
+          ? errorText(err.message, 2, true)
+          : `harness: ${err.message}\n\n${USAGE}`,
+      );
       return 2;
     }
-    io.err(`harness: ${(err as Error).message ?? err}`);
+    io.err(errorText(`harness: ${(err as Error).message ?? err}`, 1, json));
     return 1;
   }
 }
@@ -158,7 +164,8 @@ async function parse(args: string[]) {
 async function run(args: string[], io: Io): Promise<number> {
   const { values, positionals } = await parse(args);
   if (values.help || positionals.length === 0) {
-    io.out(USAGE);
+    const { commandHelp } = await import("./lib/cli/help.ts");
+    io.out(commandHelp(USAGE, "ingest.ts", positionals.slice(0, 2)));
     return 0;
   }
   const { resolveRoot } = await import("./lib/cli/root.ts");

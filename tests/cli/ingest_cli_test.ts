@@ -94,3 +94,31 @@ Deno.test("ingest.ts answers unknown commands and missing captures with clear er
   assertEquals(badId.code, 1);
   assertOk(/Invalid capture id/.test(badId.err), badId.err);
 });
+
+Deno.test("--help per command shows that command, and --json errors are JSON on stderr", async () => {
+  const help = await run(["capture", "verify", "--help"]);
+  assertEquals(help.code, 0);
+  assertOk(help.out.includes("capture verify <id>"), help.out);
+  assertOk(!help.out.includes("ingest.ts serve"), help.out);
+  const serve = await run(["serve", "--help"]);
+  assertOk(
+    serve.out.includes("--redact-rules") &&
+      !serve.out.includes("capture verify"),
+  );
+  await using dir = await tempDir();
+  const missing = await run([
+    "capture",
+    "inspect",
+    "nope",
+    "--root",
+    join(dir.path, "s"),
+    "--json",
+  ]);
+  assertEquals(missing.code, 1);
+  const err = JSON.parse(missing.err);
+  assertEquals([err.ok, err.exit_code], [false, 1]);
+  assertOk(/not found/.test(err.error), err.error);
+  const usage = await run(["bogus", "--json"]);
+  assertEquals(usage.code, 2);
+  assertEquals(JSON.parse(usage.err).exit_code, 2);
+});
