@@ -1,5 +1,5 @@
 /**
- * Consolidation (seed section 3): group facts by key, measure support and
+ * Consolidation: group facts by key, measure support and
  * counterexamples against the applicable episodes, and grade.
  *
  * Grades (E4 and E5 are never assigned here):

@@ -144,7 +144,7 @@ export function buildPackage(
   return { ...body, digest: sha256Digest(canonicalJson(body)) };
 }
 
-/** What {@linkcode compileBehavior} returns (seed 2.5). */
+/** What {@linkcode compileBehavior} returns. */
 export interface CompileResult {
   /** The package. */
   package: BehaviorPackage;

@@ -1,5 +1,5 @@
 /**
- * Staticization (seed 4.5 rule 6): the control skeleton comes from the
+ * Staticization: the control skeleton comes from the
  * successful episodes' core steps (retries collapsed, noise dropped),
  * merged into a prefix tree by tool; instance values become refs; a fork
  * becomes a deterministic branch when an uncontested predicate explains it

@@ -1,5 +1,5 @@
 /**
- * Verification (seed 4.5 rule 8): structural checks first (refs resolve to
+ * Verification: structural checks first (refs resolve to
  * stores written earlier, tools exist, no unreachable nodes, signatures
  * typed), then replay of the compiled deterministic behavior against every
  * historical episode, with recorded tool results standing in for the tools
@@ -17,7 +17,7 @@ import type { CompiledBehavior, IrNode } from "./ir.ts";
 import { chooseCase, evalArgs, tryResolve } from "./evaluate.ts";
 import { recordedChoice } from "./oracle.ts";
 
-/** The verification report (seed 2.5). */
+/** The verification report. */
 export interface VerificationReport {
   /** Structure is valid. */
   structural_ok: boolean;

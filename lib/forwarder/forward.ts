@@ -3,7 +3,7 @@
  * ingest server, failing open. It imports nothing heavy, so a hook costs
  * little more than Deno's start-up.
  *
- * Configuration (seed 4.2): `HARNESS_INGEST_URL` (default
+ * Configuration: `HARNESS_INGEST_URL` (default
  * `http://127.0.0.1:8848`), `HARNESS_CAPTURE_ID` (sent as `cap`, else the
  * server routes to its active capture), `HARNESS_HOOK_TIMEOUT` in
  * **milliseconds** (default {@linkcode DEFAULT_HOOK_TIMEOUT_MS}), and

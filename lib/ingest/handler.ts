@@ -1,5 +1,5 @@
 /**
- * The ingest server's request handler (seed 4.1), independent of the HTTP
+ * The ingest server's request handler, independent of the HTTP
  * listener: `(Request) => Promise<Response>`.
  *
  * | route | answer |

@@ -24,7 +24,7 @@ export interface FindSourceOptions {
   maxDepth?: number;
 }
 
-/** Default search depth (seed 8). */
+/** Default search depth. */
 export const DEFAULT_MAX_DEPTH = 6;
 
 /**

@@ -26,7 +26,7 @@ export const SMALL_INT_LIMIT = 1000;
 /** Longest string attributed as a whole value. */
 export const MAX_MEANINGFUL_LENGTH = 512;
 
-/** Shortest string attributed (seed 8). */
+/** Shortest string attributed. */
 export const MIN_STRING_LENGTH = 2;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Normalization (seed 4.5 rule 2): an {@linkcode Episode} becomes ordered
+ * Normalization: an {@linkcode Episode} becomes ordered
  * action steps whose arguments are annotated with exact lineage against the
  * state before each step: the task input (`input`: the first user message
  * as `input.text`, every user message so far as `input.user[k]` and the

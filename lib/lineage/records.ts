@@ -1,5 +1,5 @@
 /**
- * The compiler's in-process records (seed 2.5): {@linkcode NormStep},
+ * The compiler's in-process records: {@linkcode NormStep},
  * {@linkcode ModelDecision}, {@linkcode NormEpisode}, and the canonical
  * {@linkcode Episode} they are made from.
  *
@@ -82,7 +82,7 @@ export class NormStep {
   /**
    * Create a `NormStep`.
    *
-   * @param f Field values (seed defaults for the optional ones).
+   * @param f Field values (defaults for the optional ones).
    */
   constructor(f: NormStepFields) {
     this.index = f.index;

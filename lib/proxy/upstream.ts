@@ -12,7 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ProxiedTool } from "./proxied_tool.ts";
 
-/** How to start an upstream (seed 2.5). */
+/** How to start an upstream. */
 export interface StdioUpstream {
   /** Server name (the namespace of its tools). */
   server: string;
