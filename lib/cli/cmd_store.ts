@@ -227,7 +227,8 @@ export async function demo(
   const now = (options.now ?? (() => new Date()))();
   const capture = `desk_${stamp(now)}`;
   // The scripted episodes run on a simulated clock from a fixed start and
-  // number their events, so two demos differ only in the capture id.
+  // number their events, so two demos print the same apart from the
+  // capture id (a timestamp), what hashes it (heads, digests) and paths.
   let tick = Date.parse("2026-01-01T00:00:00.000Z");
   let n = 0;
   const simulated = {

@@ -52,6 +52,11 @@ export interface ToolGatewayOptions {
   now?: () => Date;
   /** Event id generator. */
   newId?: () => string;
+  /**
+   * Milliseconds for call durations (`performance.now` unless a clock is
+   * given, then that clock, so a simulated run is reproducible).
+   */
+  timer?: () => number;
 }
 
 /** Options of {@linkcode ToolGateway.wrap}. */
@@ -89,6 +94,7 @@ export class ToolGateway {
   readonly #sink: EventSink;
   readonly #ctx: EventContext;
   readonly #env: EnvironmentAdapter | null;
+  readonly #timer: () => number;
   #dropped = 0;
   #failures: string[] = [];
 
@@ -100,6 +106,9 @@ export class ToolGateway {
    * @throws {InvalidIdError} For a bad capture or episode id.
    */
   constructor(sink: EventSink, options: ToolGatewayOptions) {
+    const now = options.now;
+    this.#timer = options.timer ??
+      (now ? () => now().getTime() : () => performance.now());
     this.#sink = sink;
     this.#env = options.env ?? null;
     this.#ctx = {
@@ -170,6 +179,7 @@ export class ToolGateway {
     const ctx = this.#ctx;
     const emit = (ev: UnsealedEvent) => this.#emit(ev);
     const snapshot = () => this.#snapshot();
+    const timer = this.#timer;
     const name = options.hostName ?? (fn.name || "anonymous");
     const tool: ToolRef = {
       host_name: name,
@@ -190,14 +200,14 @@ export class ToolGateway {
         ...(before !== undefined ? { state_before: before } : {}),
       });
       emit(started);
-      const t0 = performance.now();
+      const t0 = timer();
       const done = (result: unknown) => {
         const after = snapshots ? snapshot() : undefined;
         emit(toolCallCompleted(ctx, {
           tool,
           arguments: argsObj,
           result: jsonSafe(result),
-          duration_ms: Math.round((performance.now() - t0) * 1000) / 1000,
+          duration_ms: Math.round((timer() - t0) * 1000) / 1000,
           ...(after !== undefined ? { state_after: after } : {}),
         }, { parentEventId: started.event_id }));
       };
@@ -207,7 +217,7 @@ export class ToolGateway {
           tool,
           arguments: argsObj,
           error: errorRecord(err),
-          duration_ms: Math.round((performance.now() - t0) * 1000) / 1000,
+          duration_ms: Math.round((timer() - t0) * 1000) / 1000,
           ...(after !== undefined ? { state_after: after } : {}),
         }, { parentEventId: started.event_id }));
       };

@@ -1,0 +1,30 @@
+import { assertEquals } from "../_assert.ts";
+import { HarnessStore } from "../../lib/store/mod.ts";
+import { CaptureCoordinator } from "../../lib/control/mod.ts";
+import { generateDeskEpisodes } from "../../examples/order_desk/order_desk.ts";
+import { tempDir } from "../_helpers.ts";
+
+const GOLDEN = new URL("../golden/order_desk.lineage.json", import.meta.url);
+
+/**
+ * The lineage report of a fixed order-desk capture (simulated clock,
+ * numbered event ids) must equal the committed golden file, so a change in
+ * lineage output is a reviewed diff. Regenerate with
+ * `UPDATE_GOLDEN=1 deno task test tests/control/lineage_golden_test.ts`.
+ */
+Deno.test("golden: the order-desk lineage report is the committed one", async () => {
+  await using dir = await tempDir();
+  using store = new HarnessStore(dir.path);
+  let t = Date.parse("2026-01-01T00:00:00.000Z");
+  let n = 0;
+  generateDeskEpisodes(store.sink("desk"), "desk", 12, {
+    now: () => new Date(t += 5),
+    newId: () => `evt_desk_${++n}`,
+  });
+  const report = await new CaptureCoordinator(store).lineageReport("desk");
+  const body = JSON.stringify(report, null, 2) + "\n";
+  if (Deno.env.get("UPDATE_GOLDEN") === "1") {
+    Deno.writeTextFileSync(GOLDEN, body);
+  }
+  assertEquals(body, Deno.readTextFileSync(GOLDEN));
+});
