@@ -106,13 +106,22 @@ export async function main(
 /** The forwarder: light imports, always exit 0, print only what the host expects. */
 async function hook(args: string[], io: Io): Promise<number> {
   const host = args[0] ?? "";
-  const urlAt = args.indexOf("--url");
+  const flag = (name: string) => {
+    const at = args.indexOf(name);
+    return at > 0 ? args[at + 1] : undefined;
+  };
   try {
-    const body = await readAll(Deno.stdin.readable);
     const options = optionsFromEnv(env);
-    if (urlAt > 0 && !env("HARNESS_INGEST_URL") && args[urlAt + 1]) {
-      options.url = args[urlAt + 1];
-    }
+    // A stdin the host never closes must not hold the host up.
+    const body = await readAll(
+      Deno.stdin.readable,
+      undefined,
+      (options.timeoutMs ?? 1000) * 2,
+    );
+    const url = flag("--url");
+    if (url && !env("HARNESS_INGEST_URL")) options.url = url;
+    const capture = flag("--capture");
+    if (capture) options.captureId = capture;
     await forwardHook(host, body, options);
   } catch {
     // Fail open: the host carries on whatever happened here.
@@ -199,7 +208,9 @@ async function run(args: string[], io: Io): Promise<number> {
         }, io);
       }
       const m = await import("./lib/cli/cmd_store.ts");
-      return await m.storeCommand(group, command, id, root, values.json, io);
+      return await m.storeCommand(group, command, id, root, values.json, io, {
+        token: env("HARNESS_INGEST_TOKEN"),
+      });
     }
     case "serve":
       return await serveCommand(args, values, root, io);

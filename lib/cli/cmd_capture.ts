@@ -67,6 +67,21 @@ export async function captureControl(a: CaptureArgs, io: Io): Promise<number> {
       store,
       http ? { sinkFor: () => http! } : {},
     );
+    // Nothing is reported as recorded unless the server acknowledged it.
+    const confirm = async (what: string) => {
+      await http?.flush();
+      if (http?.dropped) {
+        throw new Error(
+          `The ingest server at ${url} did not record ${what} (${
+            http.lastError ?? "no answer"
+          })${
+            /401/.test(http.lastError ?? "")
+              ? ": set HARNESS_INGEST_TOKEN to the server's token"
+              : ""
+          }`,
+        );
+      }
+    };
     const out = (data: unknown, text: () => string) =>
       io.out(a.json ? JSON.stringify(data, null, 2) : text());
     const need = (n: number, what: string) => {
@@ -77,12 +92,7 @@ export async function captureControl(a: CaptureArgs, io: Io): Promise<number> {
     switch (a.command) {
       case "start": {
         const r = coord.startCapture({ id: a.id, label: a.label });
-        await http?.flush();
-        if (http?.dropped) {
-          throw new Error(
-            `The ingest server at ${url} refused the capture start`,
-          );
-        }
+        await confirm("the capture start");
         out(r, () =>
           [
             `Started capture ${r.capture_id}${
@@ -95,7 +105,7 @@ export async function captureControl(a: CaptureArgs, io: Io): Promise<number> {
       case "finish": {
         need(1, "a capture id");
         const r = coord.finishCapture(a.rest[0]);
-        await http?.flush();
+        await confirm("the capture finish");
         out(r, () => `Finished capture ${r.capture_id}`);
         return 0;
       }
@@ -110,7 +120,7 @@ export async function captureControl(a: CaptureArgs, io: Io): Promise<number> {
           success: a.success === true,
           ...(a.note !== undefined ? { note: a.note } : {}),
         });
-        await http?.flush();
+        await confirm("the outcome");
         out(
           ev.payload,
           () =>

@@ -85,10 +85,24 @@ function liveServer(root: string): string | null {
   }
 }
 
-async function getJson<T>(url: string): Promise<T> {
-  const res = await fetch(url);
-  const body = await res.json();
-  if (!res.ok) throw new Error(body?.error ?? `HTTP ${res.status} from ${url}`);
+async function getJson<T>(url: string, token?: string): Promise<T> {
+  const res = await fetch(url, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  });
+  const text = await res.text();
+  let body: { error?: string } | null = null;
+  try {
+    body = JSON.parse(text);
+  } catch { /* not JSON */ }
+  if (!res.ok) {
+    throw new Error(
+      `${body?.error ?? `HTTP ${res.status} from ${url}`}${
+        res.status === 401
+          ? " (set HARNESS_INGEST_TOKEN to the server's token)"
+          : ""
+      }`,
+    );
+  }
   return body as T;
 }
 
@@ -109,6 +123,7 @@ function storeExists(root: string): boolean {
  * @param root Store root.
  * @param json JSON output.
  * @param io Output.
+ * @param options The server's bearer token.
  * @returns Exit code.
  */
 export async function storeCommand(
@@ -118,6 +133,7 @@ export async function storeCommand(
   root: string,
   json: boolean,
   io: Io,
+  options: { token?: string } = {},
 ): Promise<number> {
   const print = (data: unknown, text: () => string) =>
     io.out(json ? JSON.stringify(data, null, 2) : text());
@@ -128,7 +144,7 @@ export async function storeCommand(
     }
     const server = liveServer(root);
     let captures: CaptureRecord[];
-    if (server) captures = await getJson(`${server}/captures`);
+    if (server) captures = await getJson(`${server}/captures`, options.token);
     else {
       using store = openForRead(root);
       captures = store.listCaptures();
@@ -142,6 +158,7 @@ export async function storeCommand(
     if (server) {
       const inspection = await getJson<CaptureInspection>(
         `${server}/capture/${encodeURIComponent(id)}/summary`,
+        options.token,
       );
       print(inspection, () => formatInspection(id, inspection));
       return inspection.chain.ok ? 0 : 1;

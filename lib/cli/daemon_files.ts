@@ -89,6 +89,11 @@ export async function probeHealth(
   const t = setTimeout(() => ctl.abort(), timeoutMs);
   try {
     const res = await fetch(`${url}/health`, { signal: ctl.signal });
+    if (res.status === 401) {
+      // Alive, behind a token this caller does not have.
+      await res.body?.cancel();
+      return { ok: true, auth: "token required" };
+    }
     if (!res.ok) {
       await res.body?.cancel();
       return null;

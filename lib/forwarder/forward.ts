@@ -113,6 +113,9 @@ export async function forwardHook(
   }
 }
 
+/** Most bytes of a server answer the forwarder reads. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+
 class TimeoutError extends Error {
   override name = "TimeoutError";
 }
@@ -175,10 +178,22 @@ async function postPlain(
     } catch { /* closed */ }
   }, timeoutMs);
   try {
-    conn = await Deno.connect({
+    // Connect races the deadline: with a full accept queue a connect can
+    // hang far longer than the host may wait.
+    const connecting = Deno.connect({
       hostname: url.hostname.replace(/^\[|\]$/g, ""),
       port: Number(url.port || 80),
     });
+    let deadline: ((v: null) => void) | null = null;
+    const expired = new Promise<null>((resolve) => deadline = resolve);
+    const guard = setTimeout(() => deadline!(null), timeoutMs);
+    const first = await Promise.race([connecting, expired]);
+    clearTimeout(guard);
+    if (first === null) {
+      connecting.then((c) => c.close(), () => {});
+      throw new TimeoutError("timeout");
+    }
+    conn = first;
     if (timedOut) throw new TimeoutError("timeout");
     const req = new Uint8Array(head.length * 3 + payload.length);
     const { written } = enc.encodeInto(head, req);
@@ -188,10 +203,13 @@ async function postPlain(
     while (done < all.length) done += await conn.write(all.subarray(done));
     const chunks: Uint8Array[] = [];
     const buf = new Uint8Array(16 * 1024);
+    let got = 0;
     for (;;) {
       const n = await conn.read(buf);
       if (n === null) break;
       chunks.push(buf.slice(0, n));
+      got += n;
+      if (got > MAX_RESPONSE_BYTES) break; // an answer is a few bytes
     }
     const text = new TextDecoder().decode(concat(chunks));
     const status = Number(text.slice(9, 12));
@@ -234,13 +252,27 @@ function concat(chunks: Uint8Array[]): Uint8Array {
 export async function readAll(
   stream: ReadableStream<Uint8Array>,
   limit = 64 * 1024 * 1024,
+  deadlineMs?: number,
 ): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const c of stream) {
-    chunks.push(c);
-    size += c.length;
-    if (size > limit) break;
+  const reader = stream.getReader();
+  const timer = deadlineMs === undefined
+    ? null
+    : setTimeout(() => reader.cancel().catch(() => {}), deadlineMs);
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+      if (size > limit) break;
+    }
+  } catch {
+    // Cancelled at the deadline: forward what arrived.
+  } finally {
+    if (timer !== null) clearTimeout(timer);
+    reader.releaseLock();
   }
   return new TextDecoder().decode(concat(chunks));
 }

@@ -48,6 +48,7 @@ export class HttpTraceSink implements EventSink {
   #running: Promise<void> | null = null;
   #dropped = 0;
   #sent = 0;
+  #lastError: string | null = null;
 
   /**
    * Create a `HttpTraceSink`.
@@ -65,6 +66,11 @@ export class HttpTraceSink implements EventSink {
   /** Events dropped (queue full or undeliverable). */
   get dropped(): number {
     return this.#dropped;
+  }
+
+  /** Why the last undelivered batch was not delivered (the server's answer, or the network error). */
+  get lastError(): string | null {
+    return this.#lastError;
   }
 
   /** Events the server acknowledged. */
@@ -106,12 +112,21 @@ export class HttpTraceSink implements EventSink {
             body: JSON.stringify(batch),
             signal: ctl.signal,
           });
-          await res.body?.cancel();
+          const answer = res.ok ? null : (await res.text()).slice(0, 2000);
+          if (res.ok) await res.body?.cancel();
           // 4xx: the server refused the batch; retrying will not help.
           delivered = res.ok || (res.status >= 400 && res.status < 500);
           if (res.ok) this.#sent += batch.length;
-          else if (delivered) this.#dropped += batch.length;
-        } catch {
+          else {
+            let why = answer ?? "";
+            try {
+              why = JSON.parse(why).error ?? why;
+            } catch { /* not JSON */ }
+            this.#lastError = `HTTP ${res.status}: ${why}`;
+            if (delivered) this.#dropped += batch.length;
+          }
+        } catch (err) {
+          this.#lastError = (err as Error).message;
           await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
         } finally {
           clearTimeout(timer);

@@ -2,6 +2,7 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
 import { main } from "../../ingest.ts";
 import { tempDir } from "../_helpers.ts";
+import { startServer } from "../_server.ts";
 
 async function run(
   args: string[],
@@ -121,4 +122,57 @@ Deno.test("--help per command shows that command, and --json errors are JSON on 
   const usage = await run(["bogus", "--json"]);
   assertEquals(usage.code, 2);
   assertEquals(JSON.parse(usage.err).exit_code, 2);
+});
+
+Deno.test("token mode end to end: every CLI path sends the token, and nothing is reported recorded that the server refused", async () => {
+  await using srv = await startServer({ token: "t0k-123" });
+  const root = srv.root;
+  const withToken = async (token: string | null, args: string[]) => {
+    if (token === null) Deno.env.delete("HARNESS_INGEST_TOKEN");
+    else Deno.env.set("HARNESS_INGEST_TOKEN", token);
+    try {
+      return await run([...args, "--root", root]);
+    } finally {
+      Deno.env.delete("HARNESS_INGEST_TOKEN");
+    }
+  };
+  assertEquals(
+    (await withToken("t0k-123", ["capture", "start", "--id", "c1"])).code,
+    0,
+  );
+  const list = await withToken("t0k-123", ["capture", "list", "--json"]);
+  assertEquals(list.code, 0, list.err);
+  assertOk(list.out.includes('"c1"'));
+  assertEquals(
+    (await withToken("t0k-123", ["capture", "inspect", "c1"])).code,
+    0,
+  );
+  const ok = await withToken("t0k-123", [
+    "capture",
+    "outcome",
+    "c1",
+    "ep_1",
+    "--failure",
+  ]);
+  assertEquals(ok.code, 0, ok.err);
+  const refused = await withToken("wrong", [
+    "capture",
+    "outcome",
+    "c1",
+    "ep_2",
+    "--success",
+  ]);
+  assertEquals(refused.code, 1);
+  assertOk(/did not record the outcome.*401/.test(refused.err), refused.err);
+  assertOk(!refused.out.includes("Recorded"), refused.out);
+  const noToken = await withToken(null, ["capture", "list"]);
+  assertEquals(noToken.code, 1);
+  assertOk(/HARNESS_INGEST_TOKEN/.test(noToken.err), noToken.err);
+  const outcomes: string[] = [];
+  for await (const ev of srv.store.readEvents("c1")) {
+    if (ev.kind === "annotation" && ev.payload.type === "episode.outcome") {
+      outcomes.push(ev.episode_id);
+    }
+  }
+  assertEquals(outcomes, ["ep_1"]);
 });
