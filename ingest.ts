@@ -37,6 +37,9 @@ Usage:
   ingest.ts hook <host_a|host_b|host_c> [--url URL]
                                              forward one hook payload (stdin) to the server; always exits 0
   ingest.ts install <host> [--project DIR | --user] [--command] [--url URL] [--capture ID]
+                                             host: host_a|claude-code, host_b|gemini-cli, host_c|opencode
+  ingest.ts doctor [--project DIR | --user] [--json]
+                                             can the installed hooks record? (exit 1, and why, when not)
   ingest.ts uninstall <host> [--project DIR | --user]
   ingest.ts install|uninstall <host> --proxy NAME [--project DIR | --user] [--capture ID]
                                              put the recording MCP proxy in front of the host's
@@ -72,6 +75,19 @@ const FORWARDER_ENV = [
 ];
 
 const env = grantedEnv;
+
+/** The hosts' own names are accepted beside host_a|b|c. */
+const HOST_NAMES: Record<string, string> = {
+  "claude-code": "host_a",
+  "claude": "host_a",
+  "gemini-cli": "host_b",
+  "gemini": "host_b",
+  "opencode": "host_c",
+};
+
+function canonicalHost(name: string): string {
+  return HOST_NAMES[name] ?? name;
+}
 
 /**
  * Run one command line.
@@ -240,6 +256,19 @@ async function run(args: string[], io: Io): Promise<number> {
       const { stop } = await import("./lib/cli/cmd_serve.ts");
       return await stop(root, io);
     }
+    case "doctor": {
+      const m = await import("./lib/cli/cmd_doctor.ts");
+      const base = values.user ? env("HOME") : values.project ?? ".";
+      if (!base) throw new UsageError("--user needs HOME");
+      return m.printFindings(
+        await m.checkHooks(base, {
+          user: values.user,
+          xdgConfigHome: env("XDG_CONFIG_HOME"),
+        }),
+        values.json,
+        io,
+      );
+    }
     case "install":
     case "uninstall": {
       if (!command) throw new UsageError(`${group} needs a host`);
@@ -248,14 +277,32 @@ async function run(args: string[], io: Io): Promise<number> {
         throw new UsageError("use --project DIR or --user, not both");
       }
       const url = values.url ?? env("HARNESS_INGEST_URL") ?? DEFAULT_INGEST_URL;
+      if (values.capture !== undefined) {
+        const { validateId } = await import("./lib/trace/ids.ts");
+        try {
+          validateId("capture", values.capture);
+        } catch (err) {
+          throw new UsageError(
+            `--capture ${JSON.stringify(values.capture)}: ${
+              (err as Error).message
+            }`,
+          );
+        }
+      }
       const a = {
-        host: command,
+        host: canonicalHost(command),
         project: values.project,
         user: values.user,
         mode: values.command ? "command" as const : "http" as const,
         url,
         capture: values.capture,
-        forwarderCommand: forwarderCommand(command, url, DEFAULT_INGEST_URL),
+        token: env("HARNESS_INGEST_TOKEN") !== undefined,
+        forwarderCommand: await forwarderCommand(
+          canonicalHost(command),
+          url,
+          DEFAULT_INGEST_URL,
+          values.capture,
+        ),
         home: env("HOME"),
         xdgConfigHome: env("XDG_CONFIG_HOME"),
       };
@@ -279,7 +326,7 @@ async function run(args: string[], io: Io): Promise<number> {
                 "--allow-env",
                 "--allow-net=127.0.0.1",
                 proxyModule.protocol === "file:"
-                  ? proxyModule.pathname
+                  ? (await import("node:url")).fileURLToPath(proxyModule)
                   : proxyModule.href,
                 "--server",
                 values.proxy,
@@ -301,27 +348,28 @@ async function run(args: string[], io: Io): Promise<number> {
   }
 }
 
-/** The command line a command hook runs: this Deno, narrow flags, this module. */
-function forwarderCommand(
+/** The command line a command hook runs (see `lib/installers/hook_command.ts`). */
+async function forwarderCommand(
   host: string,
   url: string,
   defaultUrl: string,
-): string {
+  capture: string | undefined,
+): Promise<string> {
+  const { hookCommand, stableLauncher } = await import(
+    "./lib/installers/hook_command.ts"
+  );
+  const { fileURLToPath } = await import("node:url");
   const mod = new URL(import.meta.url);
-  const target = mod.protocol === "file:" ? mod.pathname : mod.href;
-  let netHost = "127.0.0.1";
-  try {
-    netHost = new URL(url).host;
-  } catch { /* keep the default */ }
-  const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-  return [
-    q(Deno.execPath()),
-    "run --quiet --no-prompt --no-config",
-    `--allow-net=${netHost}`,
-    `--allow-env=${FORWARDER_ENV.join(",")}`,
-    q(target),
-    `hook ${host}`,
-  ].join(" ") + (url !== defaultUrl ? ` --url ${url}` : "");
+  return hookCommand({
+    launcher: stableLauncher(),
+    module: mod.protocol === "file:" ? fileURLToPath(mod) : mod.href,
+    host,
+    url,
+    defaultUrl,
+    capture,
+    env: FORWARDER_ENV,
+    answer: hostAnswer(host).trim(),
+  });
 }
 
 async function serveCommand(

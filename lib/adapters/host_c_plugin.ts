@@ -30,6 +30,8 @@ export interface HostCPluginOptions {
    * @default 1000
    */
   timeoutMs?: number;
+  /** Capture pinned at install (wins over `HARNESS_CAPTURE_ID`). */
+  capture?: string | null;
 }
 
 /**
@@ -46,6 +48,7 @@ export function hostCPluginSource(options: HostCPluginOptions = {}): string {
 // server. Fails open: a down or slow server never breaks OpenCode.
 const DEFAULT_URL = ${JSON.stringify(url)};
 const DEFAULT_TIMEOUT_MS = ${JSON.stringify(timeout)};
+const PINNED_CAPTURE = ${JSON.stringify(options.capture ?? null)};
 const SCHEMA = "harness.host_c-hook.v1";
 
 function env(name) {
@@ -58,7 +61,8 @@ function env(name) {
 
 export const HarnessPlugin = async () => {
   const base = (env("HARNESS_INGEST_URL") || DEFAULT_URL).replace(/\\/+$/, "");
-  const cap = env("HARNESS_CAPTURE_ID");
+  const cap = PINNED_CAPTURE || env("HARNESS_CAPTURE_ID");
+  const token = env("HARNESS_INGEST_TOKEN");
   const timeoutMs = Number(env("HARNESS_HOOK_TIMEOUT")) || DEFAULT_TIMEOUT_MS;
   const target = base + "/hook/host_c" + (cap ? "?cap=" + encodeURIComponent(cap) : "");
   const sessions = new Set();
@@ -74,7 +78,9 @@ export const HarnessPlugin = async () => {
     try {
       const res = await fetch(target, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: token
+          ? { "content-type": "application/json", authorization: "Bearer " + token }
+          : { "content-type": "application/json" },
         body: JSON.stringify(body),
         signal: ctl.signal,
       });

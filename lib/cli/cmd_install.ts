@@ -46,6 +46,8 @@ export interface InstallArgs {
   url: string;
   /** Pin a capture id (`?cap=`); otherwise the server's active capture. */
   capture?: string;
+  /** The server takes a bearer token: host_a then uses command hooks (the forwarder sends it). */
+  token?: boolean;
   /** Forwarder command line for command hooks (`… ingest.ts hook <host>`). */
   forwarderCommand: string;
   /** Home directory (for `--user`). */
@@ -257,7 +259,7 @@ export function install(a: InstallArgs, io: Io): number {
         `${file} exists and is not the harness plugin; move it away first`,
       );
     }
-    const source = hostCPluginSource({ url: a.url });
+    const source = hostCPluginSource({ url: a.url, capture: a.capture });
     if (before === source) {
       io.out(`host_c: ${file} is already installed`);
       return 0;
@@ -279,11 +281,19 @@ export function install(a: InstallArgs, io: Io): number {
       );
     }
   }
+  // host_a blanks credential-like variables in http hook headers, so with
+  // a token every event goes through the forwarder, which sends it.
+  const mode = a.token && a.mode === "http" ? "command" : a.mode;
+  if (mode !== a.mode) {
+    io.out(
+      "host_a: HARNESS_INGEST_TOKEN is set, so the hooks run the forwarder (it sends the token)",
+    );
+  }
   const plan = a.host === "host_a"
     ? hostAPlan({
       hookUrl: hookUrl(a),
       command: a.forwarderCommand,
-      mode: a.mode,
+      mode,
     })
     : hostBPlan({ command: a.forwarderCommand });
   const next = addHarnessHooks(settings, plan);

@@ -13,7 +13,7 @@
  */
 
 /** Default forwarder time-out in milliseconds. */
-export const DEFAULT_HOOK_TIMEOUT_MS = 1000;
+export const DEFAULT_HOOK_TIMEOUT_MS = 300;
 
 /** Default ingest URL. */
 export const DEFAULT_INGEST_URL = "http://127.0.0.1:8848";

@@ -1,0 +1,95 @@
+/**
+ * The command line a host runs for a command hook. It must never block or
+ * warn in the host: whatever is missing (Deno, the checkout, the server),
+ * it exits 0 with the host's neutral answer. So the forwarder runs under a
+ * shell-level fallback (`… 2>/dev/null || printf '{}\n'`), every path is
+ * quoted for the shell (spaces included), and the pinned capture and URL
+ * travel as flags.
+ *
+ * @module
+ */
+
+/** Quote a word for a POSIX shell. */
+export function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** What a hook command is made of. */
+export interface HookCommandParts {
+  /** The Deno to run (`deno` on PATH, or an absolute path). */
+  launcher: string;
+  /** Absolute path of ingest.ts. */
+  module: string;
+  /** Host name. */
+  host: string;
+  /** Ingest URL (passed only when not the default). */
+  url: string;
+  /** The default ingest URL. */
+  defaultUrl: string;
+  /** Capture pinned at install. */
+  capture?: string | null;
+  /** Environment variables the forwarder may read. */
+  env: readonly string[];
+  /** The host's neutral answer on stdout (`{}` for host_b, empty for the others). */
+  answer: string;
+}
+
+/**
+ * Build the command line.
+ *
+ * @param p Its parts.
+ * @returns The command, for `bash -c`.
+ *
+ * @example
+ * ```ts
+ * import { hookCommand } from "./hook_command.ts";
+ * import { ok } from "node:assert/strict";
+ * const cmd = hookCommand({
+ *   launcher: "/opt/deno", module: "/home/me/my checkout/ingest.ts", host: "host_b",
+ *   url: "http://127.0.0.1:8848", defaultUrl: "http://127.0.0.1:8848",
+ *   capture: "run_1", env: ["HARNESS_INGEST_URL"], answer: "{}",
+ * });
+ * ok(cmd.includes("'/home/me/my checkout/ingest.ts' hook host_b --capture 'run_1'"));
+ * ok(cmd.endsWith("2>/dev/null || printf '%s\\n' '{}'"));
+ * ```
+ */
+export function hookCommand(p: HookCommandParts): string {
+  let netHost = "127.0.0.1";
+  try {
+    netHost = new URL(p.url).host;
+  } catch { /* keep the default */ }
+  const launcher = p.launcher === "deno" ? "deno" : shellQuote(p.launcher);
+  const run = [
+    launcher,
+    "run --quiet --no-prompt --no-config",
+    `--allow-net=${netHost}`,
+    `--allow-env=${p.env.join(",")}`,
+    shellQuote(p.module),
+    `hook ${p.host}`,
+    ...(p.url !== p.defaultUrl ? [`--url ${shellQuote(p.url)}`] : []),
+    ...(p.capture ? [`--capture ${shellQuote(p.capture)}`] : []),
+  ].join(" ");
+  const fallback = p.answer ? `printf '%s\\n' ${shellQuote(p.answer)}` : "true";
+  return `${run} 2>/dev/null || ${fallback}`;
+}
+
+/**
+ * The Deno to put in hook commands: `deno` when the one on PATH is this
+ * very version (it survives the npx cache being cleared), else this
+ * process's own executable. Without permission to run `deno`, the latter.
+ *
+ * @returns `deno` or an absolute path.
+ */
+export function stableLauncher(): string {
+  try {
+    const out = new Deno.Command("deno", {
+      args: ["--version"],
+      stdout: "piped",
+      stderr: "null",
+    }).outputSync();
+    const version = /deno (\S+)/.exec(new TextDecoder().decode(out.stdout))
+      ?.[1];
+    if (out.success && version === Deno.version.deno) return "deno";
+  } catch { /* not on PATH, or not allowed to look */ }
+  return Deno.execPath();
+}
