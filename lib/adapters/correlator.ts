@@ -9,6 +9,9 @@
  */
 import { canonicalJson } from "../trace/canonical_json.ts";
 
+/** Pending calls a correlator keeps at most (the oldest are dropped past it). */
+export const DEFAULT_MAX_PENDING = 10_000;
+
 /** How a completion was linked to its start. */
 export type Correlation =
   | "host_call_id"
@@ -58,6 +61,48 @@ export class ToolCallCorrelator {
   readonly #byId = new Map<string, PendingCall>();
   readonly #byShape = new Map<string, PendingCall[]>();
   readonly #bySession = new Map<string, Set<PendingCall>>();
+  /** Shapes whose pending calls can no longer be told apart. */
+  readonly #tainted = new Set<string>();
+  /** Every pending call, oldest first (for the bound). */
+  readonly #order = new Map<
+    string,
+    PendingCall & { sk: string; shape: string | null }
+  >();
+  readonly #maxPending: number;
+  /** Pending calls dropped to keep within the bound. */
+  dropped = 0;
+
+  /**
+   * Create a `ToolCallCorrelator`.
+   *
+   * @param options Most pending calls kept (the oldest are dropped past it, and counted).
+   */
+  constructor(options: { maxPending?: number } = {}) {
+    this.#maxPending = options.maxPending ?? DEFAULT_MAX_PENDING;
+  }
+
+  /** Calls pending now. */
+  get size(): number {
+    return this.#order.size;
+  }
+
+  #forget(call: PendingCall): void {
+    const c = this.#order.get(call.event_id);
+    if (c) {
+      this.#order.delete(c.event_id);
+      if (c.host_call_id) this.#byId.delete(`${c.sk}\0${c.host_call_id}`);
+      if (c.shape) {
+        const list = this.#byShape.get(c.shape);
+        const at = list?.findIndex((x) => x.event_id === c.event_id) ?? -1;
+        if (list && at >= 0) list.splice(at, 1);
+        if (list && list.length === 0) {
+          this.#byShape.delete(c.shape);
+          this.#tainted.delete(c.shape);
+        }
+      }
+      this.#bySession.get(c.sk)?.delete(call);
+    }
+  }
 
   static #sessionKey(host: string, session: string): string {
     return `${host}\0${session}`;
@@ -81,16 +126,25 @@ export class ToolCallCorrelator {
       arguments: key.input,
     };
     const sk = ToolCallCorrelator.#sessionKey(key.host, key.session);
+    let shape: string | null = null;
     if (key.callId) this.#byId.set(`${sk}\0${key.callId}`, call);
     else {
-      const shape = ToolCallCorrelator.#shapeKey(key);
+      shape = ToolCallCorrelator.#shapeKey(key);
       const list = this.#byShape.get(shape) ?? [];
+      if (list.length === 0) this.#tainted.delete(shape); // a fresh group
       list.push(call);
       this.#byShape.set(shape, list);
     }
     let set = this.#bySession.get(sk);
     if (!set) this.#bySession.set(sk, set = new Set());
     set.add(call);
+    this.#order.set(eventId, Object.assign(call, { sk, shape }));
+    // Sessions that never end must not grow memory without bound.
+    while (this.#order.size > this.#maxPending) {
+      const oldest = this.#order.values().next().value!;
+      this.#forget(oldest);
+      this.dropped++;
+    }
   }
 
   /**
@@ -107,8 +161,7 @@ export class ToolCallCorrelator {
       if (!call) {
         return { parentEventId: null, correlation: "unmatched", call: null };
       }
-      this.#byId.delete(id);
-      this.#bySession.get(sk)?.delete(call);
+      this.#forget(call);
       return {
         parentEventId: call.event_id,
         correlation: "host_call_id",
@@ -117,21 +170,22 @@ export class ToolCallCorrelator {
     }
     const shape = ToolCallCorrelator.#shapeKey(key);
     const list = this.#byShape.get(shape) ?? [];
-    if (list.length === 1) {
+    if (list.length === 1 && !this.#tainted.has(shape)) {
       const call = list[0];
-      this.#byShape.delete(shape);
-      this.#bySession.get(sk)?.delete(call);
+      this.#forget(call);
       return {
         parentEventId: call.event_id,
         correlation: "unique_match",
         call,
       };
     }
-    if (list.length > 1) {
-      // Parallel identical calls: which one finished cannot be told. Close
-      // the oldest so counts stay right, but link none.
-      const call = list.shift()!;
-      this.#bySession.get(sk)?.delete(call);
+    if (list.length >= 1) {
+      // Parallel identical calls: which one finished cannot be told, now or
+      // for the calls left of the group (one left is not "exactly one
+      // unambiguous pending call" — it is the rest of an ambiguous group).
+      // Close the oldest so counts stay right, but link none.
+      this.#tainted.add(shape);
+      this.#forget(list[0]);
       return { parentEventId: null, correlation: "ambiguous", call: null };
     }
     return { parentEventId: null, correlation: "unmatched", call: null };
@@ -175,13 +229,7 @@ export class ToolCallCorrelator {
   endSession(host: string, session: string): PendingCall[] {
     const sk = ToolCallCorrelator.#sessionKey(host, session);
     const calls = this.pending(host, session);
-    for (const c of calls) {
-      if (c.host_call_id) this.#byId.delete(`${sk}\0${c.host_call_id}`);
-    }
-    for (const [shape, list] of this.#byShape) {
-      if (shape.startsWith(sk + "\0")) this.#byShape.delete(shape);
-      else if (list.length === 0) this.#byShape.delete(shape);
-    }
+    for (const c of calls) this.#forget(c);
     this.#bySession.delete(sk);
     return calls;
   }

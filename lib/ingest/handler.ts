@@ -102,6 +102,12 @@ export interface IngestStats {
   rejected_hooks: number;
   /** `/ingest` requests answered with a 4xx. */
   rejected_events: number;
+  /** Pending tool calls given back to the correlator from the spools at start. */
+  restored_pending_calls?: number;
+  /** Tool calls pending now (started, not completed). */
+  pending_calls?: number;
+  /** Pending calls dropped to keep within the bound. */
+  dropped_pending_calls?: number;
 }
 
 /**
@@ -310,6 +316,8 @@ export function createIngestHandler(
     }
     if (path === "/health") {
       if (method !== "GET") return await only("GET");
+      stats.pending_calls = correlator.size;
+      stats.dropped_pending_calls = correlator.dropped;
       return json(200, { ok: true, root: store.root, pid: Deno.pid, stats });
     }
     await req.body?.cancel();

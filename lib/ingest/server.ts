@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { ToolCallCorrelator } from "../adapters/correlator.ts";
+import { restorePending } from "./resume.ts";
 import { errorResponse } from "./errors.ts";
 import type { HarnessStore } from "../store/store.ts";
 import {
@@ -89,7 +91,7 @@ export class IngestServer {
    * @throws {IngestConfigError} For a non-loopback address without
    *   `allowRemote` and a token, or a port already in use.
    */
-  start(): Promise<string> {
+  async start(): Promise<string> {
     const host = this.#options.host ?? DEFAULT_HOST;
     const port = this.#options.port ?? DEFAULT_PORT;
     if (!isLoopback(host)) {
@@ -104,12 +106,16 @@ export class IngestServer {
         );
       }
     }
+    const correlator = this.#options.correlator ?? new ToolCallCorrelator();
+    const restored = await restorePending(this.#store, correlator);
     const { handler, stats } = createIngestHandler(this.#store, {
       activeCapture: activeCaptureReader(this.#store.root),
       ...this.#options,
+      correlator,
     });
+    stats.restored_pending_calls = restored;
     this.#stats = stats;
-    return new Promise((resolve, reject) => {
+    return await new Promise((resolve, reject) => {
       try {
         this.#server = Deno.serve({
           hostname: host,
