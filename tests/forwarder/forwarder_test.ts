@@ -89,3 +89,71 @@ Deno.test("ingest.ts hook exits 0 within its time-out when the server accepts an
     await accepting;
   }
 });
+
+Deno.test("ingest.ts hook does not wait forever on a stdin the host never closes, and still forwards what arrived", async () => {
+  await using srv = await startServer();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--allow-net=127.0.0.1",
+      "--allow-env=HARNESS_INGEST_URL,HARNESS_CAPTURE_ID,HARNESS_HOOK_TIMEOUT,HARNESS_INGEST_TOKEN",
+      INGEST,
+      "hook",
+      "host_b",
+    ],
+    env: {
+      HARNESS_INGEST_URL: srv.url,
+      HARNESS_HOOK_TIMEOUT: "200",
+      HARNESS_CAPTURE_ID: "open_stdin",
+    },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const w = child.stdin.getWriter();
+  await w.write(new TextEncoder().encode(JSON.stringify({
+    session_id: "s-open",
+    hook_event_name: "BeforeAgent",
+    prompt: "hi",
+  })));
+  // The writer stays open: the forwarder must give up on stdin by itself.
+  const guard = setTimeout(() => child.kill(), 20_000);
+  const out = await child.output();
+  clearTimeout(guard);
+  await w.close().catch(() => {});
+  assertEquals(out.code, 0, "killed: the forwarder waited on stdin");
+  assertEquals(new TextDecoder().decode(out.stdout).trim(), "{}");
+  assertEquals(srv.store.getCapture("open_stdin")?.event_count, 1);
+});
+
+Deno.test("ingest.ts hook gives up at its deadline when the server's accept queue is full (connect itself hangs)", async () => {
+  // A listener that never accepts: once its queue is full, a connect hangs.
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  const conns: Deno.Conn[] = [];
+  let full = false;
+  for (let i = 0; i < 4096 && !full; i++) {
+    const c = Deno.connect({ hostname: "127.0.0.1", port });
+    const r = await Promise.race([
+      c,
+      new Promise<null>((res) => setTimeout(() => res(null), 200)),
+    ]);
+    if (r === null) {
+      full = true;
+      c.then((x) => x.close(), () => {});
+    } else conns.push(r);
+  }
+  try {
+    assertOk(full, "could not fill the accept queue");
+    const r = await forward("host_b", {
+      HARNESS_INGEST_URL: `http://127.0.0.1:${port}`,
+      HARNESS_HOOK_TIMEOUT: "200",
+    });
+    assertEquals([r.code, r.stdout.trim()], [0, "{}"]);
+    assertOk(r.ms < 10_000, `took ${r.ms} ms with a 200 ms time-out`);
+  } finally {
+    for (const c of conns) c.close();
+    l.close();
+  }
+});
