@@ -7,6 +7,7 @@ import { EventShapeError } from "../trace/validate.ts";
 import { InvalidIdError } from "../trace/ids.ts";
 import { HookPayloadError } from "../adapters/common.ts";
 import { CaptureNotFoundError } from "../control/inspect.ts";
+import { CaptureFinishedError } from "../store/sink.ts";
 
 /** A request body over the size limit. */
 export class PayloadTooLargeError extends RangeError {
@@ -41,13 +42,14 @@ export function json(
  *
  * @param err The error.
  * @returns 400 for unreadable bodies and malformed paths, 404 for a
- * capture that does not exist, 413 too large, 422 for a well-formed body
+ * capture that does not exist, 409 for a finished capture, 413 too large, 422 for a well-formed body
  * that is not a valid event, 500 otherwise (the store failed).
  */
 export function statusOf(err: unknown): number {
   if (err instanceof PayloadTooLargeError) return 413;
   if (err instanceof SyntaxError || err instanceof URIError) return 400;
   if (err instanceof CaptureNotFoundError) return 404;
+  if (err instanceof CaptureFinishedError) return 409;
   if (
     err instanceof EventShapeError || err instanceof InvalidIdError ||
     err instanceof HookPayloadError

@@ -33,7 +33,12 @@ export {
   SpoolWriter,
   type SpoolWriterOptions,
 } from "./spool.ts";
-export { JsonlTraceSink, type SinkWiring, type TraceSink } from "./sink.ts";
+export {
+  CaptureFinishedError,
+  JsonlTraceSink,
+  type SinkWiring,
+  type TraceSink,
+} from "./sink.ts";
 export {
   HarnessStore,
   type HarnessStoreOptions,

@@ -35,6 +35,26 @@ export interface SinkWiring {
   onAppended: (event: TraceEvent, offset: number, length: number) => void;
   /** Called by close(). */
   onClose: () => void;
+  /** The capture was finished before this sink opened. */
+  finished?: boolean;
+}
+
+/** An event for a capture that was finished. */
+export class CaptureFinishedError extends Error {
+  /** The capture. */
+  readonly captureId: string;
+  /**
+   * Create a `CaptureFinishedError`.
+   *
+   * @param captureId The capture.
+   */
+  constructor(captureId: string) {
+    super(
+      `Capture "${captureId}" is finished and takes no more events: start a new one ("capture start")`,
+    );
+    this.name = "CaptureFinishedError";
+    this.captureId = captureId;
+  }
 }
 
 /** Appends and indexes the events of one capture. Get it from `store.sink(id)`. */
@@ -44,6 +64,7 @@ export class JsonlTraceSink implements TraceSink {
   #chainer: HashChainer;
   readonly #wiring: SinkWiring;
   #closed = false;
+  #finished: boolean;
   #lastEpisode = "";
 
   /**
@@ -56,6 +77,13 @@ export class JsonlTraceSink implements TraceSink {
     this.captureId = captureId;
     this.#wiring = wiring;
     this.#chainer = new HashChainer(wiring.head);
+    this.#finished = wiring.finished ?? false;
+  }
+
+  #noteFinished(ev: UnsealedEvent): void {
+    if (ev.kind === "annotation" && ev.payload.type === "capture.finished") {
+      this.#finished = true;
+    }
   }
 
   /** Where the chain stands. */
@@ -82,6 +110,7 @@ export class JsonlTraceSink implements TraceSink {
     const { offset, length } = w.spool.append(sealed.line);
     this.#chainer.commit(sealed);
     w.onAppended(sealed.event, offset, length);
+    this.#noteFinished(event);
     return sealed.event;
   }
 
@@ -96,11 +125,15 @@ export class JsonlTraceSink implements TraceSink {
   emitMany(events: UnsealedEvent[]): TraceEvent[] {
     const before = this.#chainer.head;
     const sealed: SealedEvent[] = [];
+    let finishing = false;
     try {
       for (const ev of events) {
+        if (finishing) throw new CaptureFinishedError(this.captureId);
         const s = this.#seal(ev);
         this.#chainer.commit(s);
         sealed.push(s);
+        finishing = ev.kind === "annotation" &&
+          ev.payload.type === "capture.finished";
       }
     } catch (err) {
       this.#chainer = new HashChainer(before);
@@ -120,6 +153,7 @@ export class JsonlTraceSink implements TraceSink {
         placed[i].length,
       );
     }
+    if (finishing) this.#finished = true;
     return sealed.map((s) => s.event);
   }
 
@@ -129,6 +163,7 @@ export class JsonlTraceSink implements TraceSink {
         `Cannot emit to capture "${this.captureId}": its sink is closed`,
       );
     }
+    if (this.#finished) throw new CaptureFinishedError(this.captureId);
     if (event.capture_id !== this.captureId) {
       throw new TypeError(
         `Cannot emit an event of capture "${event.capture_id}" to the sink of "${this.captureId}"`,

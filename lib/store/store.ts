@@ -243,6 +243,7 @@ export class HarnessStore {
       blobThreshold: this.#opts.blobThreshold,
       onAppended: (ev, offset, length) => this.#indexed(ev, offset, length),
       onClose: () => this.#sinks.delete(captureId),
+      finished: this.getCapture(captureId)?.status === "finished",
     });
     this.#sinks.set(captureId, sink);
     return sink;

@@ -100,3 +100,51 @@ Deno.test("pending calls of sessions that never end are bounded, and what was dr
   assertEquals(c.isPending("host_a", "s0", "t0"), false);
   assertOk(c.isPending("host_a", `s${149 % 7}`, "t149"));
 });
+
+Deno.test("a finished capture takes no more events: hooks get 200 ok:false, /ingest 409, the library a CaptureFinishedError", async () => {
+  const { CaptureCoordinator } = await import("../../lib/control/mod.ts");
+  const { CaptureFinishedError } = await import("../../lib/store/mod.ts");
+  const { annotation } = await import("../../lib/trace/mod.ts");
+  await using dir = await tempDir();
+  using store = new HarnessStore(dir.path, { role: "ingest-server" });
+  const coord = new CaptureCoordinator(store);
+  coord.startCapture({ id: "c", activate: false });
+  coord.finishCapture("c");
+  const before = store.getCapture("c")!.event_count;
+  const server = new IngestServer(store, { port: 0 });
+  const url = await server.start();
+  try {
+    const hook = await fetch(`${url}/hook/host_b?cap=c`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(tool("BeforeTool")),
+    });
+    assertEquals(hook.status, 200);
+    const h = await hook.json();
+    assertEquals(h.ok, false);
+    assertOk(/finished/.test(h.error), h.error);
+    const ev = annotation({
+      captureId: "c",
+      episodeId: "ep_1",
+      source: { host: "harness", adapter: "test", model: null },
+    }, { type: "note" });
+    const ingest = await fetch(`${url}/ingest`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(ev),
+    });
+    assertEquals(ingest.status, 409);
+    await ingest.body?.cancel();
+  } finally {
+    await server.close();
+  }
+  let err: unknown = null;
+  try {
+    coord.markOutcome("c", "ep_1", { success: true });
+  } catch (e) {
+    err = e;
+  }
+  assertOk(err instanceof CaptureFinishedError, String(err));
+  assertEquals(store.getCapture("c")!.event_count, before);
+  assertEquals(store.getCapture("c")!.status, "finished");
+});
