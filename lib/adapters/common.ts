@@ -8,6 +8,7 @@ import type { UnsealedEvent } from "../trace/event.ts";
 import type { EventContext } from "../trace/events.ts";
 import { InvalidIdError, validateId } from "../trace/ids.ts";
 import type { ToolCallCorrelator } from "./correlator.ts";
+import type { SessionMemory } from "./session_memory.ts";
 
 /** Options of every adapter's `toEvents`. */
 export interface AdapterOptions {
@@ -20,6 +21,8 @@ export interface AdapterOptions {
   model?: string | null;
   /** Correlator shared across the payloads of one ingest process. */
   correlator?: ToolCallCorrelator | null;
+  /** Session memory shared across the payloads of one ingest process. */
+  sessions?: SessionMemory | null;
   /** Clock. */
   now?: () => Date;
   /** Event id generator. */

@@ -23,6 +23,7 @@ import {
   episodeStarted,
   message,
   modelRequested,
+  modelResponded,
   toolCallCompleted,
   toolCallFailed,
   toolCallStarted,
@@ -81,8 +82,10 @@ export function hostBToEvents(
   const episodeId = episodeIdOf(session);
   const ctx = contextFor(options, HOST, episodeId, optString(p, "timestamp"));
   const correlator = options.correlator ?? null;
+  const memory = options.sessions ?? null;
   switch (hook) {
     case "SessionStart":
+      memory?.started(HOST, session);
       return [episodeStarted(ctx, {
         reason: optString(p, "source") ?? "startup",
         ...(typeof p.cwd === "string" ? { cwd: p.cwd } : {}),
@@ -92,13 +95,54 @@ export function hostBToEvents(
         message(ctx, { role: "user", text: optString(p, "prompt") ?? "" }),
       ];
     case "AfterAgent":
+      // With session memory the answer was recorded from the streamed
+      // AfterModel pieces; prompt_response repeats pieces of them.
+      if (memory) return [];
       return [message(ctx, {
         role: "assistant",
         text: optString(p, "prompt_response") ?? "",
       })];
+    case "AfterModel": {
+      if (!memory) return [];
+      const res = objectField(p, "llm_response");
+      const chunk = typeof res.text === "string" ? res.text : "";
+      if (chunk) memory.appendText(HOST, session, chunk);
+      const candidates = Array.isArray(res.candidates) ? res.candidates : [];
+      const done = candidates.some((c) =>
+        typeof c === "object" && c !== null &&
+        typeof (c as { finishReason?: unknown }).finishReason === "string"
+      );
+      if (!done) return [];
+      const text = memory.takeText(HOST, session);
+      const usage = objectField(res, "usageMetadata");
+      const model = memory.model(HOST, session);
+      const mctx = {
+        ...ctx,
+        source: { ...ctx.source, model: model ?? ctx.source.model },
+      };
+      return [
+        modelResponded(mctx, {
+          response: {
+            model,
+            text_chars: text.length,
+            ...(typeof usage.promptTokenCount === "number"
+              ? {
+                usage: {
+                  input_tokens: usage.promptTokenCount,
+                  output_tokens: usage.candidatesTokenCount ?? null,
+                  total_tokens: usage.totalTokenCount ?? null,
+                },
+              }
+              : {}),
+          },
+        }, { actor: "host" }),
+        ...(text ? [message(ctx, { role: "assistant", text })] : []),
+      ];
+    }
     case "BeforeToolSelection": {
       const req = objectField(p, "llm_request");
       const model = optString(req, "model") ?? null;
+      memory?.setModel(HOST, session, model);
       const messages = Array.isArray(req.messages) ? req.messages.length : 0;
       return [modelRequested(
         { ...ctx, source: { ...ctx.source, model: model ?? ctx.source.model } },
@@ -157,6 +201,7 @@ export function hostBToEvents(
       }, opts)];
     }
     case "SessionEnd": {
+      if (memory && !memory.end(HOST, session)) return []; // a duplicate end
       const open = correlator?.endSession(HOST, session) ?? [];
       return [episodeFinished(ctx, {
         reason: optString(p, "reason") ?? "unknown",

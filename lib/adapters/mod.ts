@@ -45,3 +45,4 @@ export {
   removeHarnessHooks,
   type Settings,
 } from "../installers/hook_settings.ts";
+export { SessionMemory } from "./session_memory.ts";

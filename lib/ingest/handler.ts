@@ -24,6 +24,7 @@ import { validateEvent } from "../trace/validate.ts";
 import { validateId } from "../trace/ids.ts";
 import { adapterFor } from "../adapters/registry.ts";
 import { ToolCallCorrelator } from "../adapters/correlator.ts";
+import { SessionMemory } from "../adapters/session_memory.ts";
 import { inspectCapture } from "../control/inspect.ts";
 import { DEFAULT_MAX_BODY_BYTES, readBody } from "./body.ts";
 import {
@@ -123,6 +124,7 @@ export function createIngestHandler(
 ): { handler: (req: Request) => Promise<Response>; stats: IngestStats } {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const correlator = options.correlator ?? new ToolCallCorrelator();
+  const sessions = new SessionMemory();
   const rules = options.redaction === false
     ? null
     : options.redaction ?? DEFAULT_REDACTION_RULES;
@@ -170,6 +172,7 @@ export function createIngestHandler(
         captureId: cap,
         model: options.model ?? null,
         correlator,
+        sessions,
         fullModelRequests: options.fullModelRequests,
       });
       const sealed = record(redact(events));

@@ -148,3 +148,38 @@ Deno.test("a finished capture takes no more events: hooks get 200 ok:false, /ing
   assertEquals(store.getCapture("c")!.event_count, before);
   assertEquals(store.getCapture("c")!.status, "finished");
 });
+
+Deno.test("host_b: the assistant's words come from the streamed answer (not the garbled prompt_response), with token usage per model response; a repeated SessionEnd ends the episode once", async () => {
+  const { HOSTS_DIR } = await import("../_helpers.ts");
+  const { scenarioFiles } = await import("../_server.ts");
+  await using dir = await tempDir();
+  using store = new HarnessStore(dir.path, { role: "ingest-server" });
+  const server = new IngestServer(store, { port: 0 });
+  const url = await server.start();
+  const files = scenarioFiles(`${HOSTS_DIR}/host_b/basic`);
+  try {
+    for (const f of files) await post(url, f.body);
+    // The host sent its SessionEnd again.
+    await post(url, files[files.length - 1].body);
+  } finally {
+    await server.close();
+  }
+  const evs = await events(store);
+  const said = evs.filter((e) =>
+    e.kind === "message" && e.payload.role === "assistant"
+  ).map((e) => e.payload.text);
+  assertEquals(said, [
+    "I'll start by reading the notes.",
+    "Done: read notes.txt, echoed hi, wrote out.txt; the final check failed with exit code 1.",
+  ]);
+  const usage = evs.filter((e) => e.kind === "model.responded").map((e) =>
+    (e.payload.response as { usage?: { input_tokens: number } }).usage
+  );
+  assertEquals(usage[0], {
+    input_tokens: 204,
+    output_tokens: 18,
+    total_tokens: 222,
+  });
+  assertEquals(usage.length, 5);
+  assertEquals(evs.filter((e) => e.kind === "episode.finished").length, 1);
+});

@@ -1,0 +1,84 @@
+/**
+ * What an ingest server remembers about hook sessions between payloads,
+ * beside the correlator: a host_b model answer streamed in chunks (each
+ * AfterModel carries a piece; the assembled text is the reliable one — the
+ * host's own `prompt_response` repeats pieces), the model last asked, and
+ * sessions already ended (hosts may send SessionEnd twice). Bounded: the
+ * oldest sessions are forgotten first.
+ *
+ * @module
+ */
+
+interface SessionState {
+  text: string;
+  model: string | null;
+  ended: boolean;
+}
+
+/** Per-session memory of one ingest process. */
+export class SessionMemory {
+  readonly #sessions = new Map<string, SessionState>();
+  readonly #max: number;
+
+  /**
+   * Create a `SessionMemory`.
+   *
+   * @param options Most sessions remembered.
+   */
+  constructor(options: { maxSessions?: number } = {}) {
+    this.#max = options.maxSessions ?? 10_000;
+  }
+
+  #get(host: string, session: string): SessionState {
+    const key = `${host}\u0000${session}`;
+    let s = this.#sessions.get(key);
+    if (!s) {
+      s = { text: "", model: null, ended: false };
+      this.#sessions.set(key, s);
+      if (this.#sessions.size > this.#max) {
+        this.#sessions.delete(this.#sessions.keys().next().value!);
+      }
+    }
+    return s;
+  }
+
+  /** Add a streamed piece of the model's answer. */
+  appendText(host: string, session: string, chunk: string): void {
+    this.#get(host, session).text += chunk;
+  }
+
+  /** The answer assembled so far, and start the next one. */
+  takeText(host: string, session: string): string {
+    const s = this.#get(host, session);
+    const text = s.text;
+    s.text = "";
+    return text;
+  }
+
+  /** Remember the model a session asked. */
+  setModel(host: string, session: string, model: string | null): void {
+    if (model) this.#get(host, session).model = model;
+  }
+
+  /** The model a session last asked, if known. */
+  model(host: string, session: string): string | null {
+    return this.#sessions.get(`${host}\u0000${session}`)?.model ?? null;
+  }
+
+  /** A session (re)started: it may end again. */
+  started(host: string, session: string): void {
+    this.#get(host, session).ended = false;
+  }
+
+  /**
+   * Mark a session ended.
+   *
+   * @returns False when it had ended already (a duplicate end).
+   */
+  end(host: string, session: string): boolean {
+    const s = this.#get(host, session);
+    if (s.ended) return false;
+    s.ended = true;
+    return true;
+  }
+}
