@@ -9,7 +9,9 @@
  * | chat.message | `message` (user) |
  * | tool.execute.before | `tool.call.started` (`host_call_id` = `call_id`) |
  * | tool.execute.after | `tool.call.completed`, or `tool.call.failed` when `error` is set |
- * | session.error | `annotation` `session.error` |
+ * | session.error | `annotation` `session.error`, and `episode.outcome` failure |
+ * | model.responded | `model.responded` with the model and token usage |
+ * | session.retry, session.compacted | `annotation` of that type |
  * | session.deleted, session.finished, session.ended | `episode.finished` |
  * | any other hook name | none |
  *
@@ -21,6 +23,7 @@ import {
   episodeFinished,
   episodeStarted,
   message,
+  modelResponded,
   toolCallCompleted,
   toolCallFailed,
   toolCallStarted,
@@ -89,6 +92,16 @@ export interface HostCEnvelope {
   model?: string;
   /** Why a session ended. */
   reason?: string;
+  /** model.responded: token counts as the host gives them. */
+  tokens?: Record<string, unknown>;
+  /** model.responded: provider id. */
+  provider?: string;
+  /** model.responded: why the model stopped. */
+  finish?: string;
+  /** session.retry: attempt number. */
+  attempt?: number;
+  /** session.retry: what the host said. */
+  message?: string;
 }
 
 function str(o: Record<string, unknown>, f: string, required: boolean) {
@@ -132,6 +145,9 @@ export function parseHostCEnvelope(payload: unknown): HostCEnvelope {
       "text",
       "model",
       "reason",
+      "provider",
+      "finish",
+      "message",
     ] as const
   ) {
     const v = str(o, f, false);
@@ -152,6 +168,13 @@ export function parseHostCEnvelope(payload: unknown): HostCEnvelope {
     }
     env.args = o.args as Record<string, unknown>;
   }
+  if (o.tokens !== undefined) {
+    if (typeof o.tokens !== "object" || o.tokens === null) {
+      throw new EnvelopeError("tokens", "expected an object");
+    }
+    env.tokens = o.tokens as Record<string, unknown>;
+  }
+  if (typeof o.attempt === "number") env.attempt = o.attempt;
   if ("result" in o) env.result = o.result;
   if ("error" in o) env.error = o.error;
   return env;
@@ -253,10 +276,49 @@ export function hostCToEvents(
       }, opts)];
     }
     case "session.error":
+      // A model or API failure: the episode failed.
+      return [
+        annotation(ctx, {
+          type: "session.error",
+          error: env.error ?? null,
+        }, { actor: "host" }),
+        annotation(ctx, {
+          type: "episode.outcome",
+          success: false,
+          outcome: { reason: "session.error", error: env.error ?? null },
+        }, { actor: "host" }),
+      ];
+    case "session.retry":
+    case "session.compacted":
       return [annotation(ctx, {
-        type: "session.error",
-        error: env.error ?? null,
+        type: env.hook,
+        ...(env.attempt !== undefined ? { attempt: env.attempt } : {}),
+        ...(env.message !== undefined ? { message: env.message } : {}),
       }, { actor: "host" })];
+    case "model.responded": {
+      const t = env.tokens ?? {};
+      const num = (v: unknown) => typeof v === "number" ? v : null;
+      return [modelResponded(
+        {
+          ...ctx,
+          source: { ...ctx.source, model: env.model ?? ctx.source.model },
+        },
+        {
+          response: {
+            model: env.model ?? null,
+            provider: env.provider ?? null,
+            finish: env.finish ?? null,
+            usage: {
+              input_tokens: num(t.input),
+              output_tokens: num(t.output),
+              total_tokens: num(t.total),
+              reasoning_tokens: num(t.reasoning),
+            },
+          },
+        },
+        { actor: "host" },
+      )];
+    }
     case "session.deleted":
     case "session.finished":
     case "session.ended": {

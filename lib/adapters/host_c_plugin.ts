@@ -70,7 +70,17 @@ export const HarnessPlugin = async () => {
   const mcpServers = [];
   const pending = new Map();
 
-  async function post(hook, sessionId, extra) {
+  const inflight = new Set();
+  const answered = new Set();
+
+  function post(hook, sessionId, extra) {
+    const p = send(hook, sessionId, extra);
+    inflight.add(p);
+    p.finally(() => inflight.delete(p));
+    return p;
+  }
+
+  async function send(hook, sessionId, extra) {
     if (!sessionId) return;
     const body = { schema_version: SCHEMA, hook, session_id: sessionId, ts: new Date().toISOString(), ...extra };
     const ctl = new AbortController();
@@ -124,6 +134,31 @@ export const HarnessPlugin = async () => {
         case "session.error":
           await post("session.error", p.sessionID, { error: p.error ?? null });
           break;
+        case "session.status":
+          if (p.status?.type === "retry") {
+            await post("session.retry", p.sessionID, {
+              attempt: p.status.attempt ?? null,
+              message: p.status.message ?? null,
+            });
+          }
+          break;
+        case "session.compacted":
+          await post("session.compacted", p.sessionID, {});
+          break;
+        case "message.updated": {
+          const info = p.info ?? {};
+          // Once per assistant message, when the host has finished it.
+          if (info.role !== "assistant" || !info.finish || !info.time?.completed) break;
+          if (answered.has(info.id)) break;
+          answered.add(info.id);
+          await post("model.responded", info.sessionID, {
+            model: info.modelID ?? null,
+            provider: info.providerID ?? null,
+            finish: info.finish,
+            tokens: info.tokens ?? {},
+          });
+          break;
+        }
         case "message.part.updated": {
           const part = p.part;
           if (part?.type !== "tool" || part.state?.status !== "error") break;
@@ -169,6 +204,9 @@ export const HarnessPlugin = async () => {
       });
     },
     dispose: async () => {
+      // Bus events are not awaited by the host: wait for what is in flight
+      // (a session.deleted just sent) before the process goes.
+      await Promise.allSettled([...inflight]);
       for (const id of sessions) {
         if (!ended.has(id)) await post("session.ended", id, { reason: "disposed" });
       }

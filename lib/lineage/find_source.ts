@@ -132,8 +132,8 @@ export function comparePaths(a: string, b: string): number {
   const sb = b.includes("[$") ? 0 : 1;
   if (sa !== sb) return sa - sb;
   // A structural path (keys, indices, JSON) says more than a text position.
-  const ta = /~(token|word)\[/.test(a) ? 1 : 0;
-  const tb = /~(token|word)\[/.test(b) ? 1 : 0;
+  const ta = /~(token|word|span)\[/.test(a) ? 1 : 0;
+  const tb = /~(token|word|span)\[/.test(b) ? 1 : 0;
   if (ta !== tb) return ta - tb;
   if (a.length !== b.length) return a.length - b.length;
   return a < b ? -1 : a > b ? 1 : 0;

@@ -117,3 +117,60 @@ export function isIdentifierToken(token: string): boolean {
   if (/^-?\d+$/.test(token)) return isMeaningful(Number(token)); // numbers follow the number rule
   return isMeaningful(token) && /[0-9_\-@./:]/.test(token);
 }
+
+/**
+ * Whether a word or token of a source text may be the source of a whole
+ * argument: an identifier token, or a number of three digits or more
+ * written in text (`420` in `3:ORD-7731,420,pending`: a datum, where a
+ * bare small integer in structured data is a count or a flag).
+ *
+ * @param token Token text.
+ * @returns True when it is indexed as a source.
+ */
+export function isTextDatum(token: string): boolean {
+  return isIdentifierToken(token) ||
+    (/^-?\d+$/.test(token) && token.replace("-", "").length >= 3);
+}
+
+/**
+ * Parts of a hyphen- or underscore-joined token that are identifiers of
+ * their own (`ORD-7731` and `7731` in `shipped-ORD-7731`), with their
+ * offsets in the text; the whole token is not repeated.
+ *
+ * @param text Any string.
+ * @returns The parts, at most 8 pieces per token considered.
+ *
+ * @example
+ * ```ts
+ * import { subTokens } from "./meaningful.ts";
+ * import { ok } from "node:assert/strict";
+ * const parts = subTokens("shipped-ORD-7731.txt").map((t) => t.text);
+ * ok(parts.includes("ORD-7731") && !parts.includes("shipped-ORD-7731"));
+ * ```
+ */
+export function subTokens(text: string): { text: string; start: number }[] {
+  const out: { text: string; start: number }[] = [];
+  for (const t of tokenize(text)) {
+    if (!/[-_]/.test(t.text)) continue;
+    const pieces: { start: number; end: number }[] = [];
+    const re = /[A-Za-z0-9]+/g;
+    let m: RegExpExecArray | null;
+    while ((m = re.exec(t.text)) !== null) {
+      pieces.push({ start: m.index, end: m.index + m[0].length });
+    }
+    if (pieces.length < 2 || pieces.length > 8) continue;
+    for (let i = 0; i < pieces.length; i++) {
+      for (let j = i; j < pieces.length; j++) {
+        if (i === 0 && j === pieces.length - 1) continue;
+        const sub = t.text.slice(pieces[i].start, pieces[j].end);
+        if (
+          isIdentifierToken(sub) && /[-_]/.test(sub) ||
+          /\d/.test(sub) && isTextDatum(sub)
+        ) {
+          out.push({ text: sub, start: t.start + pieces[i].start });
+        }
+      }
+    }
+  }
+  return out;
+}

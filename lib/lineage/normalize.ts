@@ -13,6 +13,8 @@ import { sha256Digest } from "../trace/hash.ts";
 import {
   isIdentifierToken,
   isMeaningful,
+  isTextDatum,
+  subTokens,
   tokenize,
   words,
 } from "./meaningful.ts";
@@ -98,9 +100,32 @@ export function argLineage(value: unknown, index: StateIndex): string | null {
     const best = index.lookup(value)[0];
     if (best) return best;
   }
+  // A number of three digits or more comes from text that wrote it.
+  if (
+    typeof value === "number" && Number.isInteger(value) &&
+    isTextDatum(String(value))
+  ) {
+    const inText = index.lookup(String(value)).filter((p) =>
+      /~(word|token|span)\[/.test(p)
+    );
+    if (inText[0]) return inText[0];
+  }
   if (typeof value !== "string") return null;
-  // Candidate spans: words and tokens, longer first where they overlap.
-  const spans = [...words(value), ...tokenize(value)]
+  // The working directory explains a path's whole prefix better than
+  // pieces of it found in unrelated outputs.
+  const cwd = index.state.input && typeof index.state.input === "object"
+    ? (index.state.input as { cwd?: unknown }).cwd
+    : undefined;
+  if (
+    typeof cwd === "string" && cwd.length >= 2 && value.startsWith(cwd + "/")
+  ) {
+    const rest = value.slice(cwd.length);
+    const tail = argLineage(rest, index);
+    return refMarker("input.cwd") + (tail ?? rest);
+  }
+  // Candidate spans: words, tokens and parts of joined tokens, longer
+  // first where they overlap.
+  const spans = [...words(value), ...tokenize(value), ...subTokens(value)]
     .filter((t) => t.text !== value && isIdentifierToken(t.text))
     .sort((a, b) => a.start - b.start || b.text.length - a.text.length);
   let out = "";
@@ -135,10 +160,15 @@ function wantedValues(events: TraceEvent[]): Set<string | number> {
     const args = ev.payload.arguments as Record<string, unknown> | undefined;
     if (!args) continue;
     for (const { value } of argumentLeaves(args)) {
-      if (typeof value === "number") wanted.add(value);
+      if (typeof value === "number") {
+        wanted.add(value);
+        wanted.add(String(value));
+      }
       if (typeof value !== "string") continue;
       wanted.add(value);
-      for (const t of [...words(value), ...tokenize(value)]) {
+      for (
+        const t of [...words(value), ...tokenize(value), ...subTokens(value)]
+      ) {
         wanted.add(t.text);
         if (/^-?\d+(\.\d+)?$/.test(t.text)) wanted.add(Number(t.text));
       }
@@ -201,6 +231,12 @@ export function normalizeEpisode(
     }
     if (ev.kind === "episode.started" && ev.payload.task !== undefined) {
       input.task = ev.payload.task;
+    }
+    if (
+      ev.kind === "episode.started" && typeof ev.payload.cwd === "string" &&
+      input.cwd === undefined
+    ) {
+      input.cwd = ev.payload.cwd;
     }
     if (ev.kind === "annotation" && ev.payload.type === "episode.outcome") {
       success = typeof ev.payload.success === "boolean"

@@ -4,7 +4,9 @@
  * Grammar: a top-level key, then `.key` for object members and `[i]` for
  * list items (`[$var]` when the index equals the integer state variable
  * `var`); `~json` descends into a string that holds JSON; `~token[i]` is
- * the i-th token of a string, `~word[i]` its i-th word (see `meaningful.ts`). Keys that are not
+ * the i-th token of a string, `~word[i]` its i-th word (see `meaningful.ts`),
+ * `~span[s:e]` the characters from s to e (a part of a hyphen- or
+ * underscore-joined token, such as `ORD-7731` in `shipped-ORD-7731.txt`). Keys that are not
  * plain identifiers are written `["key"]`.
  *
  * @module
@@ -18,7 +20,8 @@ export type PathSegment =
   | { variable: string }
   | { json: true }
   | { token: number }
-  | { word: number };
+  | { word: number }
+  | { span: [number, number] };
 
 const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
 
@@ -39,6 +42,7 @@ export function formatPath(segments: PathSegment[]): string {
     else if ("variable" in s) out += `[$${s.variable}]`;
     else if ("json" in s) out += "~json";
     else if ("token" in s) out += `~token[${s.token}]`;
+    else if ("span" in s) out += `~span[${s.span[0]}:${s.span[1]}]`;
     else out += `~word[${s.word}]`;
   }
   return out;
@@ -68,6 +72,13 @@ export function parsePath(path: string): PathSegment[] {
       const end = path.indexOf("]", i);
       if (end < 0) fail();
       out.push({ token: Number(path.slice(i + 7, end)) });
+      i = end + 1;
+    } else if (path.startsWith("~span[", i)) {
+      const end = path.indexOf("]", i);
+      if (end < 0) fail();
+      const m = /^(\d+):(\d+)$/.exec(path.slice(i + 6, end));
+      if (!m) fail();
+      out.push({ span: [Number(m![1]), Number(m![2])] });
       i = end + 1;
     } else if (path.startsWith("~word[", i)) {
       const end = path.indexOf("]", i);
@@ -136,6 +147,9 @@ export function resolvePath(
     } else if ("token" in s) {
       if (typeof cur !== "string") return undefined;
       cur = tokenize(cur)[s.token]?.text;
+    } else if ("span" in s) {
+      if (typeof cur !== "string" || s.span[1] > cur.length) return undefined;
+      cur = cur.slice(s.span[0], s.span[1]);
     } else {
       if (typeof cur !== "string") return undefined;
       cur = words(cur)[s.word]?.text;

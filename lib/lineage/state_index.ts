@@ -15,8 +15,9 @@ import {
   symbolicVariants,
 } from "./find_source.ts";
 import {
-  isIdentifierToken,
   isMeaningful,
+  isTextDatum,
+  subTokens,
   tokenize,
   words,
 } from "./meaningful.ts";
@@ -85,7 +86,7 @@ export class StateIndex {
       for (const w of words(value)) {
         const wanted = this.#allWords
           ? isMeaningful(w.text)
-          : isIdentifierToken(w.text);
+          : isTextDatum(w.text);
         if (!seen.has(w.text) && wanted) {
           seen.add(w.text);
           this.#stack.push({ word: w.index });
@@ -94,9 +95,17 @@ export class StateIndex {
         }
       }
       for (const t of tokenize(value)) {
-        if (!seen.has(t.text) && isIdentifierToken(t.text)) {
+        if (!seen.has(t.text) && isTextDatum(t.text)) {
           seen.add(t.text);
           this.#stack.push({ token: t.index });
+          this.#hit(t.text);
+          this.#stack.pop();
+        }
+      }
+      for (const t of subTokens(value)) {
+        if (!seen.has(t.text)) {
+          seen.add(t.text);
+          this.#stack.push({ span: [t.start, t.start + t.text.length] });
           this.#hit(t.text);
           this.#stack.pop();
         }

@@ -268,4 +268,57 @@ Deno.test("host_c: the real plugin turns every recorded hook into envelopes the 
   );
   const user = perm.find((e) => e.kind === "message")!;
   assertEquals(user.payload.role, "user");
+  // Every finished assistant message is a model response with its tokens.
+  const basic = await events(srv.store, "c_basic");
+  const responses = basic.filter((e) => e.kind === "model.responded");
+  assertEquals(responses.length, 6);
+  assertEquals(
+    (responses[0].payload.response as { usage: unknown }).usage,
+    {
+      input_tokens: 2470,
+      output_tokens: 38,
+      total_tokens: 2508,
+      reasoning_tokens: 0,
+    },
+  );
+});
+
+Deno.test("host_c: the plugin waits for posts in flight when OpenCode disposes it, and a model error marks the episode failed", async () => {
+  await using srv = await startServer();
+  await using dir = await tempDir();
+  const file = `${dir.path}/plugin.js`;
+  Deno.writeTextFileSync(
+    file,
+    hostCPluginSource({ url: srv.url, capture: "c_dispose" }),
+  );
+  const mod = await import(`file://${file}`);
+  const hooks = await mod.HarnessPlugin({});
+  const session = (id: string) => ({
+    event: {
+      type: "session.created",
+      properties: { info: { id } },
+    },
+  });
+  await hooks.event(session("ses_a"));
+  await hooks.event(session("ses_b"));
+  await hooks.event({
+    event: {
+      type: "session.error",
+      properties: { sessionID: "ses_b", error: { name: "APIError" } },
+    },
+  });
+  // OpenCode does not await bus events: the deletion is still in flight.
+  hooks.event({
+    event: { type: "session.deleted", properties: { info: { id: "ses_a" } } },
+  });
+  await hooks.dispose();
+  const evs = await events(srv.store, "c_dispose");
+  const ends = evs.filter((e) => e.kind === "episode.finished").map((
+    e,
+  ) => [e.episode_id, e.payload.reason]).sort();
+  assertEquals(ends, [["ses_a", "session.deleted"], ["ses_b", "disposed"]]);
+  const outcome = evs.find((e) =>
+    e.kind === "annotation" && e.payload.type === "episode.outcome"
+  )!;
+  assertEquals([outcome.episode_id, outcome.payload.success], ["ses_b", false]);
 });

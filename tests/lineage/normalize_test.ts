@@ -134,3 +134,50 @@ Deno.test("values the model chose with no source become decisions; failed and in
     kind: "predict",
   }]);
 });
+
+Deno.test("lineage finds ids joined into longer tokens, numbers written in CSV text, and prefers the working directory for a path's prefix", async () => {
+  const { resolvePath } = await import("../../lib/lineage/paths.ts");
+  const { episodeStarted } = await import("../../lib/trace/mod.ts");
+  // An id inside a joined file name, in both directions.
+  const a = episodeOf([
+    ["ls", { dir: "out" }, "shipped-ORD-7731.txt\nnotes.md"],
+    ["get_order", { order_id: "ORD-7731" }, { order_id: "ORD-7731" }],
+    ["archive", { file: "done-ORD-7731.log" }, "ok"],
+  ]);
+  const na = normalizeEpisode(a);
+  const src = na.steps[1].arg_lineage.order_id!;
+  assertEquals(resolvePath(na.steps[1].state_before, src), "ORD-7731");
+  assertEquals(
+    na.steps[2].arg_lineage.file,
+    "done-$ref(get_order_1.order_id).log",
+  );
+  // A number of three digits written in CSV text.
+  const b = episodeOf([
+    ["report", {}, "3:ORD-7731,420,pending"],
+    ["charge", { amount: 420, count: 3 }, "ok"],
+  ]);
+  const nb = normalizeEpisode(b);
+  const amount = nb.steps[1].arg_lineage.amount!;
+  assertEquals(resolvePath(nb.steps[1].state_before, amount), "420");
+  assertEquals(nb.steps[1].arg_lineage.count, null); // small counts stay unattributed
+  // The working directory explains the prefix; pieces of it found in an
+  // unrelated output do not.
+  const c = episodeOf([
+    ["ls", { dir: "." }, "agent-demo notes.txt"],
+    ["read", { path: "/home/dev/agent-demo/work/notes.txt" }, "hi"],
+  ]);
+  const ctx = fixedContext("cap_n", "ep_n");
+  const chain = new HashChainer();
+  const started = chain.seal(
+    episodeStarted(ctx, { cwd: "/home/dev/agent-demo/work" }),
+  ).event;
+  const rest = c.events.map((e) => {
+    const { sequence: _s, prev_event_hash: _p, event_hash: _h, ...u } = e;
+    return chain.seal(u).event;
+  });
+  const nc = normalizeEpisode({ ...c, events: [started, ...rest] });
+  assertEquals(
+    nc.steps[1].arg_lineage.path,
+    "$ref(input.cwd)/notes.txt",
+  );
+});
