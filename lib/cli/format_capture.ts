@@ -81,6 +81,7 @@ export function formatInspection(
         "started",
         "finished",
         "incomplete calls",
+        "tokens in/out",
       ],
       i.episodes.map((e) => [
         e.episode_id,
@@ -90,6 +91,7 @@ export function formatInspection(
         e.started ? "yes" : "no",
         e.finished ? "yes" : "no",
         String(e.incomplete_calls),
+        e.tokens ? `${e.tokens.input}/${e.tokens.output}` : "-",
       ]),
     ),
   ];

@@ -29,6 +29,11 @@ export interface EpisodeInspection {
   fidelity: Fidelity;
   /** Calls started and never completed or failed. */
   incomplete_calls: number;
+  /**
+   * Tokens the host reported for the episode's model responses, summed
+   * (null where the host reports none).
+   */
+  tokens: { input: number; output: number; responses: number } | null;
 }
 
 /** Everything `capture inspect` shows. */
@@ -107,6 +112,7 @@ export async function inspectCapture(
           counts_by_kind: {},
           fidelity: "F0",
           incomplete_calls: 0,
+          tokens: null,
         },
         counts: new Map(),
         fid: new FidelityTracker(),
@@ -121,6 +127,19 @@ export async function inspectCapture(
     if (ev.kind === "episode.started") e.ep.started = true;
     if (ev.kind === "episode.finished") e.ep.finished = true;
     if (ev.kind === "tool.call.started") e.open.add(ev.event_id);
+    if (ev.kind === "model.responded") {
+      const usage = (ev.payload.response as {
+        usage?: { input_tokens?: unknown; output_tokens?: unknown };
+      } | null)?.usage;
+      if (usage && typeof usage.input_tokens === "number") {
+        const t = (e.ep.tokens ??= { input: 0, output: 0, responses: 0 });
+        t.input += usage.input_tokens;
+        t.output += typeof usage.output_tokens === "number"
+          ? usage.output_tokens
+          : 0;
+        t.responses++;
+      }
+    }
     if (
       (ev.kind === "tool.call.completed" || ev.kind === "tool.call.failed") &&
       ev.parent_event_id
