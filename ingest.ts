@@ -258,7 +258,9 @@ async function run(args: string[], io: Io): Promise<number> {
     }
     case "doctor": {
       const m = await import("./lib/cli/cmd_doctor.ts");
-      const base = values.user ? env("HOME") : values.project ?? ".";
+      const base = values.user
+        ? env("HOME")
+        : values.project ?? env("INIT_CWD") ?? ".";
       if (!base) throw new UsageError("--user needs HOME");
       return m.printFindings(
         await m.checkHooks(base, {
@@ -291,7 +293,8 @@ async function run(args: string[], io: Io): Promise<number> {
       }
       const a = {
         host: canonicalHost(command),
-        project: values.project,
+        // Under `deno task`, "here" is the folder the user ran it from.
+        project: values.project ?? (values.user ? undefined : env("INIT_CWD")),
         user: values.user,
         mode: values.command ? "command" as const : "http" as const,
         url,

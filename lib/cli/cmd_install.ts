@@ -227,7 +227,7 @@ function firstBackup(file: string): string | null {
 
 function sameJson(text: string, value: Settings): boolean {
   try {
-    return canonicalJson(JSON.parse(text)) === canonicalJson(value);
+    return canonicalJson(parseJsonc(text)) === canonicalJson(value);
   } catch {
     return false;
   }
@@ -272,7 +272,12 @@ export function install(a: InstallArgs, io: Io): number {
   let settings: Settings = {};
   if (before !== null && before.trim() !== "") {
     try {
-      settings = JSON.parse(before);
+      settings = parseJsonc(before);
+      if (!isJson(before)) {
+        io.out(
+          `${a.host}: ${file} has comments; they are not kept in the merged file (the backup keeps them)`,
+        );
+      }
     } catch (err) {
       throw new Error(
         `${file} is not valid JSON (${
@@ -304,11 +309,13 @@ export function install(a: InstallArgs, io: Io): number {
   }
   const statePath = `${file}.harness-state.json`;
   if (readText(statePath) === null) {
+    const createdDir = !exists(dirname(file));
     Deno.mkdirSync(dirname(file), { recursive: true });
     Deno.writeTextFileSync(
       statePath,
       JSON.stringify({
         created_file: before === null,
+        created_dir: createdDir,
         had_hooks_key: settings.hooks !== undefined,
       }) + "\n",
     );
@@ -357,9 +364,13 @@ export function uninstall(a: InstallArgs, io: Io): number {
   const statePath = `${file}.harness-state.json`;
   const stateText = readText(statePath);
   const state = stateText
-    ? JSON.parse(stateText) as { created_file: boolean; had_hooks_key: boolean }
-    : { created_file: false, had_hooks_key: true };
-  const settings = JSON.parse(before) as Settings;
+    ? JSON.parse(stateText) as {
+      created_file: boolean;
+      created_dir?: boolean;
+      had_hooks_key: boolean;
+    }
+    : { created_file: false, created_dir: false, had_hooks_key: true };
+  const settings = parseJsonc(before) as Settings;
   const next = removeHarnessHooks(settings, a.host, state.had_hooks_key);
   if (state.created_file && Object.keys(next).length === 0) {
     Deno.removeSync(file);
@@ -377,5 +388,78 @@ export function uninstall(a: InstallArgs, io: Io): number {
     } else io.out(`${a.host}: no harness hooks in ${file}`);
   }
   if (stateText !== null) Deno.removeSync(statePath);
+  // What install made goes too: its backups, and the folder it created.
+  for (const b of backupsOf(file)) Deno.removeSync(b);
+  if (state.created_dir) {
+    try {
+      Deno.removeSync(dirname(file)); // only when empty
+      io.out(
+        `${a.host}: removed ${dirname(file)} (the install had created it)`,
+      );
+    } catch { /* the folder holds other files: keep it */ }
+  }
   return 0;
+}
+
+function backupsOf(file: string): string[] {
+  const dir = dirname(file);
+  const prefix = `${basename(file)}.harness-backup-`;
+  try {
+    return [...Deno.readDirSync(dir)].filter((e) => e.name.startsWith(prefix))
+      .map((e) => join(dir, e.name));
+  } catch {
+    return [];
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Parse JSON with comments and trailing commas (Gemini CLI accepts them in
+ * its settings).
+ *
+ * @param text The text.
+ * @returns The value.
+ * @throws {SyntaxError} When it is not JSON even without comments.
+ */
+export function parseJsonc(text: string): Settings {
+  let out = "";
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      out += c;
+      if (c === "\\") out += text[++i] ?? "";
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') {
+      inString = true;
+      out += c;
+    } else if (c === "/" && text[i + 1] === "/") {
+      while (i < text.length && text[i] !== "\n") i++;
+      out += "\n";
+    } else if (c === "/" && text[i + 1] === "*") {
+      i += 2;
+      while (i < text.length && !(text[i] === "*" && text[i + 1] === "/")) i++;
+      i++;
+    } else out += c;
+  }
+  return JSON.parse(out.replace(/,(\s*[}\]])/g, "$1"));
 }

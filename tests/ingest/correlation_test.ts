@@ -184,6 +184,9 @@ Deno.test("host_b: the assistant's words come from the streamed answer (not the 
   const { inspectCapture } = await import("../../lib/control/inspect.ts");
   const inspected = await inspectCapture(store, "c");
   assertEquals(inspected.episodes[0].tokens?.responses, 5);
-  assertEquals(inspected.episodes[0].tokens?.input, 204 + 306 + 416 + 533 + 659);
+  assertEquals(
+    inspected.episodes[0].tokens?.input,
+    204 + 306 + 416 + 533 + 659,
+  );
   assertEquals(evs.filter((e) => e.kind === "episode.finished").length, 1);
 });

@@ -421,3 +421,38 @@ Deno.test("doctor says which hooks cannot record and why", async () => {
     bad.out,
   );
 });
+
+Deno.test("host_b settings with comments install and uninstall; uninstall gives the user's bytes back and removes what install created", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, ".gemini", "settings.json");
+  // A folder install creates is removed by uninstall, backups included.
+  assertEquals(install(args("host_b", dir.path), quiet), 0);
+  assertEquals(install(args("host_b", dir.path), quiet), 0);
+  assertEquals(uninstall(args("host_b", dir.path), quiet), 0);
+  let left = true;
+  try {
+    Deno.statSync(join(dir.path, ".gemini"));
+  } catch {
+    left = false;
+  }
+  assertEquals(left, false, "the .gemini folder install created is gone");
+  // JSONC: comments and a trailing comma.
+  Deno.mkdirSync(join(dir.path, ".gemini"));
+  const original = `{
+  // my theme
+  "theme": "dark", /* keep */
+  "tools": { "sandbox": false, },
+}
+`;
+  Deno.writeTextFileSync(file, original);
+  assertEquals(install(args("host_b", dir.path), quiet), 0);
+  const merged = JSON.parse(Deno.readTextFileSync(file));
+  assertEquals(merged.theme, "dark");
+  assertOk(merged.hooks.BeforeTool);
+  assertEquals(uninstall(args("host_b", dir.path), quiet), 0);
+  assertEquals(Deno.readTextFileSync(file), original);
+  assertEquals(
+    [...Deno.readDirSync(join(dir.path, ".gemini"))].map((e) => e.name),
+    ["settings.json"],
+  );
+});
