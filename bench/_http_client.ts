@@ -15,7 +15,10 @@ export class KeepAliveConnection {
   #buf = new Uint8Array(0);
   readonly #chunk = new Uint8Array(64 * 1024);
 
-  private constructor(conn: Deno.TcpConn) {
+  readonly #host: string;
+
+  private constructor(conn: Deno.TcpConn, port: number) {
+    this.#host = `127.0.0.1:${port}`;
     this.#conn = conn;
   }
 
@@ -27,7 +30,7 @@ export class KeepAliveConnection {
   static async open(port: number): Promise<KeepAliveConnection> {
     const conn = await Deno.connect({ hostname: "127.0.0.1", port });
     conn.setNoDelay(true);
-    return new KeepAliveConnection(conn);
+    return new KeepAliveConnection(conn, port);
   }
 
   /**
@@ -39,7 +42,7 @@ export class KeepAliveConnection {
   async post(path: string, body: string): Promise<number> {
     const b = enc.encode(body);
     const head = enc.encode(
-      `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${b.length}\r\n\r\n`,
+      `POST ${path} HTTP/1.1\r\nhost: ${this.#host}\r\ncontent-type: application/json\r\ncontent-length: ${b.length}\r\n\r\n`,
     );
     const req = new Uint8Array(head.length + b.length);
     req.set(head);

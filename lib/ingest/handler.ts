@@ -63,6 +63,11 @@ export interface IngestHandlerOptions {
   /** When set, every request needs `Authorization: Bearer <token>`. */
   token?: string | null;
   /**
+   * Whether a `Host` header names this server (set for loopback servers,
+   * against DNS rebinding); every host is allowed when absent.
+   */
+  hostAllowed?: ((host: string) => boolean) | null;
+  /**
    * The active capture, asked on each hook request without `cap`.
    * @default () => null
    */
@@ -260,6 +265,37 @@ export function createIngestHandler(
     const start = raw.indexOf("/", raw.indexOf("//") + 2);
     const q = raw.indexOf("?", start);
     const path = start < 0 ? "/" : raw.slice(start, q < 0 ? undefined : q);
+    // A web page can reach a loopback server; nothing of ours sends Origin.
+    if (req.headers.has("origin")) {
+      await req.body?.cancel();
+      return json(403, {
+        ok: false,
+        error:
+          "Requests from web pages are refused (they carry an Origin header); hooks, forwarders and the CLI send none",
+      });
+    }
+    const hostHeader = req.headers.get("host") ?? "";
+    if (options.hostAllowed && !options.hostAllowed(hostHeader)) {
+      await req.body?.cancel();
+      return json(403, {
+        ok: false,
+        error: `Host ${
+          JSON.stringify(hostHeader)
+        } is not this server's loopback address`,
+      });
+    }
+    if (
+      req.method === "POST" &&
+      (path === "/ingest" || path.startsWith("/hook/")) &&
+      (req.headers.get("content-type") ?? "").split(";")[0].trim()
+          .toLowerCase() !== "application/json"
+    ) {
+      await req.body?.cancel();
+      return json(415, {
+        ok: false,
+        error: "Send events with Content-Type: application/json",
+      });
+    }
     if (options.token) {
       const auth = req.headers.get("authorization") ?? "";
       // The pid file's admin key (owner-readable only) is enough to stop it.

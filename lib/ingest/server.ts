@@ -108,10 +108,15 @@ export class IngestServer {
     }
     const correlator = this.#options.correlator ?? new ToolCallCorrelator();
     const restored = await restorePending(this.#store, correlator);
+    // Loopback servers answer only to their own names (DNS rebinding).
+    let allowed: Set<string> | null = null;
     const { handler, stats } = createIngestHandler(this.#store, {
       activeCapture: activeCaptureReader(this.#store.root),
       ...this.#options,
       correlator,
+      hostAllowed: isLoopback(host)
+        ? (h) => allowed === null || allowed.has(h.toLowerCase())
+        : null,
     });
     stats.restored_pending_calls = restored;
     this.#stats = stats;
@@ -126,6 +131,11 @@ export class IngestServer {
               ? `[${a.hostname}]`
               : a.hostname;
             this.#url = `http://${shown}:${a.port}`;
+            allowed = new Set(
+              [shown, "127.0.0.1", "localhost", "[::1]"].map((n) =>
+                `${n.toLowerCase()}:${a.port}`
+              ),
+            );
             // Writers refused by the store lock learn where to send events.
             this.#store.lock?.update({ role: "ingest-server", url: this.#url });
             resolve(this.#url);

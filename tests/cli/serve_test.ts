@@ -47,6 +47,7 @@ Deno.test("serve --detach runs in the background; status sees it; a second serve
     );
     const res = await fetch(`${url}/hook/host_b?cap=bg`, {
       method: "POST",
+      headers: { "content-type": "application/json" },
       body: JSON.stringify({
         session_id: "s",
         hook_event_name: "BeforeAgent",

@@ -34,6 +34,7 @@ async function replayAll(url: string, dir: string): Promise<string[]> {
         for (const f of files) {
           const res = await fetch(`${url}/hook/${host}?cap=${cap}`, {
             method: "POST",
+            headers: { "content-type": "application/json" },
             body: JSON.stringify(f.body),
           });
           await res.body?.cancel();
@@ -129,6 +130,7 @@ Deno.test("lineage over a coding-agent capture: ids printed by one command and u
   const post = (body: unknown) =>
     fetch(`${srv.url}/hook/host_a?cap=coding`, {
       method: "POST",
+      headers: { "content-type": "application/json" },
       body: JSON.stringify(body),
     })
       .then((r) => r.body?.cancel());

@@ -152,6 +152,7 @@ Deno.test("host_b: every recorded payload gives calls linked without ids, real e
     for (const f of scenarioFiles(`${HOSTS}/host_b/${scenario}`)) {
       const res = await fetch(`${srv.url}/hook/host_b?cap=b_${scenario}`, {
         method: "POST",
+        headers: { "content-type": "application/json" },
         body: JSON.stringify(f.body),
       });
       const body = await res.json();

@@ -114,7 +114,10 @@ Deno.test("10,000 malformed or random requests across all paths: no 5xx, the ser
       const path = PATHS[Math.floor(r() * PATHS.length)];
       const method = METHODS[Math.floor(r() * METHODS.length)];
       const b = method === "GET" ? undefined : body(r);
-      const res = await fetch(srv.url + path, { method, body: b });
+      const headers: Record<string, string> = r() < 0.9
+        ? { "content-type": "application/json" }
+        : {};
+      const res = await fetch(srv.url + path, { method, body: b, headers });
       await res.body?.cancel();
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       if (res.status >= 500) {

@@ -12,7 +12,11 @@ const hookA = {
 };
 
 async function post(url: string, body: BodyInit, headers: HeadersInit = {}) {
-  const res = await fetch(url, { method: "POST", body, headers });
+  const res = await fetch(url, {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/json", ...headers },
+  });
   const text = await res.text();
   return { status: res.status, text, body: text ? JSON.parse(text) : null };
 }
@@ -226,4 +230,47 @@ Deno.test("a second server on the same port fails with a clear message", async (
     err instanceof IngestConfigError && /in use/.test(err.message),
     String(err),
   );
+});
+
+Deno.test("a web page can neither write nor read: Origin refused, Host must be the server's loopback name, writes need application/json", async () => {
+  await using srv = await startServer();
+  const port = new URL(srv.url).port;
+  // A no-cors fetch from any site: text/plain with an Origin.
+  const crossSite = await fetch(`${srv.url}/hook/host_a?cap=victim`, {
+    method: "POST",
+    headers: { origin: "http://evil.example", "content-type": "text/plain" },
+    body: JSON.stringify(hookA),
+  });
+  assertEquals(crossSite.status, 403);
+  await crossSite.body?.cancel();
+  const plain = await fetch(`${srv.url}/ingest`, {
+    method: "POST",
+    headers: { "content-type": "text/plain" },
+    body: JSON.stringify(annotation(fixedContext("victim"), { type: "note" })),
+  });
+  assertEquals(plain.status, 415);
+  await plain.body?.cancel();
+  assertEquals(srv.store.hasCapture("victim"), false);
+  // DNS rebinding: the page's own name in Host.
+  const conn = await Deno.connect({
+    hostname: "127.0.0.1",
+    port: Number(port),
+  });
+  await conn.write(
+    new TextEncoder().encode(
+      `GET /captures HTTP/1.1\r\nhost: evil.example:${port}\r\nconnection: close\r\n\r\n`,
+    ),
+  );
+  const buf = new Uint8Array(4096);
+  const n = await conn.read(buf);
+  conn.close();
+  assertOk(
+    new TextDecoder().decode(buf.subarray(0, n ?? 0)).startsWith(
+      "HTTP/1.1 403",
+    ),
+  );
+  // The server's own names work.
+  const ok = await fetch(`http://localhost:${port}/health`);
+  assertEquals(ok.status, 200);
+  await ok.body?.cancel();
 });
