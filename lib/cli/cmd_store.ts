@@ -5,11 +5,7 @@
  */
 import { resolve } from "node:path";
 import { HarnessStore } from "../store/store.ts";
-import {
-  isStoreLocked,
-  readLockOwner,
-  StoreLockedError,
-} from "../store/lock.ts";
+import { isStoreLocked, readLockOwner } from "../store/lock.ts";
 import type { CaptureInspection } from "../control/inspect.ts";
 import type { CaptureRecord } from "../store/index_db.ts";
 import { inspectCapture } from "../control/inspect.ts";
@@ -42,14 +38,15 @@ function canWrite(root: string): boolean {
  * @returns The store.
  */
 export function openForRead(root: string): HarnessStore {
-  if (canWrite(root)) {
-    try {
-      return new HarnessStore(root, { role: "cli" });
-    } catch (err) {
-      if (!(err instanceof StoreLockedError)) throw err;
-    }
+  // Reading never changes the store's evidence: no repair, whatever access
+  // we have. Only a store that has no index yet is opened as the writer,
+  // to create it (and what that open repaired is in `findings`).
+  try {
+    return new HarnessStore(root, { readOnly: true });
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound) || !canWrite(root)) throw err;
+    return new HarnessStore(root, { role: "cli" });
   }
-  return new HarnessStore(root, { readOnly: true });
 }
 
 /**
@@ -180,13 +177,18 @@ export async function storeCommand(
   }
   if (group === "store" && command === "rebuild-index") {
     using store = openForWrite(root);
+    // Opening as the writer repairs torn tails: say so.
+    const repairs = store.findings.map((f) => f.message);
     const t0 = performance.now();
     const r = store.rebuildIndex();
     const ms = Math.round(performance.now() - t0);
     print(
-      { ...r, ms },
+      { ...r, ms, repairs },
       () =>
-        `Rebuilt the index of ${root}: ${r.captures} captures, ${r.events} events in ${ms} ms`,
+        [
+          ...repairs.map((m) => `repaired: ${m}`),
+          `Rebuilt the index of ${root}: ${r.captures} captures, ${r.events} events in ${ms} ms`,
+        ].join("\n"),
     );
     return 0;
   }

@@ -25,7 +25,9 @@ export async function readBody(req: Request, limit: number): Promise<string> {
   if (!req.body) return "";
   // A declared length within the limit: the native reader is fastest (the
   // server never delivers more bytes than declared).
-  if (Number.isFinite(declared)) return await req.text();
+  if (Number.isFinite(declared)) {
+    return utf8(new Uint8Array(await req.arrayBuffer()));
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = req.body.getReader();
@@ -39,12 +41,23 @@ export async function readBody(req: Request, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return new TextDecoder().decode(chunks[0]);
+  if (chunks.length === 1) return utf8(chunks[0]);
   const all = new Uint8Array(size);
   let at = 0;
   for (const c of chunks) {
     all.set(c, at);
     at += c.length;
   }
-  return new TextDecoder().decode(all);
+  return utf8(all);
+}
+
+/** Decode UTF-8, refusing bytes that are not (a 400, not silent U+FFFD). */
+function utf8(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new SyntaxError(
+      "The body is not valid UTF-8: send JSON text encoded as UTF-8",
+    );
+  }
 }

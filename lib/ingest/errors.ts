@@ -8,6 +8,7 @@ import { InvalidIdError } from "../trace/ids.ts";
 import { HookPayloadError } from "../adapters/common.ts";
 import { CaptureNotFoundError } from "../control/inspect.ts";
 import { CaptureFinishedError } from "../store/sink.ts";
+import { SpoolError } from "../store/spool.ts";
 
 /** A request body over the size limit. */
 export class PayloadTooLargeError extends RangeError {
@@ -46,6 +47,9 @@ export function json(
  * that is not a valid event, 500 otherwise (the store failed).
  */
 export function statusOf(err: unknown): number {
+  // What failed decides, not the error's class: a damaged spool is the
+  // store's failure even though SpoolError is a SyntaxError.
+  if (err instanceof SpoolError) return 500;
   if (err instanceof PayloadTooLargeError) return 413;
   if (err instanceof SyntaxError || err instanceof URIError) return 400;
   if (err instanceof CaptureNotFoundError) return 404;

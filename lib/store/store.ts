@@ -401,7 +401,18 @@ export class HarnessStore {
     const resolve = options.resolveBlobs ?? true;
     for await (const line of splitLines(readChunks(path))) {
       if (!line.terminated) return; // torn tail: not an acknowledged event
-      const ev = JSON.parse(decoder.decode(line.bytes)) as TraceEvent;
+      let ev: TraceEvent;
+      try {
+        ev = JSON.parse(decoder.decode(line.bytes)) as TraceEvent;
+      } catch (err) {
+        throw new SpoolError(
+          path,
+          line.offset,
+          `Line ${line.lineNumber} of capture "${captureId}" is not an event (${
+            (err as Error).message
+          }): the spool was altered; "capture verify ${captureId}" says where`,
+        );
+      }
       if (
         options.episodeId !== undefined && ev.episode_id !== options.episodeId
       ) {

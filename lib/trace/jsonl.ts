@@ -186,7 +186,8 @@ export async function verifyChain(
   chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   options: VerifyChainOptions = {},
 ): Promise<ChainReport> {
-  const decoder = new TextDecoder();
+  // Fatal: bytes that are not UTF-8 are a broken line, not U+FFFD.
+  const decoder = new TextDecoder("utf-8", { fatal: true });
   let sequence = 0;
   let head = GENESIS_HASH;
   let bytes = 0;
@@ -217,7 +218,16 @@ export async function verifyChain(
         `Line ${at.lineNumber} has no newline: a write was cut off (open the store to repair it)`,
       );
     }
-    const line = decoder.decode(at.bytes);
+    let line: string;
+    try {
+      line = decoder.decode(at.bytes);
+    } catch {
+      return report(
+        "syntax",
+        at,
+        `Line ${at.lineNumber} is not valid UTF-8: its bytes were altered`,
+      );
+    }
     const checked = checkLine(line, expected, head, options.captureId);
     if (typeof checked !== "string") {
       return report(checked.kind, at, checked.message);
@@ -254,7 +264,8 @@ export function checkLine(
   const hs = line.indexOf(HASH_MEMBER);
   const valid = hs > 0 &&
     line.startsWith('"event_id":', hs + HASH_MEMBER_LEN) &&
-    line.charCodeAt(hs + HASH_MEMBER_LEN - 2) === 34; // closing quote
+    line.charCodeAt(hs + HASH_MEMBER_LEN - 2) === 34 && // closing quote
+    line.charCodeAt(hs + HASH_MEMBER_LEN - 1) === 44; // and its comma
   if (!valid) return slowCheck(line, expected, prev, captureId);
   const claimed = line.slice(hs + 14, hs + 14 + 71);
   const body = line.slice(0, hs) + line.slice(hs + HASH_MEMBER_LEN);

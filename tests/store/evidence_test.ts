@@ -1,0 +1,90 @@
+import { assertEquals, assertOk } from "../_assert.ts";
+import { HarnessStore } from "../../lib/store/mod.ts";
+import { annotation } from "../../lib/trace/mod.ts";
+import { fixedContext, tempDir } from "../_helpers.ts";
+import { startServer } from "../_server.ts";
+
+function fill(store: HarnessStore, id: string, n: number) {
+  const sink = store.sink(id);
+  const ctx = fixedContext(id);
+  for (let i = 0; i < n; i++) sink.emit(annotation(ctx, { type: "note", i }));
+}
+
+Deno.test("verify refuses a line whose bytes after event_hash were changed, and a line that is not valid UTF-8", async () => {
+  await using dir = await tempDir();
+  {
+    using store = new HarnessStore(dir.path);
+    fill(store, "c", 3);
+  }
+  using store = new HarnessStore(dir.path, { readOnly: true });
+  const path = store.spoolPath("c");
+  const original = Deno.readFileSync(path);
+  const text = new TextDecoder().decode(original);
+  // The comma after the event_hash member.
+  const at = text.indexOf('","event_id"', text.indexOf("\n") + 1) + 1;
+  Deno.writeTextFileSync(path, text.slice(0, at) + "X" + text.slice(at + 1));
+  let r = await store.verifyCapture("c");
+  assertEquals([r.ok, r.problem?.sequence], [false, 2]);
+  // An invalid UTF-8 byte in place of a character.
+  const bytes = original.slice();
+  const second = text.indexOf("\n") + 1;
+  bytes[second + text.slice(second).indexOf('"note"') + 2] = 0xff;
+  Deno.writeFileSync(path, bytes);
+  r = await store.verifyCapture("c");
+  assertEquals([r.ok, r.problem?.sequence, r.problem?.kind], [
+    false,
+    2,
+    "syntax",
+  ]);
+});
+
+Deno.test("ingest refuses bodies that are not UTF-8 with 400 instead of storing U+FFFD", async () => {
+  await using srv = await startServer();
+  const ev = JSON.stringify(
+    annotation(fixedContext("u"), { type: "note", t: "ab" }),
+  );
+  const bytes = new TextEncoder().encode(ev);
+  const i = ev.indexOf('"ab"') + 1;
+  bytes[i] = 0xc3; // a lead byte with no continuation
+  const res = await fetch(`${srv.url}/ingest`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: bytes,
+  });
+  const body = await res.json();
+  assertEquals(res.status, 400);
+  assertOk(/UTF-8/.test(body.error), body.error);
+  assertEquals(srv.store.hasCapture("u"), false);
+});
+
+Deno.test("capture verify never changes anything (a torn tail is reported, not moved), and rebuild-index says what it repaired", async () => {
+  const { main } = await import("../../ingest.ts");
+  await using dir = await tempDir();
+  {
+    using store = new HarnessStore(dir.path);
+    fill(store, "c", 3);
+  }
+  const path = `${dir.path}/captures/c.jsonl`;
+  const torn = new TextDecoder().decode(Deno.readFileSync(path)) + '{"half';
+  Deno.writeTextFileSync(path, torn);
+  let out = "", err = "";
+  const io = {
+    out: (t: string) => out += t + "\n",
+    err: (t: string) => err += t + "\n",
+  };
+  const code = await main(["capture", "verify", "c", "--root", dir.path], io);
+  assertEquals(code, 1, out + err);
+  assertOk(/no newline|torn|cut off/i.test(out), out);
+  assertEquals(Deno.readTextFileSync(path), torn);
+  out = "";
+  assertEquals(
+    await main(["store", "rebuild-index", "--root", dir.path], io),
+    0,
+  );
+  assertOk(/repaired:/.test(out), out);
+  out = "";
+  assertEquals(
+    await main(["capture", "verify", "c", "--root", dir.path], io),
+    0,
+  );
+});
