@@ -19,7 +19,7 @@
  */
 import type { HarnessStore } from "../store/store.ts";
 import type { TraceEvent, UnsealedEvent } from "../trace/event.ts";
-import { validateEvent } from "../trace/validate.ts";
+import { checkJsonShape, validateEvent } from "../trace/validate.ts";
 
 import { validateId } from "../trace/ids.ts";
 import { adapterFor } from "../adapters/registry.ts";
@@ -173,6 +173,7 @@ export function createIngestHandler(
           `The hook body is not JSON (${messageOf(err)})`,
         );
       }
+      checkJsonShape(payload);
       const events = adapter(payload, {
         captureId: cap,
         model: options.model ?? null,

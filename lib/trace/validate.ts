@@ -52,6 +52,7 @@ export function validateEvent(value: unknown): UnsealedEvent {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new EventShapeError("$", "expected a JSON object");
   }
+  checkJsonShape(value);
   const obj = value as Record<string, unknown>;
   if (obj.schema_version !== SCHEMA_VERSION) {
     throw new EventShapeError("schema_version", `expected "${SCHEMA_VERSION}"`);
@@ -110,4 +111,53 @@ export function validateEvent(value: unknown): UnsealedEvent {
     parent_event_id: parent as string | null,
     payload: payload as Payload,
   };
+}
+
+/** Deepest nesting an event (or hook payload) may have. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Check that a parsed value can be sealed: no number that is not finite
+ * (`1e400` parses to Infinity) and no nesting deeper than
+ * {@linkcode MAX_JSON_DEPTH}. Iterative, so a hostile depth cannot
+ * overflow the stack.
+ *
+ * @param value A parsed JSON value.
+ * @param maxDepth The limit.
+ * @throws {EventShapeError} Naming the path of the first problem.
+ *
+ * @example
+ * ```ts
+ * import { checkJsonShape } from "./validate.ts";
+ * import { throws } from "node:assert/strict";
+ * throws(() => checkJsonShape({ a: JSON.parse("1e400") }));
+ * ```
+ */
+export function checkJsonShape(
+  value: unknown,
+  maxDepth: number = MAX_JSON_DEPTH,
+): void {
+  const stack: [unknown, number, string][] = [[value, 0, "$"]];
+  while (stack.length) {
+    const [v, depth, path] = stack.pop()!;
+    if (typeof v === "number" && !Number.isFinite(v)) {
+      throw new EventShapeError(path, "a number JSON cannot hold (not finite)");
+    }
+    if (typeof v !== "object" || v === null) continue;
+    if (depth >= maxDepth) {
+      throw new EventShapeError(
+        path,
+        `nested deeper than ${maxDepth} levels`,
+      );
+    }
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        stack.push([v[i], depth + 1, `${path}[${i}]`]);
+      }
+    } else {
+      for (const [k, x] of Object.entries(v)) {
+        stack.push([x, depth + 1, `${path}.${k}`]);
+      }
+    }
+  }
 }

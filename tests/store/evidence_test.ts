@@ -88,3 +88,42 @@ Deno.test("capture verify never changes anything (a torn tail is reported, not m
     0,
   );
 });
+
+Deno.test("non-finite numbers and deep nesting are refused as bad input (422/400), never 500, and nothing is stored", async () => {
+  await using srv = await startServer();
+  const base = annotation(fixedContext("shape"), { type: "note" });
+  const text = JSON.stringify(base);
+  const send = async (body: string, path = "/ingest") => {
+    const res = await fetch(`${srv.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  const inf = await send(
+    text.replace('"type":"note"', '"type":"note","x":1e400'),
+  );
+  assertEquals(inf.status, 422, JSON.stringify(inf.body));
+  assertOk(/not finite/.test(inf.body.error));
+  let deep = '"v"';
+  for (let i = 0; i < 100; i++) deep = `{"a":${deep}}`;
+  const d100 = await send(
+    text.replace('"type":"note"', `"type":"note","x":${deep}`),
+  );
+  assertEquals(d100.status, 422);
+  assertOk(/deeper than 64/.test(d100.body.error), d100.body.error);
+  const huge = "[".repeat(20_000) + "]".repeat(20_000);
+  const dh = await send(huge);
+  assertOk(dh.status === 400 || dh.status === 422, String(dh.status));
+  const hook = await send(
+    JSON.stringify({
+      session_id: "s",
+      hook_event_name: "UserPromptSubmit",
+      prompt: JSON.parse(deep),
+    }),
+    "/hook/host_a?cap=shape",
+  );
+  assertEquals([hook.status, hook.body.ok], [200, false]);
+  assertEquals(srv.store.hasCapture("shape"), false);
+});
