@@ -144,6 +144,7 @@ export async function storeCommand(
     if (server) captures = await getJson(`${server}/captures`, options.token);
     else {
       using store = openForRead(root);
+      for (const f of store.findings) io.err(`harness: ${f.message}`);
       captures = store.listCaptures();
     }
     print(captures, () => formatCaptureList(captures));
@@ -161,6 +162,7 @@ export async function storeCommand(
       return inspection.chain.ok ? 0 : 1;
     }
     using store = openForRead(root);
+    for (const f of store.findings) io.err(`harness: ${f.message}`);
     if (command === "inspect") {
       const inspection = await inspectCapture(store, id);
       print(inspection, () => formatInspection(id, inspection));

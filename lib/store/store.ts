@@ -74,7 +74,7 @@ export interface HarnessStoreOptions {
 export interface OpenFinding {
   /** The capture. */
   capture_id: string;
-  /** `torn_tail_repaired`, `damaged_spool` or `unindexable_line`. */
+  /** `torn_tail_repaired`, `damaged_spool`, `unindexable_line` or `damaged_index` (capture_id empty). */
   kind: string;
   /** What happened. */
   message: string;
@@ -147,7 +147,23 @@ export class HarnessStore {
         );
       }
       this.#lock = null;
-      this.#index = new SqliteIndex(dbPath, { readOnly: true });
+      try {
+        this.#index = new SqliteIndex(dbPath, { readOnly: true });
+        this.#index.listCaptures();
+      } catch (err) {
+        if (!isDamagedDb(err)) throw err;
+        // The index is derived: read from one rebuilt in memory, and change
+        // nothing on disk.
+        this.#index = new SqliteIndex(":memory:");
+        this.#catchUp(false);
+        this.findings.push({
+          capture_id: "",
+          kind: "damaged_index",
+          message: `The index ${dbPath} is damaged (${
+            (err as Error).message
+          }); read from an index rebuilt in memory. Open the store with write access (or "store rebuild-index") to rebuild it on disk`,
+        });
+      }
       return;
     }
     Deno.mkdirSync(join(root, "captures"), { recursive: true });
@@ -157,7 +173,29 @@ export class HarnessStore {
       ...(options.url ? { url: options.url } : {}),
     });
     try {
-      this.#index = new SqliteIndex(dbPath);
+      try {
+        this.#index = new SqliteIndex(dbPath);
+        this.#index.listCaptures();
+      } catch (err) {
+        if (!isDamagedDb(err)) throw err;
+        // The index is derived: move the damaged one aside and rebuild.
+        const aside = `${dbPath}.damaged-${
+          new Date().toISOString().replace(/[-:.]/g, "")
+        }`;
+        for (const suffix of ["", "-wal", "-shm"]) {
+          try {
+            Deno.renameSync(dbPath + suffix, aside + suffix);
+          } catch { /* not there */ }
+        }
+        this.#index = new SqliteIndex(dbPath);
+        this.findings.push({
+          capture_id: "",
+          kind: "damaged_index",
+          message: `The index ${dbPath} was damaged (${
+            (err as Error).message
+          }): moved it aside to ${aside} and rebuilt it from the spools`,
+        });
+      }
       this.#catchUp();
     } catch (err) {
       this.#lock.release();
@@ -458,13 +496,13 @@ export class HarnessStore {
     return this.#catchUp();
   }
 
-  #catchUp(): { captures: number; events: number } {
+  #catchUp(repair = true): { captures: number; events: number } {
     let events = 0;
     const ids = this.captureIds();
     for (const id of ids) {
       const path = this.spoolPath(id);
       let size = Deno.statSync(path).size;
-      if (size > 0 && !this.#sinks.has(id)) {
+      if (repair && size > 0 && !this.#sinks.has(id)) {
         // Open and close the spool to repair a torn tail now.
         try {
           const { writer, info } = SpoolWriter.open(path, {
@@ -582,4 +620,11 @@ export class HarnessStore {
   [Symbol.dispose](): void {
     this.close();
   }
+}
+
+/** Whether an error says a SQLite file is not a usable database. */
+function isDamagedDb(err: unknown): boolean {
+  return /not a database|malformed|corrupt|encrypted|disk image/i.test(
+    (err as Error)?.message ?? "",
+  );
 }

@@ -127,3 +127,53 @@ Deno.test("non-finite numbers and deep nesting are refused as bad input (422/400
   assertEquals([hook.status, hook.body.ok], [200, false]);
   assertEquals(srv.store.hasCapture("shape"), false);
 });
+
+Deno.test("a damaged harness.db blocks nothing: readers use an index rebuilt in memory, the writer moves it aside and rebuilds, both say so", async () => {
+  const { main } = await import("../../ingest.ts");
+  await using dir = await tempDir();
+  {
+    using store = new HarnessStore(dir.path);
+    fill(store, "c", 5);
+  }
+  const db = `${dir.path}/harness.db`;
+  for (const s of ["-wal", "-shm"]) {
+    try {
+      Deno.removeSync(db + s);
+    } catch { /* absent */ }
+  }
+  Deno.writeTextFileSync(db, "this is not a database".repeat(500));
+  let out = "", err = "";
+  const io = {
+    out: (t: string) => out += t + "\n",
+    err: (t: string) => err += t + "\n",
+  };
+  assertEquals(
+    await main(["capture", "verify", "c", "--root", dir.path], io),
+    0,
+    err,
+  );
+  assertEquals(
+    await main(["capture", "list", "--root", dir.path, "--json"], io),
+    0,
+    err,
+  );
+  assertOk(out.includes('"c"'), out);
+  assertOk(/damaged/.test(err), err);
+  assertOk(
+    Deno.readTextFileSync(db).startsWith("this is not"),
+    "a reader changes nothing",
+  );
+  out = "";
+  assertEquals(
+    await main(["store", "rebuild-index", "--root", dir.path], io),
+    0,
+  );
+  assertOk(/moved it aside/.test(out), out);
+  using store = new HarnessStore(dir.path, { readOnly: true });
+  assertEquals(store.getCapture("c")?.event_count, 5);
+  assertOk(
+    [...Deno.readDirSync(dir.path)].some((e) =>
+      e.name.startsWith("harness.db.damaged-")
+    ),
+  );
+});
