@@ -63,6 +63,11 @@ export interface IngestHandlerOptions {
   /** When set, every request needs `Authorization: Bearer <token>`. */
   token?: string | null;
   /**
+   * Requests handled at once; more are answered 503 with `Retry-After`.
+   * @default 256
+   */
+  maxInFlight?: number;
+  /**
    * Whether a `Host` header names this server (set for loopback servers,
    * against DNS rebinding); every host is allowed when absent.
    */
@@ -114,6 +119,8 @@ export interface IngestStats {
   pending_calls?: number;
   /** Pending calls dropped to keep within the bound. */
   dropped_pending_calls?: number;
+  /** Requests answered 503 because too many were in flight. */
+  busy?: number;
 }
 
 /**
@@ -249,13 +256,28 @@ export function createIngestHandler(
     }
   }
 
+  let inFlight = 0;
+  const maxInFlight = options.maxInFlight ?? 256;
+
   async function handler(req: Request): Promise<Response> {
+    // Past the limit, answer at once rather than pile up work (and handles).
+    if (inFlight >= maxInFlight) {
+      stats.busy = (stats.busy ?? 0) + 1;
+      await req.body?.cancel().catch(() => {});
+      return json(503, {
+        ok: false,
+        error: "The ingest server is busy: retry shortly",
+      }, { "retry-after": "1" });
+    }
+    inFlight++;
     try {
       return await route(req);
     } catch (err) {
       // Last guard: nothing a client sends may escape as an unexplained 5xx.
       await req.body?.cancel().catch(() => {});
       return errorResponse(err);
+    } finally {
+      inFlight--;
     }
   }
 

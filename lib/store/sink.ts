@@ -37,6 +37,13 @@ export interface SinkWiring {
   onClose: () => void;
   /** The capture was finished before this sink opened. */
   finished?: boolean;
+  /**
+   * Open the spool again after the store closed it to save file handles
+   * (the chain head it finds must be this sink's).
+   */
+  reopen?: () => SpoolWriter;
+  /** Called before each append (the store's least-recently-used order). */
+  onUse?: () => void;
 }
 
 /** An event for a capture that was finished. */
@@ -63,6 +70,7 @@ export class JsonlTraceSink implements TraceSink {
   readonly captureId: string;
   #chainer: HashChainer;
   readonly #wiring: SinkWiring;
+  #spool: SpoolWriter | null;
   #closed = false;
   #finished: boolean;
   #lastEpisode = "";
@@ -78,6 +86,34 @@ export class JsonlTraceSink implements TraceSink {
     this.#wiring = wiring;
     this.#chainer = new HashChainer(wiring.head);
     this.#finished = wiring.finished ?? false;
+    this.#spool = wiring.spool;
+  }
+
+  /** Whether the spool file is open now (the store may close idle ones). */
+  get open(): boolean {
+    return this.#spool !== null;
+  }
+
+  /**
+   * Close the spool file to free its handle; the next emit opens it again.
+   * Everything written stays written (it is synced first).
+   */
+  suspend(): void {
+    if (!this.#spool) return;
+    this.#spool.close();
+    this.#spool = null;
+  }
+
+  #writer(): SpoolWriter {
+    this.#wiring.onUse?.();
+    if (this.#spool) return this.#spool;
+    if (!this.#wiring.reopen) {
+      throw new TypeError(
+        `Cannot emit to capture "${this.captureId}": its spool was closed`,
+      );
+    }
+    this.#spool = this.#wiring.reopen();
+    return this.#spool;
   }
 
   #noteFinished(ev: UnsealedEvent): void {
@@ -107,7 +143,7 @@ export class JsonlTraceSink implements TraceSink {
   emit(event: UnsealedEvent): TraceEvent {
     const sealed = this.#seal(event);
     const w = this.#wiring;
-    const { offset, length } = w.spool.append(sealed.line);
+    const { offset, length } = this.#writer().append(sealed.line);
     this.#chainer.commit(sealed);
     w.onAppended(sealed.event, offset, length);
     this.#noteFinished(event);
@@ -141,7 +177,7 @@ export class JsonlTraceSink implements TraceSink {
     }
     let placed: { offset: number; length: number }[];
     try {
-      placed = this.#wiring.spool.appendMany(sealed.map((s) => s.line));
+      placed = this.#writer().appendMany(sealed.map((s) => s.line));
     } catch (err) {
       this.#chainer = new HashChainer(before);
       throw err;
@@ -191,7 +227,7 @@ export class JsonlTraceSink implements TraceSink {
 
   /** Sync the spool now (otherwise it is synced in groups). */
   sync(): void {
-    this.#wiring.spool.sync();
+    this.#spool?.sync();
   }
 
   /** Close the spool; the store opens a new sink on the next `sink()`. */
@@ -199,7 +235,8 @@ export class JsonlTraceSink implements TraceSink {
     if (this.#closed) return;
     this.#closed = true;
     try {
-      this.#wiring.spool.close();
+      this.#spool?.close();
+      this.#spool = null;
     } finally {
       this.#wiring.onClose();
     }

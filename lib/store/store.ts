@@ -59,6 +59,13 @@ export interface HarnessStoreOptions {
    */
   syncIntervalMs?: number;
   /**
+   * Spool files kept open at most; the least recently used are closed
+   * (their sinks reopen them on the next event), so many captures cannot
+   * exhaust the process's file handles.
+   * @default 128
+   */
+  maxOpenSpools?: number;
+  /**
    * Longest delay before buffered index rows are written.
    * @default 50
    */
@@ -107,9 +114,15 @@ export class HarnessStore {
   readonly #opts: Required<
     Pick<
       HarnessStoreOptions,
-      "blobThreshold" | "syncIntervalMs" | "indexFlushMs" | "indexFlushRows"
+      | "blobThreshold"
+      | "syncIntervalMs"
+      | "indexFlushMs"
+      | "indexFlushRows"
+      | "maxOpenSpools"
     >
   >;
+  /** Captures whose spool file is open, least recently used first. */
+  readonly #openSpools = new Set<string>();
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
 
@@ -131,6 +144,7 @@ export class HarnessStore {
       syncIntervalMs: options.syncIntervalMs ?? 100,
       indexFlushMs: options.indexFlushMs ?? 50,
       indexFlushRows: options.indexFlushRows ?? 5000,
+      maxOpenSpools: options.maxOpenSpools ?? 128,
     };
     const dbPath = join(root, "harness.db");
     if (this.readOnly && options.index === false) {
@@ -274,17 +288,59 @@ export class HarnessStore {
       syncIntervalMs: this.#opts.syncIntervalMs,
     });
     this.#noteRepair(captureId, info);
-    const sink = new JsonlTraceSink(captureId, {
+    const sink: JsonlTraceSink = new JsonlTraceSink(captureId, {
       spool: writer,
+      reopen: () => {
+        const again = SpoolWriter.open(path, {
+          syncIntervalMs: this.#opts.syncIntervalMs,
+        });
+        if (again.info.head.hash !== sink.head.hash) {
+          again.writer.close();
+          throw new SpoolError(
+            path,
+            again.info.size,
+            `Capture "${captureId}" changed on disk while its spool was closed; "capture verify ${captureId}" says where`,
+          );
+        }
+        this.#openSpools.add(captureId);
+        this.#evictSpools(captureId);
+        return again.writer;
+      },
+      onUse: () => {
+        // Most recently used last.
+        this.#openSpools.delete(captureId);
+        this.#openSpools.add(captureId);
+      },
       head: info.head,
       putBlob: (text) => this.blobs.put(text),
       blobThreshold: this.#opts.blobThreshold,
       onAppended: (ev, offset, length) => this.#indexed(ev, offset, length),
-      onClose: () => this.#sinks.delete(captureId),
+      onClose: () => {
+        this.#sinks.delete(captureId);
+        this.#openSpools.delete(captureId);
+      },
       finished: this.getCapture(captureId)?.status === "finished",
     });
     this.#sinks.set(captureId, sink);
+    this.#openSpools.add(captureId);
+    this.#evictSpools(captureId);
     return sink;
+  }
+
+  /** Spool files open now. */
+  get openSpools(): number {
+    return this.#openSpools.size;
+  }
+
+  /** Close the least recently used spools past the limit (their sinks reopen on use). */
+  #evictSpools(keep: string): void {
+    const max = this.#opts.maxOpenSpools;
+    for (const id of this.#openSpools) {
+      if (this.#openSpools.size <= max) break;
+      if (id === keep) continue;
+      this.#openSpools.delete(id);
+      this.#sinks.get(id)?.suspend();
+    }
   }
 
   /**

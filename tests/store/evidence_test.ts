@@ -177,3 +177,63 @@ Deno.test("a damaged harness.db blocks nothing: readers use an index rebuilt in 
     ),
   );
 });
+
+Deno.test("many captures cannot exhaust file handles: the least recently used spools close and reopen on use, chains intact", async () => {
+  await using dir = await tempDir();
+  using store = new HarnessStore(dir.path, { maxOpenSpools: 8 });
+  const sinks = Array.from({ length: 40 }, (_, i) => store.sink(`cap_${i}`));
+  for (let round = 0; round < 3; round++) {
+    for (let i = 0; i < 40; i++) {
+      sinks[i].emit(
+        annotation(fixedContext(`cap_${i}`), { type: "note", round }),
+      );
+      assertOk(store.openSpools <= 8, String(store.openSpools));
+    }
+  }
+  for (let i = 0; i < 40; i++) {
+    const r = await store.verifyCapture(`cap_${i}`);
+    assertEquals([r.ok, r.events], [true, 3]);
+  }
+});
+
+Deno.test("the server takes events for more captures than it may hold files open (1,100 capture ids)", async () => {
+  await using srv = await startServer();
+  for (let i = 0; i < 1100; i++) {
+    const res = await fetch(`${srv.url}/ingest`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(
+        annotation(fixedContext(`many_${i}`), { type: "note" }),
+      ),
+    });
+    assertEquals(res.status, 200);
+    await res.body?.cancel();
+  }
+  assertOk(srv.store.openSpools <= 128);
+  assertEquals((await srv.store.verifyCapture("many_0")).ok, true);
+  assertEquals((await srv.store.verifyCapture("many_1099")).ok, true);
+});
+
+Deno.test("past its in-flight limit the server answers 503 with Retry-After instead of piling up work", async () => {
+  await using srv = await startServer({ maxInFlight: 2 });
+  // Two requests whose bodies never finish hold both slots.
+  const held: Deno.Conn[] = [];
+  const port = Number(new URL(srv.url).port);
+  for (let i = 0; i < 2; i++) {
+    const c = await Deno.connect({ hostname: "127.0.0.1", port });
+    await c.write(new TextEncoder().encode(
+      `POST /ingest HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{`,
+    ));
+    held.push(c);
+  }
+  await new Promise((r) => setTimeout(r, 100));
+  const res = await fetch(`${srv.url}/health`);
+  assertEquals(res.status, 503);
+  assertEquals(res.headers.get("retry-after"), "1");
+  await res.body?.cancel();
+  for (const c of held) c.close();
+  await new Promise((r) => setTimeout(r, 100));
+  const after = await fetch(`${srv.url}/health`);
+  assertEquals(after.status, 200);
+  await after.body?.cancel();
+});
