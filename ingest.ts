@@ -56,7 +56,8 @@ Usage:
                                              import existing trajectories (all or nothing, once per file)
   ingest.ts capture list [--json]            list captures
   ingest.ts capture inspect <id> [--json]    episodes, counts by kind, fidelity, chain status
-  ingest.ts capture verify <id> [--json]     check the hash chain (exit 1 when broken)
+  ingest.ts capture verify <id> [--expect-head SEQ:HASH] [--json]
+                                             check the hash chain and its head receipts (exit 1 when broken)
   ingest.ts store rebuild-index [--json]     rebuild harness.db from the spools
 
 Options:
@@ -178,6 +179,7 @@ async function parse(args: string[]) {
         format: { type: "string" },
         tools: { type: "string" },
         seed: { type: "string" },
+        "expect-head": { type: "string" },
         proxy: { type: "string" },
       },
     });
@@ -226,6 +228,7 @@ async function run(args: string[], io: Io): Promise<number> {
       const m = await import("./lib/cli/cmd_store.ts");
       return await m.storeCommand(group, command, id, root, values.json, io, {
         token: env("HARNESS_INGEST_TOKEN"),
+        expectHead: values["expect-head"],
       });
     }
     case "serve":

@@ -130,7 +130,7 @@ export async function storeCommand(
   root: string,
   json: boolean,
   io: Io,
-  options: { token?: string } = {},
+  options: { token?: string; expectHead?: string } = {},
 ): Promise<number> {
   const print = (data: unknown, text: () => string) =>
     io.out(json ? JSON.stringify(data, null, 2) : text());
@@ -173,7 +173,17 @@ export async function storeCommand(
         `Capture "${id}" not found in store ${root}: "capture list" shows the captures there`,
       );
     }
-    const report = await store.verifyCapture(id);
+    let expectHead: { sequence: number; hash: string } | null = null;
+    if (options.expectHead !== undefined) {
+      const m = /^(\d+):(sha256:[0-9a-f]{64})$/.exec(options.expectHead);
+      if (!m) {
+        throw new UsageError(
+          "--expect-head takes SEQUENCE:sha256:<64 hex>, as a receipt gives it",
+        );
+      }
+      expectHead = { sequence: Number(m[1]), hash: m[2] };
+    }
+    const report = await store.verifyCapture(id, { expectHead });
     print(report, () => formatChain(id, report));
     return report.ok ? 0 : 1;
   }

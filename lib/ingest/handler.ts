@@ -190,7 +190,16 @@ export function createIngestHandler(
       });
       const sealed = record(redact(events));
       if (host === "host_a") return new Response(null, { status: 204 });
-      return json(200, { ok: true, capture_id: cap, events: sealed.length });
+      const last = sealed[sealed.length - 1];
+      return json(200, {
+        ok: true,
+        capture_id: cap,
+        events: sealed.length,
+        // The head this acknowledgement produced: keep it, verify against it.
+        ...(last
+          ? { head: { sequence: last.sequence, hash: last.event_hash } }
+          : {}),
+      });
     } catch (err) {
       if (err instanceof PayloadTooLargeError) {
         stats.rejected_hooks++;

@@ -308,8 +308,8 @@ export class SqliteIndex {
   }
 
   /** Write buffered rows in one transaction. */
-  flush(): void {
-    if (this.#readOnly || this.#dirtyCaptures.size === 0) return;
+  flush(): { capture_id: string; sequence: number; hash: string }[] {
+    if (this.#readOnly || this.#dirtyCaptures.size === 0) return [];
     const db = this.#db;
     const row = "(" + Array(EVENT_COLUMNS).fill("?").join(",") + ")";
     this.#insertMany ??= db.prepare(
@@ -373,12 +373,21 @@ export class SqliteIndex {
       db.exec("ROLLBACK");
       throw err;
     }
+    const heads = [...this.#dirtyCaptures].map((id) => {
+      const c = this.#captures.get(id)!;
+      return {
+        capture_id: id,
+        sequence: c.head_sequence,
+        hash: c.head_hash,
+      };
+    });
     this.#pending = [];
     this.#dirtyCaptures.clear();
     this.#dirtyEpisodes.clear();
     // Keep memory bounded: aggregates are reloaded from rows on demand.
     if (this.#episodes.size > 10_000) this.#episodes.clear();
     if (this.#captures.size > 1_000) this.#captures.clear();
+    return heads;
   }
 
   /**

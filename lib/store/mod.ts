@@ -42,6 +42,13 @@ export {
 export {
   HarnessStore,
   type HarnessStoreOptions,
+  type HeadAnchor,
   type OpenFinding,
   type ReadEventsOptions,
 } from "./store.ts";
+export {
+  appendReceipts,
+  type HeadReceipt,
+  headsPath,
+  lastReceipt,
+} from "./heads.ts";

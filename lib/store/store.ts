@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { appendReceipts, lastReceipt } from "./heads.ts";
 import { join } from "node:path";
 import type { TraceEvent } from "../trace/event.ts";
 import { validateId } from "../trace/ids.ts";
@@ -85,6 +86,16 @@ export interface OpenFinding {
   kind: string;
   /** What happened. */
   message: string;
+}
+
+/** A head recorded outside the spool, that a verify checks the spool against. */
+export interface HeadAnchor {
+  /** Sequence. */
+  sequence: number;
+  /** Its hash. */
+  hash: string;
+  /** Where it came from: `expected` (the caller), `heads.log`, `index`. */
+  source: string;
 }
 
 /** Options of {@linkcode HarnessStore.readEvents}. */
@@ -364,7 +375,7 @@ export class HarnessStore {
     } else if (this.#flushTimer === undefined) {
       this.#flushTimer = setTimeout(() => {
         this.#flushTimer = undefined;
-        if (!this.#closed) this.#index?.flush();
+        if (!this.#closed) this.#flushIndex();
       }, this.#opts.indexFlushMs);
     }
   }
@@ -373,7 +384,17 @@ export class HarnessStore {
   flush(): void {
     if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
-    this.#index?.flush();
+    this.#flushIndex();
+  }
+
+  /** Flush the index and write a head receipt for each capture it moved. */
+  #flushIndex(): void {
+    const heads = this.#index?.flush() ?? [];
+    if (!heads.length || this.readOnly) return;
+    // The spools the receipts vouch for are synced first.
+    for (const h of heads) this.#sinks.get(h.capture_id)?.sync();
+    const at = new Date().toISOString();
+    appendReceipts(this.root, heads.map((h) => ({ ...h, at })));
   }
 
   /** Sync every open spool and flush the index. */
@@ -536,8 +557,72 @@ export class HarnessStore {
    * @param captureId Capture id.
    * @returns The chain report.
    */
-  verifyCapture(captureId: string): Promise<ChainReport> {
-    return verifyChain(readChunks(this.spoolPath(captureId)), { captureId });
+  async verifyCapture(
+    captureId: string,
+    options: { expectHead?: { sequence: number; hash: string } | null } = {},
+  ): Promise<ChainReport & { anchor: HeadAnchor | null }> {
+    // Anchors kept outside the spool: the caller's, the last receipt, the index.
+    const receipt = lastReceipt(this.root, captureId);
+    const indexed = this.#index?.getCapture(captureId);
+    const anchors: HeadAnchor[] = [
+      ...(options.expectHead
+        ? [{ ...options.expectHead, source: "expected" }]
+        : []),
+      ...(receipt
+        ? [{
+          sequence: receipt.sequence,
+          hash: receipt.hash,
+          source: "heads.log",
+        }]
+        : []),
+      ...(indexed && indexed.head_sequence > 0
+        ? [{
+          sequence: indexed.head_sequence,
+          hash: indexed.head_hash,
+          source: "index",
+        }]
+        : []),
+    ];
+    const report = await verifyChain(readChunks(this.spoolPath(captureId)), {
+      captureId,
+      anchors: anchors.map((a) => a.sequence),
+    });
+    const anchor = anchors.sort((a, b) => b.sequence - a.sequence)[0] ?? null;
+    if (!report.ok || !anchor) return { ...report, anchor };
+    for (const a of anchors) {
+      const seen = report.hashes_at?.[a.sequence];
+      if (report.head_sequence < a.sequence) {
+        return {
+          ...report,
+          ok: false,
+          anchor: a,
+          problem: {
+            kind: "truncated",
+            sequence: report.head_sequence + 1,
+            line: report.head_sequence + 1,
+            byte_offset: report.bytes,
+            message:
+              `The spool ends at sequence ${report.head_sequence}, but ${a.source} recorded sequence ${a.sequence} (${a.hash}): acknowledged events are gone`,
+          },
+        };
+      }
+      if (seen !== undefined && seen !== a.hash) {
+        return {
+          ...report,
+          ok: false,
+          anchor: a,
+          problem: {
+            kind: "rewritten",
+            sequence: a.sequence,
+            line: a.sequence,
+            byte_offset: 0,
+            message:
+              `Sequence ${a.sequence} hashes to ${seen}, but ${a.source} recorded ${a.hash}: the spool was rewritten and re-hashed`,
+          },
+        };
+      }
+    }
+    return { ...report, anchor };
   }
 
   /**
@@ -580,6 +665,16 @@ export class HarnessStore {
       const index = this.index;
       let from = index.getCapture(id)?.indexed_bytes ?? 0;
       if (from > size) {
+        // The spool is shorter than what was indexed: say so, never drop
+        // the recorded head silently (the heads log keeps it too).
+        this.findings.push({
+          capture_id: id,
+          kind: "spool_shorter_than_index",
+          message:
+            `The spool of capture "${id}" is ${size} bytes, shorter than the ${from} bytes indexed (head was sequence ${
+              index.getCapture(id)?.head_sequence
+            }): acknowledged events are gone; "capture verify ${id}" compares it with its head receipt`,
+        });
         index.reset(id);
         from = 0;
       }

@@ -123,6 +123,8 @@ export function* splitLinesSync(
 
 /** What kind of break a chain check found. */
 export type ChainProblemKind =
+  | "truncated"
+  | "rewritten"
   | "syntax"
   | "capture"
   | "sequence"
@@ -158,6 +160,8 @@ export interface ChainReport {
   head_hash: string;
   /** The first problem, or null. */
   problem: ChainProblem | null;
+  /** Hashes of the sequences asked for in `anchors`. */
+  hashes_at?: Record<number, string>;
 }
 
 const HASH_MEMBER = '"event_hash":"' + DIGEST_PREFIX;
@@ -170,6 +174,8 @@ const CAP_MEMBER = '"capture_id":"';
 export interface VerifyChainOptions {
   /** Capture id every line must carry; unchecked when absent. */
   captureId?: string;
+  /** Sequences whose hashes the report should give (`hashes_at`). */
+  anchors?: number[];
 }
 
 /**
@@ -191,6 +197,8 @@ export async function verifyChain(
   let sequence = 0;
   let head = GENESIS_HASH;
   let bytes = 0;
+  const wanted = options.anchors?.length ? new Set(options.anchors) : null;
+  const hashesAt: Record<number, string> = {};
   const report = (
     kind: ChainProblemKind,
     at: SpoolLine,
@@ -235,6 +243,7 @@ export async function verifyChain(
     sequence = expected;
     head = checked;
     bytes += at.bytes.length + 1;
+    if (wanted?.has(sequence)) hashesAt[sequence] = head;
   }
   return {
     ok: true,
@@ -243,6 +252,7 @@ export async function verifyChain(
     head_sequence: sequence,
     head_hash: head,
     problem: null,
+    ...(wanted ? { hashes_at: hashesAt } : {}),
   };
 }
 

@@ -237,3 +237,62 @@ Deno.test("past its in-flight limit the server answers 503 with Retry-After inst
   assertEquals(after.status, 200);
   await after.body?.cancel();
 });
+
+Deno.test("head receipts: a clean truncation or a rewrite re-hashed to the end fails verify, and so does a head someone kept", async () => {
+  const { main } = await import("../../ingest.ts");
+  const { HashChainer } = await import("../../lib/trace/mod.ts");
+  await using dir = await tempDir();
+  let kept = "";
+  {
+    using store = new HarnessStore(dir.path);
+    fill(store, "c", 5);
+    store.flush();
+    const head = store.sink("c").head;
+    kept = `${head.sequence}:${head.hash}`;
+  }
+  assertOk(
+    Deno.readTextFileSync(`${dir.path}/heads.log`).includes('"sequence":5'),
+  );
+  const path = `${dir.path}/captures/c.jsonl`;
+  const lines = Deno.readTextFileSync(path).split("\n").filter(Boolean);
+  // Two acknowledged events gone, cleanly at a line boundary.
+  Deno.writeTextFileSync(path, lines.slice(0, 3).join("\n") + "\n");
+  let out = "";
+  const io = { out: (t: string) => out += t + "\n", err: () => {} };
+  assertEquals(
+    await main(["capture", "verify", "c", "--root", dir.path], io),
+    1,
+  );
+  assertOk(/truncated.*recorded sequence 5/.test(out), out);
+  // The same five events, the last one edited and re-hashed to the end.
+  const events = lines.map((l) => JSON.parse(l));
+  const chain = new HashChainer();
+  const resealed = events.map((e, i) => {
+    const { sequence: _s, prev_event_hash: _p, event_hash: _h, ...u } = e;
+    if (i === 4) u.payload = { ...u.payload, i: 999 };
+    return chain.seal(u).line;
+  });
+  Deno.writeTextFileSync(path, resealed.join("\n") + "\n");
+  out = "";
+  assertEquals(
+    await main(["capture", "verify", "c", "--root", dir.path], io),
+    1,
+  );
+  assertOk(/rewritten/.test(out), out);
+  // With a receipt someone kept (and no heads log at all).
+  Deno.removeSync(`${dir.path}/heads.log`);
+  out = "";
+  assertEquals(
+    await main([
+      "capture",
+      "verify",
+      "c",
+      "--root",
+      dir.path,
+      "--expect-head",
+      kept,
+    ], io),
+    1,
+  );
+  assertOk(/expected recorded/.test(out), out);
+});

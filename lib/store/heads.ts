@@ -1,0 +1,92 @@
+/**
+ * Head receipts: outside the spool, an append-only, fsynced `heads.log`
+ * in the store root records each capture's chain head (sequence and hash)
+ * as the index is flushed. A spool cut short, or rewritten and re-hashed to
+ * the end, still verifies on its own; against its last receipt it does not.
+ *
+ * Line format: `{"capture_id","sequence","hash","at"}` (canonical JSON).
+ *
+ * @module
+ */
+import { join } from "node:path";
+
+/** One receipt. */
+export interface HeadReceipt {
+  /** Capture. */
+  capture_id: string;
+  /** Sequence of the head. */
+  sequence: number;
+  /** Its event hash. */
+  hash: string;
+  /** When it was written. */
+  at: string;
+}
+
+/** Path of a store's heads log. */
+export function headsPath(root: string): string {
+  return join(root, "heads.log");
+}
+
+/**
+ * Append receipts and fsync them.
+ *
+ * @param root Store root.
+ * @param receipts Receipts to write.
+ */
+export function appendReceipts(root: string, receipts: HeadReceipt[]): void {
+  if (!receipts.length) return;
+  const text = receipts.map((r) =>
+    JSON.stringify({
+      capture_id: r.capture_id,
+      sequence: r.sequence,
+      hash: r.hash,
+      at: r.at,
+    }) + "\n"
+  ).join("");
+  const file = Deno.openSync(headsPath(root), {
+    append: true,
+    create: true,
+    mode: 0o600,
+  });
+  try {
+    const bytes = new TextEncoder().encode(text);
+    let done = 0;
+    while (done < bytes.length) done += file.writeSync(bytes.subarray(done));
+    file.syncDataSync();
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * The last receipt of a capture, if any (a torn last line is ignored).
+ *
+ * @param root Store root.
+ * @param captureId Capture.
+ * @returns The receipt, or null.
+ */
+export function lastReceipt(
+  root: string,
+  captureId: string,
+): HeadReceipt | null {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(headsPath(root));
+  } catch {
+    return null;
+  }
+  const needle = `{"capture_id":${JSON.stringify(captureId)},`;
+  let end = text.length;
+  while (end > 0) {
+    const at = text.lastIndexOf(needle, end - 1);
+    if (at < 0) return null;
+    const nl = text.indexOf("\n", at);
+    if (nl > 0) {
+      try {
+        return JSON.parse(text.slice(at, nl)) as HeadReceipt;
+      } catch { /* a damaged line: look further back */ }
+    }
+    end = at;
+  }
+  return null;
+}
