@@ -23,14 +23,29 @@ export interface RedactionRule {
 
 /** Object keys whose string values are always redacted (rule `secret_field`). */
 export const SECRET_KEY_PATTERN: RegExp =
-  /^(api[_-]?key|apikey|x-api-key|authorization|proxy-authorization|password|passwd|secret|client[_-]?secret|token|access[_-]?token|refresh[_-]?token|id[_-]?token|private[_-]?key|cookie|set-cookie)$/i;
+  /(^|[_.-])(api[_-]?key|apikey|api[_-]?token|auth[_-]?token|access[_-]?token|refresh[_-]?token|id[_-]?token|session[_-]?token|token|password|passwd|pwd|passphrase|secret|secret[_-]?key|secret[_-]?access[_-]?key|client[_-]?secret|private[_-]?key|cookie|set-cookie|authorization|proxy-authorization|credentials?|account[_-]?key)$/i;
 
-/** The default rule set. */
+/** Words that make a name secret-bearing (in assignments, headers, query strings). */
+const SECRET_NAME = String
+  .raw`[A-Za-z0-9_.-]*(?:token|secret|password|passwd|pwd|passphrase|api[_-]?key|apikey|access[_-]?key|account[_-]?key|private[_-]?key|credentials?|auth[_-]?key)[A-Za-z0-9_.-]*`;
+
+/** A value worth hiding: not empty, not a number, not a JSON literal. */
+const SECRET_VALUE = String
+  .raw`(?!(?:true|false|null|none|\d+)(?:[\s"',;&|}\]]|$))(?:"[^"\n]{3,}"|'[^'\n]{3,}'|[^\s"',;&|}\]]{3,})`;
+
+/**
+ * The default rule set: the common shapes of credentials (after the rule
+ * sets of gitleaks and trufflehog: private key blocks, provider tokens,
+ * JWTs, basic and bearer auth, passwords in URLs, secret-named assignments
+ * in env, shell, YAML, INI and JSON text, secret headers, query parameters
+ * and command flags). A rule's `secret` group, when it has one, is the
+ * only part replaced; ordinary ids, emails and paths are left alone.
+ */
 export const DEFAULT_REDACTION_RULES: readonly RedactionRule[] = [
   {
     name: "private_key",
     pattern:
-      /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
+      /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
   },
   {
     name: "bearer_token",
@@ -38,20 +53,80 @@ export const DEFAULT_REDACTION_RULES: readonly RedactionRule[] = [
     keepGroup: 1,
   },
   {
-    name: "env_assignment",
+    name: "basic_auth",
+    pattern: /\b(Basic\s+)[A-Za-z0-9+/=]{8,}/g,
+    keepGroup: 1,
+  },
+  {
+    name: "url_password",
+    pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@"']+:(?<secret>[^\s@/"']+)@/gi,
+  },
+  {
+    name: "jwt",
+    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+  },
+  {
+    name: "json_secret",
+    // Also JSON inside a JSON string, where the quotes are escaped.
+    pattern: new RegExp(
+      String
+        .raw`(\\?"${SECRET_NAME}\\?"\s*:\s*)\\?"(?:[^"\\\n]|\\[^"]){3,}\\?"`,
+      "gi",
+    ),
+    keepGroup: 1,
+  },
+  {
+    name: "secret_header",
     pattern:
-      /\b([A-Za-z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIALS?)[A-Za-z0-9_]*\s*=\s*)(?:"[^"\n]*"|'[^'\n]*'|[^\s"'`;&|]+)/g,
+      /\b((?:authorization|proxy-authorization|cookie|set-cookie|x-[a-z0-9-]*(?:token|key|secret|auth)[a-z0-9-]*|api-key)\s*:\s*)[^\n\r"]+/gi,
+    keepGroup: 1,
+  },
+  {
+    name: "query_secret",
+    pattern:
+      /([?&](?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|token|secret|password|passwd|sig|signature|key)=)[^&\s#"']+/gi,
+    keepGroup: 1,
+  },
+  {
+    name: "password_flag",
+    pattern:
+      /((?:^|\s)--?(?:password|passwd|pass|token|secret|api-key)[= ])(?:"[^"\n]*"|'[^'\n]*'|\S+)/gi,
+    keepGroup: 1,
+  },
+  {
+    name: "password_short_flag",
+    pattern: /(\b(?:mysql|mysqldump|mariadb|sshpass)\b[^\n"]*?\s-p)([^\s"]+)/gi,
+    keepGroup: 1,
+  },
+  {
+    name: "env_assignment",
+    pattern: new RegExp(
+      String.raw`\b(${SECRET_NAME}\s*[=:]\s*)${SECRET_VALUE}`,
+      "gi",
+    ),
     keepGroup: 1,
   },
   { name: "anthropic_key", pattern: /\bsk-ant-[A-Za-z0-9_-]{16,}/g },
   { name: "openai_key", pattern: /\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}/g },
+  { name: "stripe_key", pattern: /\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/g },
   { name: "aws_access_key", pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
   {
     name: "github_token",
     pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})/g,
   },
+  { name: "gitlab_token", pattern: /\bglpat-[A-Za-z0-9_-]{20,}/g },
   { name: "slack_token", pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g },
+  {
+    name: "slack_webhook",
+    pattern: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]+/g,
+  },
   { name: "google_api_key", pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g },
+  { name: "npm_token", pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
+  { name: "huggingface_token", pattern: /\bhf_[A-Za-z0-9]{30,}\b/g },
+  {
+    name: "sendgrid_key",
+    pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g,
+  },
 ];
 
 /** Counts of redactions by rule name. */
@@ -115,8 +190,20 @@ function redactString(
     rule.pattern.lastIndex = 0;
     out = out.replace(rule.pattern, (...m: unknown[]) => {
       counts[rule.name] = (counts[rule.name] ?? 0) + 1;
+      const marker = `[REDACTED:${rule.name}]`;
+      const last = m[m.length - 1];
+      const groups = typeof last === "object" && last !== null
+        ? last as Record<string, string | undefined>
+        : null;
+      if (groups?.secret !== undefined) {
+        // Only the secret part goes: `postgres://app:[REDACTED]@db`.
+        const whole = String(m[0]);
+        const at = whole.lastIndexOf(groups.secret);
+        return whole.slice(0, at) + marker +
+          whole.slice(at + groups.secret.length);
+      }
       const keep = rule.keepGroup ? String(m[rule.keepGroup] ?? "") : "";
-      return `${keep}[REDACTED:${rule.name}]`;
+      return `${keep}${marker}`;
     });
   }
   return out;
