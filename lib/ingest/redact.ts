@@ -78,7 +78,7 @@ export const DEFAULT_REDACTION_RULES: readonly RedactionRule[] = [
   {
     name: "secret_header",
     pattern:
-      /\b((?:authorization|proxy-authorization|cookie|set-cookie|x-[a-z0-9-]*(?:token|key|secret|auth)[a-z0-9-]*|api-key)\s*:\s*)[^\n\r"]+/gi,
+      /\b((?:authorization|proxy-authorization|cookie|set-cookie|x-[a-z0-9-]*(?:token|key|secret|auth)[a-z0-9-]*|api-key)\s*:\s*)(?![^\n\r"']*\[REDACTED)[^\n\r"']+/gi,
     keepGroup: 1,
   },
   {
