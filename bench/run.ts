@@ -9,6 +9,7 @@ import { proxyBench } from "./proxy_bench.ts";
 import { lineageBench } from "./lineage_bench.ts";
 import { compileBench } from "./compile_bench.ts";
 import { runtimeBench } from "./runtime_bench.ts";
+import { reliabilityBench } from "./reliability_bench.ts";
 
 console.log("# harness benchmarks");
 console.log(
@@ -21,3 +22,4 @@ if (!only || only === "proxy") await proxyBench();
 if (!only || only === "lineage") lineageBench();
 if (!only || only === "compile") await compileBench();
 if (!only || only === "runtime") await runtimeBench();
+if (only === "reliability") await reliabilityBench();

@@ -302,6 +302,11 @@ export class CaptureCoordinator {
       `${pkg.manifest.name}-${pkg.digest.slice(7, 19)}.package.json`,
     );
     Deno.writeTextFileSync(file, JSON.stringify(pkg, null, 2) + "\n");
+    // Which captures it came from, beside it, so an index rebuild keeps it.
+    Deno.writeTextFileSync(
+      `${file}.captures.json`,
+      JSON.stringify({ capture_ids: captureIds }) + "\n",
+    );
     let registered = false;
     if (!this.store.readOnly) {
       this.store.registerPackage(pkg, file, captureIds);

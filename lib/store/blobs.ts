@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { exists, syncDir } from "./fs_sync.ts";
 import { join } from "node:path";
 import { DIGEST_PREFIX, isDigest, sha256Hex } from "../trace/hash.ts";
 
@@ -76,12 +77,16 @@ export class BlobStore {
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) throw err;
     }
-    Deno.mkdirSync(this.#dir, { recursive: true });
+    const dir = this.#dir;
+    const fresh = !exists(dir);
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (fresh) syncDir(join(dir, ".."));
     const tmp = `${path}.tmp-${Deno.pid}-${++this.#tmpCounter}`;
     const file = Deno.openSync(tmp, {
       write: true,
       create: true,
       truncate: true,
+      mode: 0o600,
     });
     try {
       let done = 0;
@@ -91,6 +96,8 @@ export class BlobStore {
       file.close();
     }
     Deno.renameSync(tmp, path);
+    // The rename is durable only once its directory is.
+    syncDir(dir);
     return digest;
   }
 

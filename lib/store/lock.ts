@@ -53,13 +53,19 @@ export class StoreLockedError extends Error {
 /** A held store lock. */
 export class StoreLock {
   readonly #file: Deno.FsFile;
+  readonly #dir: Deno.FsFile | null;
   /** Path of the file. */
   readonly path: string;
   #released = false;
 
-  private constructor(path: string, file: Deno.FsFile) {
+  private constructor(
+    path: string,
+    file: Deno.FsFile,
+    dir: Deno.FsFile | null,
+  ) {
     this.path = path;
     this.#file = file;
+    this.#dir = dir;
   }
 
   /**
@@ -87,7 +93,22 @@ export class StoreLock {
       file.close();
       throw new StoreLockedError(root, readLockOwner(root));
     }
-    const lock = new StoreLock(path, file);
+    // The root folder is locked too: deleting harness.lock (a file anyone
+    // may remove) must not let a second writer in.
+    let dir: Deno.FsFile | null = null;
+    try {
+      dir = Deno.openSync(root, { read: true });
+      if (!dir.tryLockSync(true)) {
+        dir.close();
+        file.close();
+        throw new StoreLockedError(root, readLockOwner(root));
+      }
+    } catch (err) {
+      if (err instanceof StoreLockedError) throw err;
+      dir?.close();
+      dir = null; // a platform that cannot lock folders: the file lock stands
+    }
+    const lock = new StoreLock(path, file, dir);
     lock.update(owner);
     return lock;
   }
@@ -120,6 +141,7 @@ export class StoreLock {
       this.#file.truncateSync(0);
     } catch { /* best effort */ }
     this.#file.close(); // closing drops the flock
+    this.#dir?.close();
   }
 }
 

@@ -9,6 +9,8 @@
  *
  * @module
  */
+import { exists, syncDir } from "./fs_sync.ts";
+import { dirname } from "node:path";
 import type { TraceEvent } from "../trace/event.ts";
 import type { ChainHead } from "../trace/chain.ts";
 import { computeEventHash, GENESIS_HEAD } from "../trace/chain.ts";
@@ -100,11 +102,15 @@ export class SpoolWriter {
     path: string,
     options: SpoolWriterOptions = {},
   ): { writer: SpoolWriter; info: SpoolOpenInfo } {
+    const fresh = !exists(path);
     const file = Deno.openSync(path, {
       read: true,
       append: true,
       create: true,
+      mode: 0o600,
     });
+    // A new spool's directory entry must survive a power loss too.
+    if (fresh) syncDir(dirname(path));
     try {
       const info = inspectTail(file, path);
       return { writer: new SpoolWriter(path, file, info.size, options), info };

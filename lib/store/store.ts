@@ -5,10 +5,11 @@
  *
  * @module
  */
+import { exists, syncDir } from "./fs_sync.ts";
 import { appendReceipts, lastReceipt } from "./heads.ts";
 import { join } from "node:path";
 import type { TraceEvent } from "../trace/event.ts";
-import { validateId } from "../trace/ids.ts";
+import { InvalidIdError, validateId } from "../trace/ids.ts";
 import { validateEvent } from "../trace/validate.ts";
 import {
   type ChainReport,
@@ -191,8 +192,15 @@ export class HarnessStore {
       }
       return;
     }
-    Deno.mkdirSync(join(root, "captures"), { recursive: true });
-    Deno.mkdirSync(join(root, "blobs", "sha256"), { recursive: true });
+    const fresh = !exists(join(root, "captures"));
+    Deno.mkdirSync(join(root, "captures"), { recursive: true, mode: 0o700 });
+    Deno.mkdirSync(join(root, "blobs", "sha256"), {
+      recursive: true,
+      mode: 0o700,
+    });
+    if (fresh) {
+      for (const d of [root, join(root, "blobs")]) syncDir(d);
+    }
     this.#lock = StoreLock.acquire(root, {
       role: options.role ?? "library",
       ...(options.url ? { url: options.url } : {}),
@@ -295,6 +303,20 @@ export class HarnessStore {
     const existing = this.#sinks.get(captureId);
     if (existing) return existing;
     const path = this.spoolPath(captureId);
+    if (!exists(path)) {
+      // Ids that differ only by case would share a file on some systems.
+      const lower = captureId.toLowerCase();
+      const clash = this.captureIds().find((id) =>
+        id !== captureId && id.toLowerCase() === lower
+      );
+      if (clash) {
+        throw new InvalidIdError(
+          "capture",
+          captureId,
+          `differs from the existing capture "${clash}" only by case (the store must stay portable)`,
+        );
+      }
+    }
     const { writer, info } = SpoolWriter.open(path, {
       syncIntervalMs: this.#opts.syncIntervalMs,
     });
@@ -729,7 +751,18 @@ export class HarnessStore {
       try {
         const pkg = JSON.parse(Deno.readTextFileSync(join(dir, name)));
         if (typeof pkg?.digest !== "string" || known.has(pkg.digest)) continue;
-        this.registerPackage(pkg, join(dir, name), []);
+        let captureIds: string[] = [];
+        try {
+          const side = JSON.parse(
+            Deno.readTextFileSync(join(dir, `${name}.captures.json`)),
+          );
+          if (Array.isArray(side?.capture_ids)) {
+            captureIds = side.capture_ids.filter((x: unknown) =>
+              typeof x === "string"
+            );
+          }
+        } catch { /* no record of its captures */ }
+        this.registerPackage(pkg, join(dir, name), captureIds);
       } catch { /* not a package: leave it */ }
     }
   }

@@ -65,8 +65,18 @@ export function validateId(idKind: string, value: unknown): string {
   if (value.includes("..")) {
     throw new InvalidIdError(idKind, value, 'contains ".."');
   }
+  if (WINDOWS_DEVICE.test(value)) {
+    throw new InvalidIdError(
+      idKind,
+      value,
+      "a Windows device name (the store must stay portable)",
+    );
+  }
   return value;
 }
+
+/** Names Windows reserves for devices, with or without an extension. */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
 
 /**
  * Whether a value is a valid id.
@@ -77,5 +87,5 @@ export function validateId(idKind: string, value: unknown): string {
 export function isValidId(value: unknown): value is string {
   return typeof value === "string" && value.length > 0 &&
     value.length <= MAX_ID_LENGTH && ID_PATTERN.test(value) &&
-    !value.includes("..");
+    !value.includes("..") && !WINDOWS_DEVICE.test(value);
 }

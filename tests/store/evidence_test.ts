@@ -296,3 +296,65 @@ Deno.test("head receipts: a clean truncation or a rewrite re-hashed to the end f
   );
   assertOk(/expected recorded/.test(out), out);
 });
+
+Deno.test("store files are private, ids stay portable, a deleted lock file lets no second writer in, and packages keep their captures across a rebuild", async () => {
+  const { StoreLockedError } = await import("../../lib/store/mod.ts");
+  const { InvalidIdError, validateId } = await import("../../lib/trace/mod.ts");
+  const { CaptureCoordinator } = await import("../../lib/control/mod.ts");
+  const { generateDeskEpisodes, DESK_EFFECTS } = await import(
+    "../../examples/order_desk/order_desk.ts"
+  );
+  await using dir = await tempDir();
+  using store = new HarnessStore(dir.path);
+  fill(store, "Run_1", 1);
+  store.blobs.put("x".repeat(100));
+  const mode = (p: string) => Deno.statSync(p).mode! & 0o777;
+  assertEquals(mode(`${dir.path}/captures/Run_1.jsonl`), 0o600);
+  assertEquals(mode(`${dir.path}/captures`), 0o700);
+  for (const e of Deno.readDirSync(`${dir.path}/blobs/sha256`)) {
+    if (e.isFile) {
+      assertEquals(mode(`${dir.path}/blobs/sha256/${e.name}`), 0o600);
+    }
+  }
+  // Portable ids.
+  for (const bad of ["CON", "nul.txt", "com1", "LPT9.log"]) {
+    let err: unknown = null;
+    try {
+      validateId("capture", bad);
+    } catch (e) {
+      err = e;
+    }
+    assertOk(err instanceof InvalidIdError, bad);
+  }
+  let clash: unknown = null;
+  try {
+    store.sink("run_1");
+  } catch (e) {
+    clash = e;
+  }
+  assertOk(
+    clash instanceof InvalidIdError && /only by case/.test(clash.message),
+  );
+  // Someone removes harness.lock while the writer runs.
+  Deno.removeSync(`${dir.path}/harness.lock`);
+  let second: unknown = null;
+  try {
+    new HarnessStore(dir.path).close();
+  } catch (e) {
+    second = e;
+  }
+  assertOk(second instanceof StoreLockedError, String(second));
+  // A compiled package keeps the captures it came from across a rebuild.
+  generateDeskEpisodes(store.sink("desk"), "desk", 12);
+  const coord = new CaptureCoordinator(store);
+  const compiled = await coord.compile(["desk"], {
+    name: "desk",
+    effects: DESK_EFFECTS,
+  });
+  const before = store.index.query("SELECT capture_ids FROM packages");
+  store.index.query("DELETE FROM packages");
+  store.rebuildIndex();
+  const after = store.index.query("SELECT capture_ids FROM packages");
+  assertEquals(after, before);
+  assertOk(String(after[0]?.capture_ids).includes("desk"), compiled.file);
+});
