@@ -175,19 +175,39 @@ export async function tornTailSweep(
   root: string,
   lineBytes: number,
 ): Promise<SweepReport> {
-  const ctx = {
+  // Deterministic events, so the same lines can be written twice.
+  let t = Date.parse("2026-01-01T00:00:00.000Z");
+  let n = 0;
+  const ctx = () => ({
     captureId: "torn",
     episodeId: "ep_1",
     source: { host: "harness", adapter: "sweep", model: null },
-  };
+    now: () => new Date(t += 1),
+    newId: () => `evt_torn_${++n}`,
+  });
+  const events = (c: ReturnType<typeof ctx>) => [
+    ...[0, 1, 2].map((i) => annotation(c, { type: "note", i })),
+    annotation(c, { type: "note", pad: "p".repeat(lineBytes) }),
+  ];
+  // The full fourth line, as a writer would have sealed it.
+  const scratch = `${root}/scratch`;
+  Deno.mkdirSync(scratch);
+  {
+    using store = new HarnessStore(scratch);
+    const sink = store.sink("torn");
+    for (const ev of events(ctx())) sink.emit(ev);
+  }
+  const full = Deno.readFileSync(`${scratch}/captures/torn.jsonl`);
+  Deno.removeSync(scratch, { recursive: true });
+  // The store under test acknowledged only the first three.
+  t = Date.parse("2026-01-01T00:00:00.000Z");
+  n = 0;
   {
     using store = new HarnessStore(root);
     const sink = store.sink("torn");
-    for (let i = 0; i < 3; i++) sink.emit(annotation(ctx, { type: "note", i }));
-    sink.emit(annotation(ctx, { type: "note", pad: "p".repeat(lineBytes) }));
+    for (const ev of events(ctx()).slice(0, 3)) sink.emit(ev);
   }
   const path = `${root}/captures/torn.jsonl`;
-  const full = Deno.readFileSync(path);
   const lastStart = full.lastIndexOf(10, full.length - 2) + 1;
   const report: SweepReport = {
     offsets: 0,

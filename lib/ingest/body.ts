@@ -51,10 +51,13 @@ export async function readBody(req: Request, limit: number): Promise<string> {
   return utf8(all);
 }
 
+/** One strict decoder (it keeps no state between whole-buffer decodes). */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /** Decode UTF-8, refusing bytes that are not (a 400, not silent U+FFFD). */
 function utf8(bytes: Uint8Array): string {
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return STRICT_UTF8.decode(bytes);
   } catch {
     throw new SyntaxError(
       "The body is not valid UTF-8: send JSON text encoded as UTF-8",

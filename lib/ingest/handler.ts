@@ -298,7 +298,8 @@ export function createIngestHandler(
     const q = raw.indexOf("?", start);
     const path = start < 0 ? "/" : raw.slice(start, q < 0 ? undefined : q);
     // A web page can reach a loopback server; nothing of ours sends Origin.
-    if (req.headers.has("origin")) {
+    const headers = req.headers;
+    if (headers.has("origin")) {
       await req.body?.cancel();
       return json(403, {
         ok: false,
@@ -306,7 +307,7 @@ export function createIngestHandler(
           "Requests from web pages are refused (they carry an Origin header); hooks, forwarders and the CLI send none",
       });
     }
-    const hostHeader = req.headers.get("host") ?? "";
+    const hostHeader = headers.get("host") ?? "";
     if (options.hostAllowed && !options.hostAllowed(hostHeader)) {
       await req.body?.cancel();
       return json(403, {
@@ -319,8 +320,7 @@ export function createIngestHandler(
     if (
       req.method === "POST" &&
       (path === "/ingest" || path.startsWith("/hook/")) &&
-      (req.headers.get("content-type") ?? "").split(";")[0].trim()
-          .toLowerCase() !== "application/json"
+      !isJsonType(headers.get("content-type"))
     ) {
       await req.body?.cancel();
       return json(415, {
@@ -411,4 +411,11 @@ export function sameSecret(given: string, expected: string): boolean {
   let diff = a.length ^ b.length;
   for (let i = 0; i < b.length; i++) diff |= (a[i] ?? 0) ^ b[i];
   return diff === 0;
+}
+
+/** Whether a Content-Type names JSON (`application/json`, any parameters). */
+function isJsonType(value: string | null): boolean {
+  if (value === null) return false;
+  if (value === "application/json") return true; // the common case, fast
+  return value.split(";")[0].trim().toLowerCase() === "application/json";
 }

@@ -90,3 +90,60 @@ export function lastReceipt(
   }
   return null;
 }
+
+/**
+ * The heads log of a writer: receipts appended with one write each, and
+ * `fdatasync`ed in the background (coalesced), never blocking the caller.
+ */
+export class ReceiptLog {
+  readonly #file: Deno.FsFile;
+  #syncing: Promise<void> | null = null;
+  #dirty = false;
+
+  /**
+   * Create a `ReceiptLog`.
+   *
+   * @param root Store root.
+   */
+  constructor(root: string) {
+    this.#file = Deno.openSync(headsPath(root), {
+      append: true,
+      create: true,
+      mode: 0o600,
+    });
+  }
+
+  /**
+   * Append receipts.
+   *
+   * @param receipts The receipts.
+   */
+  append(receipts: HeadReceipt[]): void {
+    const bytes = new TextEncoder().encode(
+      receipts.map((r) => JSON.stringify(r) + "\n").join(""),
+    );
+    let done = 0;
+    while (done < bytes.length) {
+      done += this.#file.writeSync(bytes.subarray(done));
+    }
+    this.#dirty = true;
+    this.#sync();
+  }
+
+  #sync(): void {
+    if (this.#syncing) return;
+    this.#dirty = false;
+    this.#syncing = this.#file.syncData().catch(() => {}).finally(() => {
+      this.#syncing = null;
+      if (this.#dirty) this.#sync();
+    });
+  }
+
+  /** Sync now and close. */
+  close(): void {
+    try {
+      this.#file.syncDataSync();
+    } catch { /* closed */ }
+    this.#file.close();
+  }
+}

@@ -6,7 +6,7 @@
  * @module
  */
 import { exists, syncDir } from "./fs_sync.ts";
-import { appendReceipts, lastReceipt } from "./heads.ts";
+import { lastReceipt, ReceiptLog } from "./heads.ts";
 import { join } from "node:path";
 import type { TraceEvent } from "../trace/event.ts";
 import { InvalidIdError, validateId } from "../trace/ids.ts";
@@ -133,6 +133,8 @@ export class HarnessStore {
       | "maxOpenSpools"
     >
   >;
+  #receipts: ReceiptLog | null = null;
+  #lastUsed = "";
   /** Captures whose spool file is open, least recently used first. */
   readonly #openSpools = new Set<string>();
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
@@ -340,7 +342,9 @@ export class HarnessStore {
         return again.writer;
       },
       onUse: () => {
-        // Most recently used last.
+        // Most recently used last (nothing to do when it already is).
+        if (this.#lastUsed === captureId) return;
+        this.#lastUsed = captureId;
         this.#openSpools.delete(captureId);
         this.#openSpools.add(captureId);
       },
@@ -413,10 +417,12 @@ export class HarnessStore {
   #flushIndex(): void {
     const heads = this.#index?.flush() ?? [];
     if (!heads.length || this.readOnly) return;
-    // The spools the receipts vouch for are synced first.
-    for (const h of heads) this.#sinks.get(h.capture_id)?.sync();
     const at = new Date().toISOString();
-    appendReceipts(this.root, heads.map((h) => ({ ...h, at })));
+    // Written now, synced off the event loop (like the spools): after a
+    // power loss a receipt may vouch for events the spool lost, which is
+    // exactly what verify must then report.
+    this.#receipts ??= new ReceiptLog(this.root);
+    this.#receipts.append(heads.map((h) => ({ ...h, at })));
   }
 
   /** Sync every open spool and flush the index. */
@@ -793,7 +799,9 @@ export class HarnessStore {
     this.#closed = true;
     if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
     try {
+      if (!this.readOnly) this.#flushIndex();
       for (const sink of [...this.#sinks.values()]) sink.close();
+      this.#receipts?.close();
       this.#index?.close();
     } finally {
       this.#lock?.release();

@@ -137,6 +137,8 @@ export function checkJsonShape(
   value: unknown,
   maxDepth: number = MAX_JSON_DEPTH,
 ): void {
+  // A fast pass with no path strings; the slow pass names the problem.
+  if (shapeOk(value, maxDepth)) return;
   const stack: [unknown, number, string][] = [[value, 0, "$"]];
   while (stack.length) {
     const [v, depth, path] = stack.pop()!;
@@ -145,19 +147,47 @@ export function checkJsonShape(
     }
     if (typeof v !== "object" || v === null) continue;
     if (depth >= maxDepth) {
-      throw new EventShapeError(
-        path,
-        `nested deeper than ${maxDepth} levels`,
-      );
+      throw new EventShapeError(path, `nested deeper than ${maxDepth} levels`);
     }
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
         stack.push([v[i], depth + 1, `${path}[${i}]`]);
       }
     } else {
-      for (const [k, x] of Object.entries(v)) {
-        stack.push([x, depth + 1, `${path}.${k}`]);
+      for (const k in v) {
+        stack.push([
+          (v as Record<string, unknown>)[k],
+          depth + 1,
+          `${path}.${k}`,
+        ]);
       }
     }
   }
+}
+
+function shapeOk(value: unknown, maxDepth: number): boolean {
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  while (values.length) {
+    const v = values.pop();
+    const depth = depths.pop()!;
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) return false;
+      continue;
+    }
+    if (typeof v !== "object" || v === null) continue;
+    if (depth >= maxDepth) return false;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        values.push(v[i]);
+        depths.push(depth + 1);
+      }
+    } else {
+      for (const k in v) {
+        values.push((v as Record<string, unknown>)[k]);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return true;
 }
