@@ -31,7 +31,7 @@ const USAGE = `harness compile: captures in, a verified behavior package out
 Usage:
   compile.ts --capture ID [--capture ID ...] --out DIR [--name NAME] [--task-family TEXT]
              [--canonical map.json] [--contracts contracts.json] [--effects effects.json]
-             [--version V] [--fidelity F3] [--json] [--root DIR]
+             [--version V] [--fidelity F3] [--json] [--root DIR | --db postgres://…]
   compile.ts explain PACKAGE.json [--json]
   compile.ts run PACKAGE.json --capabilities MODULE.ts [--episode N] [--input TEXT]
              [--trace] [--capture ID] [--root DIR] [--json]
@@ -89,6 +89,7 @@ export async function main(args: string[]): Promise<number> {
         fidelity: { type: "string" },
         json: { type: "boolean", default: false },
         root: { type: "string" },
+        db: { type: "string" },
         capabilities: { type: "string" },
         episode: { type: "string" },
         input: { type: "string" },
@@ -148,14 +149,27 @@ export async function main(args: string[]): Promise<number> {
       );
       return 2;
     }
-    const root = resolveRoot(values.root, env("HARNESS_ROOT"));
-    using store = new HarnessStore(root, { readOnly: true, index: false });
     const episodes: Episode[] = [];
-    for (const id of captures) {
-      if (!store.hasCapture(id)) {
-        throw new Error(`Capture "${id}" not found in store ${root}`);
+    if (values.db) {
+      // The team database: the same episodes, from the stored lines.
+      const { DbStore } = await import("./lib/team/db_store.ts");
+      const db = await DbStore.open(values.db);
+      try {
+        for (const id of captures) {
+          episodes.push(...await loadEpisodes(db, db.resolveName(id)));
+        }
+      } finally {
+        await db.close();
       }
-      episodes.push(...await loadEpisodes(store, id));
+    } else {
+      const root = resolveRoot(values.root, env("HARNESS_ROOT"));
+      using store = new HarnessStore(root, { readOnly: true, index: false });
+      for (const id of captures) {
+        if (!store.hasCapture(id)) {
+          throw new Error(`Capture "${id}" not found in store ${root}`);
+        }
+        episodes.push(...await loadEpisodes(store, id));
+      }
     }
     const tty = Deno.stderr.isTerminal();
     let last = "";

@@ -31,7 +31,7 @@ const USAGE = `harness ingest: capture, store and server commands
 Usage:
   ingest.ts demo                             write a small capture, show its summary and chain check
   ingest.ts serve [--host H] [--port P] [--detach] [--allow-remote] [--max-body-bytes N]
-                  [--redact-rules FILE] [--no-redact]
+                  [--redact-rules FILE] [--no-redact] [--replicate postgres://…]
                                              run the loopback ingest server (default 127.0.0.1:8848)
   ingest.ts status | stop                    is a server running for this store / stop it
   ingest.ts hook <host_a|host_b|host_c> [--url URL]
@@ -59,6 +59,10 @@ Usage:
   ingest.ts capture verify <id> [--expect-head SEQ:HASH] [--json]
                                              check the hash chain and its head receipts (exit 1 when broken)
   ingest.ts store rebuild-index [--json]     rebuild harness.db from the spools
+  ingest.ts store push --to postgres://…     ship every capture to the team database (once each)
+  ingest.ts db migrate --db postgres://…     create or migrate the team database's schema
+  ingest.ts capture list|inspect|verify|lineage|summary [<id>] --db postgres://…
+                                             the same, on the team database (id: STORE:CAPTURE)
 
 Options:
   --root DIR   store root (default: $HARNESS_ROOT, else ./.harness)
@@ -180,6 +184,9 @@ async function parse(args: string[]) {
         tools: { type: "string" },
         seed: { type: "string" },
         "expect-head": { type: "string" },
+        db: { type: "string" },
+        to: { type: "string" },
+        replicate: { type: "string" },
         proxy: { type: "string" },
       },
     });
@@ -205,8 +212,32 @@ async function run(args: string[], io: Io): Promise<number> {
         seed: values.seed === undefined ? undefined : Number(values.seed),
       });
     }
+    case "db": {
+      if (command !== "migrate" || !values.db) {
+        throw new UsageError("db migrate needs --db postgres://…");
+      }
+      const { dbMigrate } = await import("./lib/cli/cmd_team.ts");
+      return await dbMigrate(values.db, io);
+    }
     case "capture":
     case "store": {
+      if (group === "store" && command === "push") {
+        if (!values.to) {
+          throw new UsageError("store push needs --to postgres://…");
+        }
+        const { storePush } = await import("./lib/cli/cmd_team.ts");
+        return await storePush(root, values.to, values.json, io);
+      }
+      if (group === "capture" && values.db) {
+        const { captureFromDb } = await import("./lib/cli/cmd_team.ts");
+        return await captureFromDb(
+          command ?? "",
+          id,
+          values.db,
+          values.json,
+          io,
+        );
+      }
       if (
         group === "capture" && command &&
         ["start", "finish", "outcome", "summary", "lineage"].includes(command)
@@ -427,6 +458,7 @@ async function serveCommand(
         : undefined,
       redactRules: values["redact-rules"],
       noRedact: values["no-redact"],
+      replicate: values.replicate,
       stopSignal,
     }, out);
   } finally {

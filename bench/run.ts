@@ -10,6 +10,7 @@ import { lineageBench } from "./lineage_bench.ts";
 import { compileBench } from "./compile_bench.ts";
 import { runtimeBench } from "./runtime_bench.ts";
 import { reliabilityBench } from "./reliability_bench.ts";
+import { replicateBench } from "./replicate_bench.ts";
 
 console.log("# harness benchmarks");
 console.log(
@@ -23,3 +24,4 @@ if (!only || only === "lineage") lineageBench();
 if (!only || only === "compile") await compileBench();
 if (!only || only === "runtime") await runtimeBench();
 if (only === "reliability") await reliabilityBench();
+if (only === "replicate") await replicateBench();

@@ -38,6 +38,8 @@ export interface ServeOptions {
   noRedact: boolean;
   /** Resolves when the server should stop (signals). */
   stopSignal?: Promise<void>;
+  /** Ship every acknowledged event to this team database, in the background. */
+  replicate?: string;
 }
 
 /**
@@ -56,6 +58,12 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
       ? parseRedactionRules(Deno.readTextFileSync(o.redactRules))
       : [];
     const adminKey = crypto.randomUUID();
+    const replicator = o.replicate
+      ? new (await import("../team/replicator.ts")).Replicator(
+        store,
+        o.replicate,
+      )
+      : null;
     let stop!: () => void;
     const stopped = new Promise<void>((r) => stop = r);
     const server = new IngestServer(store, {
@@ -67,8 +75,12 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
       redaction: o.noRedact ? false : [...DEFAULT_REDACTION_RULES, ...extra],
       adminKey,
       onShutdown: () => stop(),
+      ...(replicator
+        ? { healthExtra: () => ({ replication: replicator.status }) }
+        : {}),
     });
     const url = await server.start();
+    replicator?.start();
     store.lock?.update({ role: "ingest-server", url });
     writePidFile(o.root, {
       pid: Deno.pid,
@@ -82,6 +94,7 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
     );
     await Promise.race([stopped, o.stopSignal ?? new Promise(() => {})]);
     await server.close();
+    await replicator?.stop();
     removePidFile(o.root, Deno.pid);
     io.out(
       `harness ingest server stopped (${
@@ -181,6 +194,7 @@ export async function status(
         pid: rec?.pid ?? null,
         root,
         stats: health?.stats ?? null,
+        replication: health?.replication ?? null,
       },
       null,
       2,
@@ -191,6 +205,16 @@ export async function status(
         ? `ingest server ${state}: ${rec.url} (pid ${rec.pid}, store ${root})`
         : `ingest server not running for store ${root}`,
     );
+    const rep = health?.replication as
+      | { lag_events: number; last_error: string | null; shipped: number }
+      | undefined;
+    if (rep) {
+      io.out(
+        `replication: ${rep.lag_events} events behind, ${rep.shipped} shipped${
+          rep.last_error ? `; last error: ${rep.last_error}` : ""
+        }`,
+      );
+    }
   }
   return health ? 0 : 1;
 }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { HarnessStore } from "../store/store.ts";
+import type { CaptureReader } from "../store/reader.ts";
 import type { CaptureRecord } from "../store/index_db.ts";
 import type { ChainReport } from "../trace/jsonl.ts";
 import { type Fidelity, FidelityTracker } from "./fidelity.ts";
@@ -82,7 +82,7 @@ function sorted(counts: Map<string, number>): Record<string, number> {
  * @throws {CaptureNotFoundError} When the capture has no spool.
  */
 export async function inspectCapture(
-  store: HarnessStore,
+  store: CaptureReader,
   captureId: string,
 ): Promise<CaptureInspection> {
   if (!store.hasCapture(captureId)) {

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { HarnessStore } from "../store/store.ts";
+import type { CaptureReader } from "../store/reader.ts";
 import type { ChainReport } from "../trace/jsonl.ts";
 import { type Fidelity, FidelityTracker } from "./fidelity.ts";
 import { loadEpisodes } from "../lineage/episodes.ts";
@@ -138,7 +138,7 @@ function count(value: unknown, source: string | null, c: LineageCounts): void {
  * @throws {CaptureNotFoundError} When the capture has no spool.
  */
 export async function buildLineageReport(
-  store: HarnessStore,
+  store: CaptureReader,
   captureId: string,
   options: { canonical?: Record<string, string> | null } = {},
 ): Promise<LineageReport> {

@@ -101,6 +101,8 @@ export interface IngestHandlerOptions {
   adminKey?: string;
   /** Called by an authorized `POST /admin/shutdown`. */
   onShutdown?: () => void;
+  /** More to show on `/health` (replication). */
+  healthExtra?: () => Record<string, unknown>;
 }
 
 /** Counters the handler keeps (visible on `/health`). */
@@ -389,7 +391,13 @@ export function createIngestHandler(
       if (method !== "GET") return await only("GET");
       stats.pending_calls = correlator.size;
       stats.dropped_pending_calls = correlator.dropped;
-      return json(200, { ok: true, root: store.root, pid: Deno.pid, stats });
+      return json(200, {
+        ok: true,
+        root: store.root,
+        pid: Deno.pid,
+        stats,
+        ...(options.healthExtra?.() ?? {}),
+      });
     }
     await req.body?.cancel();
     return json(404, { ok: false, error: `No route ${path}` });

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { HarnessStore } from "../store/store.ts";
+import type { CaptureReader } from "../store/reader.ts";
 import type { TraceEvent } from "../trace/event.ts";
 import { sha256Digest } from "../trace/hash.ts";
 import type { Episode } from "./records.ts";
@@ -27,7 +27,7 @@ export interface LoadEpisodesOptions {
  * @returns The episodes.
  */
 export async function loadEpisodes(
-  store: HarnessStore,
+  store: CaptureReader,
   captureId: string,
   options: LoadEpisodesOptions = {},
 ): Promise<Episode[]> {

@@ -509,6 +509,28 @@ export class SqliteIndex {
   }
 
   /**
+   * Where the first event after a sequence starts in its spool.
+   *
+   * @param captureId Capture.
+   * @param after Sequence.
+   * @returns The byte offset and sequence, or null when there is none.
+   */
+  offsetAfter(
+    captureId: string,
+    after: number,
+  ): { sequence: number; byte_offset: number } | null {
+    this.flush();
+    const row = this.#db.prepare(
+      "SELECT sequence, byte_offset FROM event_index WHERE capture_id = ? AND sequence > ? ORDER BY sequence LIMIT 1",
+    ).get(captureId, after) as
+      | { sequence: number; byte_offset: number }
+      | undefined;
+    return row
+      ? { sequence: row.sequence, byte_offset: row.byte_offset }
+      : null;
+  }
+
+  /**
    * Run a statement on the database (packages and other non-derived tables).
    *
    * @param sql SQL text.

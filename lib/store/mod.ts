@@ -52,3 +52,4 @@ export {
   headsPath,
   lastReceipt,
 } from "./heads.ts";
+export type { CaptureReader } from "./reader.ts";

@@ -1,0 +1,185 @@
+/**
+ * Shipping a capture's sealed events to the team database, checked on
+ * arrival: in one transaction the capture's row is locked, events the
+ * database already holds are skipped when their hashes agree (so a push
+ * is idempotent on `(store_id, capture_id, sequence)`), and the first new
+ * event must follow the stored head — sequence head + 1 and
+ * `prev_event_hash` = head hash — with every line's own hash and link
+ * checked. A gap or a fork is refused, recorded in `refusals`, and nothing
+ * of the batch is merged.
+ *
+ * @module
+ */
+import type { HarnessStore } from "../store/store.ts";
+import type { TraceEvent } from "../trace/event.ts";
+import { GENESIS_HASH } from "../trace/hash.ts";
+import { checkLine, splitLines } from "../trace/jsonl.ts";
+import { readChunks } from "../store/file_chunks.ts";
+import type { Sql } from "./db.ts";
+
+/** What one push did. */
+export interface PushResult {
+  /** Events inserted. */
+  shipped: number;
+  /** Events already there (same hash). */
+  skipped: number;
+  /** The database's head for the capture after the push. */
+  head: number;
+  /** Why the batch was refused, or null. */
+  refused: { kind: "gap" | "fork" | "broken"; message: string } | null;
+}
+
+/** Events of a capture after a sequence, read from its spool. */
+async function eventsAfter(
+  store: HarnessStore,
+  captureId: string,
+  after: number,
+  limit: number,
+): Promise<{ line: string; ev: TraceEvent }[]> {
+  const first = store.index.offsetAfter(captureId, after);
+  if (!first) return [];
+  const out: { line: string; ev: TraceEvent }[] = [];
+  const decoder = new TextDecoder();
+  for await (
+    const l of splitLines(
+      readChunks(store.spoolPath(captureId), first.byte_offset),
+    )
+  ) {
+    if (!l.terminated) break;
+    const line = decoder.decode(l.bytes);
+    out.push({ line, ev: JSON.parse(line) as TraceEvent });
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+/**
+ * Push the events of one capture that follow `after`.
+ *
+ * @param sql The database client.
+ * @param store The local store (the evidence).
+ * @param storeId The store's id.
+ * @param captureId The capture.
+ * @param after Last sequence known shipped (a cursor; the database's own
+ *   head decides what is new).
+ * @param options Most events per push.
+ * @returns What happened.
+ */
+export async function pushCapture(
+  sql: Sql,
+  store: HarnessStore,
+  storeId: string,
+  captureId: string,
+  after: number,
+  options: { limit?: number } = {},
+): Promise<PushResult> {
+  const batch = await eventsAfter(
+    store,
+    captureId,
+    after,
+    options.limit ?? 5000,
+  );
+  const result: PushResult = {
+    shipped: 0,
+    skipped: 0,
+    head: after,
+    refused: null,
+  };
+  await sql.begin(async (tx: Sql) => {
+    await tx`INSERT INTO stores (store_id) VALUES (${storeId})
+      ON CONFLICT (store_id) DO NOTHING`;
+    await tx`INSERT INTO captures VALUES
+      (${storeId}, ${captureId}, 0, ${GENESIS_HASH}, 0, now())
+      ON CONFLICT (store_id, capture_id) DO NOTHING`;
+    const [cap] = await tx`SELECT head_sequence, head_hash, event_count
+      FROM captures WHERE store_id = ${storeId} AND capture_id = ${captureId}
+      FOR UPDATE`;
+    let head = Number(cap.head_sequence);
+    let hash = String(cap.head_hash);
+    result.head = head;
+    const refuse = async (
+      kind: "gap" | "fork" | "broken",
+      sequence: number,
+      message: string,
+    ) => {
+      result.refused = { kind, message };
+      await tx`INSERT INTO refusals (store_id, capture_id, sequence, kind, message)
+        VALUES (${storeId}, ${captureId}, ${sequence}, ${kind}, ${message})`;
+    };
+    const old = batch.filter((b) => b.ev.sequence <= head);
+    if (old.length) {
+      const seqs = old.map((b) => b.ev.sequence);
+      const stored = new Map<number, string>(
+        (await tx`SELECT sequence, event_hash FROM events
+          WHERE store_id = ${storeId} AND capture_id = ${captureId}
+          AND sequence = ANY(${seqs})`).map((
+          r: { sequence: string; event_hash: string },
+        ) => [Number(r.sequence), r.event_hash]),
+      );
+      for (const b of old) {
+        if (stored.get(b.ev.sequence) !== b.ev.event_hash) {
+          await refuse(
+            "fork",
+            b.ev.sequence,
+            `Sequence ${b.ev.sequence} differs from the one the database holds: the chains forked`,
+          );
+          return;
+        }
+        result.skipped++;
+      }
+    }
+    const fresh = batch.filter((b) => b.ev.sequence > head);
+    if (!fresh.length) return;
+    if (fresh[0].ev.sequence !== head + 1) {
+      await refuse(
+        "gap",
+        fresh[0].ev.sequence,
+        `Sequence ${
+          fresh[0].ev.sequence
+        } does not follow the database's head ${head}: events are missing`,
+      );
+      return;
+    }
+    const rows = [];
+    for (const b of fresh) {
+      const checked = checkLine(b.line, head + 1, hash, captureId);
+      if (typeof checked !== "string") {
+        await refuse(
+          checked.kind === "link" ? "fork" : "broken",
+          head + 1,
+          checked.message,
+        );
+        return;
+      }
+      head++;
+      hash = checked;
+      const ev = store.resolve(b.ev);
+      const tool = (ev.payload as { tool?: { host_name?: unknown } }).tool
+        ?.host_name;
+      rows.push({
+        store_id: storeId,
+        capture_id: captureId,
+        sequence: ev.sequence,
+        event_id: ev.event_id,
+        episode_id: ev.episode_id,
+        kind: ev.kind,
+        timestamp: ev.timestamp,
+        tool: typeof tool === "string" ? tool : null,
+        prev_event_hash: ev.prev_event_hash,
+        event_hash: ev.event_hash,
+        line: b.line,
+        payload: tx.json(ev.payload),
+      });
+    }
+    for (let i = 0; i < rows.length; i += 1000) {
+      await tx`INSERT INTO events ${tx(rows.slice(i, i + 1000))}
+        ON CONFLICT (store_id, capture_id, sequence) DO NOTHING`;
+    }
+    await tx`UPDATE captures SET head_sequence = ${head}, head_hash = ${hash},
+      event_count = event_count + ${rows.length}, updated_at = now()
+      WHERE store_id = ${storeId} AND capture_id = ${captureId}`;
+    result.shipped = rows.length;
+    result.head = head;
+  });
+  return result;
+}

@@ -1,0 +1,210 @@
+/**
+ * Replication behind the acknowledgement: the ingest server keeps taking
+ * events locally while a background loop ships them to the team database
+ * from a durable cursor per capture (`<root>/replication.json`). A
+ * database that is down, slow or restarted only delays shipping; the loop
+ * backs off and resumes where it stopped. Pushes are idempotent, so a
+ * cursor that lags the database (a crash between commit and cursor write)
+ * re-sends nothing twice; a cursor ahead of it (a reset database) falls
+ * back to the database's head.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { HarnessStore } from "../store/store.ts";
+import { connectDb, migrate, type Sql } from "./db.ts";
+import { pushCapture } from "./push.ts";
+import { storeId } from "./store_id.ts";
+
+/** What `/health` and `status` show of replication. */
+export interface ReplicationStatus {
+  /** Events acknowledged locally and not yet in the database. */
+  lag_events: number;
+  /** Events shipped since start. */
+  shipped: number;
+  /** Last error (null when the last push went through). */
+  last_error: string | null;
+  /** Gaps and forks the database refused. */
+  refused: number;
+  /** When the last push went through (ISO), or null. */
+  last_success: string | null;
+}
+
+/** Options of a {@linkcode Replicator}. */
+export interface ReplicatorOptions {
+  /** Milliseconds between rounds when caught up. @default 200 */
+  intervalMs?: number;
+  /** Most events per push. @default 5000 */
+  batch?: number;
+}
+
+/** Ships a store's events to a team database in the background. */
+export class Replicator {
+  readonly #store: HarnessStore;
+  readonly #url: string;
+  readonly #interval: number;
+  readonly #batch: number;
+  readonly #cursorPath: string;
+  #cursors: Record<string, number>;
+  #sql: Sql | null = null;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<void> | null = null;
+  #stopped = false;
+  #backoff = 0;
+  readonly #status: ReplicationStatus = {
+    lag_events: 0,
+    shipped: 0,
+    last_error: null,
+    refused: 0,
+    last_success: null,
+  };
+  /** The store's id in the team database. */
+  readonly storeId: string;
+
+  /**
+   * Create a `Replicator`.
+   *
+   * @param store The local store (writable: it keeps the cursor).
+   * @param url The team database.
+   * @param options Interval and batch size.
+   */
+  constructor(
+    store: HarnessStore,
+    url: string,
+    options: ReplicatorOptions = {},
+  ) {
+    this.#store = store;
+    this.#url = url;
+    this.#interval = options.intervalMs ?? 200;
+    this.#batch = options.batch ?? 5000;
+    this.storeId = storeId(store.root);
+    this.#cursorPath = join(store.root, "replication.json");
+    this.#cursors = readCursors(this.#cursorPath, url);
+  }
+
+  /** Replication as it stands. */
+  get status(): ReplicationStatus {
+    return { ...this.#status, lag_events: this.#lag() };
+  }
+
+  #lag(): number {
+    let lag = 0;
+    for (const c of this.#store.listCaptures()) {
+      lag += Math.max(0, c.head_sequence - (this.#cursors[c.capture_id] ?? 0));
+    }
+    return lag;
+  }
+
+  /** Start the loop. */
+  start(): void {
+    this.#schedule(0);
+  }
+
+  #schedule(ms: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      this.#running = this.round().finally(() => this.#running = null);
+    }, ms);
+  }
+
+  /**
+   * One round: ship what each capture has beyond its cursor.
+   *
+   * @returns When the round is over (the next is scheduled).
+   */
+  async round(): Promise<void> {
+    let more = false;
+    let refusedNow = false;
+    try {
+      if (!this.#sql) {
+        this.#sql = await connectDb(this.#url, { max: 2 });
+        await migrate(this.#sql);
+      }
+      this.#store.flush();
+      for (const cap of this.#store.listCaptures()) {
+        const id = cap.capture_id;
+        const cursor = this.#cursors[id] ?? 0;
+        if (cap.head_sequence <= cursor) continue;
+        const r = await pushCapture(
+          this.#sql,
+          this.#store,
+          this.storeId,
+          id,
+          cursor,
+          {
+            limit: this.#batch,
+          },
+        );
+        this.#status.shipped += r.shipped;
+        if (r.refused) {
+          refusedNow = true;
+          this.#status.refused++;
+          this.#status.last_error = `${id}: ${r.refused.message}`;
+          if (r.refused.kind !== "gap") continue; // a fork waits for people
+        }
+        // The database's head is the truth (a gap: it is behind the cursor).
+        this.#cursors[id] = r.head;
+        if (r.head < cap.head_sequence) more = true;
+      }
+      writeCursors(this.#cursorPath, this.#url, this.#cursors);
+      this.#status.last_success = new Date().toISOString();
+      if (!refusedNow) this.#status.last_error = null;
+      this.#backoff = 0;
+    } catch (err) {
+      this.#status.last_error = (err as Error).message;
+      try {
+        await this.#sql?.end({ timeout: 1 });
+      } catch { /* gone */ }
+      this.#sql = null;
+      this.#backoff = Math.min(10_000, Math.max(250, this.#backoff * 2));
+    }
+    this.#schedule(this.#backoff || (more ? 0 : this.#interval));
+  }
+
+  /**
+   * Stop the loop and close the connection (a round in flight finishes).
+   */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    await this.#running;
+    try {
+      await this.#sql?.end({ timeout: 2 });
+    } catch { /* gone */ }
+    this.#sql = null;
+  }
+}
+
+function readCursors(path: string, url: string): Record<string, number> {
+  try {
+    const all = JSON.parse(Deno.readTextFileSync(path));
+    return { ...(all[keyOf(url)] ?? {}) };
+  } catch {
+    return {};
+  }
+}
+
+function writeCursors(
+  path: string,
+  url: string,
+  cursors: Record<string, number>,
+): void {
+  let all: Record<string, unknown> = {};
+  try {
+    all = JSON.parse(Deno.readTextFileSync(path));
+  } catch { /* first write */ }
+  all[keyOf(url)] = cursors;
+  const tmp = `${path}.tmp`;
+  Deno.writeTextFileSync(tmp, JSON.stringify(all) + "\n", { mode: 0o600 });
+  Deno.renameSync(tmp, path);
+}
+
+/** The database a cursor belongs to, without its password. */
+function keyOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || 5432}${u.pathname}`;
+  } catch {
+    return url;
+  }
+}
