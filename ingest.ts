@@ -52,8 +52,13 @@ Usage:
   ingest.ts capture summary <id> [--json]    inspection plus recorded outcomes
   ingest.ts capture lineage <id> [--json]    the exact-lineage report
   ingest.ts mcp                              serve the control operations as an MCP server on stdio
-  ingest.ts import --format openai-messages|tau-bench|tau2 FILE --capture ID [--tools a,b,…]
-                                             import existing trajectories (all or nothing, once per file)
+  ingest.ts import --format openai-messages|tau-bench|tau2|otlp FILE --capture ID [--tools a,b,…]
+                                             import existing trajectories or OTLP JSON traces
+                                             (all or nothing, once per file)
+  ingest.ts report <id> --out FILE.html      a self-contained HTML report: timeline, call tree,
+                                             lineage graph, tokens, chain status
+  ingest.ts export otlp <id> [--endpoint URL | --out FILE.json] [--headers K=V,…] [--max-value-chars N]
+                                             the capture as OpenTelemetry traces (GenAI conventions)
   ingest.ts capture list [--json]            list captures
   ingest.ts capture inspect <id> [--json]    episodes, counts by kind, fidelity, chain status
   ingest.ts capture verify <id> [--expect-head SEQ:HASH] [--json]
@@ -70,7 +75,7 @@ Options:
   -h, --help   this text
 
 Environment: HARNESS_ROOT, HARNESS_INGEST_URL, HARNESS_CAPTURE_ID, HARNESS_HOOK_TIMEOUT (milliseconds,
-default 1000), HARNESS_INGEST_TOKEN (required with --allow-remote).`;
+default 1000), HARNESS_INGEST_TOKEN (required with --allow-remote), OTEL_EXPORTER_OTLP_HEADERS.`;
 
 const FORWARDER_ENV = [
   "HARNESS_INGEST_URL",
@@ -188,6 +193,10 @@ async function parse(args: string[]) {
         to: { type: "string" },
         replicate: { type: "string" },
         proxy: { type: "string" },
+        endpoint: { type: "string" },
+        out: { type: "string" },
+        headers: { type: "string" },
+        "max-value-chars": { type: "string" },
       },
     });
   } catch (err) {
@@ -272,6 +281,32 @@ async function run(args: string[], io: Io): Promise<number> {
         capture: values.capture,
         tools: values.tools,
         root,
+        json: values.json,
+      }, io);
+    }
+    case "report": {
+      const { reportCommand } = await import("./lib/cli/cmd_report.ts");
+      return await reportCommand({
+        capture: command,
+        out: values.out,
+        root,
+        json: values.json,
+      }, io);
+    }
+    case "export": {
+      if (command !== "otlp") {
+        throw new UsageError(
+          "export takes otlp: export otlp <capture_id> [--endpoint URL | --out FILE.json]",
+        );
+      }
+      const { exportOtlpCommand } = await import("./lib/cli/cmd_otel.ts");
+      return await exportOtlpCommand({
+        capture: id,
+        root,
+        endpoint: values.endpoint,
+        out: values.out,
+        headers: values.headers ?? env("OTEL_EXPORTER_OTLP_HEADERS"),
+        maxValueChars: values["max-value-chars"],
         json: values.json,
       }, io);
     }

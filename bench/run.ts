@@ -11,6 +11,7 @@ import { compileBench } from "./compile_bench.ts";
 import { runtimeBench } from "./runtime_bench.ts";
 import { reliabilityBench } from "./reliability_bench.ts";
 import { replicateBench } from "./replicate_bench.ts";
+import { exportBench } from "./export_bench.ts";
 
 console.log("# harness benchmarks");
 console.log(
@@ -25,3 +26,4 @@ if (!only || only === "compile") await compileBench();
 if (!only || only === "runtime") await runtimeBench();
 if (only === "reliability") await reliabilityBench();
 if (only === "replicate") await replicateBench();
+if (!only || only === "export") await exportBench();

@@ -10,6 +10,7 @@ import {
   IMPORT_FORMATS,
   type ImportFormat,
 } from "../importers/trajectories.ts";
+import { convertOtlp } from "../otel/import.ts";
 import { UsageError } from "./io.ts";
 import type { Io } from "./io.ts";
 import { openForWrite } from "./cmd_store.ts";
@@ -32,22 +33,25 @@ export async function importCommand(
   },
   io: Io,
 ): Promise<number> {
-  if (!a.format || !(IMPORT_FORMATS as readonly string[]).includes(a.format)) {
-    throw new UsageError(`import needs --format ${IMPORT_FORMATS.join("|")}`);
+  const formats = [...IMPORT_FORMATS, "otlp"];
+  if (!a.format || !formats.includes(a.format)) {
+    throw new UsageError(`import needs --format ${formats.join("|")}`);
   }
   if (!a.file || !a.capture) {
     throw new UsageError("import needs a FILE and --capture ID");
   }
   const text = await Deno.readTextFile(a.file);
-  const { digest, episodes } = convertTrajectories(
-    a.format as ImportFormat,
-    text,
-    {
-      captureId: a.capture,
-      fileName: basename(a.file),
-      tools: a.tools ? a.tools.split(",").map((t) => t.trim()) : null,
-    },
-  );
+  const { digest, episodes } = a.format === "otlp"
+    ? convertOtlp(text, { captureId: a.capture, fileName: basename(a.file) })
+    : convertTrajectories(
+      a.format as ImportFormat,
+      text,
+      {
+        captureId: a.capture,
+        fileName: basename(a.file),
+        tools: a.tools ? a.tools.split(",").map((t) => t.trim()) : null,
+      },
+    );
   Deno.mkdirSync(a.root, { recursive: true });
   using store = openForWrite(a.root);
   if (store.hasCapture(a.capture)) {

@@ -1,0 +1,101 @@
+/**
+ * `ingest.ts export otlp <capture_id> [--endpoint URL | --out FILE.json]`:
+ * a capture as OTLP/HTTP JSON traces, written to a file (or stdout) or
+ * sent to a collector.
+ *
+ * @module
+ */
+import { captureToOtlp } from "../otel/export.ts";
+import { sendOtlp } from "../otel/send.ts";
+import type { TraceEvent } from "../trace/event.ts";
+import { openForRead } from "./cmd_store.ts";
+import { type Io, UsageError } from "./io.ts";
+
+/** Arguments of {@linkcode exportOtlpCommand}. */
+export interface ExportOtlpArgs {
+  /** Capture id. */
+  capture?: string;
+  /** Store root. */
+  root: string;
+  /** Collector URL (`…/v1/traces`). */
+  endpoint?: string;
+  /** Output file. */
+  out?: string;
+  /** Extra headers, `K=V,K2=V2` (like `OTEL_EXPORTER_OTLP_HEADERS`). */
+  headers?: string;
+  /** Longest argument/result value, in characters. */
+  maxValueChars?: string;
+  /** JSON summary. */
+  json: boolean;
+}
+
+/**
+ * Export one capture.
+ *
+ * @param a Capture, destination, limits.
+ * @param io Output.
+ * @returns Exit code.
+ */
+export async function exportOtlpCommand(
+  a: ExportOtlpArgs,
+  io: Io,
+): Promise<number> {
+  if (!a.capture) {
+    throw new UsageError(
+      "export otlp needs a capture id: export otlp <capture_id> [--endpoint URL | --out FILE.json]",
+    );
+  }
+  if (a.endpoint && a.out) {
+    throw new UsageError("export otlp takes --endpoint or --out, not both");
+  }
+  const max = a.maxValueChars === undefined ? 8192 : Number(a.maxValueChars);
+  if (!Number.isInteger(max) || max < 16) {
+    throw new UsageError("--max-value-chars takes a whole number ≥ 16");
+  }
+  using store = openForRead(a.root);
+  if (!store.hasCapture(a.capture)) {
+    throw new UsageError(
+      `No capture "${a.capture}" in ${a.root}; see \`capture list\``,
+    );
+  }
+  const events: TraceEvent[] = [];
+  for await (const ev of store.readEvents(a.capture)) events.push(ev);
+  const traces = captureToOtlp(a.capture, events, { maxValueChars: max });
+  const spans = traces.resourceSpans[0].scopeSpans[0].spans.length;
+  if (a.endpoint) {
+    const r = await sendOtlp(a.endpoint, traces, {
+      headers: parseHeaders(a.headers),
+    });
+    io.out(
+      a.json
+        ? JSON.stringify({ capture_id: a.capture, endpoint: a.endpoint, ...r })
+        : `Sent ${r.spans} spans of capture ${a.capture} to ${a.endpoint} in ${r.batches} requests (${r.retries} retries)`,
+    );
+    return 0;
+  }
+  const text = JSON.stringify(traces);
+  if (!a.out) {
+    io.out(text);
+    return 0;
+  }
+  await Deno.writeTextFile(a.out, text + "\n");
+  io.out(
+    a.json
+      ? JSON.stringify({ capture_id: a.capture, out: a.out, spans })
+      : `Wrote ${spans} spans of capture ${a.capture} to ${a.out}`,
+  );
+  return 0;
+}
+
+function parseHeaders(text: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (text ?? "").split(",")) {
+    if (!part.trim()) continue;
+    const i = part.indexOf("=");
+    if (i <= 0) {
+      throw new UsageError(`--headers takes K=V,K2=V2; "${part}" has no "="`);
+    }
+    out[part.slice(0, i).trim()] = decodeURIComponent(part.slice(i + 1).trim());
+  }
+  return out;
+}

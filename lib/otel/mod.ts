@@ -1,0 +1,33 @@
+/**
+ * OpenTelemetry: a capture as OTLP/HTTP JSON traces after the GenAI
+ * semantic conventions (export and send), and OTLP traces from agents
+ * instrumented with the GenAI conventions, OpenInference or OpenLLMetry
+ * into capture episodes (import).
+ *
+ * @example Export a capture's events
+ * ```ts
+ * import { captureToOtlp } from "./mod.ts";
+ * import { strictEqual } from "node:assert/strict";
+ *
+ * const traces = captureToOtlp("cap_1", []);
+ * strictEqual(traces.resourceSpans[0].scopeSpans[0].spans.length, 0);
+ * ```
+ *
+ * @module
+ */
+export {
+  captureToOtlp,
+  derivedId,
+  type OtlpAttribute,
+  type OtlpExportOptions,
+  type OtlpSpan,
+  type OtlpTraces,
+} from "./export.ts";
+export { convertOtlp } from "./import.ts";
+export {
+  batchTraces,
+  OtlpSendError,
+  type OtlpSendOptions,
+  type OtlpSendReport,
+  sendOtlp,
+} from "./send.ts";

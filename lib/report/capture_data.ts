@@ -1,0 +1,261 @@
+/**
+ * What the HTML report of a capture shows, gathered from the store: the
+ * chain status, and per episode the tool calls (timing, status, parent),
+ * the model turns with tokens, and the exact-lineage edges (which earlier
+ * result, at which path, fed which argument).
+ *
+ * @module
+ */
+import type { CaptureReader } from "../store/reader.ts";
+import type { TraceEvent } from "../trace/event.ts";
+import { canonicalJson } from "../trace/canonical_json.ts";
+import { loadEpisodes } from "../lineage/episodes.ts";
+import { buildLineageReport } from "../control/lineage_report.ts";
+
+/** One tool call in the report. */
+export interface ReportCall {
+  /** Position in the episode's calls. */
+  index: number;
+  /** Sequence of its `tool.call.started`. */
+  sequence: number;
+  /** Event id of its `tool.call.started`. */
+  event_id: string;
+  /** Host tool name. */
+  name: string;
+  /** Milliseconds from the episode's first event. */
+  start_ms: number;
+  /** Duration, milliseconds (0 when it has no end). */
+  duration_ms: number;
+  /** `ok`, `failed`, `refused` (a guard or policy said no), `pending`. */
+  status: "ok" | "failed" | "refused" | "pending";
+  /** Index of the call that contains it, or null. */
+  parent: number | null;
+  /** Arguments, clipped JSON. */
+  args: string;
+  /** Result or error, clipped JSON. */
+  result: string;
+}
+
+/** One lineage edge: an earlier result fed an argument. */
+export interface ReportEdge {
+  /** Step index whose result it came from. */
+  from: number;
+  /** Path inside that result. */
+  path: string;
+  /** Step index that used it. */
+  to: number;
+  /** Argument path. */
+  arg: string;
+}
+
+/** One episode in the report. */
+export interface ReportEpisode {
+  /** Episode id. */
+  episode_id: string;
+  /** Recorded outcome. */
+  success: boolean | null;
+  /** Events in it. */
+  events: number;
+  /** Milliseconds from first to last event. */
+  duration_ms: number;
+  /** Token usage summed over model turns, or null when none was recorded. */
+  tokens: { input: number; output: number } | null;
+  /** Model turns (`model.responded`), milliseconds from the start. */
+  turns: { start_ms: number; model: string | null; tokens: number | null }[];
+  /** Tool calls in order. */
+  calls: ReportCall[];
+  /** Lineage steps: tool and arguments with their sources. */
+  steps: {
+    index: number;
+    tool: string;
+    args: { arg: string; value: string; source: string | null; kind: string }[];
+  }[];
+  /** Lineage edges between steps. */
+  edges: ReportEdge[];
+}
+
+/** Everything the report shows. */
+export interface CaptureReportData {
+  /** `harness.report.v1`. */
+  schema_version: string;
+  /** Capture id. */
+  capture_id: string;
+  /** Chain status. */
+  chain: {
+    ok: boolean;
+    events: number;
+    head_sequence: number;
+    head_hash: string;
+    problem: { line: number; sequence: number; message: string } | null;
+  };
+  /** Lineage totals. */
+  totals: {
+    steps: number;
+    identifier_values: number;
+    attributed: number;
+    episodes: number;
+  };
+  /** Episodes in order of first event. */
+  episodes: ReportEpisode[];
+}
+
+function clip(v: unknown, max = 600): string {
+  const t = typeof v === "string" ? v : canonicalJson(v ?? null);
+  return t.length > max ? t.slice(0, max) + "…" : t;
+}
+
+const REFUSAL = /refus|denied|deny|guard|blocked|forbidden|policy/i;
+
+function callsOf(events: TraceEvent[], t0: number): ReportCall[] {
+  const ends = new Map<string, TraceEvent>();
+  for (const ev of events) {
+    if (
+      (ev.kind === "tool.call.completed" || ev.kind === "tool.call.failed") &&
+      ev.parent_event_id
+    ) ends.set(ev.parent_event_id, ev);
+  }
+  const calls: ReportCall[] = [];
+  const indexOf = new Map<string, number>();
+  for (const ev of events) {
+    if (ev.kind !== "tool.call.started") continue;
+    const p = ev.payload as Record<string, unknown>;
+    const end = ends.get(ev.event_id);
+    const ep = (end?.payload ?? {}) as Record<string, unknown>;
+    const start = Date.parse(ev.timestamp);
+    const error = clip(ep.error ?? null);
+    indexOf.set(ev.event_id, calls.length);
+    calls.push({
+      index: calls.length,
+      sequence: ev.sequence,
+      event_id: ev.event_id,
+      name: (p.tool as { host_name?: string })?.host_name ?? "?",
+      start_ms: start - t0,
+      duration_ms: end ? Math.max(0, Date.parse(end.timestamp) - start) : 0,
+      status: !end
+        ? "pending"
+        : end.kind === "tool.call.completed"
+        ? "ok"
+        : REFUSAL.test(error)
+        ? "refused"
+        : "failed",
+      parent: ev.parent_event_id
+        ? indexOf.get(ev.parent_event_id) ?? null
+        : null,
+      args: clip(p.arguments ?? {}),
+      result: end?.kind === "tool.call.failed" ? error : clip(ep.result),
+    });
+  }
+  return calls;
+}
+
+/**
+ * Gather a capture's report.
+ *
+ * @param store The store.
+ * @param captureId The capture.
+ * @returns The report's data.
+ * @throws {CaptureNotFoundError} When there is no such capture.
+ */
+export async function captureReportData(
+  store: CaptureReader,
+  captureId: string,
+): Promise<CaptureReportData> {
+  const lineage = await buildLineageReport(store, captureId);
+  const loaded = await loadEpisodes(store, captureId, {
+    uptoSequence: lineage.chain.head_sequence,
+  });
+  const byId = new Map(lineage.episodes.map((e) => [e.episode_id, e]));
+  const episodes = loaded.map((ep): ReportEpisode => {
+    const t0 = Date.parse(ep.events[0].timestamp);
+    const last = Date.parse(ep.events[ep.events.length - 1].timestamp);
+    const turns: ReportEpisode["turns"] = [];
+    let input = 0;
+    let output = 0;
+    let anyTokens = false;
+    for (const ev of ep.events) {
+      if (ev.kind !== "model.responded") continue;
+      const r = (ev.payload.response ?? {}) as {
+        model?: string | null;
+        usage?: { input_tokens?: number | null; output_tokens?: number | null };
+      };
+      const i = r.usage?.input_tokens;
+      const o = r.usage?.output_tokens;
+      if (typeof i === "number" || typeof o === "number") anyTokens = true;
+      input += typeof i === "number" ? i : 0;
+      output += typeof o === "number" ? o : 0;
+      turns.push({
+        start_ms: Date.parse(ev.timestamp) - t0,
+        model: r.model ?? ev.source.model ?? null,
+        tokens: typeof i === "number" || typeof o === "number"
+          ? (i ?? 0) + (o ?? 0)
+          : null,
+      });
+    }
+    const lin = byId.get(ep.episode_id);
+    const stores = new Map<string, number>();
+    for (const s of lin?.steps ?? []) if (s.store) stores.set(s.store, s.index);
+    const edges: ReportEdge[] = [];
+    for (const s of lin?.steps ?? []) {
+      for (const a of s.arguments) {
+        if (!a.source) continue;
+        const refs = a.kind === "template"
+          ? [...a.source.matchAll(/\$ref\(([^)]+)\)/g)].map((m) => m[1])
+          : a.kind === "ref"
+          ? [a.source]
+          : [];
+        for (const ref of refs) {
+          const dot = ref.indexOf(".");
+          const from = stores.get(dot < 0 ? ref : ref.slice(0, dot));
+          if (from === undefined) continue;
+          edges.push({
+            from,
+            path: dot < 0 ? "" : ref.slice(dot + 1),
+            to: s.index,
+            arg: a.arg,
+          });
+        }
+      }
+    }
+    return {
+      episode_id: ep.episode_id,
+      success: lin?.success ?? null,
+      events: ep.events.length,
+      duration_ms: last - t0,
+      tokens: anyTokens ? { input, output } : null,
+      turns,
+      calls: callsOf(ep.events, t0),
+      steps: (lin?.steps ?? []).map((s) => ({
+        index: s.index,
+        tool: s.host_tool ?? s.logical_tool,
+        args: s.arguments.map((a) => ({
+          arg: a.arg,
+          value: clip(a.value, 200),
+          source: a.source,
+          kind: a.kind,
+        })),
+      })),
+      edges,
+    };
+  });
+  const p = lineage.chain.problem;
+  return {
+    schema_version: "harness.report.v1",
+    capture_id: captureId,
+    chain: {
+      ok: lineage.chain.ok,
+      events: lineage.chain.events,
+      head_sequence: lineage.chain.head_sequence,
+      head_hash: lineage.chain.head_hash,
+      problem: p
+        ? { line: p.line, sequence: p.sequence, message: p.message }
+        : null,
+    },
+    totals: {
+      steps: lineage.totals.steps,
+      identifier_values: lineage.totals.identifier_values,
+      attributed: lineage.totals.attributed,
+      episodes: lineage.totals.episodes,
+    },
+    episodes,
+  };
+}
