@@ -14,6 +14,7 @@
  */
 import type { TraceEvent } from "../trace/event.ts";
 import { sha256Hex } from "../trace/hash.ts";
+import { completionsByStart } from "../trace/completions.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
 
 /** An OTLP attribute. */
@@ -142,13 +143,7 @@ export function captureToOtlp(
       status: { code: 0 },
     };
     spans.push(root);
-    const done = new Map<string, TraceEvent>();
-    for (const ev of evs) {
-      if (
-        (ev.kind === "tool.call.completed" || ev.kind === "tool.call.failed") &&
-        ev.parent_event_id
-      ) done.set(ev.parent_event_id, ev);
-    }
+    const done = completionsByStart(evs);
     for (const ev of evs) {
       const p = ev.payload as Record<string, unknown>;
       if (ev.kind === "message") {

@@ -9,6 +9,7 @@
 import type { CaptureReader } from "../store/reader.ts";
 import type { TraceEvent } from "../trace/event.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
+import { completionsByStart } from "../trace/completions.ts";
 import { loadEpisodes } from "../lineage/episodes.ts";
 import { buildLineageReport } from "../control/lineage_report.ts";
 
@@ -107,13 +108,7 @@ function clip(v: unknown, max = 600): string {
 const REFUSAL = /refus|denied|deny|guard|blocked|forbidden|policy/i;
 
 function callsOf(events: TraceEvent[], t0: number): ReportCall[] {
-  const ends = new Map<string, TraceEvent>();
-  for (const ev of events) {
-    if (
-      (ev.kind === "tool.call.completed" || ev.kind === "tool.call.failed") &&
-      ev.parent_event_id
-    ) ends.set(ev.parent_event_id, ev);
-  }
+  const ends = completionsByStart(events);
   const calls: ReportCall[] = [];
   const indexOf = new Map<string, number>();
   for (const ev of events) {
