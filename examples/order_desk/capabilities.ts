@@ -10,7 +10,10 @@
  * @module
  */
 import { OrderDesk } from "./order_desk.ts";
-import type { ModelBinding, ToolRegistry } from "../../lib/runtime/runtime.ts";
+import type {
+  ModelBinding,
+  ToolRegistry,
+} from "../../lib/runtime/runtime_types.ts";
 import type { Signature } from "../../lib/compiler/ir.ts";
 
 /**

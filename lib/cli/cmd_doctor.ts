@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import { isHarnessEntry, type Settings } from "../installers/hook_settings.ts";
-import type { Io } from "./io.ts";
+import { exists, type Io } from "./io.ts";
 
 /** One finding. */
 export interface Finding {
@@ -27,15 +27,6 @@ function read(path: string): string | null {
     return Deno.readTextFileSync(path);
   } catch {
     return null;
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 

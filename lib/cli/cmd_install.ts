@@ -30,7 +30,7 @@ import {
 } from "../installers/hook_settings.ts";
 import type { Io } from "./io.ts";
 import { unwrapServerEntry, wrapServerEntry } from "../installers/mcp_wrap.ts";
-import { UsageError } from "./io.ts";
+import { exists, UsageError } from "./io.ts";
 
 /** Arguments of install and uninstall. */
 export interface InstallArgs {
@@ -409,15 +409,6 @@ function backupsOf(file: string): string[] {
       .map((e) => join(dir, e.name));
   } catch {
     return [];
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -23,3 +23,18 @@ export class UsageError extends Error {
     this.name = "UsageError";
   }
 }
+
+/**
+ * Whether a path exists (any kind; false when it cannot be checked).
+ *
+ * @param path The path.
+ * @returns True when `stat` succeeds.
+ */
+export function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -23,7 +23,7 @@ import {
   toolCallStarted,
 } from "../trace/events.ts";
 import { callWithArgs, isTool } from "./bind_args.ts";
-import { MissingCapabilityError, type ToolRegistry } from "./runtime.ts";
+import { MissingCapabilityError, type ToolRegistry } from "./runtime_types.ts";
 
 /** What a call gave back. */
 export interface SessionCallResult {

@@ -4,8 +4,8 @@
  * @module
  */
 export { loadPackage, PackageError, validatePackage } from "./load_package.ts";
+export { BehaviorRuntime } from "./runtime.ts";
 export {
-  BehaviorRuntime,
   MissingCapabilityError,
   type ModelBinding,
   type ReactDecision,
@@ -13,7 +13,7 @@ export {
   type RunResult,
   type RunStep,
   type ToolRegistry,
-} from "./runtime.ts";
+} from "./runtime_types.ts";
 export {
   AgentSession,
   type AgentSessionOptions,

@@ -38,15 +38,6 @@ import {
   UnresolvedRefError,
 } from "../compiler/evaluate.ts";
 
-export {
-  MissingCapabilityError,
-  type ModelBinding,
-  type ReactDecision,
-  type RunOptions,
-  type RunResult,
-  type RunStep,
-  type ToolRegistry,
-} from "./runtime_types.ts";
 import { runReactLeaf, Stop } from "./react_leaf.ts";
 import {
   MissingCapabilityError,

@@ -9,10 +9,8 @@ import {
   type BehaviorPackage,
   compileBehavior,
 } from "../../lib/compiler/package.ts";
-import {
-  BehaviorRuntime,
-  MissingCapabilityError,
-} from "../../lib/runtime/runtime.ts";
+import { BehaviorRuntime } from "../../lib/runtime/runtime.ts";
+import { MissingCapabilityError } from "../../lib/runtime/runtime_types.ts";
 import {
   PackageError,
   validatePackage,
