@@ -57,7 +57,7 @@ Usage:
                                              (all or nothing, once per file)
   ingest.ts report <id> --out FILE.html      a self-contained HTML report: timeline, call tree,
                                              lineage graph, tokens, chain status
-  ingest.ts export otlp <id> [--endpoint URL | --out FILE.json] [--headers K=V,…] [--max-value-chars N]
+  ingest.ts export otlp <id> [--endpoint URL | --out FILE.json|FILE.pb] [--protocol http/json|http/protobuf] [--headers K=V,…] [--max-value-chars N]
                                              the capture as OpenTelemetry traces (GenAI conventions)
   ingest.ts capture list [--json]            list captures
   ingest.ts capture inspect <id> [--json]    episodes, counts by kind, fidelity, chain status
@@ -197,6 +197,8 @@ async function parse(args: string[]) {
         out: { type: "string" },
         headers: { type: "string" },
         "max-value-chars": { type: "string" },
+        protocol: { type: "string" },
+        "export-otlp": { type: "string" },
       },
     });
   } catch (err) {
@@ -307,6 +309,7 @@ async function run(args: string[], io: Io): Promise<number> {
         out: values.out,
         headers: values.headers ?? env("OTEL_EXPORTER_OTLP_HEADERS"),
         maxValueChars: values["max-value-chars"],
+        protocol: values.protocol,
         json: values.json,
       }, io);
     }

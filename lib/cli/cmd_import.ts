@@ -40,12 +40,14 @@ export async function importCommand(
   if (!a.file || !a.capture) {
     throw new UsageError("import needs a FILE and --capture ID");
   }
-  const text = await Deno.readTextFile(a.file);
   const { digest, episodes } = a.format === "otlp"
-    ? convertOtlp(text, { captureId: a.capture, fileName: basename(a.file) })
+    ? convertOtlp(await Deno.readFile(a.file), {
+      captureId: a.capture,
+      fileName: basename(a.file),
+    })
     : convertTrajectories(
       a.format as ImportFormat,
-      text,
+      await Deno.readTextFile(a.file),
       {
         captureId: a.capture,
         fileName: basename(a.file),

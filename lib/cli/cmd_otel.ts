@@ -1,12 +1,14 @@
 /**
- * `ingest.ts export otlp <capture_id> [--endpoint URL | --out FILE.json]`:
- * a capture as OTLP/HTTP JSON traces, written to a file (or stdout) or
- * sent to a collector.
+ * `ingest.ts export otlp <capture_id> [--endpoint URL | --out FILE]
+ * [--protocol http/json|http/protobuf]`: a capture as OTLP traces, written
+ * to a file (or stdout, JSON only) or sent to a collector. An `--out` file
+ * ending in `.pb` is protobuf unless `--protocol` says otherwise.
  *
  * @module
  */
 import { captureToOtlp } from "../otel/export.ts";
-import { sendOtlp } from "../otel/send.ts";
+import { type OtlpProtocol, sendOtlp } from "../otel/send.ts";
+import { encodeOtlpProtobuf } from "../otel/protobuf.ts";
 import type { TraceEvent } from "../trace/event.ts";
 import { openForRead } from "./cmd_store.ts";
 import { type Io, UsageError } from "./io.ts";
@@ -25,6 +27,8 @@ export interface ExportOtlpArgs {
   headers?: string;
   /** Longest argument/result value, in characters. */
   maxValueChars?: string;
+  /** `http/json` or `http/protobuf`. */
+  protocol?: string;
   /** JSON summary. */
   json: boolean;
 }
@@ -52,6 +56,21 @@ export async function exportOtlpCommand(
   if (!Number.isInteger(max) || max < 16) {
     throw new UsageError("--max-value-chars takes a whole number ≥ 16");
   }
+  if (
+    a.protocol !== undefined && a.protocol !== "http/json" &&
+    a.protocol !== "http/protobuf"
+  ) {
+    throw new UsageError(
+      `--protocol takes http/json or http/protobuf, not "${a.protocol}"`,
+    );
+  }
+  const protocol: OtlpProtocol = (a.protocol as OtlpProtocol | undefined) ??
+    (a.out?.endsWith(".pb") ? "http/protobuf" : "http/json");
+  if (protocol === "http/protobuf" && !a.endpoint && !a.out) {
+    throw new UsageError(
+      "Protobuf is binary: give --out FILE.pb or --endpoint URL, or use --protocol http/json for stdout",
+    );
+  }
   using store = openForRead(a.root);
   if (!store.hasCapture(a.capture)) {
     throw new UsageError(
@@ -65,6 +84,7 @@ export async function exportOtlpCommand(
   if (a.endpoint) {
     const r = await sendOtlp(a.endpoint, traces, {
       headers: parseHeaders(a.headers),
+      protocol,
     });
     io.out(
       a.json
@@ -73,15 +93,16 @@ export async function exportOtlpCommand(
     );
     return 0;
   }
-  const text = JSON.stringify(traces);
   if (!a.out) {
-    io.out(text);
+    io.out(JSON.stringify(traces));
     return 0;
   }
-  await Deno.writeTextFile(a.out, text + "\n");
+  if (protocol === "http/protobuf") {
+    await Deno.writeFile(a.out, encodeOtlpProtobuf(traces));
+  } else await Deno.writeTextFile(a.out, JSON.stringify(traces) + "\n");
   io.out(
     a.json
-      ? JSON.stringify({ capture_id: a.capture, out: a.out, spans })
+      ? JSON.stringify({ capture_id: a.capture, out: a.out, spans, protocol })
       : `Wrote ${spans} spans of capture ${a.capture} to ${a.out}`,
   );
   return 0;

@@ -12,6 +12,39 @@
  */
 import type { UnsealedEvent } from "../trace/event.ts";
 import { sha256Digest } from "../trace/hash.ts";
+import { decodeOtlpProtobuf } from "./protobuf.ts";
+
+const utf8Strict = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * An OTLP protobuf request starts with field 1 (byte 0x0a); JSON starts with
+ * `{`, blanks or a byte-order mark. A file that starts with a newline is
+ * tried as protobuf first, then as JSON.
+ */
+function parseOtlp(input: string | Uint8Array): OtlpTraces {
+  let protobufError: Error | null = null;
+  if (typeof input !== "string" && input[0] === 0x0a) {
+    try {
+      return decodeOtlpProtobuf(input);
+    } catch (err) {
+      protobufError = err as Error;
+    }
+  }
+  try {
+    return JSON.parse(
+      typeof input === "string" ? input : utf8Strict.decode(input),
+    );
+  } catch (err) {
+    throw new ImportError(
+      "file",
+      protobufError
+        ? `neither OTLP protobuf (${protobufError.message}) nor JSON (${
+          (err as Error).message
+        })`
+        : `not JSON (${(err as Error).message})`,
+    );
+  }
+}
 import {
   annotation,
   episodeFinished,
@@ -99,27 +132,23 @@ interface Item {
 }
 
 /**
- * Convert OTLP JSON traces to capture episodes.
+ * Convert OTLP traces (JSON, or protobuf bytes) to capture episodes.
  *
- * @param text The file's text.
+ * @param input The file's text, or its bytes (JSON or an OTLP protobuf
+ *   `ExportTraceServiceRequest`, told apart by the first byte).
  * @param options Capture id, file name.
  * @returns Episodes with their unsealed events.
  * @throws {ImportError} Naming the span that is wrong; nothing is converted.
  */
 export function convertOtlp(
-  text: string,
+  input: string | Uint8Array,
   options: { captureId: string; fileName?: string },
 ): {
   digest: string;
   episodes: { episode_id: string; events: UnsealedEvent[] }[];
 } {
-  const digest = sha256Digest(text);
-  let data: OtlpTraces;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new ImportError("file", `not JSON (${(err as Error).message})`);
-  }
+  const digest = sha256Digest(input);
+  const data = parseOtlp(input);
   if (!Array.isArray(data?.resourceSpans)) {
     throw new ImportError("file", "OTLP JSON has a resourceSpans list");
   }

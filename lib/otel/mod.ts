@@ -26,8 +26,14 @@ export {
 export { convertOtlp } from "./import.ts";
 export {
   batchTraces,
+  type OtlpProtocol,
   OtlpSendError,
   type OtlpSendOptions,
   type OtlpSendReport,
   sendOtlp,
 } from "./send.ts";
+export {
+  decodeOtlpProtobuf,
+  encodeOtlpProtobuf,
+  OtlpProtobufError,
+} from "./protobuf.ts";

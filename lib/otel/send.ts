@@ -1,5 +1,5 @@
 /**
- * Send OTLP/HTTP JSON traces to a collector: spans in batches, retried on
+ * Send OTLP/HTTP traces (JSON or protobuf) to a collector: spans in batches, retried on
  * 429, 502, 503 and 504 with exponential backoff (a `Retry-After` in
  * seconds is honoured, capped), any other error status fails with the
  * collector's answer.
@@ -7,6 +7,10 @@
  * @module
  */
 import type { OtlpSpan, OtlpTraces } from "./export.ts";
+import { encodeOtlpProtobuf } from "./protobuf.ts";
+
+/** OTLP/HTTP encodings, named as `OTEL_EXPORTER_OTLP_PROTOCOL` names them. */
+export type OtlpProtocol = "http/json" | "http/protobuf";
 
 /** The collector refused the export or could not be reached. */
 export class OtlpSendError extends Error {
@@ -37,6 +41,8 @@ export interface OtlpSendOptions {
   backoffMs?: number;
   /** Longest wait in milliseconds, also for `Retry-After`. @default 10000 */
   maxBackoffMs?: number;
+  /** Body encoding. @default "http/json" */
+  protocol?: OtlpProtocol;
 }
 
 /** What {@linkcode sendOtlp} did. */
@@ -71,7 +77,7 @@ export function batchTraces(traces: OtlpTraces, size: number): OtlpTraces[] {
 }
 
 /**
- * POST traces to an OTLP/HTTP endpoint (`…/v1/traces`) as JSON.
+ * POST traces to an OTLP/HTTP endpoint (`…/v1/traces`) as JSON or protobuf.
  *
  * @param endpoint The collector's traces URL.
  * @param traces What to send.
@@ -90,7 +96,11 @@ export async function sendOtlp(
   const maxBackoff = options.maxBackoffMs ?? 10_000;
   const report: OtlpSendReport = { batches: 0, spans: 0, retries: 0 };
   for (const batch of batchTraces(traces, batchSize)) {
-    const body = JSON.stringify(batch);
+    const protobuf = options.protocol === "http/protobuf";
+    const body = protobuf ? encodeOtlpProtobuf(batch) : JSON.stringify(batch);
+    const contentType = protobuf
+      ? "application/x-protobuf"
+      : "application/json";
     let wait = options.backoffMs ?? 200;
     for (let attempt = 0;; attempt++) {
       let status = 0;
@@ -99,7 +109,7 @@ export async function sendOtlp(
       try {
         const res = await fetch(endpoint, {
           method: "POST",
-          headers: { ...options.headers, "content-type": "application/json" },
+          headers: { ...options.headers, "content-type": contentType },
           body,
         });
         status = res.status;

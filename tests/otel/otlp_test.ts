@@ -11,6 +11,7 @@ import { buildLineageReport } from "../../lib/control/lineage_report.ts";
 import {
   captureToOtlp,
   convertOtlp,
+  decodeOtlpProtobuf,
   OtlpSendError,
   type OtlpTraces,
   sendOtlp,
@@ -194,7 +195,10 @@ Deno.test("sendOtlp batches, sends JSON, retries 429/503 with backoff and honour
   await using server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
     async (req) => {
-      const body = await req.json() as OtlpTraces;
+      const body: OtlpTraces =
+        req.headers.get("content-type") === "application/x-protobuf"
+          ? decodeOtlpProtobuf(new Uint8Array(await req.arrayBuffer()))
+          : await req.json();
       if (new URL(req.url).pathname === "/bad") {
         return new Response("bad", { status: 400 });
       }
@@ -228,6 +232,14 @@ Deno.test("sendOtlp batches, sends JSON, retries 429/503 with backoff and honour
   assertEquals(seen.reduce((n, s) => n + s.spans, 0), total);
   assertEquals(r.batches, Math.ceil(total / 20));
   assertOk(seen.every((s) => s.type === "application/json" && s.auth === "k"));
+  seen.length = 0;
+  const pb = await sendOtlp(`${url}/v1/traces`, traces, {
+    batchSize: 50,
+    protocol: "http/protobuf",
+  });
+  assertEquals([pb.spans, pb.retries], [total, 0]);
+  assertEquals(seen.reduce((n, s) => n + s.spans, 0), total);
+  assertOk(seen.every((s) => s.type === "application/x-protobuf"));
   const e = await assertRejects(
     () => sendOtlp(`${url}/bad`, traces, { backoffMs: 1 }),
     OtlpSendError,
@@ -279,6 +291,40 @@ Deno.test("ingest.ts export otlp --out, import --format otlp (once per file), re
   const html = await Deno.readTextFile(join(dir.path, "r.html"));
   // Self-contained: nothing is loaded from anywhere.
   assertOk(html.includes("<script>") && !/(src|href)=["']?https?:/.test(html));
+  // Protobuf to a .pb file, and back.
+  const pbFile = join(dir.path, "t.pb");
+  const exPb = await run(["export", "otlp", "desk", "--out", pbFile, "--json"]);
+  assertEquals(exPb.code, 0, exPb.err);
+  assertEquals(JSON.parse(exPb.out).protocol, "http/protobuf");
+  assertEquals((await Deno.readFile(pbFile))[0], 0x0a);
+  const imPb = await run([
+    "import",
+    "--format",
+    "otlp",
+    pbFile,
+    "--capture",
+    "back_pb",
+    "--json",
+  ]);
+  assertEquals([imPb.code, JSON.parse(imPb.out).episodes], [0, 5], imPb.err);
+  const badProtocol = await run([
+    "export",
+    "otlp",
+    "desk",
+    "--protocol",
+    "grpc",
+  ]);
+  assertEquals(badProtocol.code, 2);
+  assertOk(/http\/json or http\/protobuf/.test(badProtocol.err));
+  const pbStdout = await run([
+    "export",
+    "otlp",
+    "desk",
+    "--protocol",
+    "http/protobuf",
+  ]);
+  assertEquals(pbStdout.code, 2);
+  assertOk(/--out FILE.pb/.test(pbStdout.err), pbStdout.err);
   const missing = await run(["export", "otlp"]);
   assertEquals(missing.code, 2);
   assertOk(/needs a capture id/.test(missing.err), missing.err);
