@@ -32,6 +32,8 @@ Usage:
   ingest.ts demo                             write a small capture, show its summary and chain check
   ingest.ts serve [--host H] [--port P] [--detach] [--allow-remote] [--max-body-bytes N]
                   [--redact-rules FILE] [--no-redact] [--replicate postgres://…]
+                  [--export-otlp URL [--protocol http/json|http/protobuf] [--headers K=V,…]
+                   [--export-otlp-queue N]]   (a remote collector needs --allow-net for its host)
                                              run the loopback ingest server (default 127.0.0.1:8848)
   ingest.ts status | stop                    is a server running for this store / stop it
   ingest.ts hook <host_a|host_b|host_c> [--url URL]
@@ -199,6 +201,7 @@ async function parse(args: string[]) {
         "max-value-chars": { type: "string" },
         protocol: { type: "string" },
         "export-otlp": { type: "string" },
+        "export-otlp-queue": { type: "string" },
       },
     });
   } catch (err) {
@@ -462,11 +465,16 @@ async function serveCommand(
   }
   if (values.detach) {
     const passOn = args.slice(1).filter((a) => a !== "--detach");
+    const exportHost = values["export-otlp"]
+      ? m.checkExportUrl(values["export-otlp"]).host
+      : null;
     const permissions = [
       `--allow-read=${root}`,
       `--allow-write=${root}`,
-      `--allow-net=${host}${port ? `:${port}` : ""}`,
-      "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN",
+      `--allow-net=${host}${port ? `:${port}` : ""}${
+        exportHost ? `,${exportHost}` : ""
+      }`,
+      "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN,OTEL_EXPORTER_OTLP_HEADERS",
     ];
     if (values["redact-rules"]) {
       permissions[0] += `,${values["redact-rules"]}`;
@@ -497,11 +505,40 @@ async function serveCommand(
       redactRules: values["redact-rules"],
       noRedact: values["no-redact"],
       replicate: values.replicate,
+      ...(await exportOptions(values)),
       stopSignal,
     }, out);
   } finally {
     for (const s of signals) Deno.removeSignalListener(s, resolveStop);
   }
+}
+
+async function exportOptions(
+  values: Awaited<ReturnType<typeof parse>>["values"],
+): Promise<Record<string, unknown>> {
+  const url = values["export-otlp"];
+  if (!url) return {};
+  const protocol = values.protocol ?? "http/json";
+  if (protocol !== "http/json" && protocol !== "http/protobuf") {
+    throw new UsageError(
+      `--protocol takes http/json or http/protobuf, not "${protocol}"`,
+    );
+  }
+  const queue = values["export-otlp-queue"] === undefined
+    ? undefined
+    : Number(values["export-otlp-queue"]);
+  if (queue !== undefined && (!Number.isInteger(queue) || queue < 1)) {
+    throw new UsageError("--export-otlp-queue takes a whole number ≥ 1");
+  }
+  const { parseHeaders } = await import("./lib/cli/cmd_otel.ts");
+  return {
+    exportOtlp: url,
+    exportOtlpProtocol: protocol,
+    exportOtlpHeaders: parseHeaders(
+      values.headers ?? env("OTEL_EXPORTER_OTLP_HEADERS"),
+    ),
+    exportOtlpQueue: queue,
+  };
 }
 
 function fileIo(path: string): Io {

@@ -1,8 +1,10 @@
 /**
  * Ingest benchmarks: sustained POST /ingest with 8 keep-alive connections
  * beside a bare Deno.serve in the same run; p99 acknowledgement latency at
- * 1k events/s; forwarder wall time per hook with the server up and down,
- * beside a bare `deno run` of an empty script.
+ * 1k events/s; the same with `--export-otlp` streaming to a live local
+ * collector and to one that is down (the export must not slow acks);
+ * forwarder wall time per hook with the server up and down, beside a bare
+ * `deno run` of an empty script.
  *
  * @module
  */
@@ -41,7 +43,9 @@ async function startProc(args: string[], pattern: RegExp): Promise<Proc> {
   }
 }
 
+/** Event i: even ones start a call, odd ones complete the call before. */
 function event(i: number): string {
+  const started = i % 2 === 0;
   return JSON.stringify({
     schema_version: "harness.trace.v1",
     event_id: `evt_bench_${i}`,
@@ -49,13 +53,13 @@ function event(i: number): string {
     episode_id: `ep_${i >> 10}`,
     timestamp: "2026-11-22T00:00:00.000Z",
     source: { host: "bench", adapter: "bench", model: null },
-    actor: "tool",
-    kind: "tool.call.completed",
-    parent_event_id: null,
+    actor: started ? "agent" : "tool",
+    kind: started ? "tool.call.started" : "tool.call.completed",
+    parent_event_id: started ? null : `evt_bench_${i - 1}`,
     payload: {
       tool: { host_name: "get_order", logical_id: "get_order" },
-      arguments: { order_id: `O-${i}` },
-      result: { status: "delivered" },
+      arguments: { order_id: `O-${i >> 1}` },
+      ...(started ? {} : { result: { status: "delivered" } }),
     },
   });
 }
@@ -163,19 +167,22 @@ export async function ingestBench(seconds = 5): Promise<BenchRow[]> {
     ["run", "--allow-net=127.0.0.1", BARE],
     /port (\d+)/,
   );
-  const harness = await startProc([
-    "run",
-    `--allow-read=${root}`,
-    `--allow-write=${root}`,
-    "--allow-net=127.0.0.1",
-    "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN",
-    INGEST,
-    "serve",
-    "--port",
-    "0",
-    "--root",
-    join(root, "store"),
-  ], /on http:\/\/127\.0\.0\.1:(\d+)/);
+  const serveProc = (store: string, extra: string[] = []) =>
+    startProc([
+      "run",
+      `--allow-read=${root}`,
+      `--allow-write=${root}`,
+      "--allow-net=127.0.0.1",
+      "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN,OTEL_EXPORTER_OTLP_HEADERS",
+      INGEST,
+      "serve",
+      "--port",
+      "0",
+      "--root",
+      join(root, store),
+      ...extra,
+    ], /on http:\/\/127\.0\.0\.1:(\d+)/);
+  const harness = await serveProc("store");
   try {
     await throughput(bare.port, 1); // warm up
     await throughput(harness.port, 1);
@@ -214,6 +221,41 @@ export async function ingestBench(seconds = 5): Promise<BenchRow[]> {
       target: "<= 5 ms",
       met: lat.p99 <= 5 ? "yes" : "no",
     });
+    // Live OTLP export: to the bare server as collector, and to a closed port.
+    const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const closedPort = (closed.addr as Deno.NetAddr).port;
+    closed.close();
+    for (
+      const [label, target] of [
+        ["live collector", `http://127.0.0.1:${bare.port}/v1/traces`],
+        ["collector down", `http://127.0.0.1:${closedPort}/v1/traces`],
+      ] as const
+    ) {
+      const exporting = await serveProc(`store_${label.split(" ")[1]}`, [
+        "--export-otlp",
+        target,
+      ]);
+      try {
+        await throughput(exporting.port, 1);
+        const r = await throughput(exporting.port, seconds);
+        const l = await latency(exporting.port, 1000, 5);
+        rows.push({
+          name: `with --export-otlp, ${label}: POST /ingest sustained`,
+          value: `${rate(r)} (${(r / harnessRate).toFixed(2)}x without)`,
+        });
+        rows.push({
+          name: `with --export-otlp, ${label}: ack p99 at 1,000/s`,
+          value: `${l.p99.toFixed(2)} ms (${
+            (l.p99 / lat.p99).toFixed(2)
+          }x without)`,
+          target: "<= 5 ms",
+          met: l.p99 <= 5 ? "yes" : "no",
+        });
+      } finally {
+        exporting.child.kill("SIGTERM");
+        await exporting.child.status;
+      }
+    }
     const payload = JSON.stringify({
       session_id: "bench",
       hook_event_name: "UserPromptSubmit",

@@ -108,7 +108,17 @@ export async function exportOtlpCommand(
   return 0;
 }
 
-function parseHeaders(text: string | undefined): Record<string, string> {
+/**
+ * Parse `K=V,K2=V2` headers (the `OTEL_EXPORTER_OTLP_HEADERS` form, values
+ * URL-encoded).
+ *
+ * @param text The list, or undefined.
+ * @returns The headers.
+ * @throws {UsageError} When a part has no `=`.
+ */
+export function parseHeaders(
+  text: string | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of (text ?? "").split(",")) {
     if (!part.trim()) continue;

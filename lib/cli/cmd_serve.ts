@@ -9,7 +9,10 @@ import {
   DEFAULT_REDACTION_RULES,
   parseRedactionRules,
 } from "../ingest/redact.ts";
-import type { Io } from "./io.ts";
+import { type Io, UsageError } from "./io.ts";
+import { OtlpStreamer } from "../otel/stream.ts";
+import type { OtlpProtocol } from "../otel/send.ts";
+import { resolveBlobRefs } from "../store/blob_refs.ts";
 import {
   logPath,
   probeHealth,
@@ -40,6 +43,47 @@ export interface ServeOptions {
   stopSignal?: Promise<void>;
   /** Ship every acknowledged event to this team database, in the background. */
   replicate?: string;
+  /** Stream stored events as spans to this OTLP collector (`…/v1/traces`). */
+  exportOtlp?: string;
+  /** Encoding for `exportOtlp`. @default "http/json" */
+  exportOtlpProtocol?: OtlpProtocol;
+  /** Headers for `exportOtlp` (API keys). */
+  exportOtlpHeaders?: Record<string, string>;
+  /** Events the export queue holds before it drops. @default 10000 */
+  exportOtlpQueue?: number;
+  /** Milliseconds between export rounds. @default 1000 */
+  exportOtlpIntervalMs?: number;
+}
+
+/**
+ * Check that an export URL is usable and that this process may reach it.
+ *
+ * @param url The collector URL.
+ * @returns The parsed URL.
+ * @throws {UsageError} Saying what to fix.
+ */
+export function checkExportUrl(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(
+      `--export-otlp takes a URL such as http://127.0.0.1:4318/v1/traces, not "${url}"`,
+    );
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new UsageError(
+      `--export-otlp takes an http(s) URL (OTLP/HTTP), not "${url}"`,
+    );
+  }
+  const state = Deno.permissions.querySync({ name: "net", host: parsed.host })
+    .state;
+  if (state !== "granted") {
+    throw new UsageError(
+      `This process may not connect to ${parsed.host}: run it with --allow-net=127.0.0.1,${parsed.host} (the serve task allows loopback only)`,
+    );
+  }
+  return parsed;
 }
 
 /**
@@ -64,6 +108,22 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
         o.replicate,
       )
       : null;
+    if (o.exportOtlp) checkExportUrl(o.exportOtlp);
+    const streamer = o.exportOtlp
+      ? new OtlpStreamer(o.exportOtlp, {
+        protocol: o.exportOtlpProtocol,
+        headers: o.exportOtlpHeaders,
+        maxQueue: o.exportOtlpQueue,
+        intervalMs: o.exportOtlpIntervalMs,
+        resolve: (ev) => ({
+          ...ev,
+          payload: resolveBlobRefs(ev.payload, (d) => store.blobs.getText(d)),
+        }),
+      })
+      : null;
+    const unobserve = streamer
+      ? store.observe((ev) => streamer.offer(ev))
+      : () => {};
     let stop!: () => void;
     const stopped = new Promise<void>((r) => stop = r);
     const server = new IngestServer(store, {
@@ -75,12 +135,18 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
       redaction: o.noRedact ? false : [...DEFAULT_REDACTION_RULES, ...extra],
       adminKey,
       onShutdown: () => stop(),
-      ...(replicator
-        ? { healthExtra: () => ({ replication: replicator.status }) }
+      ...(replicator || streamer
+        ? {
+          healthExtra: () => ({
+            ...(replicator ? { replication: replicator.status } : {}),
+            ...(streamer ? { otlp_export: streamer.status } : {}),
+          }),
+        }
         : {}),
     });
     const url = await server.start();
     replicator?.start();
+    streamer?.start();
     store.lock?.update({ role: "ingest-server", url });
     writePidFile(o.root, {
       pid: Deno.pid,
@@ -95,6 +161,14 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
     await Promise.race([stopped, o.stopSignal ?? new Promise(() => {})]);
     await server.close();
     await replicator?.stop();
+    unobserve();
+    await streamer?.close();
+    if (streamer) {
+      const st = streamer.status;
+      io.out(
+        `OTLP export to ${st.endpoint}: ${st.sent_spans} spans sent, ${st.failed_spans} failed, ${st.dropped_events} events dropped`,
+      );
+    }
     removePidFile(o.root, Deno.pid);
     io.out(
       `harness ingest server stopped (${
@@ -195,6 +269,7 @@ export async function status(
         root,
         stats: health?.stats ?? null,
         replication: health?.replication ?? null,
+        otlp_export: health?.otlp_export ?? null,
       },
       null,
       2,
@@ -212,6 +287,23 @@ export async function status(
       io.out(
         `replication: ${rep.lag_events} events behind, ${rep.shipped} shipped${
           rep.last_error ? `; last error: ${rep.last_error}` : ""
+        }`,
+      );
+    }
+    const otlp = health?.otlp_export as
+      | {
+        endpoint: string;
+        queued: number;
+        sent_spans: number;
+        failed_spans: number;
+        dropped_events: number;
+        last_error: string | null;
+      }
+      | undefined;
+    if (otlp) {
+      io.out(
+        `OTLP export to ${otlp.endpoint}: ${otlp.sent_spans} spans sent, ${otlp.queued} events queued, ${otlp.failed_spans} spans failed, ${otlp.dropped_events} events dropped${
+          otlp.last_error ? `; last error: ${otlp.last_error}` : ""
         }`,
       );
     }

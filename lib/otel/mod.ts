@@ -20,7 +20,10 @@ export {
   derivedId,
   type OtlpAttribute,
   type OtlpExportOptions,
+  otlpRequest,
   type OtlpSpan,
+  OtlpSpanBuilder,
+  type OtlpSpanBuilderOptions,
   type OtlpTraces,
 } from "./export.ts";
 export { convertOtlp } from "./import.ts";
@@ -37,3 +40,8 @@ export {
   encodeOtlpProtobuf,
   OtlpProtobufError,
 } from "./protobuf.ts";
+export {
+  OtlpStreamer,
+  type OtlpStreamerOptions,
+  type OtlpStreamStatus,
+} from "./stream.ts";

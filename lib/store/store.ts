@@ -138,6 +138,7 @@ export class HarnessStore {
   /** Captures whose spool file is open, least recently used first. */
   readonly #openSpools = new Set<string>();
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #observers = new Set<(ev: TraceEvent) => void>();
   #closed = false;
 
   /**
@@ -364,6 +365,19 @@ export class HarnessStore {
     return sink;
   }
 
+  /**
+   * Be told of every event appended from now on, right after it is written
+   * and indexed (live export). The listener must not block; what it throws
+   * is ignored, so an observer never breaks an append.
+   *
+   * @param listener Called with each appended event.
+   * @returns A function that stops the observation.
+   */
+  observe(listener: (ev: TraceEvent) => void): () => void {
+    this.#observers.add(listener);
+    return () => this.#observers.delete(listener);
+  }
+
   /** Spool files open now. */
   get openSpools(): number {
     return this.#openSpools.size;
@@ -396,6 +410,15 @@ export class HarnessStore {
 
   #indexed(ev: TraceEvent, offset: number, length: number): void {
     this.index.add(ev, offset, length);
+    if (this.#observers.size > 0) {
+      for (const listener of this.#observers) {
+        try {
+          listener(ev);
+        } catch {
+          // An observer never breaks an append.
+        }
+      }
+    }
     if (this.index.pendingCount >= this.#opts.indexFlushRows) {
       this.flush();
     } else if (this.#flushTimer === undefined) {
