@@ -5,6 +5,7 @@
  * ```sh
  * deno run --allow-read --allow-write=out --allow-env=HARNESS_ROOT compile.ts --capture cap_1 --out out
  * deno run --allow-read compile.ts explain out/behavior.package.json
+ * deno run --allow-read --allow-write=out compile.ts report out/behavior.package.json --out out/behavior.html
  * ```
  *
  * Permissions: `--allow-read` (the store's spools and blobs, and the map
@@ -33,6 +34,7 @@ Usage:
              [--canonical map.json] [--contracts contracts.json] [--effects effects.json]
              [--version V] [--fidelity F3] [--json] [--root DIR | --db postgres://…]
   compile.ts explain PACKAGE.json [--json]
+  compile.ts report PACKAGE.json --out FILE.html   (the explain view as one self-contained HTML file)
   compile.ts run PACKAGE.json --capabilities MODULE.ts [--episode N] [--input TEXT]
              [--trace] [--capture ID] [--root DIR] [--json]
              (MODULE exports createCapabilities({episode}) → {input, tools, model?, outcome?})
@@ -55,6 +57,23 @@ function readJson(
       `Cannot read the ${what} file ${path}: ${(err as Error).message}`,
     );
   }
+}
+
+function readPackage(path: string): BehaviorPackage {
+  let pkg: BehaviorPackage;
+  try {
+    pkg = JSON.parse(Deno.readTextFileSync(path));
+  } catch (err) {
+    throw new Error(
+      `Cannot read the package ${path}: ${(err as Error).message}`,
+    );
+  }
+  if (pkg?.schema_version !== "harness.package.v1" || !pkg.ir?.nodes) {
+    throw new Error(
+      `${path} is not a behavior package (harness.package.v1); compile.ts --capture ID --out DIR writes one`,
+    );
+  }
+  return pkg;
 }
 
 function progressLine(stage: string, done: number, total: number): string {
@@ -115,11 +134,33 @@ export async function main(args: string[]): Promise<number> {
     return 0;
   }
   try {
+    if (positionals[0] === "report") {
+      if (!positionals[1] || !values.out) {
+        throw new Error("report needs a package file and --out FILE.html");
+      }
+      const pkg = readPackage(positionals[1]);
+      const { packageReportData } = await import(
+        "./lib/report/package_data.ts"
+      );
+      const { renderPackageReport } = await import(
+        "./lib/report/package_html.ts"
+      );
+      const data = packageReportData(pkg);
+      Deno.writeTextFileSync(values.out, renderPackageReport(data));
+      console.log(
+        values.json
+          ? JSON.stringify({
+            package: pkg.manifest.name,
+            out: values.out,
+            nodes: data.nodes.length,
+          })
+          : `Wrote ${values.out}: package ${pkg.manifest.name}, ${data.nodes.length} nodes`,
+      );
+      return 0;
+    }
     if (positionals[0] === "explain") {
       if (!positionals[1]) throw new Error("explain needs a package file");
-      const pkg = JSON.parse(
-        Deno.readTextFileSync(positionals[1]),
-      ) as BehaviorPackage;
+      const pkg = readPackage(positionals[1]);
       console.log(
         values.json
           ? JSON.stringify(

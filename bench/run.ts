@@ -12,6 +12,7 @@ import { runtimeBench } from "./runtime_bench.ts";
 import { reliabilityBench } from "./reliability_bench.ts";
 import { replicateBench } from "./replicate_bench.ts";
 import { exportBench } from "./export_bench.ts";
+import { reportBench } from "./report_bench.ts";
 
 console.log("# harness benchmarks");
 console.log(
@@ -27,3 +28,4 @@ if (!only || only === "runtime") await runtimeBench();
 if (only === "reliability") await reliabilityBench();
 if (only === "replicate") await replicateBench();
 if (!only || only === "export") await exportBench();
+if (only === "report") await reportBench();

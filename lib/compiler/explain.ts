@@ -68,6 +68,26 @@ export function describeNode(n: IrNode): string {
 }
 
 /**
+ * A node's children in tree order: a sequence's steps, a branch's arms then
+ * its `otherwise`, an agent's lookups then its choice.
+ *
+ * @param n The node.
+ * @returns Child node ids.
+ */
+export function nodeChildren(n: IrNode): string[] {
+  switch (n.kind) {
+    case "sequence":
+      return n.children;
+    case "branch":
+      return [...n.cases.map((c) => c.then), n.otherwise];
+    case "agent":
+      return [...n.lookups, ...(n.choice ? [n.choice] : [])];
+    default:
+      return [];
+  }
+}
+
+/**
  * The compile summary: nodes by kind, grades, residual leaves, replay.
  *
  * @param pkg The package.
@@ -123,9 +143,6 @@ export function explainPackage(pkg: BehaviorPackage): string {
     seen.add(id);
     const n = pkg.ir.nodes[id];
     const p = prov.get(id);
-    const children = n.kind === "agent"
-      ? [...n.lookups, ...(n.choice ? [n.choice] : [])]
-      : [];
     const pad = "  ".repeat(depth);
     lines.push(
       `${pad}${id} [${n.kind}${p ? `, ${p.grade}` : ""}] ${describeNode(n)}`,
@@ -153,16 +170,11 @@ export function explainPackage(pkg: BehaviorPackage): string {
         );
       }
     }
-    if (n.kind === "sequence") n.children.forEach((c) => visit(c, depth + 1));
-    children.forEach((c) => visit(c, depth + 1));
-    if (n.kind === "branch") {
-      n.cases.forEach((c) => visit(c.then, depth + 1));
-      visit(n.otherwise, depth + 1);
-    }
     if (n.kind === "predict") {
       const sig = pkg.signatures[n.signature];
       if (sig) lines.push(`${pad}  signature: ${sig.instructions}`);
     }
+    nodeChildren(n).forEach((c) => visit(c, depth + 1));
   };
   visit(pkg.ir.root, 0);
   return lines.join("\n");

@@ -6,59 +6,7 @@ import { captureReportData } from "../../lib/report/capture_data.ts";
 import { renderCaptureReport } from "../../lib/report/capture_html.ts";
 import { HOSTS_DIR, tempDir } from "../_helpers.ts";
 import { scenarioFiles, startServer } from "../_server.ts";
-
-/** The system Chromium, or null (CI installs it; see `.ci/run`). */
-function chromium(): string | null {
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
-    for (const name of ["chromium", "chromium-browser"]) {
-      try {
-        if (Deno.statSync(join(dir, name)).isFile) return join(dir, name);
-      } catch { /* next */ }
-    }
-  }
-  return null;
-}
-
-const BROWSER = chromium();
-const required = Deno.env.get("CI") === "true";
-
-/** Open a file in headless Chromium: the DOM after scripts ran, and console lines. */
-async function open(
-  file: string,
-  screenshot?: string,
-): Promise<{ dom: string; console: string[] }> {
-  const base = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--enable-logging=stderr",
-    "--v=0",
-  ];
-  const run = async (extra: string[]) => {
-    const out = await new Deno.Command(BROWSER!, {
-      args: [...base, ...extra, `file://${file}`],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    return {
-      stdout: new TextDecoder().decode(out.stdout),
-      stderr: new TextDecoder().decode(out.stderr),
-    };
-  };
-  const r = await run(["--dump-dom"]);
-  if (screenshot) {
-    await run([
-      "--hide-scrollbars",
-      "--window-size=1280,1400",
-      `--screenshot=${screenshot}`,
-    ]);
-  }
-  return {
-    dom: r.stdout,
-    console: r.stderr.split("\n").filter((l) => l.includes(":CONSOLE")),
-  };
-}
+import { BROWSER, open, required } from "./_browser.ts";
 
 async function check(store: HarnessStore, id: string, dir: string) {
   const data = await captureReportData(store, id);
