@@ -129,6 +129,63 @@ async function latency(port: number, perSecond: number, seconds: number) {
   return { p50: q(0.5), p99: q(0.99) };
 }
 
+/**
+ * This checkout's ingest server against another's, single events, in 12
+ * interleaved rounds of 2 s (the order swapped each round): the machine's
+ * drift hits both alike; the spread of the per-round ratios shows the noise.
+ */
+async function versus(baseline: string): Promise<BenchRow[]> {
+  const root = await Deno.makeTempDir({ prefix: "harness_ingest_ab_" });
+  const start = (module: string, store: string) =>
+    startProc([
+      "run",
+      `--allow-read=${root}`,
+      `--allow-write=${root}`,
+      "--allow-net=127.0.0.1",
+      "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN",
+      module,
+      "serve",
+      "--port",
+      "0",
+      "--root",
+      join(root, store),
+    ], /on http:\/\/127\.0\.0\.1:(\d+)/);
+  const base = await start(join(baseline, "ingest.ts"), "base");
+  const here = await start(INGEST, "here");
+  try {
+    await throughput(base.port, 1);
+    await throughput(here.port, 1);
+    const ratios: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      let a: number, b: number;
+      if (i % 2) {
+        a = await throughput(base.port, 2);
+        b = await throughput(here.port, 2);
+      } else {
+        b = await throughput(here.port, 2);
+        a = await throughput(base.port, 2);
+      }
+      ratios.push(b / a);
+    }
+    ratios.sort((x, y) => x - y);
+    const median = (ratios[5] + ratios[6]) / 2;
+    return [{
+      name: `POST /ingest vs ${baseline}, median of 12 interleaved rounds`,
+      value: `${median.toFixed(3)}x (rounds ${ratios[0].toFixed(2)}–${
+        ratios[11].toFixed(2)
+      }, middle half ${ratios[3].toFixed(2)}–${ratios[8].toFixed(2)})`,
+      target: ">= 0.90",
+      met: median >= 0.9 ? "yes" : "no",
+    }];
+  } finally {
+    for (const p of [base, here]) {
+      p.child.kill("SIGTERM");
+      await p.child.status;
+    }
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
 async function wallMs(
   args: string[],
   stdin: string,
@@ -158,9 +215,14 @@ function median(xs: number[]): number {
  * Run the ingest benchmarks.
  *
  * @param seconds Duration of the throughput runs.
+ * @param options `baseline`: another checkout (folder); its ingest server
+ *   is measured against this one in interleaved rounds.
  * @returns The rows printed.
  */
-export async function ingestBench(seconds = 5): Promise<BenchRow[]> {
+export async function ingestBench(
+  seconds = 5,
+  options: { baseline?: string } = {},
+): Promise<BenchRow[]> {
   const root = await Deno.makeTempDir({ prefix: "harness_ingest_bench_" });
   const rows: BenchRow[] = [];
   const bare = await startProc(
@@ -221,6 +283,7 @@ export async function ingestBench(seconds = 5): Promise<BenchRow[]> {
       target: "<= 5 ms",
       met: lat.p99 <= 5 ? "yes" : "no",
     });
+    if (options.baseline) rows.push(...await versus(options.baseline));
     // Live OTLP export: to the bare server as collector, and to a closed port.
     const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const closedPort = (closed.addr as Deno.NetAddr).port;

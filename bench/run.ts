@@ -1,5 +1,8 @@
 /**
- * Runs every benchmark and prints one table per area. `deno task bench`.
+ * Runs every benchmark and prints one table per area. `deno task bench`;
+ * `deno task bench ingest --baseline DIR` also measures this checkout's
+ * ingest server against another checkout's (e.g. a `git worktree` of an
+ * older commit) in interleaved rounds.
  *
  * @module
  */
@@ -19,8 +22,10 @@ console.log(
   `deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores; figures from one run, ratios against baselines measured in the same run`,
 );
 const only = Deno.args[0];
+const at = Deno.args.indexOf("--baseline");
+const baseline = at >= 0 ? Deno.args[at + 1] : undefined;
 if (!only || only === "store") await storeBench();
-if (!only || only === "ingest") await ingestBench();
+if (!only || only === "ingest") await ingestBench(5, { baseline });
 if (!only || only === "proxy") await proxyBench();
 if (!only || only === "lineage") lineageBench();
 if (!only || only === "compile") await compileBench();

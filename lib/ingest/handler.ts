@@ -123,6 +123,10 @@ export interface IngestStats {
   dropped_pending_calls?: number;
   /** Requests answered 503 because too many were in flight. */
   busy?: number;
+  /** Times the listener was opened again after it failed (out of handles). */
+  listener_restarts?: number;
+  /** Why it last failed. */
+  last_listener_error?: string;
 }
 
 /**

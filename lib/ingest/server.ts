@@ -72,6 +72,9 @@ export class IngestServer {
   #server: Deno.HttpServer | null = null;
   #url = "";
   #stats: IngestStats | null = null;
+  #closing = false;
+  #stopped: Promise<void> = Promise.resolve();
+  #markStopped: () => void = () => {};
 
   /**
    * Create a `IngestServer`.
@@ -120,6 +123,8 @@ export class IngestServer {
     });
     stats.restored_pending_calls = restored;
     this.#stats = stats;
+    this.#closing = false;
+    this.#stopped = new Promise((r) => this.#markStopped = r);
     return await new Promise((resolve, reject) => {
       try {
         this.#server = Deno.serve({
@@ -142,6 +147,7 @@ export class IngestServer {
           },
           onError: errorResponse,
         }, handler);
+        this.#watch(this.#server, host, handler);
       } catch (err) {
         if (err instanceof Deno.errors.AddrInUse) {
           reject(
@@ -151,6 +157,43 @@ export class IngestServer {
             ),
           );
         } else reject(err);
+      }
+    });
+  }
+
+  /**
+   * Deno.serve's accept loop ends with an error when the process runs out
+   * of file handles (many idle connections): rather than die, listen again
+   * on the same address once handles are free (connections are refused in
+   * between; hooks fail open), counting it on `/health`.
+   */
+  #watch(
+    server: Deno.HttpServer,
+    host: string,
+    handler: (req: Request) => Promise<Response>,
+  ): void {
+    server.finished.then(() => {}, async (err) => {
+      if (this.#closing || this.#server !== server) return;
+      const stats = this.#stats!;
+      stats.listener_restarts = (stats.listener_restarts ?? 0) + 1;
+      stats.last_listener_error = String(err);
+      const port = Number(new URL(this.#url).port);
+      while (!this.#closing) {
+        await new Promise((r) => setTimeout(r, 250));
+        if (this.#closing) return;
+        try {
+          const again = Deno.serve({
+            hostname: host,
+            port,
+            onListen: () => {},
+            onError: errorResponse,
+          }, handler);
+          this.#server = again;
+          this.#watch(again, host, handler);
+          return;
+        } catch {
+          // Still out of handles (or the port is held): try again shortly.
+        }
       }
     });
   }
@@ -165,17 +208,19 @@ export class IngestServer {
     return this.#stats;
   }
 
-  /** Resolves when the server has stopped. */
+  /** Resolves when the server has been closed. */
   get finished(): Promise<void> {
-    return this.#server?.finished ?? Promise.resolve();
+    return this.#stopped;
   }
 
   /** Stop listening and wait for in-flight requests. */
   async close(): Promise<void> {
+    this.#closing = true;
     if (!this.#server) return;
     const s = this.#server;
     this.#server = null;
-    await s.shutdown();
+    await s.shutdown().catch(() => {});
+    this.#markStopped();
   }
 
   /** Same as {@linkcode IngestServer.close}. */
