@@ -70,31 +70,21 @@ function parameterText(src: string): string | null {
     .replace(/^(?:get|set|static)\s+/, "")
     .replace(/^\*?\s*(?:[\w$]+|\[[^\]]*\]|"[^"]*"|'[^']*')\s*(?=\()/, "");
   if (!s.startsWith("(")) return null;
-  let depth = 0;
-  let quote: string | null = null;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (quote) {
-      if (c === "\\") i++;
-      else if (c === quote) quote = null;
-      continue;
-    }
-    if (c === '"' || c === "'" || c === "`") quote = c;
-    else if (c === "(" || c === "[" || c === "{") depth++;
-    else if (c === ")" || c === "]" || c === "}") {
-      depth--;
-      if (depth === 0) return s.slice(1, i);
+  for (const [i, c, depth] of unquoted(s)) {
+    if (depth === 0 && (c === ")" || c === "]" || c === "}")) {
+      return s.slice(1, i);
     }
   }
   return null;
 }
 
-/** Split a parameter list on its top-level commas. */
-function topLevel(text: string): string[] {
-  const out: string[] = [];
+/**
+ * The characters of source text outside string quotes, each with the
+ * bracket depth after it (one scanner for both uses below).
+ */
+function* unquoted(text: string): Generator<[number, string, number]> {
   let depth = 0;
   let quote: string | null = null;
-  let start = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quote) {
@@ -102,10 +92,22 @@ function topLevel(text: string): string[] {
       else if (c === quote) quote = null;
       continue;
     }
-    if (c === '"' || c === "'" || c === "`") quote = c;
-    else if (c === "(" || c === "[" || c === "{") depth++;
+    if (c === '"' || c === "'" || c === "`") {
+      quote = c;
+      continue;
+    }
+    if (c === "(" || c === "[" || c === "{") depth++;
     else if (c === ")" || c === "]" || c === "}") depth--;
-    else if (c === "," && depth === 0) {
+    yield [i, c, depth];
+  }
+}
+
+/** Split a parameter list on its top-level commas. */
+function topLevel(text: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (const [i, c, depth] of unquoted(text)) {
+    if (c === "," && depth === 0) {
       out.push(text.slice(start, i));
       start = i + 1;
     }

@@ -97,8 +97,25 @@ export class Replicator {
 
   /** Start the loop. */
   start(): void {
+    globalThis.addEventListener("error", this.#contain);
     this.#schedule(0);
   }
+
+  /**
+   * npm:postgres 3.4.9 can throw from a timer after the database dropped
+   * the connection (a write scheduled on a socket it already set to null).
+   * That error belongs to this replicator's connection: it must not stop
+   * the ingest server. Note it and reconnect on the next round.
+   */
+  readonly #contain = (e: ErrorEvent): void => {
+    const stack = String((e.error as Error | undefined)?.stack ?? "");
+    if (!/[\\/]postgres[\\/]/.test(stack)) return;
+    e.preventDefault();
+    this.#status.last_error = `database connection failed: ${e.message}`;
+    const sql = this.#sql;
+    this.#sql = null;
+    sql?.end({ timeout: 0 }).catch(() => {});
+  };
 
   #schedule(ms: number): void {
     if (this.#stopped) return;
@@ -172,6 +189,7 @@ export class Replicator {
       await this.#sql?.end({ timeout: 2 });
     } catch { /* gone */ }
     this.#sql = null;
+    globalThis.removeEventListener("error", this.#contain);
   }
 }
 
