@@ -43,6 +43,29 @@ async function startProc(args: string[], pattern: RegExp): Promise<Proc> {
   }
 }
 
+/** `ingest.ts serve` (this checkout's, or `module`) on a free port, store under `root`. */
+function startServe(
+  root: string,
+  store: string,
+  extra: string[] = [],
+  module = INGEST,
+): Promise<Proc> {
+  return startProc([
+    "run",
+    `--allow-read=${root}`,
+    `--allow-write=${root}`,
+    "--allow-net=127.0.0.1",
+    "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN,OTEL_EXPORTER_OTLP_HEADERS",
+    module,
+    "serve",
+    "--port",
+    "0",
+    "--root",
+    join(root, store),
+    ...extra,
+  ], /on http:\/\/127\.0\.0\.1:(\d+)/);
+}
+
 /** Event i: even ones start a call, odd ones complete the call before. */
 function event(i: number): string {
   const started = i % 2 === 0;
@@ -150,22 +173,8 @@ async function cpuSeconds(pid: number): Promise<number> {
  */
 async function versus(baseline: string): Promise<BenchRow[]> {
   const root = await Deno.makeTempDir({ prefix: "harness_ingest_ab_" });
-  const start = (module: string, store: string) =>
-    startProc([
-      "run",
-      `--allow-read=${root}`,
-      `--allow-write=${root}`,
-      "--allow-net=127.0.0.1",
-      "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN",
-      module,
-      "serve",
-      "--port",
-      "0",
-      "--root",
-      join(root, store),
-    ], /on http:\/\/127\.0\.0\.1:(\d+)/);
-  const base = await start(join(baseline, "ingest.ts"), "base");
-  const here = await start(INGEST, "here");
+  const base = await startServe(root, "base", [], join(baseline, "ingest.ts"));
+  const here = await startServe(root, "here");
   try {
     const open = (port: number) =>
       Promise.all(
@@ -256,20 +265,7 @@ export async function ingestBench(
     /port (\d+)/,
   );
   const serveProc = (store: string, extra: string[] = []) =>
-    startProc([
-      "run",
-      `--allow-read=${root}`,
-      `--allow-write=${root}`,
-      "--allow-net=127.0.0.1",
-      "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN,OTEL_EXPORTER_OTLP_HEADERS",
-      INGEST,
-      "serve",
-      "--port",
-      "0",
-      "--root",
-      join(root, store),
-      ...extra,
-    ], /on http:\/\/127\.0\.0\.1:(\d+)/);
+    startServe(root, store, extra);
   const harness = await serveProc("store");
   try {
     await throughput(bare.port, 1); // warm up

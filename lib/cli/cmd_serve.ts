@@ -49,7 +49,7 @@ export interface ServeOptions {
   exportOtlpProtocol?: OtlpProtocol;
   /** Headers for `exportOtlp` (API keys). */
   exportOtlpHeaders?: Record<string, string>;
-  /** Events the export queue holds before it drops. @default 10000 */
+  /** Events the export queue holds before it drops. @default 2000 */
   exportOtlpQueue?: number;
   /** Milliseconds between export rounds. @default 1000 */
   exportOtlpIntervalMs?: number;

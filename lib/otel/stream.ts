@@ -37,7 +37,7 @@ export interface OtlpStreamStatus {
 
 /** Options of an {@linkcode OtlpStreamer}. */
 export interface OtlpStreamerOptions {
-  /** Events held at most; more are dropped and counted. @default 10000 */
+  /** Events held at most; more are dropped and counted. @default 2000 */
   maxQueue?: number;
   /** Spans per request (small: encoding one holds the event loop). @default 100 */
   batchSpans?: number;
@@ -84,7 +84,7 @@ export class OtlpStreamer {
   constructor(endpoint: string, options: OtlpStreamerOptions = {}) {
     this.#endpoint = endpoint;
     this.#o = {
-      maxQueue: options.maxQueue ?? 10_000,
+      maxQueue: options.maxQueue ?? 2_000,
       batchSpans: options.batchSpans ?? 100,
       intervalMs: options.intervalMs ?? 1000,
       maxValueChars: options.maxValueChars ?? 8192,

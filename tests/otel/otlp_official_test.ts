@@ -22,8 +22,8 @@ import {
   decodeOtlpProtobuf,
   encodeOtlpProtobuf,
 } from "../../lib/otel/mod.ts";
-import type { TraceEvent } from "../../lib/trace/mod.ts";
 import { tempDir } from "../_helpers.ts";
+import { calls, eventsOf } from "./_calls.ts";
 import proto from "@opentelemetry/otlp-transformer/build/src/generated/root.js";
 import {
   JsonTraceSerializer,
@@ -58,25 +58,6 @@ const ExportTraceServiceRequest =
   // deno-lint-ignore no-explicit-any
   (proto as any).opentelemetry.proto.collector.trace.v1
     .ExportTraceServiceRequest;
-
-async function eventsOf(store: HarnessStore, id: string) {
-  const out: TraceEvent[] = [];
-  for await (const ev of store.readEvents(id)) out.push(ev);
-  return out;
-}
-
-function calls(events: TraceEvent[]) {
-  return events.filter((e) =>
-    e.kind.startsWith("tool.call.") && e.kind !== "tool.call.started"
-  ).map((e) => ({
-    episode: e.episode_id,
-    kind: e.kind,
-    tool: (e.payload.tool as { host_name: string }).host_name,
-    arguments: e.payload.arguments,
-    result: e.payload.result ?? null,
-    error: (e.payload.error as { message?: string })?.message ?? null,
-  }));
-}
 
 /** The official decoder's object, in the OTLP JSON mapping (hex ids). */
 function officialToJson(bytes: Uint8Array): unknown {

@@ -16,28 +16,9 @@ import {
   type OtlpTraces,
   sendOtlp,
 } from "../../lib/otel/mod.ts";
-import type { TraceEvent } from "../../lib/trace/mod.ts";
 import { main } from "../../ingest.ts";
 import { tempDir } from "../_helpers.ts";
-
-async function eventsOf(store: HarnessStore, id: string) {
-  const out: TraceEvent[] = [];
-  for await (const ev of store.readEvents(id)) out.push(ev);
-  return out;
-}
-
-function calls(events: TraceEvent[]) {
-  return events.filter((e) =>
-    e.kind.startsWith("tool.call.") && e.kind !== "tool.call.started"
-  ).map((e) => ({
-    episode: e.episode_id,
-    kind: e.kind,
-    tool: (e.payload.tool as { host_name: string }).host_name,
-    arguments: e.payload.arguments,
-    result: e.payload.result ?? null,
-    error: (e.payload.error as { message?: string })?.message ?? null,
-  }));
-}
+import { calls, eventsOf } from "./_calls.ts";
 
 Deno.test("OTLP round trip: export → JSON → import gives the same calls, arguments, results, lineage and compiled IR", async () => {
   await using dir = await tempDir();
