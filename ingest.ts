@@ -16,6 +16,8 @@
  *
  * @module
  */
+import type { ServeOptions } from "./lib/cli/cmd_serve.ts";
+import type { OtlpProtocol } from "./lib/otel/send.ts";
 import { grantedEnv } from "./lib/cli/env.ts";
 import { type Io, UsageError } from "./lib/cli/io.ts";
 import {
@@ -466,7 +468,7 @@ async function serveCommand(
   if (values.detach) {
     const passOn = args.slice(1).filter((a) => a !== "--detach");
     const exportHost = values["export-otlp"]
-      ? m.checkExportUrl(values["export-otlp"]).host
+      ? m.parseExportUrl(values["export-otlp"]).host
       : null;
     const permissions = [
       `--allow-read=${root}`,
@@ -515,7 +517,7 @@ async function serveCommand(
 
 async function exportOptions(
   values: Awaited<ReturnType<typeof parse>>["values"],
-): Promise<Record<string, unknown>> {
+): Promise<Partial<ServeOptions>> {
   const url = values["export-otlp"];
   if (!url) return {};
   const protocol = values.protocol ?? "http/json";
@@ -533,7 +535,7 @@ async function exportOptions(
   const { parseHeaders } = await import("./lib/cli/cmd_otel.ts");
   return {
     exportOtlp: url,
-    exportOtlpProtocol: protocol,
+    exportOtlpProtocol: protocol as OtlpProtocol,
     exportOtlpHeaders: parseHeaders(
       values.headers ?? env("OTEL_EXPORTER_OTLP_HEADERS"),
     ),

@@ -56,13 +56,13 @@ export interface ServeOptions {
 }
 
 /**
- * Check that an export URL is usable and that this process may reach it.
+ * Parse an export URL: an http(s) URL.
  *
  * @param url The collector URL.
  * @returns The parsed URL.
  * @throws {UsageError} Saying what to fix.
  */
-export function checkExportUrl(url: string): URL {
+export function parseExportUrl(url: string): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -76,6 +76,18 @@ export function checkExportUrl(url: string): URL {
       `--export-otlp takes an http(s) URL (OTLP/HTTP), not "${url}"`,
     );
   }
+  return parsed;
+}
+
+/**
+ * Check that an export URL is usable and that this process may reach it.
+ *
+ * @param url The collector URL.
+ * @returns The parsed URL.
+ * @throws {UsageError} Saying what to fix.
+ */
+export function checkExportUrl(url: string): URL {
+  const parsed = parseExportUrl(url);
   const state = Deno.permissions.querySync({ name: "net", host: parsed.host })
     .state;
   if (state !== "granted") {

@@ -24,17 +24,5 @@ export class UsageError extends Error {
   }
 }
 
-/**
- * Whether a path exists (any kind; false when it cannot be checked).
- *
- * @param path The path.
- * @returns True when `stat` succeeds.
- */
-export function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** Whether a path exists (one definition, in the store's file helpers). */
+export { exists } from "../store/fs_sync.ts";

@@ -117,6 +117,9 @@ export interface OtlpSpanBuilderOptions {
   maxOpenCalls?: number;
 }
 
+/** Finished episodes remembered (so late events do not open a second root). */
+const CLOSED_EPISODES_KEPT = 100_000;
+
 interface OpenEpisode {
   traceId: string;
   rootId: string;
@@ -153,11 +156,6 @@ export class OtlpSpanBuilder {
     this.#max = options.maxValueChars ?? 8192;
     this.#maxEpisodes = options.maxOpenEpisodes ?? Infinity;
     this.#maxCalls = options.maxOpenCalls ?? Infinity;
-  }
-
-  /** Tool calls started and not yet closed. */
-  get openCalls(): number {
-    return this.#calls.size;
   }
 
   #episode(ev: TraceEvent, out: OtlpSpan[]): OpenEpisode {
@@ -306,7 +304,7 @@ export class OtlpSpanBuilder {
     }
     this.#episodes.delete(episodeId);
     this.#closed.add(episodeId);
-    if (this.#closed.size > Math.min(this.#maxEpisodes, 100_000) * 4) {
+    if (this.#closed.size > CLOSED_EPISODES_KEPT) {
       this.#closed.delete(this.#closed.values().next().value!);
     }
     return out;
@@ -442,14 +440,22 @@ export function captureToOtlp(
       seq ? Number((seq.value as { intValue: string }).intValue) : -1,
     );
   }
+  // Traces in the order their episodes started (every trace has its root).
   const firstSeq = new Map<string, number>();
   for (const ev of events) {
-    if (ev.episode_id === "_capture") continue;
-    const t = derivedId(`${captureId}/${ev.episode_id}`, 16);
-    if (!firstSeq.has(t)) firstSeq.set(t, ev.sequence);
+    if (!firstSeq.has(ev.episode_id)) firstSeq.set(ev.episode_id, ev.sequence);
+  }
+  const traceOrder = new Map<string, number>();
+  for (const span of spans) {
+    if (span.parentSpanId) continue;
+    const ep = span.attributes.find((a) => a.key === "gen_ai.conversation.id");
+    traceOrder.set(
+      span.traceId,
+      firstSeq.get((ep?.value as { stringValue: string }).stringValue)!,
+    );
   }
   spans.sort((a, b) =>
-    (firstSeq.get(a.traceId)! - firstSeq.get(b.traceId)!) ||
+    (traceOrder.get(a.traceId)! - traceOrder.get(b.traceId)!) ||
     (sortKey.get(a)! - sortKey.get(b)!)
   );
   return otlpRequest(captureId, spans, options.serviceName);
