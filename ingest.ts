@@ -33,6 +33,7 @@ const USAGE = `harness ingest: capture, store and server commands
 Usage:
   ingest.ts demo                             write a small capture, show its summary and chain check
   ingest.ts serve [--host H] [--port P] [--detach] [--allow-remote] [--max-body-bytes N]
+                  [--max-connections N (256)] [--idle-timeout SECONDS (15)]
                   [--redact-rules FILE] [--no-redact] [--replicate postgres://…]
                   [--export-otlp URL [--protocol http/json|http/protobuf] [--headers K=V,…]
                    [--export-otlp-queue N]]   (a remote collector needs --allow-net for its host)
@@ -177,6 +178,8 @@ async function parse(args: string[]) {
         log: { type: "string" },
         "allow-remote": { type: "boolean", default: false },
         "max-body-bytes": { type: "string" },
+        "max-connections": { type: "string" },
+        "idle-timeout": { type: "string" },
         "redact-rules": { type: "string" },
         "no-redact": { type: "boolean", default: false },
         project: { type: "string" },
@@ -501,9 +504,9 @@ async function serveCommand(
       port,
       allowRemote: values["allow-remote"],
       token: env("HARNESS_INGEST_TOKEN"),
-      maxBodyBytes: values["max-body-bytes"]
-        ? Number(values["max-body-bytes"])
-        : undefined,
+      maxBodyBytes: wholeNumber(values, "max-body-bytes"),
+      maxConnections: wholeNumber(values, "max-connections"),
+      idleTimeoutMs: seconds(values, "idle-timeout"),
       redactRules: values["redact-rules"],
       noRedact: values["no-redact"],
       replicate: values.replicate,
@@ -526,12 +529,7 @@ async function exportOptions(
       `--protocol takes http/json or http/protobuf, not "${protocol}"`,
     );
   }
-  const queue = values["export-otlp-queue"] === undefined
-    ? undefined
-    : Number(values["export-otlp-queue"]);
-  if (queue !== undefined && (!Number.isInteger(queue) || queue < 1)) {
-    throw new UsageError("--export-otlp-queue takes a whole number ≥ 1");
-  }
+  const queue = wholeNumber(values, "export-otlp-queue");
   const { parseHeaders } = await import("./lib/cli/cmd_otel.ts");
   return {
     exportOtlp: url,
@@ -541,6 +539,43 @@ async function exportOptions(
     ),
     exportOtlpQueue: queue,
   };
+}
+
+/** A flag's whole number ≥ 1, or undefined when not given. */
+function wholeNumber(
+  values: Record<string, unknown>,
+  flag: string,
+): number | undefined {
+  return numberFlag(
+    values,
+    flag,
+    "a whole number ≥ 1",
+    (n) => Number.isInteger(n) && n >= 1,
+  );
+}
+
+/** A flag's seconds (> 0, fractions allowed) in milliseconds. */
+function seconds(
+  values: Record<string, unknown>,
+  flag: string,
+): number | undefined {
+  const s = numberFlag(values, flag, "seconds > 0", (n) => n > 0);
+  return s === undefined ? undefined : Math.round(s * 1000);
+}
+
+function numberFlag(
+  values: Record<string, unknown>,
+  flag: string,
+  what: string,
+  ok: (n: number) => boolean,
+): number | undefined {
+  const raw = values[flag];
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || !ok(n)) {
+    throw new UsageError(`--${flag} takes ${what}, not "${raw}"`);
+  }
+  return n;
 }
 
 function fileIo(path: string): Io {

@@ -17,6 +17,12 @@ export const assertNotEquals: (
   expected: unknown,
   message?: string,
 ) => void = assert.notDeepStrictEqual;
+/** A string matches a pattern. */
+export const assertMatch: (
+  value: string,
+  pattern: RegExp,
+  message?: string,
+) => void = assert.match;
 /** Truthiness. */
 export const assertOk: (value: unknown, message?: string) => asserts value =
   assert.ok;

@@ -50,3 +50,25 @@ export function fixedContext(
  * `fixtures/hosts/README.md` for where they come from).
  */
 export const HOSTS_DIR = new URL("../fixtures/hosts", import.meta.url).pathname;
+
+/**
+ * One user message as `/ingest` takes it (JSON text).
+ *
+ * @param id Event id (also the message text).
+ * @param capture Capture id.
+ * @returns The event as JSON.
+ */
+export function messageEventJson(id: string, capture: string): string {
+  return JSON.stringify({
+    schema_version: "harness.trace.v1",
+    event_id: id,
+    capture_id: capture,
+    episode_id: "ep_1",
+    timestamp: "2026-11-23T00:00:00.000Z",
+    source: { host: "test", adapter: "test", model: null },
+    actor: "user",
+    kind: "message",
+    parent_event_id: null,
+    payload: { role: "user", text: id },
+  });
+}

@@ -35,6 +35,10 @@ export interface ServeOptions {
   token?: string;
   /** Body limit in bytes. */
   maxBodyBytes?: number;
+  /** Connections open at once. @default 256 */
+  maxConnections?: number;
+  /** Idle connections are closed after this. @default 15000 */
+  idleTimeoutMs?: number;
   /** Extra redaction rules file. */
   redactRules?: string;
   /** Turn redaction off. */
@@ -144,6 +148,8 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
       allowRemote: o.allowRemote,
       token: o.token ?? null,
       maxBodyBytes: o.maxBodyBytes,
+      maxConnections: o.maxConnections,
+      idleTimeoutMs: o.idleTimeoutMs,
       redaction: o.noRedact ? false : [...DEFAULT_REDACTION_RULES, ...extra],
       adminKey,
       onShutdown: () => stop(),

@@ -26,7 +26,7 @@ export async function readBody(req: Request, limit: number): Promise<string> {
   // A declared length within the limit: the native reader is fastest (the
   // server never delivers more bytes than declared).
   if (Number.isFinite(declared)) {
-    return utf8(new Uint8Array(await req.arrayBuffer()));
+    return decodeUtf8(new Uint8Array(await req.arrayBuffer()));
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -41,21 +41,27 @@ export async function readBody(req: Request, limit: number): Promise<string> {
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return utf8(chunks[0]);
+  if (chunks.length === 1) return decodeUtf8(chunks[0]);
   const all = new Uint8Array(size);
   let at = 0;
   for (const c of chunks) {
     all.set(c, at);
     at += c.length;
   }
-  return utf8(all);
+  return decodeUtf8(all);
 }
 
 /** One strict decoder (it keeps no state between whole-buffer decodes). */
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
-/** Decode UTF-8, refusing bytes that are not (a 400, not silent U+FFFD). */
-function utf8(bytes: Uint8Array): string {
+/**
+ * Decode UTF-8, refusing bytes that are not (a 400, not silent U+FFFD).
+ *
+ * @param bytes The body.
+ * @returns The text.
+ * @throws {SyntaxError} When the bytes are not UTF-8.
+ */
+export function decodeUtf8(bytes: Uint8Array): string {
   try {
     return STRICT_UTF8.decode(bytes);
   } catch {

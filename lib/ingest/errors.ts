@@ -9,6 +9,7 @@ import { HookPayloadError } from "../adapters/common.ts";
 import { CaptureNotFoundError } from "../control/inspect.ts";
 import { CaptureFinishedError } from "../store/sink.ts";
 import { SpoolError } from "../store/spool.ts";
+import type { IngestAnswer } from "./exchange.ts";
 
 /** A request body over the size limit. */
 export class PayloadTooLargeError extends RangeError {
@@ -26,16 +27,24 @@ export class PayloadTooLargeError extends RangeError {
   }
 }
 
-/** A JSON answer. */
+/**
+ * A JSON answer.
+ *
+ * @param status HTTP status.
+ * @param body Value to send as JSON.
+ * @param headers More headers (lower-case names).
+ * @returns The answer.
+ */
 export function json(
   status: number,
   body: unknown,
-  headers: HeadersInit = {},
-): Response {
-  return new Response(JSON.stringify(body), {
+  headers: Record<string, string> = {},
+): IngestAnswer {
+  return {
     status,
     headers: { "content-type": "application/json", ...headers },
-  });
+    body: JSON.stringify(body),
+  };
 }
 
 /**
@@ -77,8 +86,8 @@ export function messageOf(err: unknown): string {
  * through this.
  *
  * @param err The error.
- * @returns The response.
+ * @returns The answer.
  */
-export function errorResponse(err: unknown): Response {
+export function errorAnswer(err: unknown): IngestAnswer {
   return json(statusOf(err), { ok: false, error: messageOf(err) });
 }

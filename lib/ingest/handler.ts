@@ -1,6 +1,7 @@
 /**
  * The ingest server's request handler, independent of the HTTP
- * listener: `(Request) => Promise<Response>`.
+ * listener: `(IngestRequest) => Promise<IngestAnswer>` for the server's own
+ * listener, and `(Request) => Promise<Response>` for the fetch API.
  *
  * | route | answer |
  * | --- | --- |
@@ -26,9 +27,16 @@ import { adapterFor } from "../adapters/registry.ts";
 import { ToolCallCorrelator } from "../adapters/correlator.ts";
 import { SessionMemory } from "../adapters/session_memory.ts";
 import { inspectCapture } from "../control/inspect.ts";
-import { DEFAULT_MAX_BODY_BYTES, readBody } from "./body.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import {
-  errorResponse,
+  fromRequest,
+  type IngestAnswer,
+  type IngestRequest,
+  toResponse,
+} from "./exchange.ts";
+import type { ConnectionStats } from "./http1_server.ts";
+import {
+  errorAnswer,
   json,
   messageOf,
   PayloadTooLargeError,
@@ -123,10 +131,8 @@ export interface IngestStats {
   dropped_pending_calls?: number;
   /** Requests answered 503 because too many were in flight. */
   busy?: number;
-  /** Times the listener was opened again after it failed (out of handles). */
-  listener_restarts?: number;
-  /** Why it last failed. */
-  last_listener_error?: string;
+  /** The listener's connection counters (cap, time-outs, accept errors). */
+  connections?: ConnectionStats;
 }
 
 /**
@@ -139,7 +145,11 @@ export interface IngestStats {
 export function createIngestHandler(
   store: HarnessStore,
   options: IngestHandlerOptions = {},
-): { handler: (req: Request) => Promise<Response>; stats: IngestStats } {
+): {
+  answer: (req: IngestRequest) => Promise<IngestAnswer>;
+  handler: (req: Request) => Promise<Response>;
+  stats: IngestStats;
+} {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const correlator = options.correlator ?? new ToolCallCorrelator();
   const sessions = new SessionMemory();
@@ -171,13 +181,17 @@ export function createIngestHandler(
     });
   }
 
-  async function hook(req: Request, host: string, url: URL): Promise<Response> {
+  async function hook(
+    req: IngestRequest,
+    host: string,
+    query: URLSearchParams,
+  ): Promise<IngestAnswer> {
     const adapter = adapterFor(host)!;
     try {
-      const cap = url.searchParams.get("cap") || options.activeCapture?.() ||
+      const cap = query.get("cap") || options.activeCapture?.() ||
         defaultCapture;
       validateId("capture", cap);
-      const text = await readBody(req, limit);
+      const text = await req.text(limit);
       let payload: unknown;
       try {
         payload = JSON.parse(text);
@@ -195,7 +209,7 @@ export function createIngestHandler(
         fullModelRequests: options.fullModelRequests,
       });
       const sealed = record(redact(events));
-      if (host === "host_a") return new Response(null, { status: 204 });
+      if (host === "host_a") return { status: 204, headers: {}, body: null };
       const last = sealed[sealed.length - 1];
       return json(200, {
         ok: true,
@@ -216,9 +230,9 @@ export function createIngestHandler(
     }
   }
 
-  async function ingest(req: Request): Promise<Response> {
+  async function ingest(req: IngestRequest): Promise<IngestAnswer> {
     try {
-      const text = await readBody(req, limit);
+      const text = await req.text(limit);
       let body: unknown;
       try {
         body = JSON.parse(text);
@@ -257,28 +271,28 @@ export function createIngestHandler(
       });
     } catch (err) {
       if (statusOf(err) < 500) stats.rejected_events++;
-      return errorResponse(err);
+      return errorAnswer(err);
     }
   }
 
-  async function summary(raw: string): Promise<Response> {
+  async function summary(raw: string): Promise<IngestAnswer> {
     try {
       const id = decodeURIComponent(raw);
       validateId("capture", id);
       return json(200, await inspectCapture(store, id));
     } catch (err) {
-      return errorResponse(err);
+      return errorAnswer(err);
     }
   }
 
   let inFlight = 0;
   const maxInFlight = options.maxInFlight ?? 256;
 
-  async function handler(req: Request): Promise<Response> {
+  async function answer(req: IngestRequest): Promise<IngestAnswer> {
     // Past the limit, answer at once rather than pile up work (and handles).
     if (inFlight >= maxInFlight) {
       stats.busy = (stats.busy ?? 0) + 1;
-      await req.body?.cancel().catch(() => {});
+      await req.discard();
       return json(503, {
         ok: false,
         error: "The ingest server is busy: retry shortly",
@@ -289,33 +303,30 @@ export function createIngestHandler(
       return await route(req);
     } catch (err) {
       // Last guard: nothing a client sends may escape as an unexplained 5xx.
-      await req.body?.cancel().catch(() => {});
-      return errorResponse(err);
+      await req.discard();
+      return errorAnswer(err);
     } finally {
       inFlight--;
     }
   }
 
-  async function route(req: Request): Promise<Response> {
+  async function route(req: IngestRequest): Promise<IngestAnswer> {
     stats.requests++;
-    // The path without building a URL object (the hot /ingest route).
-    const raw = req.url;
-    const start = raw.indexOf("/", raw.indexOf("//") + 2);
-    const q = raw.indexOf("?", start);
-    const path = start < 0 ? "/" : raw.slice(start, q < 0 ? undefined : q);
+    const target = req.target;
+    const q = target.indexOf("?");
+    const path = q < 0 ? target : target.slice(0, q);
     // A web page can reach a loopback server; nothing of ours sends Origin.
-    const headers = req.headers;
-    if (headers.has("origin")) {
-      await req.body?.cancel();
+    if (req.header("origin") !== null) {
+      await req.discard();
       return json(403, {
         ok: false,
         error:
           "Requests from web pages are refused (they carry an Origin header); hooks, forwarders and the CLI send none",
       });
     }
-    const hostHeader = headers.get("host") ?? "";
+    const hostHeader = req.header("host") ?? "";
     if (options.hostAllowed && !options.hostAllowed(hostHeader)) {
-      await req.body?.cancel();
+      await req.discard();
       return json(403, {
         ok: false,
         error: `Host ${
@@ -326,24 +337,24 @@ export function createIngestHandler(
     if (
       req.method === "POST" &&
       (path === "/ingest" || path.startsWith("/hook/")) &&
-      !isJsonType(headers.get("content-type"))
+      !isJsonType(req.header("content-type"))
     ) {
-      await req.body?.cancel();
+      await req.discard();
       return json(415, {
         ok: false,
         error: "Send events with Content-Type: application/json",
       });
     }
     if (options.token) {
-      const auth = req.headers.get("authorization") ?? "";
+      const auth = req.header("authorization") ?? "";
       // The pid file's admin key (owner-readable only) is enough to stop it.
       const admin = path === "/admin/shutdown" && !!options.adminKey &&
         sameSecret(
-          req.headers.get("x-harness-admin-key") ?? "",
+          req.header("x-harness-admin-key") ?? "",
           options.adminKey,
         );
       if (!admin && !sameSecret(auth, `Bearer ${options.token}`)) {
-        await req.body?.cancel();
+        await req.discard();
         return json(401, {
           ok: false,
           error:
@@ -353,7 +364,7 @@ export function createIngestHandler(
     }
     const method = req.method;
     const only = async (allowed: string) => {
-      await req.body?.cancel();
+      await req.discard();
       return json(405, {
         ok: false,
         error: `Method ${method} is not allowed on ${path}: use ${allowed}`,
@@ -365,7 +376,11 @@ export function createIngestHandler(
     const hookMatch = /^\/hook\/([a-z_]+)$/.exec(path);
     if (hookMatch && adapterFor(hookMatch[1])) {
       return method === "POST"
-        ? await hook(req, hookMatch[1], new URL(raw))
+        ? await hook(
+          req,
+          hookMatch[1],
+          new URLSearchParams(q < 0 ? "" : target.slice(q + 1)),
+        )
         : await only("POST");
     }
     if (path === "/captures") {
@@ -379,10 +394,10 @@ export function createIngestHandler(
     }
     if (path === "/admin/shutdown" && options.adminKey && options.onShutdown) {
       if (method !== "POST") return await only("POST");
-      await req.body?.cancel();
+      await req.discard();
       if (
         !sameSecret(
-          req.headers.get("x-harness-admin-key") ?? "",
+          req.header("x-harness-admin-key") ?? "",
           options.adminKey,
         )
       ) {
@@ -403,11 +418,15 @@ export function createIngestHandler(
         ...(options.healthExtra?.() ?? {}),
       });
     }
-    await req.body?.cancel();
+    await req.discard();
     return json(404, { ok: false, error: `No route ${path}` });
   }
 
-  return { handler, stats };
+  return {
+    answer,
+    handler: async (req) => toResponse(await answer(fromRequest(req))),
+    stats,
+  };
 }
 
 /**

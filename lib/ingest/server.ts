@@ -7,7 +7,9 @@
  */
 import { ToolCallCorrelator } from "../adapters/correlator.ts";
 import { restorePending } from "./resume.ts";
-import { errorResponse } from "./errors.ts";
+import { errorAnswer, json } from "./errors.ts";
+import { Http1Server } from "./http1_server.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import type { HarnessStore } from "../store/store.ts";
 import {
   createIngestHandler,
@@ -38,6 +40,29 @@ export interface IngestServerOptions extends IngestHandlerOptions {
    * @default false
    */
   allowRemote?: boolean;
+  /**
+   * Connections open at once; at the cap the longest-idle one is closed
+   * for a new one, or the new one is answered 503.
+   * @default 256
+   */
+  maxConnections?: number;
+  /**
+   * Idle connections are closed after this many milliseconds.
+   * @default 15000
+   */
+  idleTimeoutMs?: number;
+  /**
+   * A request head must arrive within this many milliseconds of its first
+   * byte.
+   * @default 10000
+   */
+  headersTimeoutMs?: number;
+  /**
+   * A whole request must arrive, and its answer be taken up, within this
+   * many milliseconds.
+   * @default 60000
+   */
+  requestTimeoutMs?: number;
 }
 
 /** The server refuses to start as configured. */
@@ -69,7 +94,7 @@ export function isLoopback(host: string): boolean {
 export class IngestServer {
   readonly #store: HarnessStore;
   readonly #options: IngestServerOptions;
-  #server: Deno.HttpServer | null = null;
+  #server: Http1Server | null = null;
   #url = "";
   #stats: IngestStats | null = null;
   #closing = false;
@@ -113,7 +138,7 @@ export class IngestServer {
     const restored = await restorePending(this.#store, correlator);
     // Loopback servers answer only to their own names (DNS rebinding).
     let allowed: Set<string> | null = null;
-    const { handler, stats } = createIngestHandler(this.#store, {
+    const { answer, stats } = createIngestHandler(this.#store, {
       activeCapture: activeCaptureReader(this.#store.root),
       ...this.#options,
       correlator,
@@ -125,77 +150,42 @@ export class IngestServer {
     this.#stats = stats;
     this.#closing = false;
     this.#stopped = new Promise((r) => this.#markStopped = r);
-    return await new Promise((resolve, reject) => {
-      try {
-        this.#server = Deno.serve({
-          hostname: host,
-          port,
-          onListen: (addr) => {
-            const a = addr as Deno.NetAddr;
-            const shown = a.hostname.includes(":")
-              ? `[${a.hostname}]`
-              : a.hostname;
-            this.#url = `http://${shown}:${a.port}`;
-            allowed = new Set(
-              [shown, "127.0.0.1", "localhost", "[::1]"].map((n) =>
-                `${n.toLowerCase()}:${a.port}`
-              ),
-            );
-            // Writers refused by the store lock learn where to send events.
-            this.#store.lock?.update({ role: "ingest-server", url: this.#url });
-            resolve(this.#url);
-          },
-          onError: errorResponse,
-        }, handler);
-        this.#watch(this.#server, host, handler);
-      } catch (err) {
-        if (err instanceof Deno.errors.AddrInUse) {
-          reject(
-            new IngestConfigError(
-              `Port ${port} on ${host} is in use: is another ingest server running? ("ingest.ts status"), or pass --port`,
-              { cause: err },
-            ),
-          );
-        } else reject(err);
+    let http: Http1Server;
+    try {
+      http = new Http1Server(answer, {
+        hostname: host,
+        port,
+        maxBodyBytes: this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+        maxConnections: this.#options.maxConnections,
+        idleTimeoutMs: this.#options.idleTimeoutMs,
+        headersTimeoutMs: this.#options.headersTimeoutMs,
+        requestTimeoutMs: this.#options.requestTimeoutMs,
+        onError: errorAnswer,
+        protocolError: (status, message) =>
+          json(status, { ok: false, error: message }),
+      });
+    } catch (err) {
+      if (err instanceof Deno.errors.AddrInUse) {
+        throw new IngestConfigError(
+          `Port ${port} on ${host} is in use: is another ingest server running? ("ingest.ts status"), or pass --port`,
+          { cause: err },
+        );
       }
-    });
-  }
-
-  /**
-   * Deno.serve's accept loop ends with an error when the process runs out
-   * of file handles (many idle connections): rather than die, listen again
-   * on the same address once handles are free (connections are refused in
-   * between; hooks fail open), counting it on `/health`.
-   */
-  #watch(
-    server: Deno.HttpServer,
-    host: string,
-    handler: (req: Request) => Promise<Response>,
-  ): void {
-    server.finished.then(() => {}, async (err) => {
-      if (this.#closing || this.#server !== server) return;
-      const stats = this.#stats!;
-      stats.listener_restarts = (stats.listener_restarts ?? 0) + 1;
-      stats.last_listener_error = String(err);
-      const port = Number(new URL(this.#url).port);
-      while (!this.#closing) {
-        await new Promise((r) => setTimeout(r, 250));
-        if (this.#closing) return;
-        try {
-          const again = Deno.serve({
-            hostname: host,
-            port,
-            onListen: () => {},
-            onError: errorResponse,
-          }, handler);
-          this.#server = again;
-          this.#watch(again, host, handler);
-          return;
-        } catch {
-          // Still out of handles (or the port is held): try again shortly.
-        }
-      }
-    });
+      throw err;
+    }
+    this.#server = http;
+    stats.connections = http.stats;
+    const a = http.addr;
+    const shown = a.hostname.includes(":") ? `[${a.hostname}]` : a.hostname;
+    this.#url = `http://${shown}:${a.port}`;
+    allowed = new Set(
+      [shown, "127.0.0.1", "localhost", "[::1]"].map((n) =>
+        `${n.toLowerCase()}:${a.port}`
+      ),
+    );
+    // Writers refused by the store lock learn where to send events.
+    this.#store.lock?.update({ role: "ingest-server", url: this.#url });
+    return this.#url;
   }
 
   /** Base URL once started. */

@@ -1,8 +1,9 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { annotation } from "../../lib/trace/mod.ts";
-import { fixedContext, tempDir } from "../_helpers.ts";
+import { fixedContext, messageEventJson, tempDir } from "../_helpers.ts";
 import { startServer } from "../_server.ts";
+import { createIngestHandler } from "../../lib/ingest/mod.ts";
 
 function fill(store: HarnessStore, id: string, n: number) {
   const sink = store.sink(id);
@@ -214,9 +215,9 @@ Deno.test("the server takes events for more captures than it may hold files open
   assertEquals((await srv.store.verifyCapture("many_1099")).ok, true);
 });
 
-Deno.test("past its in-flight limit the server answers 503 with Retry-After instead of piling up work", async () => {
-  await using srv = await startServer({ maxInFlight: 2 });
-  // Two requests whose bodies never finish hold both slots.
+Deno.test("past its connection cap, with every connection in the middle of a request, the server answers 503 with Retry-After instead of piling up work", async () => {
+  await using srv = await startServer({ maxConnections: 2 });
+  // Two requests whose bodies never finish hold both connections.
   const held: Deno.Conn[] = [];
   const port = Number(new URL(srv.url).port);
   for (let i = 0; i < 2; i++) {
@@ -234,6 +235,46 @@ Deno.test("past its in-flight limit the server answers 503 with Retry-After inst
   for (const c of held) c.close();
   await new Promise((r) => setTimeout(r, 100));
   const after = await fetch(`${srv.url}/health`);
+  assertEquals(after.status, 200);
+  await after.body?.cancel();
+});
+
+Deno.test("past its in-flight limit the handler (fetch API) answers 503 with Retry-After; slots free again when requests end", async () => {
+  await using dir = await tempDir();
+  using store = new HarnessStore(dir.path);
+  const { handler } = createIngestHandler(store, { maxInFlight: 2 });
+  // Two requests whose bodies are still arriving hold both slots.
+  const ends: (() => void)[] = [];
+  const pending = [0, 1].map((i) => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(
+          new TextEncoder().encode(
+            messageEventJson(`evt_inflight_${i}`, "inflight"),
+          ),
+        );
+        ends.push(() => controller.close());
+      },
+    });
+    return handler(
+      new Request("http://127.0.0.1:1/ingest", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      }),
+    );
+  });
+  await new Promise((r) => setTimeout(r, 50));
+  const busy = await handler(new Request("http://127.0.0.1:1/health"));
+  assertEquals(busy.status, 503);
+  assertEquals(busy.headers.get("retry-after"), "1");
+  await busy.body?.cancel();
+  for (const end of ends) end();
+  for (const res of await Promise.all(pending)) {
+    assertEquals(res.status, 200);
+    await res.body?.cancel();
+  }
+  const after = await handler(new Request("http://127.0.0.1:1/health"));
   assertEquals(after.status, 200);
   await after.body?.cancel();
 });

@@ -1,0 +1,296 @@
+/**
+ * HTTP/1.1 request heads and bodies, read strictly (RFC 9112): what the
+ * ingest server's own listener (`Http1Server`) accepts.
+ *
+ * - Request line `METHOD SP target SP HTTP/1.x`; origin-form or
+ *   absolute-form targets.
+ * - Header names are tokens; values hold no control bytes; no line folding.
+ * - A body has a `Content-Length` or `Transfer-Encoding: chunked`, never
+ *   both (a request that could be read two ways is refused: smuggling).
+ * - `Expect: 100-continue` is answered; other expectations get 417.
+ *
+ * @module
+ */
+import { type ByteReader, latin1 } from "./http1_reader.ts";
+
+/** A request the server will not read, with the status that says why. */
+export class HttpProtocolError extends Error {
+  /** Status to answer with (the connection is then closed). */
+  readonly status: number;
+  /**
+   * Create an `HttpProtocolError`.
+   *
+   * @param status 400, 413, 417, 431, 501 or 505.
+   * @param message What is wrong with the request.
+   */
+  constructor(status: number, message: string) {
+    super(message);
+    this.name = "HttpProtocolError";
+    this.status = status;
+  }
+}
+
+/** A parsed request head. */
+export interface RequestHead {
+  /** Method, as sent (case-sensitive). */
+  method: string;
+  /** Path and query (`/ingest?x=1`), absolute-form targets reduced to it. */
+  target: string;
+  /** Header name (lower case) and value pairs, in order. */
+  headers: [string, string][];
+  /** Declared body length; `null` when chunked or no body. */
+  contentLength: number | null;
+  /** Whether the body is chunked. */
+  chunked: boolean;
+  /** Whether the connection may serve another request after this one. */
+  keepAlive: boolean;
+  /** Whether the client waits for `100 Continue` before the body. */
+  expectContinue: boolean;
+  /** HTTP/1.0 rather than 1.1. */
+  http10: boolean;
+}
+
+/** Most header lines a request may have. */
+export const MAX_HEADER_COUNT = 100;
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// deno-lint-ignore no-control-regex
+const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
+const TARGET = /^[\x21-\x7e]+$/;
+
+/**
+ * Parse a request head (the bytes before the blank line).
+ *
+ * @param bytes The head without its final `CRLF CRLF`.
+ * @returns The head.
+ * @throws {HttpProtocolError} For anything that is not a well-formed
+ *   HTTP/1.x request head.
+ */
+export function parseHead(bytes: Uint8Array): RequestHead {
+  const lines = latin1(bytes).split("\r\n");
+  // Empty lines before a request line are allowed (RFC 9112 2.2).
+  let first = 0;
+  while (first < lines.length - 1 && lines[first] === "") first++;
+  const parts = lines[first].split(" ");
+  if (parts.length !== 3) {
+    throw new HttpProtocolError(400, "Malformed request line");
+  }
+  const [method, rawTarget, version] = parts;
+  if (!TOKEN.test(method)) throw new HttpProtocolError(400, "Malformed method");
+  if (version !== "HTTP/1.1" && version !== "HTTP/1.0") {
+    throw new HttpProtocolError(
+      /^HTTP\/\d\.\d$/.test(version) ? 505 : 400,
+      `Unsupported protocol version ${JSON.stringify(version)}: use HTTP/1.1`,
+    );
+  }
+  if (!TARGET.test(rawTarget)) {
+    throw new HttpProtocolError(400, "Malformed request target");
+  }
+  const target = originForm(rawTarget);
+  if (lines.length - first - 1 > MAX_HEADER_COUNT) {
+    throw new HttpProtocolError(
+      431,
+      `More than ${MAX_HEADER_COUNT} header lines`,
+    );
+  }
+  const headers: [string, string][] = [];
+  let contentLength: number | null = null;
+  let transferEncoding: string | null = null;
+  let connection = "";
+  let expect: string | null = null;
+  let hosts = 0;
+  for (let i = first + 1; i < lines.length; i++) {
+    const line = lines[i];
+    const colon = line.indexOf(":");
+    if (colon <= 0) {
+      throw new HttpProtocolError(
+        400,
+        line[0] === " " || line[0] === "\t"
+          ? "Folded header lines are not accepted"
+          : "Malformed header line",
+      );
+    }
+    const name = line.slice(0, colon).toLowerCase();
+    if (!TOKEN.test(name)) {
+      throw new HttpProtocolError(400, "Malformed header name");
+    }
+    const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
+    if (BAD_VALUE.test(value)) {
+      throw new HttpProtocolError(400, `Control bytes in header ${name}`);
+    }
+    headers.push([name, value]);
+    switch (name) {
+      case "content-length": {
+        // A list of equal values is one length (RFC 9110 8.6).
+        const values = value.split(",").map((v) => v.trim());
+        if (!values.every((v) => /^\d{1,15}$/.test(v) && v === values[0])) {
+          throw new HttpProtocolError(400, "Malformed Content-Length");
+        }
+        const n = Number(values[0]);
+        if (contentLength !== null && contentLength !== n) {
+          throw new HttpProtocolError(
+            400,
+            "Conflicting Content-Length headers",
+          );
+        }
+        contentLength = n;
+        break;
+      }
+      case "transfer-encoding":
+        transferEncoding = transferEncoding === null
+          ? value
+          : `${transferEncoding}, ${value}`;
+        break;
+      case "connection":
+        connection += `,${value.toLowerCase()}`;
+        break;
+      case "expect":
+        expect = value.toLowerCase();
+        break;
+      case "host":
+        hosts++;
+        break;
+    }
+  }
+  const http10 = version === "HTTP/1.0";
+  let chunked = false;
+  if (transferEncoding !== null) {
+    if (http10) {
+      throw new HttpProtocolError(
+        400,
+        "Transfer-Encoding in an HTTP/1.0 request",
+      );
+    }
+    if (contentLength !== null) {
+      throw new HttpProtocolError(
+        400,
+        "Both Content-Length and Transfer-Encoding: send one",
+      );
+    }
+    if (transferEncoding.trim().toLowerCase() !== "chunked") {
+      throw new HttpProtocolError(
+        501,
+        `Transfer-Encoding ${
+          JSON.stringify(transferEncoding)
+        } is not supported: send Content-Length or chunked`,
+      );
+    }
+    chunked = true;
+  }
+  if (!http10 && hosts !== 1) {
+    throw new HttpProtocolError(
+      400,
+      "An HTTP/1.1 request needs one Host header",
+    );
+  }
+  if (expect !== null && expect !== "100-continue") {
+    throw new HttpProtocolError(417, `Unsupported Expect: ${expect}`);
+  }
+  const tokens = connection.split(",").map((t) => t.trim());
+  const keepAlive = http10
+    ? tokens.includes("keep-alive")
+    : !tokens.includes("close");
+  return {
+    method,
+    target,
+    headers,
+    contentLength: chunked ? null : contentLength,
+    chunked,
+    keepAlive,
+    expectContinue: expect === "100-continue" && !http10,
+    http10,
+  };
+}
+
+/** Reduce an absolute-form target to path and query. */
+function originForm(target: string): string {
+  if (target[0] === "/") return target;
+  if (/^https?:\/\//i.test(target)) {
+    const rest = target.slice(target.indexOf("//") + 2);
+    const slash = rest.search(/[/?]/);
+    if (slash < 0) return "/";
+    return rest[slash] === "?" ? `/${rest.slice(slash)}` : rest.slice(slash);
+  }
+  throw new HttpProtocolError(400, "Malformed request target");
+}
+
+/**
+ * Read a request's body.
+ *
+ * @param reader The connection's reader, just past the head.
+ * @param head The parsed head.
+ * @param limit Most body bytes accepted.
+ * @returns The body (empty when there is none).
+ * @throws {HttpProtocolError} 413 past `limit`, 400 for a malformed chunk.
+ * @throws {UnexpectedEndError} The client closed the connection first.
+ */
+export async function readRequestBody(
+  reader: ByteReader,
+  head: RequestHead,
+  limit: number,
+): Promise<Uint8Array<ArrayBuffer>> {
+  if (head.chunked) return await readChunked(reader, limit);
+  const length = head.contentLength ?? 0;
+  if (length > limit) throw tooLarge(limit);
+  const body = new Uint8Array(length);
+  if (length > 0) await reader.exactly(body);
+  return body;
+}
+
+/** The 413 for a body past the limit. */
+export function tooLarge(limit: number): HttpProtocolError {
+  return new HttpProtocolError(
+    413,
+    `Request body is larger than the limit of ${limit} bytes`,
+  );
+}
+
+async function readChunked(
+  reader: ByteReader,
+  limit: number,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const parts: Uint8Array<ArrayBuffer>[] = [];
+  let total = 0;
+  for (;;) {
+    const line = await lineOf(reader);
+    const size = line.split(";")[0].replace(/[ \t]+$/, "");
+    if (!/^[0-9a-fA-F]{1,8}$/.test(size)) {
+      throw new HttpProtocolError(400, "Malformed chunk size");
+    }
+    const n = parseInt(size, 16);
+    if (n === 0) break;
+    if (total + n > limit) throw tooLarge(limit);
+    const part = new Uint8Array(n);
+    await reader.exactly(part);
+    parts.push(part);
+    total += n;
+    if (await lineOf(reader) !== "") {
+      throw new HttpProtocolError(400, "A chunk is longer than its size");
+    }
+  }
+  // Trailer fields, up to the blank line (read and dropped).
+  for (let i = 0; (await lineOf(reader)) !== ""; i++) {
+    if (i >= MAX_HEADER_COUNT) {
+      throw new HttpProtocolError(431, "Too many trailer lines");
+    }
+  }
+  if (parts.length === 1) return parts[0];
+  const body = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    body.set(p, at);
+    at += p.length;
+  }
+  return body;
+}
+
+async function lineOf(reader: ByteReader): Promise<string> {
+  try {
+    return await reader.line(4096);
+  } catch (err) {
+    if (err instanceof RangeError || err instanceof SyntaxError) {
+      throw new HttpProtocolError(400, err.message);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,538 @@
+/**
+ * {@linkcode Http1Server}: the ingest server's own HTTP/1.1 listener over
+ * `Deno.listen`, with what `Deno.serve` does not offer: a connection cap,
+ * time-outs for idle, slow and stalled connections, and an accept loop that
+ * survives running out of file handles.
+ *
+ * - At the cap, a new connection takes the place of the longest-idle
+ *   keep-alive connection; when none is idle it is answered 503 and closed.
+ * - An idle connection is closed after `idleTimeoutMs`; a request head must
+ *   arrive within `headersTimeoutMs` of its first byte, the whole request
+ *   within `requestTimeoutMs`, and a response must be taken up by the client
+ *   within `requestTimeoutMs`. The handler's own time is not limited.
+ * - When `accept` fails (out of file handles), the longest-idle
+ *   connections are closed and accepting goes on.
+ *
+ * Requests reach the handler read whole (the body is in memory, within
+ * `maxBodyBytes`); answers are written with a `Content-Length`.
+ *
+ * @module
+ */
+import { ByteReader } from "./http1_reader.ts";
+import type { IngestAnswer, IngestRequest } from "./exchange.ts";
+import { decodeUtf8 } from "./body.ts";
+import { PayloadTooLargeError } from "./errors.ts";
+import {
+  HttpProtocolError,
+  parseHead,
+  readRequestBody,
+  type RequestHead,
+  tooLarge,
+} from "./http1_request.ts";
+
+/** Options of {@linkcode Http1Server}. */
+export interface Http1ServerOptions {
+  /** Address to bind. */
+  hostname: string;
+  /** Port to bind (0 picks a free one). */
+  port: number;
+  /** Largest request body, in bytes (413 past it). */
+  maxBodyBytes: number;
+  /**
+   * Connections open at once.
+   * @default 256
+   */
+  maxConnections?: number;
+  /**
+   * Idle keep-alive (or silent new) connections are closed after this.
+   * @default 15000
+   */
+  idleTimeoutMs?: number;
+  /**
+   * A request head must be complete this long after its first byte.
+   * @default 10000
+   */
+  headersTimeoutMs?: number;
+  /**
+   * The whole request must arrive, and the response be taken up, within
+   * this.
+   * @default 60000
+   */
+  requestTimeoutMs?: number;
+  /**
+   * Largest request head, in bytes (431 past it).
+   * @default 16384
+   */
+  maxHeadBytes?: number;
+  /** Answer for an error the handler threw. */
+  onError: (err: unknown) => IngestAnswer;
+  /** Answer for a request that is not well-formed HTTP (status, message). */
+  protocolError: (status: number, message: string) => IngestAnswer;
+}
+
+/** Connection counters (shown on the ingest server's `/health`). */
+export interface ConnectionStats {
+  /** Connections open now. */
+  open: number;
+  /** The cap. */
+  max: number;
+  /** Connections accepted in all. */
+  accepted: number;
+  /** New connections answered 503 at the cap (none idle to close). */
+  refused: number;
+  /** Idle connections closed to make room (cap, or out of handles). */
+  evicted: number;
+  /** Connections closed because they were idle too long. */
+  idle_closed: number;
+  /** Connections closed because a request or a response took too long. */
+  timed_out: number;
+  /** Requests refused as malformed HTTP (4xx/5xx, connection closed). */
+  malformed: number;
+  /** Times `accept` failed (e.g. out of file handles). */
+  accept_errors: number;
+  /** Why it last failed. */
+  last_accept_error?: string;
+}
+
+type State = "idle" | "head" | "body" | "busy" | "write";
+
+interface Connection {
+  conn: Deno.TcpConn;
+  state: State;
+  /** When the current state times out (ms since the epoch). */
+  deadline: number;
+  /** When it became idle. */
+  since: number;
+  closed: boolean;
+}
+
+const REASONS: Record<number, string> = {
+  100: "Continue",
+  200: "OK",
+  201: "Created",
+  204: "No Content",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  408: "Request Timeout",
+  409: "Conflict",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  417: "Expectation Failed",
+  422: "Unprocessable Content",
+  431: "Request Header Fields Too Large",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  503: "Service Unavailable",
+  505: "HTTP Version Not Supported",
+};
+
+/** Response headers the server writes itself. */
+const OWN_HEADERS = new Set([
+  "content-length",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "date",
+]);
+
+const encoder = new TextEncoder();
+const CONTINUE = encoder.encode("HTTP/1.1 100 Continue\r\n\r\n");
+
+/** An HTTP/1.1 server with a connection cap and time-outs. */
+export class Http1Server {
+  readonly #handler: (req: IngestRequest) => Promise<IngestAnswer>;
+  readonly #options: Required<Http1ServerOptions>;
+  readonly #listener: Deno.TcpListener;
+  readonly #connections = new Set<Connection>();
+  readonly #running = new Set<Promise<void>>();
+  readonly #base: string;
+  readonly #sweeper: ReturnType<typeof setInterval>;
+  readonly #accepting: Promise<void>;
+  #closing = false;
+  #dateSecond = -1;
+  readonly #keepAlive: string;
+  #date = "";
+  /** Counters. */
+  readonly stats: ConnectionStats;
+
+  /**
+   * Bind and start accepting.
+   *
+   * @param handler Answers each request.
+   * @param options Address, limits and time-outs.
+   * @throws {Deno.errors.AddrInUse} When the port is taken.
+   */
+  constructor(
+    handler: (req: IngestRequest) => Promise<IngestAnswer>,
+    options: Http1ServerOptions,
+  ) {
+    this.#handler = handler;
+    this.#options = {
+      ...options,
+      maxConnections: options.maxConnections ?? 256,
+      idleTimeoutMs: options.idleTimeoutMs ?? 15_000,
+      headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
+      requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+      maxHeadBytes: options.maxHeadBytes ?? 16 * 1024,
+    };
+    this.#keepAlive = `keep-alive: timeout=${
+      Math.floor(this.#options.idleTimeoutMs / 1000)
+    }\r\n`;
+    this.#listener = Deno.listen({
+      hostname: options.hostname,
+      port: options.port,
+    });
+    const a = this.addr;
+    const host = a.hostname.includes(":") ? `[${a.hostname}]` : a.hostname;
+    this.#base = `http://${host}:${a.port}`;
+    this.stats = {
+      open: 0,
+      max: this.#options.maxConnections,
+      accepted: 0,
+      refused: 0,
+      evicted: 0,
+      idle_closed: 0,
+      timed_out: 0,
+      malformed: 0,
+      accept_errors: 0,
+    };
+    const o = this.#options;
+    const tick = Math.min(
+      1000,
+      Math.max(
+        20,
+        Math.min(o.idleTimeoutMs, o.headersTimeoutMs, o.requestTimeoutMs) / 4,
+      ),
+    );
+    this.#sweeper = setInterval(() => this.#sweep(), tick);
+    this.#accepting = this.#accept();
+  }
+
+  /** The bound address. */
+  get addr(): Deno.NetAddr {
+    return this.#listener.addr;
+  }
+
+  /**
+   * Stop accepting, close connections that are not in the middle of an
+   * answer, and wait for those that are.
+   */
+  async shutdown(): Promise<void> {
+    if (!this.#closing) {
+      this.#closing = true;
+      clearInterval(this.#sweeper);
+      try {
+        this.#listener.close();
+      } catch {
+        // Already closed.
+      }
+      for (const c of this.#connections) {
+        if (c.state !== "busy" && c.state !== "write") this.#close(c);
+      }
+    }
+    await this.#accepting;
+    while (this.#running.size > 0) await Promise.all(this.#running);
+  }
+
+  async #accept(): Promise<void> {
+    for (;;) {
+      let conn: Deno.TcpConn;
+      try {
+        conn = await this.#listener.accept();
+      } catch (err) {
+        if (this.#closing || err instanceof Deno.errors.BadResource) return;
+        // Out of file handles, most likely: free a few (spools and the
+        // index need some too) and go on; wait a little when none is idle.
+        this.stats.accept_errors++;
+        this.stats.last_accept_error = String(err);
+        let freed = 0;
+        while (freed < 8 && this.#evictIdle()) freed++;
+        await new Promise((r) => setTimeout(r, freed > 0 ? 0 : 100));
+        continue;
+      }
+      if (this.#closing) {
+        conn.close();
+        return;
+      }
+      this.stats.accepted++;
+      if (
+        this.#connections.size >= this.#options.maxConnections &&
+        !this.#evictIdle()
+      ) {
+        this.#refuse(conn);
+        continue;
+      }
+      const c: Connection = {
+        conn,
+        state: "idle",
+        deadline: Date.now() + this.#options.idleTimeoutMs,
+        since: Date.now(),
+        closed: false,
+      };
+      this.#connections.add(c);
+      this.stats.open = this.#connections.size;
+      const run = this.#serve(c).finally(() => {
+        this.#close(c);
+        this.#connections.delete(c);
+        this.stats.open = this.#connections.size;
+        this.#running.delete(run);
+      });
+      this.#running.add(run);
+    }
+  }
+
+  /** Answer 503 and close, without reading (at the cap, none idle). */
+  #refuse(conn: Deno.TcpConn): void {
+    this.stats.refused++;
+    const res = this.#options.protocolError(
+      503,
+      `The ingest server has ${this.#options.maxConnections} connections open: retry shortly`,
+    );
+    res.headers["retry-after"] = "1";
+    const run = conn.write(this.#bytes(res, { keepAlive: false, head: null }))
+      .then(() => {})
+      .catch(() => {})
+      .finally(() => {
+        try {
+          conn.close();
+        } catch {
+          // Already closed.
+        }
+        this.#running.delete(run);
+      });
+    this.#running.add(run);
+  }
+
+  /** Close the longest-idle connection; false when none is idle. */
+  #evictIdle(): boolean {
+    let oldest: Connection | null = null;
+    for (const c of this.#connections) {
+      if (
+        c.state === "idle" && !c.closed && (!oldest || c.since < oldest.since)
+      ) {
+        oldest = c;
+      }
+    }
+    if (!oldest) return false;
+    this.stats.evicted++;
+    this.#close(oldest);
+    return true;
+  }
+
+  #sweep(): void {
+    const now = Date.now();
+    for (const c of this.#connections) {
+      if (c.closed || now < c.deadline) continue;
+      if (c.state === "idle") this.stats.idle_closed++;
+      else this.stats.timed_out++;
+      this.#close(c);
+    }
+  }
+
+  #close(c: Connection): void {
+    if (c.closed) return;
+    c.closed = true;
+    try {
+      c.conn.close();
+    } catch {
+      // Already closed.
+    }
+  }
+
+  #enter(c: Connection, state: State, timeoutMs: number): void {
+    c.state = state;
+    c.deadline = Date.now() + timeoutMs;
+  }
+
+  /** One connection: requests one after another until it closes. */
+  async #serve(c: Connection): Promise<void> {
+    const o = this.#options;
+    const conn = c.conn;
+    try {
+      conn.setNoDelay(true);
+    } catch {
+      return;
+    }
+    const reader = new ByteReader((into) => conn.read(into));
+    let head: RequestHead | null = null;
+    try {
+      for (;;) {
+        // Idle until the next request's first byte.
+        c.since = Date.now();
+        this.#enter(c, "idle", o.idleTimeoutMs);
+        if (reader.buffered === 0 && !await reader.fill()) return;
+        if (this.#closing) return;
+        const started = Date.now();
+        this.#enter(c, "head", o.headersTimeoutMs);
+        head = null;
+        let bytes: Uint8Array | null;
+        try {
+          bytes = await reader.head(o.maxHeadBytes);
+        } catch (err) {
+          if (err instanceof RangeError) {
+            throw new HttpProtocolError(431, err.message);
+          }
+          throw err;
+        }
+        if (bytes === null) return;
+        head = parseHead(bytes);
+        c.state = "body";
+        c.deadline = started + o.requestTimeoutMs;
+        if (head.expectContinue) {
+          if ((head.contentLength ?? 0) > o.maxBodyBytes) {
+            throw tooLarge(o.maxBodyBytes);
+          }
+          await writeAll(conn, CONTINUE);
+        }
+        const body = await readRequestBody(reader, head, o.maxBodyBytes);
+        c.state = "busy";
+        c.deadline = Infinity;
+        const keepAlive = head.keepAlive && !this.#closing;
+        const res = await this.#answer(head, body);
+        this.#enter(c, "write", o.requestTimeoutMs);
+        await writeAll(
+          conn,
+          this.#bytes(res, {
+            keepAlive: keepAlive && !this.#closing,
+            head,
+          }),
+        );
+        if (!keepAlive || this.#closing) return;
+      }
+    } catch (err) {
+      if (c.closed || !(err instanceof HttpProtocolError)) return;
+      // Malformed: say why, then close (the rest of the stream is unread).
+      this.stats.malformed++;
+      this.#enter(c, "write", o.requestTimeoutMs);
+      const res = o.protocolError(err.status, err.message);
+      try {
+        await writeAll(
+          conn,
+          this.#bytes(res, { keepAlive: false, head }),
+        );
+      } catch {
+        // The client is gone.
+      }
+    }
+  }
+
+  async #answer(
+    head: RequestHead,
+    body: Uint8Array<ArrayBuffer>,
+  ): Promise<IngestAnswer> {
+    try {
+      return await this.#handler(new BufferedRequest(head, body));
+    } catch (err) {
+      return this.#options.onError(err);
+    }
+  }
+
+  /** An answer's bytes: status line, headers, body. */
+  #bytes(
+    res: IngestAnswer,
+    { keepAlive, head }: { keepAlive: boolean; head: RequestHead | null },
+  ): Uint8Array {
+    const status = res.status;
+    let text = `HTTP/1.1 ${status} ${
+      REASONS[status] ?? "Unknown"
+    }\r\ndate: ${this.#httpDate()}\r\n`;
+    for (const name in res.headers) {
+      if (!OWN_HEADERS.has(name)) text += `${name}: ${res.headers[name]}\r\n`;
+    }
+    const bodyless = status === 204 || status === 304;
+    const body = bodyless || res.body === null ? null : res.body;
+    if (!bodyless) {
+      text += `content-length: ${body === null ? 0 : utf8Length(body)}\r\n`;
+    }
+    if (!keepAlive) text += "connection: close\r\n";
+    else {
+      if (head?.http10) text += "connection: keep-alive\r\n";
+      text += this.#keepAlive;
+    }
+    text += "\r\n";
+    if (body === null || head?.method === "HEAD") return encoder.encode(text);
+    const out = new Uint8Array(text.length + body.length * 3);
+    const first = encoder.encodeInto(text, out).written;
+    const second = encoder.encodeInto(body, out.subarray(first)).written;
+    return out.subarray(0, first + second);
+  }
+
+  #httpDate(): string {
+    const now = Date.now();
+    const second = Math.floor(now / 1000);
+    if (second !== this.#dateSecond) {
+      this.#dateSecond = second;
+      this.#date = new Date(now).toUTCString();
+    }
+    return this.#date;
+  }
+}
+
+/** Bytes of a string in UTF-8, without encoding it. */
+function utf8Length(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d < 0xe000) {
+        n += 2;
+        i++;
+      } else n += 2;
+    } else n += 2;
+  }
+  return n;
+}
+
+/** A request read whole from the connection. */
+class BufferedRequest implements IngestRequest {
+  readonly method: string;
+  readonly target: string;
+  readonly #head: RequestHead;
+  readonly #body: Uint8Array;
+  #headers: Map<string, string> | null = null;
+
+  constructor(head: RequestHead, body: Uint8Array) {
+    this.method = head.method;
+    this.target = head.target;
+    this.#head = head;
+    this.#body = body;
+  }
+
+  header(name: string): string | null {
+    if (this.#headers === null) {
+      const map = new Map<string, string>();
+      for (const [k, v] of this.#head.headers) {
+        const had = map.get(k);
+        map.set(k, had === undefined ? v : `${had}, ${v}`);
+      }
+      this.#headers = map;
+    }
+    return this.#headers.get(name) ?? null;
+  }
+
+  text(limit: number): Promise<string> {
+    if (this.#body.length > limit) {
+      return Promise.reject(new PayloadTooLargeError(limit));
+    }
+    try {
+      return Promise.resolve(decodeUtf8(this.#body));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  discard(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  let at = 0;
+  while (at < bytes.length) at += await conn.write(bytes.subarray(at));
+}
