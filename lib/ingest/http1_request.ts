@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { type ByteReader, latin1 } from "./http1_reader.ts";
+import { type ByteReader, headText } from "./http1_reader.ts";
 
 /** A request the server will not read, with the status that says why. */
 export class HttpProtocolError extends Error {
@@ -67,7 +67,7 @@ const TARGET = /^[\x21-\x7e]+$/;
  *   HTTP/1.x request head.
  */
 export function parseHead(bytes: Uint8Array): RequestHead {
-  const lines = latin1(bytes).split("\r\n");
+  const lines = headText(bytes).split("\r\n");
   // Empty lines before a request line are allowed (RFC 9112 2.2).
   let first = 0;
   while (first < lines.length - 1 && lines[first] === "") first++;
@@ -114,19 +114,14 @@ export function parseHead(bytes: Uint8Array): RequestHead {
     if (!TOKEN.test(name)) {
       throw new HttpProtocolError(400, "Malformed header name");
     }
-    const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
+    const value = trimOws(line, colon + 1);
     if (BAD_VALUE.test(value)) {
       throw new HttpProtocolError(400, `Control bytes in header ${name}`);
     }
     headers.push([name, value]);
     switch (name) {
       case "content-length": {
-        // A list of equal values is one length (RFC 9110 8.6).
-        const values = value.split(",").map((v) => v.trim());
-        if (!values.every((v) => /^\d{1,15}$/.test(v) && v === values[0])) {
-          throw new HttpProtocolError(400, "Malformed Content-Length");
-        }
-        const n = Number(values[0]);
+        const n = lengthOf(value);
         if (contentLength !== null && contentLength !== n) {
           throw new HttpProtocolError(
             400,
@@ -186,7 +181,9 @@ export function parseHead(bytes: Uint8Array): RequestHead {
   if (expect !== null && expect !== "100-continue") {
     throw new HttpProtocolError(417, `Unsupported Expect: ${expect}`);
   }
-  const tokens = connection.split(",").map((t) => t.trim());
+  const tokens = connection === ""
+    ? []
+    : connection.split(",").map((t) => t.trim());
   const keepAlive = http10
     ? tokens.includes("keep-alive")
     : !tokens.includes("close");
@@ -200,6 +197,31 @@ export function parseHead(bytes: Uint8Array): RequestHead {
     expectContinue: expect === "100-continue" && !http10,
     http10,
   };
+}
+
+const DIGITS = /^\d{1,15}$/;
+
+/** A Content-Length value; a list of equal values is one (RFC 9110 8.6). */
+function lengthOf(value: string): number {
+  if (DIGITS.test(value)) return Number(value);
+  const values = value.split(",").map((v) => v.trim());
+  if (!values.every((v) => DIGITS.test(v) && v === values[0])) {
+    throw new HttpProtocolError(400, "Malformed Content-Length");
+  }
+  return Number(values[0]);
+}
+
+/** A header value without the spaces and tabs around it. */
+function trimOws(line: string, from: number): string {
+  let start = from;
+  let end = line.length;
+  while (start < end && isOws(line.charCodeAt(start))) start++;
+  while (end > start && isOws(line.charCodeAt(end - 1))) end--;
+  return line.slice(start, end);
+}
+
+function isOws(c: number): boolean {
+  return c === 32 || c === 9;
 }
 
 /** Reduce an absolute-form target to path and query. */

@@ -223,7 +223,6 @@ export class Http1Server {
   async shutdown(): Promise<void> {
     if (!this.#closing) {
       this.#closing = true;
-      clearInterval(this.#sweeper);
       try {
         this.#listener.close();
       } catch {
@@ -234,7 +233,9 @@ export class Http1Server {
       }
     }
     await this.#accepting;
+    // The sweeper still times out answers a client does not take up.
     while (this.#running.size > 0) await Promise.all(this.#running);
+    clearInterval(this.#sweeper);
   }
 
   async #accept(): Promise<void> {
