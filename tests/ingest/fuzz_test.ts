@@ -139,3 +139,121 @@ Deno.test("10,000 malformed or random requests across all paths: no 5xx, the ser
   // Some requests were valid enough to record events, most were refused.
   assertOk(srv.server.stats!.rejected_hooks > 1000);
 });
+
+/** A valid raw request to mutate. */
+function rawRequest(host: string, r: () => number): string {
+  const payload = JSON.stringify(SEEDS[Math.floor(r() * SEEDS.length)]);
+  const path = r() < 0.5 ? "/ingest" : "/hook/host_b?cap=fz_raw";
+  if (r() < 0.3) {
+    // Chunked, in two chunks.
+    const cut = Math.floor(payload.length / 2);
+    const a = payload.slice(0, cut);
+    const b = payload.slice(cut);
+    return `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${
+      a.length.toString(16)
+    }\r\n${a}\r\n${b.length.toString(16)}\r\n${b}\r\n0\r\n\r\n`;
+  }
+  return `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${
+    new TextEncoder().encode(payload).length
+  }\r\n\r\n${payload}`;
+}
+
+const NASTY = [
+  "\r",
+  "\n",
+  "\r\n",
+  "\0",
+  " ",
+  ":",
+  "\t",
+  ",",
+  "0",
+  "ff",
+  "\x7f",
+  "é",
+];
+
+function mutateBytes(bytes: Uint8Array, r: () => number): Uint8Array {
+  let out = Array.from(bytes);
+  const n = 1 + Math.floor(r() * 4);
+  for (let k = 0; k < n; k++) {
+    const at = Math.floor(r() * (out.length + 1));
+    const what = r();
+    if (what < 0.3) out[at] = Math.floor(r() * 256); // flip a byte
+    else if (what < 0.55) { // insert something nasty
+      const ins = Array.from(
+        new TextEncoder().encode(NASTY[Math.floor(r() * NASTY.length)]),
+      );
+      out = [...out.slice(0, at), ...ins, ...out.slice(at)];
+    } else if (what < 0.75) out.splice(at, 1 + Math.floor(r() * 8)); // delete
+    else if (what < 0.85) out = out.slice(0, at); // truncate
+    else { // duplicate a stretch (a repeated header, a second request)
+      const len = Math.floor(r() * 40);
+      out = [...out.slice(0, at), ...out.slice(at, at + len), ...out.slice(at)];
+    }
+  }
+  return new Uint8Array(out);
+}
+
+Deno.test("3,000 mutated raw HTTP requests (flipped, inserted, cut, repeated bytes): each gets a complete answer or a close, never a 500, and the server keeps answering", async () => {
+  await using srv = await startServer({
+    maxBodyBytes: 64 * 1024,
+    headersTimeoutMs: 2000,
+    requestTimeoutMs: 2000,
+  });
+  const host = new URL(srv.url).host;
+  const port = Number(new URL(srv.url).port);
+  const r = rng(7);
+  const statuses = new Map<string, number>();
+  const bad: string[] = [];
+  const total = 3_000;
+  let next = 0;
+  async function worker() {
+    const buf = new Uint8Array(65536);
+    while (next < total) {
+      const i = next++;
+      const request = mutateBytes(
+        new TextEncoder().encode(rawRequest(host, r)),
+        r,
+      );
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      await conn.write(request).catch(() => 0);
+      // No more bytes: a request left short ends, it does not wait.
+      await conn.closeWrite().catch(() => {});
+      let text = "";
+      for (;;) {
+        const n = await conn.read(buf).catch(() => null);
+        if (n === null) break;
+        text += new TextDecoder().decode(buf.subarray(0, n));
+      }
+      conn.close();
+      const answers = text.split(/(?=HTTP\/1\.1 \d{3} )/).filter(Boolean);
+      for (const a of answers) {
+        const m = /^HTTP\/1\.1 (\d{3}) [^\r\n]*\r\n([\s\S]*?)\r\n\r\n([\s\S]*)$/
+          .exec(a);
+        const len = Number(/content-length: (\d+)/i.exec(m?.[2] ?? "")?.[1]);
+        const status = Number(m?.[1]);
+        statuses.set(String(status), (statuses.get(String(status)) ?? 0) + 1);
+        if (
+          !m || (status >= 500 && status !== 501 && status !== 505) ||
+          (status !== 204 && new TextEncoder().encode(m[3]).length !== len)
+        ) bad.push(`#${i}: ${JSON.stringify(a.slice(0, 200))}`);
+      }
+      if (answers.length === 0) {
+        statuses.set("closed", (statuses.get("closed") ?? 0) + 1);
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: 8 }, worker));
+  assertEquals(bad.slice(0, 5), []);
+  // Some mutations leave the request valid, most break it.
+  assertOk((statuses.get("200") ?? 0) > 100, JSON.stringify([...statuses]));
+  assertOk((statuses.get("400") ?? 0) > 100, JSON.stringify([...statuses]));
+  const health = await (await fetch(`${srv.url}/health`)).json();
+  assertEquals(health.ok, true);
+  assertOk(health.stats.connections.malformed > 100);
+  for (const id of srv.store.captureIds()) {
+    const report = await srv.store.verifyCapture(id);
+    assertEquals(report.ok, true, `${id}: ${report.problem?.message}`);
+  }
+});
