@@ -139,6 +139,9 @@ const OWN_HEADERS = new Set([
 ]);
 
 const encoder = new TextEncoder();
+/** After an error answer, how long and how much of the rest to drop. */
+const LINGER_MS = 1000;
+const LINGER_BYTES = 1024 * 1024;
 const CONTINUE = encoder.encode("HTTP/1.1 100 Continue\r\n\r\n");
 
 /** An HTTP/1.1 server with a connection cap and time-outs. */
@@ -414,6 +417,17 @@ export class Http1Server {
           conn,
           this.#bytes(res, { keepAlive: false, head }),
         );
+        // Closing with unread bytes would reset the connection, and the
+        // client could lose the answer: end our side, then drop what it
+        // still sends for a moment (the sweeper ends the wait).
+        await conn.closeWrite();
+        this.#enter(c, "write", LINGER_MS);
+        const sink = new Uint8Array(16 * 1024);
+        for (let dropped = 0; dropped < LINGER_BYTES;) {
+          const n = await conn.read(sink);
+          if (n === null) break;
+          dropped += n;
+        }
       } catch {
         // The client is gone.
       }
