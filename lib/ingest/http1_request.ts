@@ -242,6 +242,9 @@ function originForm(target: string): string {
  * @param reader The connection's reader, just past the head.
  * @param head The parsed head.
  * @param limit Most body bytes accepted.
+ * @param reserve Called with each chunk's size before a chunked body's chunk
+ *   is read into memory (it may throw to refuse); a body of a declared
+ *   length is the caller's to account for.
  * @returns The body (empty when there is none).
  * @throws {HttpProtocolError} 413 past `limit`, 400 for a malformed chunk.
  * @throws {UnexpectedEndError} The client closed the connection first.
@@ -250,8 +253,9 @@ export async function readRequestBody(
   reader: ByteReader,
   head: RequestHead,
   limit: number,
+  reserve: (bytes: number) => void = () => {},
 ): Promise<Uint8Array<ArrayBuffer>> {
-  if (head.chunked) return await readChunked(reader, limit);
+  if (head.chunked) return await readChunked(reader, limit, reserve);
   const length = head.contentLength ?? 0;
   if (length > limit) throw tooLarge(limit);
   const body = new Uint8Array(length);
@@ -270,6 +274,7 @@ export function tooLarge(limit: number): HttpProtocolError {
 async function readChunked(
   reader: ByteReader,
   limit: number,
+  reserve: (bytes: number) => void,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const parts: Uint8Array<ArrayBuffer>[] = [];
   let total = 0;
@@ -282,6 +287,7 @@ async function readChunked(
     const n = parseInt(size, 16);
     if (n === 0) break;
     if (total + n > limit) throw tooLarge(limit);
+    reserve(n);
     const part = new Uint8Array(n);
     await reader.exactly(part);
     parts.push(part);

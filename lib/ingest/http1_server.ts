@@ -60,6 +60,12 @@ export interface Http1ServerOptions {
    */
   requestTimeoutMs?: number;
   /**
+   * Request body bytes held in memory at once, over all connections (at
+   * least `maxBodyBytes`); a request past it gets 503 with `Retry-After`.
+   * @default 67108864 (64 MiB)
+   */
+  maxBufferedBodyBytes?: number;
+  /**
    * Largest request head, in bytes (431 past it).
    * @default 16384
    */
@@ -88,6 +94,8 @@ export interface ConnectionStats {
   timed_out: number;
   /** Requests refused as malformed HTTP (4xx/5xx, connection closed). */
   malformed: number;
+  /** Requests answered 503 because bodies in memory reached the budget. */
+  over_body_budget: number;
   /** Times `accept` failed (e.g. out of file handles). */
   accept_errors: number;
   /** Why it last failed. */
@@ -155,6 +163,8 @@ export class Http1Server {
   readonly #sweeper: ReturnType<typeof setInterval>;
   readonly #accepting: Promise<void>;
   #closing = false;
+  /** Body bytes in memory now (reserved while read, until answered). */
+  #buffered = 0;
   #dateSecond = -1;
   readonly #keepAlive: string;
   #date = "";
@@ -180,6 +190,10 @@ export class Http1Server {
       headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
       requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
       maxHeadBytes: options.maxHeadBytes ?? 16 * 1024,
+      maxBufferedBodyBytes: Math.max(
+        options.maxBufferedBodyBytes ?? 64 * 1024 * 1024,
+        options.maxBodyBytes,
+      ),
     };
     this.#keepAlive = `keep-alive: timeout=${
       Math.floor(this.#options.idleTimeoutMs / 1000)
@@ -200,6 +214,7 @@ export class Http1Server {
       idle_closed: 0,
       timed_out: 0,
       malformed: 0,
+      over_body_budget: 0,
       accept_errors: 0,
     };
     const o = this.#options;
@@ -362,6 +377,18 @@ export class Http1Server {
     }
     const reader = new ByteReader((into) => conn.read(into));
     let head: RequestHead | null = null;
+    let held = 0;
+    const reserve = (bytes: number) => {
+      if (this.#buffered + bytes > o.maxBufferedBodyBytes) {
+        this.stats.over_body_budget++;
+        throw new HttpProtocolError(
+          503,
+          `The ingest server holds ${this.#buffered} bytes of request bodies: retry shortly`,
+        );
+      }
+      this.#buffered += bytes;
+      held += bytes;
+    };
     try {
       for (;;) {
         // Idle until the next request's first byte.
@@ -385,13 +412,16 @@ export class Http1Server {
         head = parseHead(bytes);
         c.state = "body";
         c.deadline = started + o.requestTimeoutMs;
-        if (head.expectContinue) {
-          if ((head.contentLength ?? 0) > o.maxBodyBytes) {
-            throw tooLarge(o.maxBodyBytes);
-          }
-          await writeAll(conn, CONTINUE);
-        }
-        const body = await readRequestBody(reader, head, o.maxBodyBytes);
+        const length = head.contentLength ?? 0;
+        if (length > o.maxBodyBytes) throw tooLarge(o.maxBodyBytes);
+        if (length > 0) reserve(length);
+        if (head.expectContinue) await writeAll(conn, CONTINUE);
+        const body = await readRequestBody(
+          reader,
+          head,
+          o.maxBodyBytes,
+          reserve,
+        );
         c.state = "busy";
         c.deadline = Infinity;
         const keepAlive = head.keepAlive && !this.#closing;
@@ -404,14 +434,20 @@ export class Http1Server {
             head,
           }),
         );
+        this.#buffered -= held;
+        held = 0;
         if (!keepAlive || this.#closing) return;
       }
     } catch (err) {
       if (c.closed || !(err instanceof HttpProtocolError)) return;
-      // Malformed: say why, then close (the rest of the stream is unread).
-      this.stats.malformed++;
+      // Malformed (or over the body budget): say why, then close (the rest
+      // of the stream is unread).
+      if (err.status !== 503) this.stats.malformed++;
       this.#enter(c, "write", o.requestTimeoutMs);
       const res = o.protocolError(err.status, err.message);
+      if (err.status === 503) res.headers["retry-after"] = "1";
+      this.#buffered -= held;
+      held = 0;
       try {
         await writeAll(
           conn,
@@ -431,6 +467,8 @@ export class Http1Server {
       } catch {
         // The client is gone.
       }
+    } finally {
+      this.#buffered -= held;
     }
   }
 

@@ -63,6 +63,12 @@ export interface IngestServerOptions extends IngestHandlerOptions {
    * @default 60000
    */
   requestTimeoutMs?: number;
+  /**
+   * Request body bytes held in memory at once over all connections (at
+   * least `maxBodyBytes`); past it a request gets 503 with `Retry-After`.
+   * @default 67108864 (64 MiB)
+   */
+  maxBufferedBodyBytes?: number;
 }
 
 /** The server refuses to start as configured. */
@@ -160,6 +166,7 @@ export class IngestServer {
         idleTimeoutMs: this.#options.idleTimeoutMs,
         headersTimeoutMs: this.#options.headersTimeoutMs,
         requestTimeoutMs: this.#options.requestTimeoutMs,
+        maxBufferedBodyBytes: this.#options.maxBufferedBodyBytes,
         onError: errorAnswer,
         protocolError: (status, message) =>
           json(status, { ok: false, error: message }),

@@ -296,3 +296,45 @@ Deno.test("http1: a client still sending a body past the limit reads its 413", a
     assertMatch(text ?? "", /^HTTP\/1\.1 413 /);
   }
 });
+
+Deno.test("http1: request bodies in memory over all connections stay within a budget: past it 503 with Retry-After, and the budget frees when bodies are answered", async () => {
+  await using srv = await startServer({
+    maxBodyBytes: 8000,
+    maxBufferedBodyBytes: 10_000,
+  });
+  const host = new URL(srv.url).host;
+  const head = (length: number, extra = "") =>
+    `POST /ingest HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`;
+  // One body of 6,000 bytes on its way holds 6,000 of the 10,000.
+  const first = await connect(srv.url);
+  await first.write(enc.encode(head(6000) + "{"));
+  await new Promise((r) => setTimeout(r, 100));
+  // A second of 6,000 would pass the budget: refused before its body.
+  const second = await connect(srv.url);
+  await second.write(enc.encode(head(6000, "Expect: 100-continue\r\n")));
+  const refused = await untilClosed(second);
+  assertMatch(refused!, /^HTTP\/1\.1 503 /);
+  assertMatch(refused!, /retry-after: 1/i);
+  // A chunked body is counted chunk by chunk.
+  const chunked = await connect(srv.url);
+  await chunked.write(
+    enc.encode(
+      `POST /ingest HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1388\r\n${
+        "x".repeat(5000)
+      }\r\n0\r\n\r\n`,
+    ),
+  );
+  assertMatch((await untilClosed(chunked))!, /^HTTP\/1\.1 503 /);
+  // The first finishes (a bad event: 422), and the budget is free again.
+  await first.write(enc.encode(" ".repeat(5999)));
+  assertMatch((await responses(first, 1))[0], /^HTTP\/1\.1 (400|422) /);
+  first.close();
+  const body = event("evt_budget").padEnd(6000, " ");
+  const third = await connect(srv.url);
+  await third.write(enc.encode(post(srv.url, body)));
+  assertMatch((await responses(third, 1))[0], /^HTTP\/1\.1 200 /);
+  third.close();
+  const health = await (await fetch(`${srv.url}/health`)).json();
+  assertEquals(health.stats.connections.over_body_budget, 2);
+  assertEquals(health.stats.connections.malformed, 0);
+});
