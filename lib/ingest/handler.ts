@@ -415,6 +415,9 @@ export function createIngestHandler(
         root: store.root,
         pid: Deno.pid,
         stats,
+        ...(store.indexFlushError
+          ? { index_flush_error: store.indexFlushError }
+          : {}),
         ...(options.healthExtra?.() ?? {}),
       });
     }

@@ -12,6 +12,9 @@
  * @module
  */
 import { type ByteReader, headText } from "./http1_reader.ts";
+import type { IngestRequest } from "./exchange.ts";
+import { decodeUtf8 } from "./body.ts";
+import { PayloadTooLargeError } from "./errors.ts";
 
 /** A request the server will not read, with the status that says why. */
 export class HttpProtocolError extends Error {
@@ -320,5 +323,54 @@ async function lineOf(reader: ByteReader): Promise<string> {
       throw new HttpProtocolError(400, err.message);
     }
     throw err;
+  }
+}
+
+/** A request read whole from the connection. */
+export class BufferedRequest implements IngestRequest {
+  readonly method: string;
+  readonly target: string;
+  readonly #head: RequestHead;
+  readonly #body: Uint8Array;
+  #headers: Map<string, string> | null = null;
+
+  /**
+   * Create a `BufferedRequest`.
+   *
+   * @param head The parsed head.
+   * @param body The whole body.
+   */
+  constructor(head: RequestHead, body: Uint8Array) {
+    this.method = head.method;
+    this.target = head.target;
+    this.#head = head;
+    this.#body = body;
+  }
+
+  header(name: string): string | null {
+    if (this.#headers === null) {
+      const map = new Map<string, string>();
+      for (const [k, v] of this.#head.headers) {
+        const had = map.get(k);
+        map.set(k, had === undefined ? v : `${had}, ${v}`);
+      }
+      this.#headers = map;
+    }
+    return this.#headers.get(name) ?? null;
+  }
+
+  text(limit: number): Promise<string> {
+    if (this.#body.length > limit) {
+      return Promise.reject(new PayloadTooLargeError(limit));
+    }
+    try {
+      return Promise.resolve(decodeUtf8(this.#body));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  discard(): Promise<void> {
+    return Promise.resolve();
   }
 }

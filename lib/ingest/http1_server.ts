@@ -10,8 +10,10 @@
  *   arrive within `headersTimeoutMs` of its first byte, the whole request
  *   within `requestTimeoutMs`, and a response must be taken up by the client
  *   within `requestTimeoutMs`. The handler's own time is not limited.
- * - When `accept` fails (out of file handles), the longest-idle
- *   connections are closed and accepting goes on.
+ * - When `accept` fails (out of file handles), connections are kept 16
+ *   below where that happened (longest-idle ones closed first), so that the
+ *   store keeps handles to work with; the full cap is tried again a minute
+ *   after the last shortage.
  *
  * Requests reach the handler read whole (the body is in memory, within
  * `maxBodyBytes`); answers are written with a `Content-Length`.
@@ -20,9 +22,9 @@
  */
 import { ByteReader } from "./http1_reader.ts";
 import type { IngestAnswer, IngestRequest } from "./exchange.ts";
-import { decodeUtf8 } from "./body.ts";
-import { PayloadTooLargeError } from "./errors.ts";
+import { AnswerEncoder } from "./http1_response.ts";
 import {
+  BufferedRequest,
   HttpProtocolError,
   parseHead,
   readRequestBody,
@@ -100,6 +102,11 @@ export interface ConnectionStats {
   accept_errors: number;
   /** Why it last failed. */
   last_accept_error?: string;
+  /**
+   * Connections allowed since the process ran out of file handles: a
+   * reserve below where it happened (dropped a minute after the last).
+   */
+  handle_cap?: number;
 }
 
 type State = "idle" | "head" | "body" | "busy" | "write";
@@ -114,43 +121,14 @@ interface Connection {
   closed: boolean;
 }
 
-const REASONS: Record<number, string> = {
-  100: "Continue",
-  200: "OK",
-  201: "Created",
-  204: "No Content",
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  408: "Request Timeout",
-  409: "Conflict",
-  413: "Content Too Large",
-  415: "Unsupported Media Type",
-  417: "Expectation Failed",
-  422: "Unprocessable Content",
-  431: "Request Header Fields Too Large",
-  500: "Internal Server Error",
-  501: "Not Implemented",
-  503: "Service Unavailable",
-  505: "HTTP Version Not Supported",
-};
-
-/** Response headers the server writes itself. */
-const OWN_HEADERS = new Set([
-  "content-length",
-  "connection",
-  "keep-alive",
-  "transfer-encoding",
-  "date",
-]);
-
-const encoder = new TextEncoder();
+/** Handles kept free below the connection count where accept failed. */
+const HANDLE_RESERVE = 16;
+/** How long a learned handle cap holds after the last shortage. */
+const HANDLE_CAP_MS = 60_000;
 /** After an error answer, how long and how much of the rest to drop. */
 const LINGER_MS = 1000;
 const LINGER_BYTES = 1024 * 1024;
-const CONTINUE = encoder.encode("HTTP/1.1 100 Continue\r\n\r\n");
+const CONTINUE = new TextEncoder().encode("HTTP/1.1 100 Continue\r\n\r\n");
 
 /** An HTTP/1.1 server with a connection cap and time-outs. */
 export class Http1Server {
@@ -159,15 +137,14 @@ export class Http1Server {
   readonly #listener: Deno.TcpListener;
   readonly #connections = new Set<Connection>();
   readonly #running = new Set<Promise<void>>();
-  readonly #base: string;
   readonly #sweeper: ReturnType<typeof setInterval>;
   readonly #accepting: Promise<void>;
   #closing = false;
+  /** When the handle cap was last learned. */
+  #handleCapAt = 0;
   /** Body bytes in memory now (reserved while read, until answered). */
   #buffered = 0;
-  #dateSecond = -1;
-  readonly #keepAlive: string;
-  #date = "";
+  readonly #encoder: AnswerEncoder;
   /** Counters. */
   readonly stats: ConnectionStats;
 
@@ -195,16 +172,16 @@ export class Http1Server {
         options.maxBodyBytes,
       ),
     };
-    this.#keepAlive = `keep-alive: timeout=${
-      Math.floor(this.#options.idleTimeoutMs / 1000)
-    }\r\n`;
+    this.#encoder = new AnswerEncoder(this.#options.idleTimeoutMs);
+    // Deno 2.9.6 computes the main thread's stack limit (reading
+    // /proc/self/maps) the first time a stack trace is formatted, and panics
+    // when that happens while the process is out of file handles. Format one
+    // now, while handles are free.
+    void new Error("warm-up").stack;
     this.#listener = Deno.listen({
       hostname: options.hostname,
       port: options.port,
     });
-    const a = this.addr;
-    const host = a.hostname.includes(":") ? `[${a.hostname}]` : a.hostname;
-    this.#base = `http://${host}:${a.port}`;
     this.stats = {
       open: 0,
       max: this.#options.maxConnections,
@@ -263,13 +240,18 @@ export class Http1Server {
         conn = await this.#listener.accept();
       } catch (err) {
         if (this.#closing || err instanceof Deno.errors.BadResource) return;
-        // Out of file handles, most likely: free a few (spools and the
-        // index need some too) and go on; wait a little when none is idle.
+        // Out of file handles, most likely. From now on keep the
+        // connections HANDLE_RESERVE below where that happened, so that the
+        // store (spools, index) and the runtime keep handles to work with;
+        // close idle ones to get there, and wait a little when none is idle.
         this.stats.accept_errors++;
         this.stats.last_accept_error = String(err);
-        let freed = 0;
-        while (freed < 8 && this.#evictIdle()) freed++;
-        await new Promise((r) => setTimeout(r, freed > 0 ? 0 : 100));
+        this.#learnHandleCap();
+        let freed = false;
+        while (this.#connections.size > this.#cap() && this.#evictIdle()) {
+          freed = true;
+        }
+        await new Promise((r) => setTimeout(r, freed ? 0 : 100));
         continue;
       }
       if (this.#closing) {
@@ -277,10 +259,7 @@ export class Http1Server {
         return;
       }
       this.stats.accepted++;
-      if (
-        this.#connections.size >= this.#options.maxConnections &&
-        !this.#evictIdle()
-      ) {
+      if (this.#connections.size >= this.#cap() && !this.#evictIdle()) {
         this.#refuse(conn);
         continue;
       }
@@ -308,10 +287,12 @@ export class Http1Server {
     this.stats.refused++;
     const res = this.#options.protocolError(
       503,
-      `The ingest server has ${this.#options.maxConnections} connections open: retry shortly`,
+      `The ingest server has ${this.#connections.size} connections open: retry shortly`,
     );
     res.headers["retry-after"] = "1";
-    const run = conn.write(this.#bytes(res, { keepAlive: false, head: null }))
+    const run = conn.write(
+      this.#encoder.encode(res, { keepAlive: false, head: null }),
+    )
       .then(() => {})
       .catch(() => {})
       .finally(() => {
@@ -323,6 +304,21 @@ export class Http1Server {
         this.#running.delete(run);
       });
     this.#running.add(run);
+  }
+
+  /** Connections allowed now: the cap, or less when handles ran out. */
+  #cap(): number {
+    return Math.min(
+      this.#options.maxConnections,
+      this.stats.handle_cap ?? Infinity,
+    );
+  }
+
+  /** Out of handles at this many connections: stay a reserve below it. */
+  #learnHandleCap(): void {
+    const cap = Math.max(1, this.#connections.size - HANDLE_RESERVE);
+    this.stats.handle_cap = Math.min(this.stats.handle_cap ?? Infinity, cap);
+    this.#handleCapAt = Date.now();
   }
 
   /** Close the longest-idle connection; false when none is idle. */
@@ -343,6 +339,14 @@ export class Http1Server {
 
   #sweep(): void {
     const now = Date.now();
+    // Handles may have been held by other things (spools): try the full cap
+    // again a minute after the last shortage (it is learned again if not).
+    if (
+      this.stats.handle_cap !== undefined &&
+      now - this.#handleCapAt > HANDLE_CAP_MS
+    ) {
+      delete this.stats.handle_cap;
+    }
     for (const c of this.#connections) {
       if (c.closed || now < c.deadline) continue;
       if (c.state === "idle") this.stats.idle_closed++;
@@ -429,7 +433,7 @@ export class Http1Server {
         this.#enter(c, "write", o.requestTimeoutMs);
         await writeAll(
           conn,
-          this.#bytes(res, {
+          this.#encoder.encode(res, {
             keepAlive: keepAlive && !this.#closing,
             head,
           }),
@@ -451,7 +455,7 @@ export class Http1Server {
       try {
         await writeAll(
           conn,
-          this.#bytes(res, { keepAlive: false, head }),
+          this.#encoder.encode(res, { keepAlive: false, head }),
         );
         // Closing with unread bytes would reset the connection, and the
         // client could lose the answer: end our side, then drop what it
@@ -481,107 +485,6 @@ export class Http1Server {
     } catch (err) {
       return this.#options.onError(err);
     }
-  }
-
-  /** An answer's bytes: status line, headers, body. */
-  #bytes(
-    res: IngestAnswer,
-    { keepAlive, head }: { keepAlive: boolean; head: RequestHead | null },
-  ): Uint8Array {
-    const status = res.status;
-    let text = `HTTP/1.1 ${status} ${
-      REASONS[status] ?? "Unknown"
-    }\r\ndate: ${this.#httpDate()}\r\n`;
-    for (const name in res.headers) {
-      if (!OWN_HEADERS.has(name)) text += `${name}: ${res.headers[name]}\r\n`;
-    }
-    const bodyless = status === 204 || status === 304;
-    const body = bodyless || res.body === null ? null : res.body;
-    if (!bodyless) {
-      text += `content-length: ${body === null ? 0 : utf8Length(body)}\r\n`;
-    }
-    if (!keepAlive) text += "connection: close\r\n";
-    else {
-      if (head?.http10) text += "connection: keep-alive\r\n";
-      text += this.#keepAlive;
-    }
-    text += "\r\n";
-    if (body === null || head?.method === "HEAD") return encoder.encode(text);
-    const out = new Uint8Array(text.length + body.length * 3);
-    const first = encoder.encodeInto(text, out).written;
-    const second = encoder.encodeInto(body, out.subarray(first)).written;
-    return out.subarray(0, first + second);
-  }
-
-  #httpDate(): string {
-    const now = Date.now();
-    const second = Math.floor(now / 1000);
-    if (second !== this.#dateSecond) {
-      this.#dateSecond = second;
-      this.#date = new Date(now).toUTCString();
-    }
-    return this.#date;
-  }
-}
-
-/** Bytes of a string in UTF-8, without encoding it. */
-function utf8Length(text: string): number {
-  let n = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) n += 1;
-    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d < 0xe000) {
-        n += 2;
-        i++;
-      } else n += 2;
-    } else n += 2;
-  }
-  return n;
-}
-
-/** A request read whole from the connection. */
-class BufferedRequest implements IngestRequest {
-  readonly method: string;
-  readonly target: string;
-  readonly #head: RequestHead;
-  readonly #body: Uint8Array;
-  #headers: Map<string, string> | null = null;
-
-  constructor(head: RequestHead, body: Uint8Array) {
-    this.method = head.method;
-    this.target = head.target;
-    this.#head = head;
-    this.#body = body;
-  }
-
-  header(name: string): string | null {
-    if (this.#headers === null) {
-      const map = new Map<string, string>();
-      for (const [k, v] of this.#head.headers) {
-        const had = map.get(k);
-        map.set(k, had === undefined ? v : `${had}, ${v}`);
-      }
-      this.#headers = map;
-    }
-    return this.#headers.get(name) ?? null;
-  }
-
-  text(limit: number): Promise<string> {
-    if (this.#body.length > limit) {
-      return Promise.reject(new PayloadTooLargeError(limit));
-    }
-    try {
-      return Promise.resolve(decodeUtf8(this.#body));
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  }
-
-  discard(): Promise<void> {
-    return Promise.resolve();
   }
 }
 

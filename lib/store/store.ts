@@ -134,6 +134,7 @@ export class HarnessStore {
     >
   >;
   #receipts: ReceiptLog | null = null;
+  #flushError: string | null = null;
   #lastUsed = "";
   /** Captures whose spool file is open, least recently used first. */
   readonly #openSpools = new Set<string>();
@@ -422,11 +423,34 @@ export class HarnessStore {
     if (this.index.pendingCount >= this.#opts.indexFlushRows) {
       this.flush();
     } else if (this.#flushTimer === undefined) {
-      this.#flushTimer = setTimeout(() => {
-        this.#flushTimer = undefined;
-        if (!this.#closed) this.#flushIndex();
-      }, this.#opts.indexFlushMs);
+      this.#flushTimer = setTimeout(
+        () => this.#flushLater(),
+        this.#opts.indexFlushMs,
+      );
     }
+  }
+
+  /**
+   * A timer's index flush. A failure (out of file handles, a full disk) must
+   * not escape into the event loop, where it would end the process: it is
+   * kept for `/health` ({@linkcode HarnessStore.indexFlushError}) and tried
+   * again a second later; the rows stay buffered (the spool has the events).
+   */
+  #flushLater(): void {
+    this.#flushTimer = undefined;
+    if (this.#closed) return;
+    try {
+      this.#flushIndex();
+      this.#flushError = null;
+    } catch (err) {
+      this.#flushError = err instanceof Error ? err.message : String(err);
+      this.#flushTimer = setTimeout(() => this.#flushLater(), 1000);
+    }
+  }
+
+  /** Why the last background index flush failed; null once one succeeds. */
+  get indexFlushError(): string | null {
+    return this.#flushError;
   }
 
   /** Write buffered index rows now. */

@@ -7,7 +7,7 @@ const event = (i: number) => messageEventJson(`evt_handles_${i}`, "handles");
 
 const INGEST = new URL("../../ingest.ts", import.meta.url).pathname;
 
-Deno.test("ingest server out of file handles (200 idle connections under a 128 limit) keeps answering: idle ones are closed to make room, nothing acknowledged is lost, /health counts it", async () => {
+Deno.test("ingest server out of file handles (200 idle connections under a 128 limit) keeps answering and keeps handles for the store: idle ones are closed to stay below the limit, nothing acknowledged is lost, /health counts it", async () => {
   await using dir = await tempDir();
   const root = join(dir.path, "store");
   // A cap above the handle limit, so that accept itself runs out of handles.
@@ -67,6 +67,15 @@ Deno.test("ingest server out of file handles (200 idle connections under a 128 l
         c.last_accept_error,
       );
       assertOk(c.evicted >= 1, JSON.stringify(c));
+      // Connections are kept a reserve below the limit, so the store can
+      // still open a new capture's spool while the flood goes on.
+      assertOk(c.handle_cap >= 1 && c.handle_cap < 128, JSON.stringify(c));
+      const fresh = await fetch(`${url}/ingest`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: messageEventJson("evt_handles_new", "handles_new"),
+      });
+      assertEquals(fresh.status, 200, await fresh.text());
     } finally {
       for (const c of idle) c.close();
     }
@@ -78,4 +87,9 @@ Deno.test("ingest server out of file handles (200 idle connections under a 128 l
   const ids: string[] = [];
   for await (const ev of store.readEvents("handles")) ids.push(ev.event_id);
   assertEquals(ids, ["evt_handles_0", "evt_handles_1"]);
+  const fresh: string[] = [];
+  for await (const ev of store.readEvents("handles_new")) {
+    fresh.push(ev.event_id);
+  }
+  assertEquals(fresh, ["evt_handles_new"]);
 });
