@@ -6,7 +6,7 @@
  * @module
  */
 import { exists, syncDir } from "./fs_sync.ts";
-import { lastReceipt, ReceiptLog } from "./heads.ts";
+import { type HeadReceipt, lastReceipt, ReceiptLog } from "./heads.ts";
 import { join } from "node:path";
 import type { TraceEvent } from "../trace/event.ts";
 import { InvalidIdError, validateId } from "../trace/ids.ts";
@@ -135,6 +135,7 @@ export class HarnessStore {
   >;
   #receipts: ReceiptLog | null = null;
   #flushError: string | null = null;
+  #unwritten: HeadReceipt[] = [];
   #lastUsed = "";
   /** Captures whose spool file is open, least recently used first. */
   readonly #openSpools = new Set<string>();
@@ -463,13 +464,19 @@ export class HarnessStore {
   /** Flush the index and write a head receipt for each capture it moved. */
   #flushIndex(): void {
     const heads = this.#index?.flush() ?? [];
-    if (!heads.length || this.readOnly) return;
-    const at = new Date().toISOString();
+    if (this.readOnly) return;
+    if (heads.length) {
+      const at = new Date().toISOString();
+      this.#unwritten.push(...heads.map((h) => ({ ...h, at })));
+    }
+    if (this.#unwritten.length === 0) return;
     // Written now, synced off the event loop (like the spools): after a
     // power loss a receipt may vouch for events the spool lost, which is
-    // exactly what verify must then report.
+    // exactly what verify must then report. Receipts that could not be
+    // written (the index already holds their rows) go with the next flush.
     this.#receipts ??= new ReceiptLog(this.root);
-    this.#receipts.append(heads.map((h) => ({ ...h, at })));
+    this.#receipts.append(this.#unwritten);
+    this.#unwritten = [];
   }
 
   /** Sync every open spool and flush the index. */

@@ -399,3 +399,20 @@ Deno.test("store files are private, ids stay portable, a deleted lock file lets 
   assertEquals(after, before);
   assertOk(String(after[0]?.capture_ids).includes("desk"), compiled.file);
 });
+
+Deno.test("a background index flush that fails (here: heads.log cannot be opened) never ends the process: it is reported and tried again until it works", async () => {
+  await using dir = await tempDir();
+  using store = new HarnessStore(dir.path);
+  // In the way of the first receipt: a folder where heads.log goes.
+  Deno.mkdirSync(`${dir.path}/heads.log`);
+  fill(store, "c", 2);
+  await new Promise((r) => setTimeout(r, 300));
+  assertOk(store.indexFlushError !== null, "the failure is kept");
+  Deno.removeSync(`${dir.path}/heads.log`);
+  await new Promise((r) => setTimeout(r, 1500));
+  assertEquals(store.indexFlushError, null);
+  assertOk(
+    Deno.readTextFileSync(`${dir.path}/heads.log`).includes('"sequence":2'),
+  );
+  assertEquals(store.getCapture("c")?.event_count, 2);
+});
