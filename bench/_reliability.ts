@@ -42,26 +42,51 @@ export interface KillReport {
   repaired: number;
 }
 
-async function startServer(root: string): Promise<
-  { child: Deno.ChildProcess; url: string }
-> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      `--allow-read=${root}`,
-      `--allow-write=${root}`,
-      "--allow-net=127.0.0.1",
-      "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN",
-      INGEST,
-      "serve",
-      "--root",
-      root,
-      "--port",
-      "0",
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+/**
+ * Start `ingest.ts serve` as its own process, with the serve task's narrow
+ * permissions, on a free loopback port, and wait for its URL.
+ *
+ * @param root Store root.
+ * @param options `ulimit`: the process's file-handle limit (`ulimit -n`);
+ *   `args`: more serve flags.
+ * @returns The process and its base URL.
+ */
+export async function startServeProcess(
+  root: string,
+  options: { ulimit?: number; args?: string[] } = {},
+): Promise<{ child: Deno.ChildProcess; url: string }> {
+  const args = [
+    "run",
+    `--allow-read=${root}`,
+    `--allow-write=${root}`,
+    "--allow-net=127.0.0.1",
+    "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN",
+    INGEST,
+    "serve",
+    "--root",
+    root,
+    "--port",
+    "0",
+    ...(options.args ?? []),
+  ];
+  const child =
+    (options.ulimit === undefined
+      ? new Deno.Command(Deno.execPath(), {
+        args,
+        stdout: "piped",
+        stderr: "piped",
+      })
+      : new Deno.Command("bash", {
+        args: [
+          "-c",
+          `ulimit -n ${options.ulimit} && exec "$@"`,
+          "bash",
+          Deno.execPath(),
+          ...args,
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      })).spawn();
   const reader = child.stdout.getReader();
   let text = "";
   while (!/on (http:\/\/\S+)/.test(text)) {
@@ -99,7 +124,7 @@ export async function killOverHttp(
     source: { host: "harness", adapter: "kill-test", model: null },
   };
   for (let k = 0; k < kills; k++) {
-    const { child, url } = await startServer(root);
+    const { child, url } = await startServeProcess(root);
     const killAfter = 20 + Math.floor(r.next().value * 150);
     const deadline = Date.now() + killAfter;
     let killed = false;

@@ -103,7 +103,6 @@ export class IngestServer {
   #server: Http1Server | null = null;
   #url = "";
   #stats: IngestStats | null = null;
-  #closing = false;
   #stopped: Promise<void> = Promise.resolve();
   #markStopped: () => void = () => {};
 
@@ -154,7 +153,6 @@ export class IngestServer {
     });
     stats.restored_pending_calls = restored;
     this.#stats = stats;
-    this.#closing = false;
     this.#stopped = new Promise((r) => this.#markStopped = r);
     let http: Http1Server;
     try {
@@ -212,7 +210,6 @@ export class IngestServer {
 
   /** Stop listening and wait for in-flight requests. */
   async close(): Promise<void> {
-    this.#closing = true;
     if (!this.#server) return;
     const s = this.#server;
     this.#server = null;

@@ -2,34 +2,18 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { messageEventJson, tempDir } from "../_helpers.ts";
+import { startServeProcess } from "../../bench/_reliability.ts";
 
 const event = (i: number) => messageEventJson(`evt_handles_${i}`, "handles");
-
-const INGEST = new URL("../../ingest.ts", import.meta.url).pathname;
 
 Deno.test("ingest server out of file handles (200 idle connections under a 128 limit) keeps answering and keeps handles for the store: idle ones are closed to stay below the limit, nothing acknowledged is lost, /health counts it", async () => {
   await using dir = await tempDir();
   const root = join(dir.path, "store");
   // A cap above the handle limit, so that accept itself runs out of handles.
-  const child = new Deno.Command("bash", {
-    args: [
-      "-c",
-      `ulimit -n 128 && exec "$0" run --allow-read=${root} --allow-write=${root} --allow-net=127.0.0.1 --allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN ${INGEST} serve --root ${root} --port 0 --max-connections 1000`,
-      Deno.execPath(),
-    ],
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.getReader();
-  let text = "";
-  while (!/on (http:\/\/\S+)/.test(text)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the server did not start: ${text}`);
-    text += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  child.stdout.cancel().catch(() => {});
-  const url = /on (http:\/\/\S+)/.exec(text)![1];
+  const { child, url } = await startServeProcess(root, {
+    ulimit: 128,
+    args: ["--max-connections", "1000"],
+  });
   const { port } = new URL(url);
   const post = (i: number) =>
     fetch(`${url}/ingest`, {
