@@ -15,14 +15,9 @@ import type { EventSink } from "../gateway/event_sink.ts";
 import type { BehaviorPackage } from "../compiler/package.ts";
 import { AgentEngine, type LookupCall } from "../compiler/agent_engine.ts";
 import { changesState } from "../compiler/core_steps.ts";
-import {
-  type EventContext,
-  message,
-  toolCallCompleted,
-  toolCallFailed,
-  toolCallStarted,
-} from "../trace/events.ts";
-import { callWithArgs, isTool } from "./bind_args.ts";
+import { type EventContext, message } from "../trace/events.ts";
+import { isTool } from "./bind_args.ts";
+import { tracedCall } from "./traced_call.ts";
 import { MissingCapabilityError, type ToolRegistry } from "./runtime_types.ts";
 
 /** What a call gave back. */
@@ -33,6 +28,16 @@ export interface SessionCallResult {
   result: unknown;
   /** `lookup`: served from a lookup the session had made; `call`: called now. */
   from: "lookup" | "call";
+  /** Lookups the call let the session make (after a call; empty when served). */
+  lookups?: LookupResult[];
+}
+
+/** A lookup the session made, with its result. */
+export interface LookupResult extends LookupCall {
+  /** Whether the tool succeeded. */
+  ok: boolean;
+  /** Its result, or the error message. */
+  result: unknown;
 }
 
 /** A state-changing call the session refused. */
@@ -111,42 +116,16 @@ export class AgentSession {
     tool: string,
     args: Record<string, unknown>,
   ): Promise<{ ok: boolean; result: unknown }> {
-    const started = this.#ctx
-      ? toolCallStarted(this.#ctx, {
-        tool: { host_name: tool, logical_id: tool },
-        arguments: args,
-      })
-      : null;
-    if (started) this.#sink!.emit(started);
-    try {
-      const result = await callWithArgs(tool, this.#tools[tool], args);
-      if (started) {
-        this.#sink!.emit(
-          toolCallCompleted(this.#ctx!, {
-            tool: { host_name: tool, logical_id: tool },
-            arguments: args,
-            result,
-          }, { parentEventId: started.event_id }),
-        );
-      }
-      return { ok: true, result };
-    } catch (err) {
-      const error = { message: (err as Error).message ?? String(err) };
-      if (started) {
-        this.#sink!.emit(
-          toolCallFailed(this.#ctx!, {
-            tool: { host_name: tool, logical_id: tool },
-            arguments: args,
-            error,
-          }, { parentEventId: started.event_id }),
-        );
-      }
-      return { ok: false, result: error.message };
-    }
+    return await tracedCall(
+      tool,
+      this.#tools[tool],
+      args,
+      this.#ctx ? { sink: this.#sink!, ctx: this.#ctx } : null,
+    );
   }
 
-  async #runLookups(): Promise<LookupCall[]> {
-    const made: LookupCall[] = [];
+  async #runLookups(): Promise<LookupResult[]> {
+    const made: LookupResult[] = [];
     for (
       let due = this.#engine.dueLookups();
       due.length;
@@ -156,7 +135,7 @@ export class AgentSession {
         const r = await this.#call(c.tool, c.args);
         this.#engine.record({ tool: c.tool, args: c.args, ...r }, "lookup");
         this.lookups++;
-        made.push(c);
+        made.push({ ...c, ...r });
       }
     }
     return made;
@@ -166,9 +145,9 @@ export class AgentSession {
    * A user message arrived: bind it and make every lookup that now binds.
    *
    * @param text The message.
-   * @returns The lookups made.
+   * @returns The lookups made, with their results.
    */
-  async user(text: string): Promise<LookupCall[]> {
+  async user(text: string): Promise<LookupResult[]> {
     if (this.#ctx) this.#sink!.emit(message(this.#ctx, { role: "user", text }));
     this.#engine.user(text);
     return await this.#runLookups();
@@ -201,8 +180,8 @@ export class AgentSession {
     }
     const r = await this.#call(tool, args);
     this.#engine.record({ tool, args, ...r }, "model");
-    await this.#runLookups();
-    return { ...r, from: "call" };
+    const lookups = await this.#runLookups();
+    return { ...r, from: "call", lookups };
   }
 
   /**
@@ -236,8 +215,8 @@ export class AgentSession {
         changesState: true,
       },
     );
-    await this.#runLookups();
-    return { ...r, from: "call" };
+    const lookups = await this.#runLookups();
+    return { ...r, from: "call", lookups };
   }
 
   /** Every call so far, with who made it. */

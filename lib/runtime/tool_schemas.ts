@@ -1,0 +1,102 @@
+/**
+ * The tool schemas a conversation shows its model: the capabilities' own
+ * schemas when they declare them, otherwise an object schema derived from
+ * the argument paths the package learned; and for a state-changing tool of
+ * the choice leaf, the same schema with every restricted argument narrowed
+ * to its candidates now (`enum`), so an API that enforces schemas cannot
+ * even propose another value.
+ *
+ * @module
+ */
+import type { BehaviorPackage } from "../compiler/package.ts";
+import type { ChoiceTool } from "../compiler/ir.ts";
+import type { ChatTool, JsonSchema } from "../models/chat_types.ts";
+
+type Obj = Record<string, unknown>;
+
+function argPaths(pkg: BehaviorPackage, tool: string): string[] {
+  const out = new Set<string>();
+  for (const n of Object.values(pkg.ir.nodes)) {
+    if (n.kind === "lookup" && n.tool === tool) {
+      for (const a of n.args) out.add(a.path);
+    }
+    if (n.kind === "choice") {
+      for (const t of n.tools) {
+        if (t.tool === tool) { for (const a of t.args) out.add(a.path); }
+      }
+    }
+  }
+  return [...out].sort();
+}
+
+/** Walk (creating as needed) to the schema of one argument path. */
+function schemaAt(root: JsonSchema, path: string): Obj {
+  let cur = root as Obj;
+  for (const part of path.split(".")) {
+    const m = /^([^[\]]+)((?:\[\*\])*)$/.exec(part);
+    const name = m ? m[1] : part;
+    const props = (cur.properties ??= {}) as Obj;
+    cur.type ??= "object";
+    let next = (props[name] ??= {}) as Obj;
+    for (let i = 0; m && i < m[2].length / 3; i++) {
+      next.type ??= "array";
+      next = (next.items ??= {}) as Obj;
+    }
+    cur = next;
+  }
+  return cur;
+}
+
+/**
+ * The schema of a tool the package uses, derived from the argument paths
+ * it learned (no types: the package only knows names), for capabilities
+ * that declare none.
+ *
+ * @param pkg The package.
+ * @param tool Tool name.
+ * @returns A chat tool.
+ */
+export function derivedToolSchema(
+  pkg: BehaviorPackage,
+  tool: string,
+): ChatTool {
+  const parameters: JsonSchema = { type: "object", properties: {} };
+  for (const p of argPaths(pkg, tool)) schemaAt(parameters, p);
+  return { name: tool, parameters };
+}
+
+/**
+ * A choice tool's schema with each restricted argument narrowed to its
+ * candidates now.
+ *
+ * @param base The tool's own schema.
+ * @param spec The choice leaf's entry for the tool.
+ * @param candidates Argument path → values (or a note for free text).
+ * @returns The narrowed schema, or null when a restricted argument has no
+ *   candidate yet (the tool cannot be chosen now).
+ */
+export function constrainedToolSchema(
+  base: ChatTool,
+  spec: ChoiceTool,
+  candidates: Record<string, unknown[] | string>,
+): ChatTool | null {
+  const parameters = structuredClone(base.parameters) as JsonSchema;
+  for (const a of spec.args) {
+    const values = candidates[a.path];
+    if (a.sources === null || values === undefined) continue;
+    const at = schemaAt(parameters, a.path);
+    if (typeof values === "string") {
+      at.description = [at.description, `(${values})`].filter(Boolean).join(
+        " ",
+      );
+      continue;
+    }
+    if (values.length === 0) return null;
+    at.enum = values;
+  }
+  return {
+    name: base.name,
+    ...(base.description ? { description: base.description } : {}),
+    parameters,
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * One tool call made by a runtime, traced when a sink is attached: a
+ * `tool.call.started`, then `tool.call.completed` with the result or
+ * `tool.call.failed` with the error, linked to the start. A tool that
+ * throws is an answer (`ok: false` with the message), never an exception
+ * of the caller.
+ *
+ * @module
+ */
+import type { EventSink } from "../gateway/event_sink.ts";
+import {
+  type EventContext,
+  toolCallCompleted,
+  toolCallFailed,
+  toolCallStarted,
+} from "../trace/events.ts";
+import { type BoundTool, callWithArgs } from "./bind_args.ts";
+
+/** What a traced call gave back. */
+export interface TracedCallResult {
+  /** Whether the tool succeeded. */
+  ok: boolean;
+  /** Its result, or the error message. */
+  result: unknown;
+}
+
+/** Where a traced call is recorded (null: not traced). */
+export interface CallTrace {
+  /** The sink. */
+  sink: EventSink;
+  /** Capture, episode and source of the events. */
+  ctx: EventContext;
+}
+
+/**
+ * Call a tool with named arguments, traced when `trace` is given.
+ *
+ * @param tool Tool name.
+ * @param fn The bound tool.
+ * @param args Arguments by name.
+ * @param trace Sink and context, or null.
+ * @returns `{ok, result}`; a thrown error becomes `{ok: false, result: message}`.
+ */
+export async function tracedCall(
+  tool: string,
+  fn: BoundTool,
+  args: Record<string, unknown>,
+  trace: CallTrace | null,
+): Promise<TracedCallResult> {
+  const ref = { host_name: tool, logical_id: tool };
+  const started = trace
+    ? toolCallStarted(trace.ctx, { tool: ref, arguments: args })
+    : null;
+  if (started) trace!.sink.emit(started);
+  try {
+    const result = await callWithArgs(tool, fn, args);
+    if (started) {
+      trace!.sink.emit(
+        toolCallCompleted(trace!.ctx, { tool: ref, arguments: args, result }, {
+          parentEventId: started.event_id,
+        }),
+      );
+    }
+    return { ok: true, result };
+  } catch (err) {
+    const error = { message: (err as Error)?.message ?? String(err) };
+    if (started) {
+      trace!.sink.emit(
+        toolCallFailed(trace!.ctx, { tool: ref, arguments: args, error }, {
+          parentEventId: started.event_id,
+        }),
+      );
+    }
+    return { ok: false, result: error.message };
+  }
+}
