@@ -147,20 +147,25 @@ export class McpProxy {
   }
 
   /**
-   * The `toolset.exposed` event for the current toolset (also emitted).
+   * The `toolset.exposed` event for the current toolset (also emitted), with
+   * each tool's MCP annotations as the upstream declared them.
    *
    * @returns The event.
    */
   toolsetEvent(): UnsealedEvent {
     const ev = toolsetExposed(this.#ctx, {
       origin: [...this.#upstreams.keys()].join(","),
-      tools: [...this.tools.values()].map((t) => ({
-        name: t.namespaced,
-        logical_id: t.logicalId,
-        description: t.description,
-        input_schema: t.input_schema,
-        ...(t.output_schema ? { output_schema: t.output_schema } : {}),
-      })),
+      tools: [...this.tools.values()].map((t) => {
+        const annotations = t.annotations;
+        return {
+          name: t.namespaced,
+          logical_id: t.logicalId,
+          description: t.description,
+          input_schema: t.input_schema,
+          ...(t.output_schema ? { output_schema: t.output_schema } : {}),
+          ...(annotations ? { annotations } : {}),
+        };
+      }),
     });
     this.#emit(ev);
     return ev;

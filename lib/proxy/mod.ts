@@ -11,7 +11,12 @@ export {
   type McpProxyOptions,
   serveProxy,
 } from "./mcp_proxy.ts";
-export { MAX_TOOL_NAME, namespacedName, ProxiedTool } from "./proxied_tool.ts";
+export {
+  MAX_TOOL_NAME,
+  namespacedName,
+  ProxiedTool,
+  toolAnnotations,
+} from "./proxied_tool.ts";
 export {
   DEFAULT_PROXY_EPISODE,
   PROXY_SOURCE,

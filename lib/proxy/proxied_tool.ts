@@ -12,6 +12,7 @@
  * @module
  */
 import { sha256Hex } from "../trace/hash.ts";
+import type { ExposedTool } from "../trace/events.ts";
 
 /** Longest tool name MCP allows. */
 export const MAX_TOOL_NAME = 128;
@@ -87,6 +88,15 @@ export class ProxiedTool {
     return this.#namespaced;
   }
 
+  /**
+   * The MCP annotations the upstream declared (`readOnlyHint`,
+   * `destructiveHint`, `idempotentHint`, `openWorldHint`, `title`), keeping
+   * only those with the type MCP gives them; null when it declared none.
+   */
+  get annotations(): ExposedTool["annotations"] | null {
+    return toolAnnotations(this.extra.annotations);
+  }
+
   /** Logical id: `mcp:<server>/<tool>` (as the host adapters name MCP tools). */
   get logicalId(): string {
     return `mcp:${this.server}/${this.name}`;
@@ -104,4 +114,33 @@ export class ProxiedTool {
     );
     return this.#namespaced;
   }
+}
+
+const HINTS = [
+  "readOnlyHint",
+  "destructiveHint",
+  "idempotentHint",
+  "openWorldHint",
+] as const;
+
+/**
+ * The MCP tool annotations in a declared value: the four hints when they are
+ * booleans and `title` when it is a string; anything else is left out.
+ *
+ * @param value A tool's `annotations` as listed.
+ * @returns The annotations, or null when none are usable.
+ */
+export function toolAnnotations(
+  value: unknown,
+): ExposedTool["annotations"] | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return null;
+  }
+  const v = value as Record<string, unknown>;
+  const out: NonNullable<ExposedTool["annotations"]> = {};
+  if (typeof v.title === "string") out.title = v.title;
+  for (const h of HINTS) {
+    if (typeof v[h] === "boolean") out[h] = v[h] as boolean;
+  }
+  return Object.keys(out).length ? out : null;
 }

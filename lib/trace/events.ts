@@ -380,6 +380,23 @@ export interface ExposedTool {
   input_schema?: unknown;
   /** JSON schema of the output, when declared. */
   output_schema?: unknown;
+  /**
+   * What the tool declares about its effects, as MCP tool annotations (the
+   * upstream's `annotations` from `tools/list`, or an import's declared tool
+   * types). MCP's defaults when a hint is absent: not read-only, destructive.
+   */
+  annotations?: {
+    /** A human title. */
+    title?: string;
+    /** The tool does not change its environment. */
+    readOnlyHint?: boolean;
+    /** It may delete or overwrite (only meaningful when not read-only). */
+    destructiveHint?: boolean;
+    /** Calling it again with the same arguments has no further effect. */
+    idempotentHint?: boolean;
+    /** It reaches an open world of outside entities. */
+    openWorldHint?: boolean;
+  };
 }
 
 /** Payload of `toolset.exposed`. */
