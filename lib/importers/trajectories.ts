@@ -11,6 +11,10 @@
  * `tool.call.completed` per tool answer (the result parsed when it is JSON,
  * the raw text kept in `result_text`), the reward as
  * `annotation episode.outcome` (`success` = reward ≥ 1), `episode.finished`.
+ * When the file says what tools the agent had (an OpenAI-style `tools` list,
+ * τ²'s `tool_defs`, or a τ² domain whose declared tool types we know), each
+ * episode gets a `toolset.exposed` right after `episode.started`, with the
+ * tools' effects as MCP annotations (see `tool_defs.ts`).
  *
  * @module
  */
@@ -24,8 +28,11 @@ import {
   toolCallCompleted,
   toolCallFailed,
   toolCallStarted,
+  toolsetExposed,
+  type ToolsetExposedPayload,
 } from "../trace/events.ts";
 import { sha256Digest } from "../trace/hash.ts";
+import { openaiToolset, tau2Toolset } from "./tool_defs.ts";
 
 /** Supported formats. */
 export const IMPORT_FORMATS = ["openai-messages", "tau-bench", "tau2"] as const;
@@ -58,6 +65,8 @@ interface Trajectory {
   messages: unknown[];
   /** How tool calls are written: `openai` (function.name, arguments as JSON text) or `tau2` (name, arguments object). */
   style: "openai" | "tau2";
+  /** The tools the file says the agent had, or null. */
+  toolset: ToolsetExposedPayload | null;
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -72,6 +81,7 @@ function trajectories(format: ImportFormat, data: unknown): Trajectory[] {
         "a tau2 file is an object with a simulations list",
       );
     }
+    const toolset = tau2Toolset(data);
     return data.simulations.map((s, i) => {
       if (!isObj(s) || !Array.isArray(s.messages)) {
         throw new ImportError(`simulation ${i}`, "no messages list");
@@ -86,6 +96,7 @@ function trajectories(format: ImportFormat, data: unknown): Trajectory[] {
         reward,
         messages: s.messages,
         style: "tau2",
+        toolset,
       };
     });
   }
@@ -103,6 +114,7 @@ function trajectories(format: ImportFormat, data: unknown): Trajectory[] {
         reward: typeof t.reward === "number" ? t.reward : null,
         messages: t.traj,
         style: "openai",
+        toolset: null,
       };
     }
     const messages = Array.isArray(t)
@@ -116,12 +128,19 @@ function trajectories(format: ImportFormat, data: unknown): Trajectory[] {
         "expected a list of messages or {messages}",
       );
     }
+    let toolset: ToolsetExposedPayload | null = null;
+    try {
+      toolset = isObj(t) ? openaiToolset(t.tools) : null;
+    } catch (err) {
+      throw new ImportError(`trajectory ${i}`, (err as Error).message);
+    }
     return {
       task_id: String(isObj(t) ? t.id ?? t.task_id ?? i : i),
       trial: Number(isObj(t) ? t.trial ?? 0 : 0),
       reward: isObj(t) && typeof t.reward === "number" ? t.reward : null,
       messages,
       style: "openai",
+      toolset,
     };
   });
 }
@@ -199,6 +218,7 @@ export function convertTrajectories(
           index,
         },
       }),
+      ...(t.toolset ? [toolsetExposed(ctx, t.toolset)] : []),
     ];
     const pending = new Map<string, UnsealedEvent>();
     const callMessage = new Map<string, number>();
