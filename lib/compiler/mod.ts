@@ -61,6 +61,22 @@ export {
 } from "./package.ts";
 export { describeNode, explainPackage, summarizePackage } from "./explain.ts";
 export {
+  describeEffects,
+  EFFECT_SOURCES,
+  effectFromAnnotations,
+  type EffectSource,
+  type EffectsResolution,
+  looksReadOnly,
+  resolveEffects,
+  type ResolveEffectsOptions,
+} from "./effects.ts";
+export { HOST_TOOL_EFFECTS, hostToolEffect } from "./host_tools.ts";
+export {
+  TAU2_TOOL_TYPES,
+  tau2ToolAnnotations,
+  type Tau2ToolType,
+} from "../importers/tau2_tool_types.ts";
+export {
   type ConvertOptions,
   convertTrajectories,
   IMPORT_FORMATS,

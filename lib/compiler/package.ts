@@ -14,6 +14,11 @@ import { normalizeAll } from "../lineage/normalize.ts";
 import { type Candidate, consolidate } from "./consolidate.ts";
 import { extractFacts } from "./facts.ts";
 import type { Effects } from "./core_steps.ts";
+import {
+  type EffectSource,
+  type EffectsResolution,
+  resolveEffects,
+} from "./effects.ts";
 import type {
   BehaviorIr,
   CompiledBehavior,
@@ -47,6 +52,12 @@ export interface BehaviorPackage {
     compiler_model_id: string | null;
     required_capabilities: string[];
     effects: Effects;
+    /**
+     * Where each tool's effect came from (`override`, `annotation`,
+     * `schema`, `domain`, `host`, `inferred`, `unknown`); always written,
+     * absent from packages made before it existed.
+     */
+    effects_source?: Record<string, EffectSource>;
     episodes: number;
     promoted_to_e4: boolean;
   };
@@ -77,6 +88,8 @@ export interface BuildPackageOptions {
   taskFamily?: string;
   /** Tool effects. */
   effects?: Effects | null;
+  /** Where each tool's effect came from. */
+  effectsSource?: Record<string, EffectSource> | null;
   /** Compiler model id. */
   compilerModelId?: string | null;
   /**
@@ -125,6 +138,7 @@ export function buildPackage(
       compiler_model_id: options.compilerModelId ?? null,
       required_capabilities: compiled.required_capabilities,
       effects: options.effects ?? {},
+      effects_source: options.effectsSource ?? {},
       episodes: norm.length,
       promoted_to_e4: options.promoted ?? false,
     },
@@ -156,6 +170,8 @@ export interface CompileResult {
   verification: VerificationReport;
   /** The normalized episodes. */
   normalized: NormEpisode[];
+  /** The tool effects used and where each came from (print `describeEffects` of it). */
+  effects: EffectsResolution;
 }
 
 /** Options of {@linkcode compileBehavior}. */
@@ -171,7 +187,11 @@ export interface CompileOptions {
   canonical?: Record<string, string> | null;
   /** Fact key → contract source ids (lifts to E3). */
   contracts?: Record<string, string[]> | null;
-  /** Tool → effect (`read`, `write`, `destructive`). */
+  /**
+   * Tool → effect (`read`, `write`, `destructive`): wins over what the
+   * captured episodes say (`resolveEffects`); tools it does not name are
+   * resolved from the episodes' toolsets, hosts and names.
+   */
   effects?: Effects | null;
   /** Optional compiler model (wording only). */
   model?: CompilerModel | null;
@@ -204,18 +224,27 @@ export interface CompileOptions {
 
 /**
  * The whole pipeline: normalize, consolidate, staticize, verify, package.
+ * Tool effects come from `options.effects` and, for tools it does not name,
+ * from what the captured episodes say (`resolveEffects`); already normalized
+ * episodes carry no toolsets or hosts, so for them only `options.effects`
+ * counts.
  *
  * @param episodes Captured episodes (or already normalized ones).
  * @param options Name, maps, contracts, effects, model, fidelity, version.
  * @returns The result.
+ * @throws {TypeError} When `options.effects` gives an effect other than `read`, `write` or `destructive`.
  */
 export function compileBehavior(
   episodes: (Episode | NormEpisode)[],
   options: CompileOptions = {},
 ): CompileResult {
   const progress = options.onProgress ?? (() => {});
-  const effects = options.effects ?? {};
   const raw = episodes.filter((e): e is Episode => "events" in e);
+  const resolution = resolveEffects(raw, {
+    override: options.effects,
+    canonical: options.canonical,
+  });
+  const effects = resolution.effects;
   const pre = episodes.filter((e): e is NormEpisode => "steps" in e);
   progress("normalize", 0, episodes.length);
   const normalized = [
@@ -274,6 +303,7 @@ export function compileBehavior(
     name: options.name ?? "behavior",
     taskFamily: options.taskFamily,
     effects,
+    effectsSource: resolution.source,
     compilerModelId: options.compilerModelId ?? options.model?.id ?? null,
     captureFidelity: options.captureFidelity,
     version: options.version,
@@ -286,5 +316,6 @@ export function compileBehavior(
     candidates: chosenCandidates,
     verification,
     normalized,
+    effects: resolution,
   };
 }
