@@ -2,7 +2,10 @@
  * τ-bench and τ²-bench trajectory files for the evaluation: episodes
  * (imported, sealed, normalized), assistant turns per call, the tool
  * effects of the domain, and ground-truth actions per episode (through a
- * task-match file when the file's own task ids are wrong).
+ * task-match file when the file's own task ids are wrong). The effects are
+ * what `compile.ts` would use for the same file imported without
+ * `--effects`: `resolveEffects` over the imported episodes (τ²'s declared
+ * tool types for its domain, else read-only names guessed, else unknown).
  *
  * @module
  */
@@ -14,6 +17,7 @@ import {
 import type { Episode, NormEpisode } from "../lineage/records.ts";
 import { normalizeEpisode } from "../lineage/normalize.ts";
 import type { Effects } from "../compiler/core_steps.ts";
+import { type EffectsResolution, resolveEffects } from "../compiler/effects.ts";
 
 /** A ground-truth action. */
 export interface TruthAction {
@@ -41,42 +45,6 @@ export interface EvalEpisode {
   textTurns: Set<number>;
   /** Ground-truth actions (empty when unknown). */
   truth: TruthAction[];
-}
-
-/** Retail tools that change state (τ² retail). */
-const RETAIL_WRITES = [
-  "cancel_pending_order",
-  "exchange_delivered_order_items",
-  "modify_pending_order_address",
-  "modify_pending_order_items",
-  "modify_pending_order_payment",
-  "modify_user_address",
-  "return_delivered_order_items",
-];
-
-const READ_NAME = /^(get|find|list|search|calculate|think|check)(_|$)/;
-
-/**
- * Effects of a τ domain's tools: the retail writes are destructive,
- * `transfer_*` is a write, names that look up (`get_`, `find_`, `list_`,
- * `search_`, `calculate`, `think`, `check_`) are reads, anything else is
- * destructive (unknown tools are never treated as safe).
- *
- * @param tools Tool names seen in the file.
- * @returns The effects map.
- */
-export function tauEffects(tools: Iterable<string>): Effects {
-  const out: Effects = {};
-  for (const t of tools) {
-    out[t] = RETAIL_WRITES.includes(t)
-      ? "destructive"
-      : t.startsWith("transfer_")
-      ? "write"
-      : READ_NAME.test(t)
-      ? "read"
-      : "destructive";
-  }
-  return out;
 }
 
 function turnsOf(
@@ -112,8 +80,10 @@ export interface TauData {
   format: ImportFormat;
   /** Episodes in file order. */
   episodes: EvalEpisode[];
-  /** Effects of every tool the file calls. */
+  /** Effects of every tool the file calls or declares. */
   effects: Effects;
+  /** Where each effect came from, and the unknown and inferred tools. */
+  effects_resolution: EffectsResolution;
   /** Episodes whose ground truth came from a task-match file. */
   matched: number;
 }
@@ -158,7 +128,6 @@ export function loadTauData(
     };
     for (const s of m.simulations) matchOf.set(s.index, s.matched_task_id);
   }
-  const tools = new Set<string>();
   const out = episodes.map((e, i): EvalEpisode => {
     const chain = new HashChainer();
     const episode: Episode = {
@@ -167,7 +136,6 @@ export function loadTauData(
       events: e.events.map((ev) => chain.seal(ev).event),
     };
     const norm = normalizeEpisode(episode);
-    for (const s of norm.steps) tools.add(s.logical_tool);
     const task = String(
       (episode.events[0].payload.task as { task_id: string }).task_id,
     );
@@ -188,5 +156,12 @@ export function loadTauData(
       ...turnsOf(episode),
     };
   });
-  return { format, episodes: out, effects: tauEffects(tools), matched };
+  const resolution = resolveEffects(out.map((e) => e.episode));
+  return {
+    format,
+    episodes: out,
+    effects: resolution.effects,
+    effects_resolution: resolution,
+    matched,
+  };
 }
