@@ -2,10 +2,11 @@
  * Verification: structural checks first (refs resolve to
  * stores written earlier, tools exist, no unreachable nodes, signatures
  * typed), then replay of the compiled deterministic behavior against every
- * historical episode, with recorded tool results standing in for the tools
- * and the recorded choices standing in for residual leaves: every action's
- * arguments must equal the recorded ones, every branch must choose the
- * recorded arm. No check trusts a model.
+ * historical episode on the tree engine the runtime runs (`tree_engine.ts`),
+ * with recorded tool results standing in for the tools and the recorded
+ * choices standing in for residual leaves: every action's arguments must
+ * equal the recorded ones, every branch must choose the recorded arm. No
+ * check trusts a model.
  *
  * @module
  */
@@ -13,9 +14,11 @@ import { canonicalJson } from "../trace/canonical_json.ts";
 import type { NormEpisode } from "../lineage/records.ts";
 import { parsePath } from "../lineage/paths.ts";
 import { type CoreStep, coreSteps, type Effects } from "./core_steps.ts";
-import type { CompiledBehavior, IrNode } from "./ir.ts";
-import { chooseCase, evalArgs, tryResolve } from "./evaluate.ts";
-import { recordedChoice } from "./oracle.ts";
+import type { BehaviorIr, CompiledBehavior } from "./ir.ts";
+import { recordedOutputs } from "./oracle.ts";
+import { walkTree } from "./tree_engine.ts";
+import { driveTree } from "./tree_drive.ts";
+import type { TreeAnswer, TreeHalt, TreeRequest } from "./tree_requests.ts";
 
 /** The verification report. */
 export interface VerificationReport {
@@ -159,18 +162,34 @@ export function checkStructure(
   return problems;
 }
 
-class Mismatch extends Error {}
+const MISMATCH: TreeHalt = {
+  halt: { status: "stopped", reason: "the episode went another way" },
+};
 
-/** Replay one episode; returns checks made and passed, and problems. */
+/** The first tool a node's subtree calls before any branch (null: none). */
+function nextAction(ir: BehaviorIr, id: string): string | null {
+  const n = ir.nodes[id];
+  if (!n) return null;
+  if (n.kind === "action") return n.tool;
+  if (n.kind === "sequence") {
+    for (const c of n.children) {
+      const t = nextAction(ir, c);
+      if (t) return t;
+    }
+  }
+  return null;
+}
+
+/**
+ * Replay one episode on the tree engine, the episode answering for tools
+ * and model leaves; returns checks made and passed, and problems.
+ */
 function replay(
   compiled: CompiledBehavior,
   ep: NormEpisode,
   core: CoreStep[],
 ): { checks: number; passed: number; problems: string[] } {
   const { ir } = compiled;
-  const board: Record<string, unknown> = {};
-  const input = ep.steps[0]?.state_before.input;
-  if (input !== undefined) board.input = input;
   let cursor = 0;
   let checks = 0;
   let passed = 0;
@@ -185,95 +204,73 @@ function replay(
       );}
     return ok;
   };
-  const nextAction = (id: string): string | null => {
-    const n = ir.nodes[id];
-    if (!n) return null;
-    if (n.kind === "action") return n.tool;
-    if (n.kind === "sequence") {
-      for (const c of n.children) {
-        const t = nextAction(c);
-        if (t) return t;
-      }
-    }
-    return null;
-  };
-  const exec = (id: string): boolean => {
-    const n: IrNode = ir.nodes[id];
-    switch (n.kind) {
-      case "sequence":
-        for (const c of n.children) if (!exec(c)) return false;
-        return true;
-      case "stop":
-        check(
-          cursor >= core.length,
-          `the behavior stops (${n.reason}) where the episode went on`,
-        );
-        throw new Mismatch();
-      case "predict": {
-        // The recorded choice stands in for the model.
-        Object.assign(board, recordedChoice(n, core[cursor]?.step));
-        return true;
-      }
-      case "action": {
+  const sameTool = (tool: string) =>
+    check(
+      core[cursor]?.step.logical_tool === tool,
+      `expected ${tool}, the episode called ${
+        core[cursor]?.step.logical_tool ?? "nothing"
+      }`,
+    );
+  const answer = (req: TreeRequest): TreeAnswer => {
+    switch (req.kind) {
+      case "predict": // the recorded choice stands in for the model
+        return { outputs: recordedOutputs(req.node, core[cursor]?.step) };
+      case "unresolved":
+        if (sameTool(req.tool)) {
+          check(false, `${req.node.id}: ${(req.error as Error).message}`);
+        }
+        return MISMATCH;
+      case "call": {
+        if (!sameTool(req.tool)) return MISMATCH;
         const c = core[cursor];
-        if (
-          !check(
-            c?.step.logical_tool === n.tool,
-            `expected ${n.tool}, the episode called ${
-              c?.step.logical_tool ?? "nothing"
-            }`,
-          )
-        ) {
-          throw new Mismatch();
-        }
-        let args: Record<string, unknown>;
-        try {
-          args = evalArgs(n.args, board);
-        } catch (err) {
-          check(false, `${n.id}: ${(err as Error).message}`);
-          throw new Mismatch();
-        }
         check(
-          canonicalJson(args) === canonicalJson(c.step.arguments),
-          `${n.id} would call ${n.tool}(${
-            canonicalJson(args)
+          canonicalJson(req.args) === canonicalJson(c.step.arguments),
+          `${req.node.id} would call ${req.tool}(${
+            canonicalJson(req.args)
           }), the episode called it with ${canonicalJson(c.step.arguments)}`,
         );
-        board[n.store] = c.step.result;
         cursor++;
-        return true;
+        return { ok: true, result: c.step.result };
       }
       case "branch": {
-        const value = tryResolve(board, n.on);
-        const then = chooseCase(value, n.cases) ?? n.otherwise;
         const expected = core[cursor]?.step.logical_tool ?? null;
+        const took = nextAction(ir, req.then);
         check(
-          nextAction(then) === expected,
-          `${n.id} on ${n.on}=${JSON.stringify(value)} takes the arm of ${
-            nextAction(then)
-          }, the episode called ${expected}`,
+          took === expected,
+          `${req.node.id} on ${req.node.on}=${
+            JSON.stringify(req.value)
+          } takes the arm of ${took}, the episode called ${expected}`,
         );
-        return exec(then);
+        return;
       }
+      // React leaves are not replayed; the agent form is replayed by
+      // replayAgent (agent_replay.ts).
+      case "react_open":
       case "react":
-        return true;
-      case "agent":
-      case "lookup":
-      case "choice":
-        // The agent form is replayed by replayAgent (agent_replay.ts).
-        return true;
+      case "react_call":
+      case "foreign":
+        return { skip: true };
     }
   };
-  try {
-    exec(ir.root);
+  const r = driveTree(
+    walkTree(ir, ep.steps[0]?.state_before.input, {
+      signatures: compiled.signatures,
+      oracle: "recorded",
+    }),
+    answer,
+  );
+  if (r.end === "stop_node") {
+    check(
+      cursor >= core.length,
+      `the behavior stops (${r.reason}) where the episode went on`,
+    );
+  } else if (r.end === "end") {
     check(
       cursor === core.length,
       `the episode made ${
         core.length - cursor
       } more core calls than the behavior`,
     );
-  } catch (err) {
-    if (!(err instanceof Mismatch)) throw err;
   }
   return { checks, passed, problems };
 }

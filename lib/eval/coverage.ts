@@ -6,16 +6,24 @@
  * comes from a model leaf — fed here with the recorded choice), `wrong`
  * (it makes that call with different deterministic arguments), or
  * `uncovered` (the package does not make it: a step it dropped as noise, or
- * everything after the package and the episode part ways).
+ * everything after the package and the episode part ways). The package
+ * is walked by the tree engine the runtime runs (`compiler/tree_engine.ts`).
  *
  * @module
  */
 import { canonicalJson } from "../trace/canonical_json.ts";
 import type { NormEpisode } from "../lineage/records.ts";
 import { coreSteps, type Effects } from "../compiler/core_steps.ts";
-import type { ArgExpr, CompiledBehavior, IrNode } from "../compiler/ir.ts";
-import { chooseCase, evalArgs, tryResolve } from "../compiler/evaluate.ts";
-import { recordedChoice } from "../compiler/oracle.ts";
+import type { ArgExpr, CompiledBehavior } from "../compiler/ir.ts";
+import { recordedOutputs } from "../compiler/oracle.ts";
+import { walkTree } from "../compiler/tree_engine.ts";
+import { driveTree } from "../compiler/tree_drive.ts";
+import type {
+  ActionNode,
+  TreeAnswer,
+  TreeHalt,
+  TreeRequest,
+} from "../compiler/tree_requests.ts";
 
 /** Verdicts over one or more episodes. */
 export interface Coverage {
@@ -74,6 +82,10 @@ export function addCoverage(into: Coverage, c: Coverage): void {
   into.wrong_calls.push(...c.wrong_calls.slice(0, room));
 }
 
+const PARTED: TreeHalt = {
+  halt: { status: "stopped", reason: "the package and the episode part ways" },
+};
+
 function usesVariable(e: ArgExpr, vars: string[]): boolean {
   const text = "ref" in e ? e.ref : "template" in e ? e.template : "";
   return vars.some((v) =>
@@ -99,85 +111,70 @@ export function coverageOf(
   const core = coreSteps(ep, effects);
   const out = emptyCoverage();
   out.calls = ep.steps.length;
-  const board: Record<string, unknown> = {};
-  const input = ep.steps[0]?.state_before.input;
-  if (input !== undefined) board.input = input;
   let cursor = 0;
   let covered = 0;
-  let stopped = false;
   const diverge = (what: string) => {
     out.divergences[what] = (out.divergences[what] ?? 0) + 1;
-    stopped = true;
   };
-  const exec = (id: string): void => {
-    if (stopped) return;
-    const n: IrNode = ir.nodes[id];
-    switch (n.kind) {
-      case "sequence":
-        for (const c of n.children) exec(c);
-        return;
-      case "stop":
-        if (cursor < core.length) {
-          diverge(`stop before ${core[cursor].step.logical_tool}`);
-        }
-        stopped = true;
-        return;
-      case "predict": {
+  const judge = (
+    node: ActionNode,
+    args: Record<string, unknown> | null,
+  ): TreeAnswer => {
+    const c = core[cursor];
+    if (!c) return PARTED;
+    if (c.step.logical_tool !== node.tool) {
+      diverge(`expected ${node.tool}, episode called ${c.step.logical_tool}`);
+      return PARTED;
+    }
+    const viaModel = Object.values(node.args).some((e) =>
+      usesVariable(e, ir.variables)
+    );
+    const equal = args !== null &&
+      canonicalJson(args) === canonicalJson(c.step.arguments);
+    if (equal && !viaModel) out.deterministic += c.attempts;
+    else if (equal) out.residual += c.attempts;
+    else {
+      out.wrong += c.attempts;
+      out.wrong_calls.push(
+        `${ep.episode_id}: ${node.id} made ${node.tool}(${
+          args === null ? "unresolved" : canonicalJson(args)
+        }), the episode ${canonicalJson(c.step.arguments)}`,
+      );
+    }
+    covered += c.attempts;
+    cursor++;
+    // Past a wrong call, nothing later is comparable.
+    return equal ? { ok: true, result: c.step.result } : PARTED;
+  };
+  const answer = (req: TreeRequest): TreeAnswer => {
+    switch (req.kind) {
+      case "predict":
         out.model_calls++;
-        Object.assign(board, recordedChoice(n, core[cursor]?.step));
+        return { outputs: recordedOutputs(req.node, core[cursor]?.step) };
+      case "call":
+        return judge(req.node, req.args);
+      case "unresolved":
+        return judge(req.node, null);
+      case "branch":
         return;
-      }
-      case "action": {
-        const c = core[cursor];
-        if (!c) {
-          stopped = true;
-          return;
-        }
-        if (c.step.logical_tool !== n.tool) {
-          diverge(`expected ${n.tool}, episode called ${c.step.logical_tool}`);
-          return;
-        }
-        const viaModel = Object.values(n.args).some((e) =>
-          usesVariable(e, ir.variables)
-        );
-        let args: Record<string, unknown> | null = null;
-        try {
-          args = evalArgs(n.args, board);
-        } catch {
-          args = null;
-        }
-        const equal = args !== null &&
-          canonicalJson(args) === canonicalJson(c.step.arguments);
-        if (equal && !viaModel) out.deterministic += c.attempts;
-        else if (equal) out.residual += c.attempts;
-        else {
-          out.wrong += c.attempts;
-          out.wrong_calls.push(
-            `${ep.episode_id}: ${n.id} made ${n.tool}(${
-              args === null ? "unresolved" : canonicalJson(args)
-            }), the episode ${canonicalJson(c.step.arguments)}`,
-          );
-        }
-        covered += c.attempts;
-        board[n.store] = c.step.result;
-        cursor++;
-        if (!equal) stopped = true; // past a wrong call, nothing later is comparable
-        return;
-      }
-      case "branch": {
-        const value = tryResolve(board, n.on);
-        exec(chooseCase(value, n.cases) ?? n.otherwise);
-        return;
-      }
+      // Agent-form packages are judged by replayAgent (compiler/agent_replay.ts).
+      case "react_open":
       case "react":
-      case "agent":
-      case "lookup":
-      case "choice":
-        // Agent-form packages are judged by replayAgent (compiler/agent_replay.ts).
-        stopped = true;
+      case "react_call":
+      case "foreign":
+        return PARTED;
     }
   };
-  exec(ir.root);
+  const r = driveTree(
+    walkTree(ir, ep.steps[0]?.state_before.input, {
+      signatures: compiled.signatures,
+      oracle: "recorded",
+    }),
+    answer,
+  );
+  if (r.end === "stop_node" && cursor < core.length) {
+    diverge(`stop before ${core[cursor].step.logical_tool}`);
+  }
   out.uncovered = out.calls - covered;
   const inCore = core.reduce((a, c) => a + c.attempts, 0);
   out.uncovered_unneeded = out.calls - inCore;

@@ -1,109 +1,78 @@
 /**
- * The react leaf: a bounded loop in which the model picks a tool of the
- * leaf's toolset (or finishes), and the runtime calls it.
+ * The react leaf, live: the tree engine (`compiler/tree_engine.ts`) runs
+ * its bounded loop — the model picks a tool of the leaf's toolset (or
+ * finishes), the tool is called, the history grows — and these functions
+ * answer its requests with the bound model and tools.
  *
  * @module
  */
-import type { IrNode, Signature } from "../compiler/ir.ts";
-import type { ModelBinding, RunResult, RunStep } from "./runtime_types.ts";
+import type { ReactNode, TreeAnswer } from "../compiler/tree_requests.ts";
+import type { Signature } from "../compiler/ir.ts";
+import { type BoundTool, callWithArgs } from "./bind_args.ts";
+import type { ModelBinding } from "./runtime_types.ts";
 
-/** A run that ends early: a fallback stop, or a tool error with no recovery. */
-export class Stop extends Error {
-  /**
-   * @param status `stopped` or `failed`.
-   * @param reason Why.
-   */
-  constructor(readonly status: "stopped" | "failed", reason: string) {
-    super(reason);
+/**
+ * Open a react leaf: refuse when the model cannot drive one, else show the
+ * leaf's toolset (traced when `trace` is given).
+ *
+ * @param node The leaf.
+ * @param model The model binding.
+ * @param trace Records the toolset exposed to the model (null without a sink).
+ * @returns Nothing to go on, or a halt naming what is missing.
+ */
+export function openReactLeaf(
+  node: ReactNode,
+  model: ModelBinding,
+  trace: ((tools: { name: string; logical_id: string }[]) => unknown) | null,
+): TreeAnswer {
+  if (!model.react) {
+    return {
+      halt: {
+        status: "stopped",
+        reason: `${node.id}: the model binding has no react()`,
+      },
+    };
   }
-}
-
-/** What a react leaf needs from the run. */
-export interface ReactEnv {
-  /** The leaf's signature. */
-  signature: Signature;
-  /** The model. */
-  model: ModelBinding;
-  /** Whether a tool is bound. */
-  hasTool(tool: string): boolean;
-  /** Call a bound tool. */
-  callTool(tool: string, args: Record<string, unknown>): unknown;
-  /** The request text. */
-  request: string | null;
-  /** Trace the toolset exposed to the model (null without a sink). */
-  trace: ((tools: { name: string; logical_id: string }[]) => unknown) | null;
-  /** Model calls of the run (appended to). */
-  modelCalls: RunResult["model_calls"];
-  /** Steps of the run (appended to). */
-  steps: RunStep[];
-  /** Write a store. */
-  write(key: string, value: unknown): void;
+  trace?.(node.tools.map((t) => ({ name: t, logical_id: t })));
 }
 
 /**
- * Run a react leaf.
+ * The model's next step in a react leaf.
  *
- * @param n The leaf.
- * @param env What it needs from the run.
- * @throws {Stop} When the model has no react(), asks for a tool outside the toolset, or does not finish.
+ * @param model The model binding (with `react`).
+ * @param signature The leaf's signature.
+ * @param context The leaf's tools, its history so far, its inputs.
+ * @returns The decision.
  */
-export async function runReactLeaf(
-  n: Extract<IrNode, { kind: "react" }>,
-  env: ReactEnv,
-): Promise<void> {
-  if (!env.model.react) {
-    throw new Stop(
-      "stopped",
-      `${n.id}: the model binding has no react()`,
-    );
+export async function reactDecision(
+  model: ModelBinding,
+  signature: Signature | undefined,
+  context: {
+    tools: string[];
+    history: unknown[];
+    inputs: Record<string, unknown>;
+  },
+): Promise<TreeAnswer> {
+  return { decision: await model.react!(signature!, context) };
+}
+
+/**
+ * Call a tool a react leaf's model chose (not traced as a tool call: the
+ * leaf's model calls carry it).
+ *
+ * @param tool Tool name.
+ * @param fn The bound tool.
+ * @param args Arguments.
+ * @returns The result, or the error's message.
+ */
+export async function reactToolCall(
+  tool: string,
+  fn: BoundTool,
+  args: Record<string, unknown>,
+): Promise<TreeAnswer> {
+  try {
+    return { ok: true, result: await callWithArgs(tool, fn, args) };
+  } catch (err) {
+    return { ok: false, error: { message: (err as Error).message } };
   }
-  env.trace?.(n.tools.map((t) => ({ name: t, logical_id: t })));
-  const history: unknown[] = [];
-  for (let i = 0; i < n.max_steps; i++) {
-    const d = await env.model.react(env.signature, {
-      tools: n.tools,
-      history,
-      inputs: { request: env.request },
-    });
-    env.modelCalls.push({
-      node_id: n.id,
-      signature: n.signature,
-      inputs: { history: history.length },
-      outputs: d as Record<string, unknown>,
-    });
-    if ("done" in d) {
-      env.write(n.store, d.result ?? null);
-      return;
-    }
-    if (
-      !n.tools.includes(d.tool) ||
-      !env.hasTool(d.tool)
-    ) {
-      throw new Stop(
-        "stopped",
-        `${n.id}: the model asked for ${d.tool}, which is not in this leaf's toolset`,
-      );
-    }
-    try {
-      const result = await env.callTool(d.tool, d.arguments);
-      history.push({ tool: d.tool, arguments: d.arguments, result });
-      env.steps.push({
-        node_id: n.id,
-        kind: "react",
-        tool: d.tool,
-        arguments: d.arguments,
-        result,
-      });
-    } catch (err) {
-      history.push({
-        tool: d.tool,
-        arguments: d.arguments,
-        error: (err as Error).message,
-      });
-    }
-  }
-  throw new Stop(
-    "stopped",
-    `${n.id}: the react leaf used its ${n.max_steps} steps without finishing`,
-  );
 }

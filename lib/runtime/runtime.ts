@@ -3,9 +3,11 @@
  * capabilities — a tool registry and, for residual leaves, a model binding.
  * It never guesses: an unresolved ref, a branch value with no case, a model
  * answer that breaks its signature or an unrecovered tool error ends the
- * run with an explained stop and what was done so far. Without a sink it
- * emits nothing; with one it emits canonical events (episode, node, tool,
- * model, blackboard), chained like any capture.
+ * run with an explained stop and what was done so far. The walk is the
+ * tree engine's (`compiler/tree_engine.ts`), the one the verifier replays
+ * episodes on; this answers its requests with the bound tools and model.
+ * Without a sink it emits nothing; with one it emits canonical events
+ * (episode, node, tool, model, blackboard), chained like any capture.
  *
  * @module
  */
@@ -28,25 +30,57 @@ import {
   toolCallStarted,
   toolsetExposed,
 } from "../trace/events.ts";
+import type { EventSink } from "../gateway/event_sink.ts";
 import type { BehaviorPackage } from "../compiler/package.ts";
-import type { IrNode } from "../compiler/ir.ts";
-import {
-  chooseCase,
-  evalArgs,
-  resolveRef,
-  tryResolve,
-  UnresolvedRefError,
-} from "../compiler/evaluate.ts";
-
-import { runReactLeaf, Stop } from "./react_leaf.ts";
+import { walkTree } from "../compiler/tree_engine.ts";
+import { driveTreeAsync, toolErrorRecord } from "../compiler/tree_drive.ts";
+import type {
+  TreeAnswer,
+  TreeObserver,
+  TreeRequest,
+} from "../compiler/tree_requests.ts";
+import { openReactLeaf, reactDecision, reactToolCall } from "./react_leaf.ts";
 import {
   MissingCapabilityError,
   type ModelBinding,
   type RunOptions,
   type RunResult,
-  type RunStep,
   type ToolRegistry,
 } from "./runtime_types.ts";
+
+/** A run's trace: events emitted in order, counted. */
+class RunTrace {
+  readonly ctx: EventContext;
+  readonly #sink: EventSink;
+  count = 0;
+
+  constructor(sink: EventSink, ctx: EventContext) {
+    this.#sink = sink;
+    this.ctx = ctx;
+  }
+
+  emit(ev: UnsealedEvent): UnsealedEvent {
+    this.#sink.emit(ev);
+    this.count++;
+    return ev;
+  }
+
+  /** Node enter/exit and blackboard writes, as the tree engine reports them. */
+  get observer(): TreeObserver {
+    const ctx = this.ctx;
+    return {
+      enter: (n) =>
+        this.emit(nodeEnter(ctx, { node_id: n.id, node_kind: n.kind })),
+      exit: (n, status, enter) =>
+        this.emit(
+          nodeExit(ctx, { node_id: n.id, node_kind: n.kind, status }, {
+            parentEventId: (enter as UnsealedEvent).event_id,
+          }),
+        ),
+      write: (key, value) => this.emit(blackboardWrite(ctx, { key, value })),
+    };
+  }
+}
 
 /** Runs one package. */
 export class BehaviorRuntime {
@@ -80,7 +114,8 @@ export class BehaviorRuntime {
   }
 
   /**
-   * Run the behavior on one instance.
+   * Run the behavior on one instance: the tree engine walks the package,
+   * and this answers its requests with the bound tools and model.
    *
    * @param input The task input (`text`: the request; `task`: anything else).
    * @param options Tracing.
@@ -90,14 +125,9 @@ export class BehaviorRuntime {
     input: { text?: string; task?: unknown },
     options: RunOptions = {},
   ): Promise<RunResult> {
-    const ir = this.package.ir;
-    const board: Record<string, unknown> = { input };
-    const steps: RunStep[] = [];
-    const modelCalls: RunResult["model_calls"] = [];
     const sink = options.sink ?? null;
-    let events = 0;
-    const ctx: EventContext | null = sink
-      ? {
+    const trace = sink
+      ? new RunTrace(sink, {
         captureId: options.captureId ?? "runtime",
         episodeId: options.episodeId ??
           `run_${crypto.randomUUID().slice(0, 8)}`,
@@ -106,233 +136,11 @@ export class BehaviorRuntime {
           adapter: "behavior-runtime",
           model: this.#model?.id ?? null,
         },
-      }
+      })
       : null;
-    const emit = (ev: UnsealedEvent): UnsealedEvent => {
-      sink!.emit(ev);
-      events++;
-      return ev;
-    };
-    const write = (key: string, value: unknown) => {
-      board[key] = value;
-      if (ctx) emit(blackboardWrite(ctx, { key, value }));
-    };
-
-    const callTool = (tool: string, args: Record<string, unknown>): unknown =>
-      callWithArgs(tool, this.#tools[tool], args);
-
-    const exec = async (id: string): Promise<void> => {
-      const n: IrNode = ir.nodes[id];
-      const enter = ctx
-        ? emit(nodeEnter(ctx, { node_id: id, node_kind: n.kind }))
-        : null;
-      let status = "ok";
-      try {
-        await run(n);
-      } catch (err) {
-        status = err instanceof Stop ? err.status : "failed";
-        throw err;
-      } finally {
-        if (ctx) {
-          emit(
-            nodeExit(ctx, { node_id: id, node_kind: n.kind, status }, {
-              parentEventId: enter!.event_id,
-            }),
-          );
-        }
-      }
-    };
-
-    const resolveInputs = (id: string, inputs: Record<string, string>) => {
-      const out: Record<string, unknown> = {};
-      for (const [name, path] of Object.entries(inputs)) {
-        try {
-          out[name] = resolveRef(board, path);
-        } catch {
-          throw new Stop(
-            "stopped",
-            `${id}: input ${name} (${path}) does not resolve on this instance; stopping rather than guessing`,
-          );
-        }
-      }
-      return out;
-    };
-
-    const run = async (n: IrNode): Promise<void> => {
-      switch (n.kind) {
-        case "sequence":
-          for (const c of n.children) await exec(c);
-          return;
-        case "stop":
-          throw new Stop("stopped", n.reason);
-        case "agent":
-        case "lookup":
-        case "choice":
-          throw new Stop(
-            "stopped",
-            `${n.id}: an agent-form package runs a conversation; use AgentSession (lib/runtime/agent_session.ts)`,
-          );
-        case "branch": {
-          const value = tryResolve(board, n.on);
-          const then = chooseCase(value, n.cases);
-          if (then === null) {
-            steps.push({
-              node_id: n.id,
-              kind: "branch",
-              result: value ?? null,
-            });
-          }
-          await exec(then ?? n.otherwise);
-          return;
-        }
-        case "action": {
-          let args: Record<string, unknown>;
-          try {
-            args = evalArgs(n.args, board);
-          } catch (err) {
-            if (err instanceof UnresolvedRefError) {
-              throw new Stop(
-                "stopped",
-                `${n.id}: ${err.message}; stopping rather than guessing`,
-              );
-            }
-            throw err;
-          }
-          const max = n.recovery?.max_attempts ?? 1;
-          let lastError: unknown = null;
-          const tool = { host_name: n.tool, logical_id: n.tool };
-          for (let attempt = 1; attempt <= max; attempt++) {
-            const started = ctx
-              ? emit(
-                toolCallStarted(ctx, { tool, arguments: args, attempt }, {
-                  actor: "runtime",
-                }),
-              )
-              : null;
-            const t0 = performance.now();
-            try {
-              const result = await callTool(n.tool, args);
-              if (ctx) {
-                emit(
-                  toolCallCompleted(ctx, {
-                    tool,
-                    arguments: args,
-                    result: result ?? null,
-                    duration_ms: performance.now() - t0,
-                  }, {
-                    parentEventId: started!.event_id,
-                  }),
-                );
-              }
-              steps.push({
-                node_id: n.id,
-                kind: "action",
-                tool: n.tool,
-                arguments: args,
-                result,
-                attempts: attempt,
-              });
-              write(n.store, result ?? null);
-              return;
-            } catch (err) {
-              const code = (err as { code?: unknown })?.code;
-              lastError = {
-                name: (err as Error)?.name,
-                message: (err as Error)?.message ?? String(err),
-                ...(typeof code === "string" ? { code } : {}),
-              };
-              if (ctx) {
-                emit(
-                  toolCallFailed(ctx, {
-                    tool,
-                    arguments: args,
-                    error: lastError,
-                  }, { parentEventId: started!.event_id }),
-                );
-              }
-              const retriable = typeof code === "string" &&
-                (n.recovery?.retry_on ?? []).includes(code);
-              if (!retriable || attempt === max) {
-                steps.push({
-                  node_id: n.id,
-                  kind: "action",
-                  tool: n.tool,
-                  arguments: args,
-                  error: lastError,
-                  attempts: attempt,
-                });
-                throw new Stop(
-                  "failed",
-                  `${n.id}: ${n.tool} failed (${
-                    (lastError as { message: string }).message
-                  })${retriable ? ` after ${attempt} attempts` : ""}`,
-                );
-              }
-            }
-          }
-          return;
-        }
-        case "predict": {
-          const sig = this.package.signatures[n.signature];
-          const inputs = resolveInputs(n.id, n.inputs);
-          const req = ctx
-            ? emit(
-              modelRequested(ctx, {
-                node_id: n.id,
-                request: { signature: n.signature, inputs },
-              }),
-            )
-            : null;
-          const outputs = await this.#model!.predict(sig, inputs);
-          if (ctx) {
-            emit(
-              modelResponded(ctx, { node_id: n.id, response: outputs }, {
-                parentEventId: req!.event_id,
-              }),
-            );
-          }
-          modelCalls.push({
-            node_id: n.id,
-            signature: n.signature,
-            inputs,
-            outputs,
-          });
-          for (const [name, field] of Object.entries(sig.outputs)) {
-            const problem = fieldProblem(outputs?.[name], field);
-            if (problem) {
-              throw new Stop(
-                "stopped",
-                `${n.id}: the model's ${name} does not fit the signature (${problem}); stopping rather than guessing`,
-              );
-            }
-          }
-          for (const [name, variable] of Object.entries(n.outputs)) {
-            write(variable, outputs[name]);
-          }
-          steps.push({ node_id: n.id, kind: "predict", result: outputs });
-          return;
-        }
-        case "react":
-          await runReactLeaf(n, {
-            signature: this.package.signatures[n.signature],
-            model: this.#model!,
-            hasTool: (t) => isTool(this.#tools[t]),
-            callTool,
-            request: input.text ?? null,
-            trace: ctx
-              ? (tools) => emit(toolsetExposed(ctx, { origin: n.id, tools }))
-              : null,
-            modelCalls,
-            steps,
-            write,
-          });
-          return;
-      }
-    };
-
-    if (ctx) {
-      emit(
-        episodeStarted(ctx, {
+    if (trace) {
+      trace.emit(
+        episodeStarted(trace.ctx, {
           reason: "run",
           task: input.task ?? null,
           package: this.package.manifest.name,
@@ -340,35 +148,139 @@ export class BehaviorRuntime {
         }, { actor: "runtime" }),
       );
       if (input.text !== undefined) {
-        emit(message(ctx, { role: "user", text: input.text }));
+        trace.emit(message(trace.ctx, { role: "user", text: input.text }));
       }
     }
-    let status: RunResult["status"] = "completed";
-    let reason: string | null = null;
-    try {
-      await exec(ir.root);
-    } catch (err) {
-      if (!(err instanceof Stop)) throw err;
-      status = err.status;
-      reason = err.message;
-    }
-    if (ctx) {
+    const walk = walkTree(this.package.ir, input, {
+      signatures: this.package.signatures,
+      oracle: "live",
+      checkField: fieldProblem,
+      hasTool: (t) => isTool(this.#tools[t]),
+      observer: trace?.observer ?? null,
+    });
+    const r = await driveTreeAsync(walk, (req) => this.#answer(req, trace));
+    if (trace) {
       const outcome = options.outcome?.();
       if (outcome) {
         const { success, ...rest } = outcome;
-        emit(
-          annotation(ctx, { type: "episode.outcome", success, outcome: rest }),
+        trace.emit(
+          annotation(trace.ctx, {
+            type: "episode.outcome",
+            success,
+            outcome: rest,
+          }),
         );
       }
-      emit(
-        episodeFinished(ctx, {
-          reason: status,
-          ...(reason ? { stop_reason: reason } : {}),
+      trace.emit(
+        episodeFinished(trace.ctx, {
+          reason: r.status,
+          ...(r.reason ? { stop_reason: r.reason } : {}),
         }, { actor: "runtime" }),
       );
     }
-    const outputs = { ...board };
+    const outputs = { ...r.board };
     delete outputs.input;
-    return { status, reason, outputs, steps, model_calls: modelCalls, events };
+    return {
+      status: r.status,
+      reason: r.reason,
+      outputs,
+      steps: r.steps,
+      model_calls: r.model_calls,
+      events: trace?.count ?? 0,
+    };
+  }
+
+  /** Answer one request of the tree engine with the live tools and model. */
+  #answer(
+    req: TreeRequest,
+    trace: RunTrace | null,
+  ): TreeAnswer | Promise<TreeAnswer> {
+    switch (req.kind) {
+      case "call":
+        return this.#call(req, trace);
+      case "predict":
+        return this.#predict(req, trace);
+      case "react_open":
+        return openReactLeaf(
+          req.node,
+          this.#model!,
+          trace
+            ? (tools) =>
+              trace.emit(
+                toolsetExposed(trace.ctx, { origin: req.node.id, tools }),
+              )
+            : null,
+        );
+      case "react":
+        return reactDecision(this.#model!, req.signature, {
+          tools: req.tools,
+          history: req.history,
+          inputs: req.inputs,
+        });
+      case "react_call":
+        return reactToolCall(req.tool, this.#tools[req.tool], req.args);
+      case "unresolved":
+      case "branch":
+      case "foreign":
+        return; // the engine stops rather than guess, or goes on
+    }
+  }
+
+  /** One attempt of an action's tool, traced. */
+  async #call(
+    req: Extract<TreeRequest, { kind: "call" }>,
+    trace: RunTrace | null,
+  ): Promise<TreeAnswer> {
+    const tool = { host_name: req.tool, logical_id: req.tool };
+    const args = req.args;
+    const started = trace?.emit(
+      toolCallStarted(trace.ctx, {
+        tool,
+        arguments: args,
+        attempt: req.attempt,
+      }, { actor: "runtime" }),
+    );
+    const t0 = performance.now();
+    try {
+      const result = await callWithArgs(req.tool, this.#tools[req.tool], args);
+      trace?.emit(
+        toolCallCompleted(trace.ctx, {
+          tool,
+          arguments: args,
+          result: result ?? null,
+          duration_ms: performance.now() - t0,
+        }, { parentEventId: started!.event_id }),
+      );
+      return { ok: true, result };
+    } catch (err) {
+      const error = toolErrorRecord(err);
+      trace?.emit(
+        toolCallFailed(trace.ctx, { tool, arguments: args, error }, {
+          parentEventId: started!.event_id,
+        }),
+      );
+      return { ok: false, error };
+    }
+  }
+
+  /** A predict leaf's model call, traced. */
+  async #predict(
+    req: Extract<TreeRequest, { kind: "predict" }>,
+    trace: RunTrace | null,
+  ): Promise<TreeAnswer> {
+    const inputs = req.inputs;
+    const requested = trace?.emit(
+      modelRequested(trace.ctx, {
+        node_id: req.node.id,
+        request: { signature: req.node.signature, inputs },
+      }),
+    );
+    const outputs = await this.#model!.predict(req.signature!, inputs);
+    trace?.emit(
+      modelResponded(trace.ctx, { node_id: req.node.id, response: outputs }, {
+        parentEventId: requested!.event_id,
+      }),
+    );
+    return { outputs };
   }
 }
