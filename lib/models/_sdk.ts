@@ -9,6 +9,12 @@
  */
 import { ModelApiError, ModelResponseError, redactSecret } from "./errors.ts";
 
+/** Per-attempt time-out of both bindings, in milliseconds. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** Retries of a 408/409/429/5xx answer or a failed connection, by default. */
+export const DEFAULT_MAX_RETRIES = 3;
+
 /** The error classes both SDKs export. */
 export interface SdkErrorClasses {
   /** Any API error (HTTP status, connection, abort). */

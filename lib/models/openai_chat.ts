@@ -21,6 +21,8 @@ import {
 } from "./errors.ts";
 import {
   countingFetch,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
   mapSdkError,
   normalizeBaseUrl,
   type SdkErrorClasses,
@@ -38,12 +40,6 @@ export const OPENAI_SDK = "openai";
 
 /** OpenAI's own base URL. */
 export const OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1";
-
-/** Per-attempt time-out, in milliseconds. */
-export const DEFAULT_TIMEOUT_MS = 60_000;
-
-/** Retries of a 408/409/429/5xx answer or a failed connection. */
-export const DEFAULT_MAX_RETRIES = 3;
 
 /** Options of {@linkcode OpenAiChatModel}. */
 export interface OpenAiChatOptions {

@@ -1,0 +1,292 @@
+/**
+ * The Anthropic binding: {@linkcode ChatModel} over the Messages API
+ * through the official `@anthropic-ai/sdk` (loaded on the first request,
+ * named at run time so no module graph holds it).
+ *
+ * @module
+ */
+import type {
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  ChatToolCall,
+} from "./chat_types.ts";
+import {
+  ModelConfigError,
+  ModelResponseError,
+  redactSecret,
+} from "./errors.ts";
+import {
+  countingFetch,
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  mapSdkError,
+  normalizeBaseUrl,
+  type SdkErrorClasses,
+  SILENT_LOGGER,
+} from "./_sdk.ts";
+import { excerptOf, isObject } from "./_wire.ts";
+import {
+  anthropicBody,
+  finishReason,
+  type OutputTool,
+} from "./_anthropic_wire.ts";
+
+export { DEFAULT_ANTHROPIC_MAX_TOKENS } from "./_anthropic_wire.ts";
+
+/** The SDK's import specifier (mapped in deno.json to `npm:@anthropic-ai/sdk@1.12.0`). */
+export const ANTHROPIC_SDK = "@anthropic-ai/sdk";
+
+/** Anthropic's own base URL. */
+export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
+
+/** Options of {@linkcode AnthropicMessagesModel}. */
+export interface AnthropicMessagesOptions {
+  /**
+   * Base URL of the API, without `/v1` (the SDK adds `/v1/messages`).
+   * @default {"https://api.anthropic.com"}
+   */
+  baseUrl?: string;
+  /** API key (the SDK sends it; never shown in a message). */
+  apiKey?: string;
+  /**
+   * Time-out of each attempt, in milliseconds.
+   * @default {60000}
+   */
+  timeoutMs?: number;
+  /**
+   * Retries of 408/409/429/5xx answers and failed connections, by the SDK
+   * (exponential back-off from 0.5 s, or the server's `retry-after`).
+   * @default {3}
+   */
+  maxRetries?: number;
+}
+
+interface AnthropicClient {
+  post(path: string, options: Record<string, unknown>): Promise<unknown>;
+}
+
+type AnthropicModule = SdkErrorClasses & {
+  default: new (options: Record<string, unknown>) => AnthropicClient;
+};
+
+/**
+ * A chat model behind the Anthropic Messages API.
+ *
+ * Structured output: the Messages API has no JSON-schema response format
+ * that every model and compatible server accepts, so a request with
+ * `response_format` offers one more tool whose `input_schema` is the schema
+ * (named after the format) and forces it (`tool_choice: {type: "tool"}`;
+ * `{type: "any"}` when other tools are on offer, so the model may call
+ * them instead). The tool's input, which the API has checked against the
+ * schema, comes back as JSON text in `content`, as OpenAI's does; the
+ * call itself is not listed in `tool_calls`. A schema that is not an object
+ * schema travels as the `value` property of one.
+ *
+ * @example Asking Claude
+ * ```ts ignore
+ * const model = new AnthropicMessagesModel("claude-sonnet-4-5", { apiKey });
+ * const answer = await model.complete({
+ *   messages: [{ role: "user", content: "Say hello" }],
+ * });
+ * ```
+ */
+export class AnthropicMessagesModel implements ChatModel {
+  /** `anthropic/<model>`. */
+  readonly id: string;
+  readonly #model: string;
+  readonly #baseUrl: string;
+  readonly #apiKey: string;
+  readonly #timeoutMs: number;
+  readonly #maxRetries: number;
+  #sdk: AnthropicModule | null = null;
+
+  /**
+   * Bind a model.
+   *
+   * @param model The API's model name.
+   * @param options Endpoint, key, time-out and retries.
+   * @throws {ModelConfigError} Without a model name or a key, or with a base
+   *   URL that is not http(s).
+   */
+  constructor(model: string, options: AnthropicMessagesOptions = {}) {
+    if (!model) {
+      throw new ModelConfigError(
+        "The Anthropic binding needs a model name: give anthropic/<model>",
+      );
+    }
+    const baseUrl = normalizeBaseUrl(
+      options.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL,
+    );
+    if (baseUrl === null) {
+      throw new ModelConfigError(
+        `The Anthropic base URL ${
+          JSON.stringify(options.baseUrl)
+        } is not an http(s) URL: set --model-url or ANTHROPIC_BASE_URL to one like https://api.anthropic.com`,
+        { variable: "ANTHROPIC_BASE_URL" },
+      );
+    }
+    if (!options.apiKey) {
+      throw new ModelConfigError(
+        `No API key for anthropic/${model}: set ANTHROPIC_API_KEY (or pass apiKey)`,
+        { variable: "ANTHROPIC_API_KEY" },
+      );
+    }
+    this.id = `anthropic/${model}`;
+    this.#model = model;
+    this.#baseUrl = baseUrl;
+    this.#apiKey = options.apiKey;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  }
+
+  /** The endpoint's base URL. */
+  get baseUrl(): string {
+    return this.#baseUrl;
+  }
+
+  /**
+   * What `JSON.stringify` shows: the id and base URL, never the key.
+   *
+   * @returns A plain record.
+   */
+  toJSON(): { id: string; base_url: string } {
+    return { id: this.id, base_url: this.#baseUrl };
+  }
+
+  /**
+   * A one-line description (no key).
+   *
+   * @returns `AnthropicMessagesModel(anthropic/… at URL)`.
+   */
+  toString(): string {
+    return `AnthropicMessagesModel(${this.id} at ${this.#baseUrl})`;
+  }
+
+  /**
+   * Build the Messages API body of a request (what goes on the wire,
+   * without the key).
+   *
+   * @param request The provider-neutral request.
+   * @returns The JSON body.
+   */
+  wireRequest(request: ChatRequest): Record<string, unknown> {
+    return anthropicBody(this.#model, request).body;
+  }
+
+  /**
+   * Ask once (the SDK retries 408/409/429/5xx and failed connections).
+   *
+   * @param request The request.
+   * @returns The answer.
+   * @throws {ModelApiError} The API failed, timed out or could not be reached.
+   * @throws {ModelResponseError} The answer is not JSON or not the Messages shape.
+   */
+  async complete(request: ChatRequest): Promise<ChatResponse> {
+    const sdk = this.#sdk ??= await import(ANTHROPIC_SDK) as AnthropicModule;
+    const { body, output } = anthropicBody(this.#model, request);
+    const counter = countingFetch();
+    const client = new sdk.default({
+      apiKey: this.#apiKey,
+      baseURL: this.#baseUrl,
+      webhookKey: null,
+      timeout: this.#timeoutMs,
+      maxRetries: this.#maxRetries,
+      logLevel: "off",
+      logger: SILENT_LOGGER,
+      openTelemetry: false,
+      fetch: counter.fetch,
+    });
+    let raw: unknown;
+    try {
+      // `post` rather than `messages.create`: the latter prints deprecation
+      // warnings to the console, and lib/ never logs.
+      raw = await client.post("/v1/messages", {
+        body,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+    } catch (err) {
+      throw mapSdkError(err, sdk, {
+        model: this.id,
+        url: this.#baseUrl,
+        apiKey: this.#apiKey,
+        attempts: counter.count,
+        signal: request.signal,
+      });
+    }
+    return this.#readAnswer(raw, output);
+  }
+
+  #readAnswer(raw: unknown, output: OutputTool | null): ChatResponse {
+    const bad = (what: string): never => {
+      throw new ModelResponseError(
+        `The answer of ${this.id} from ${this.#baseUrl} is not a Messages API response (${what}); check that the URL is an Anthropic-compatible API`,
+        { excerpt: redactSecret(excerptOf(raw), this.#apiKey) },
+      );
+    };
+    if (!isObject(raw)) return bad("not a JSON object");
+    if (!Array.isArray(raw.content)) return bad("no content list");
+    const texts: string[] = [];
+    const tool_calls: ChatToolCall[] = [];
+    let structured: string | null = null;
+    raw.content.forEach((b, i) => {
+      if (!isObject(b) || typeof b.type !== "string") {
+        return bad(`content[${i}] is not a block`);
+      }
+      if (b.type === "text") {
+        if (typeof b.text !== "string") {
+          return bad(`content[${i}].text is not text`);
+        }
+        texts.push(b.text);
+      } else if (b.type === "tool_use") {
+        if (typeof b.name !== "string") {
+          return bad(`content[${i}].name is not text`);
+        }
+        const rawArgs = JSON.stringify(b.input ?? null);
+        if (output && b.name === output.name) {
+          const v = output.wrapped && isObject(b.input)
+            ? b.input.value
+            : b.input;
+          structured = JSON.stringify(v ?? null);
+          return;
+        }
+        tool_calls.push({
+          id: typeof b.id === "string" && b.id ? b.id : `toolu_${i}`,
+          name: b.name,
+          ...(isObject(b.input) ? { arguments: b.input } : {
+            arguments: null,
+            arguments_error: `the input is not an object (${rawArgs})`,
+          }),
+          raw_arguments: rawArgs,
+        });
+      }
+    });
+    const text = texts.length ? texts.join("") : null;
+    let finish = finishReason(raw.stop_reason);
+    let refusal: string | null = null;
+    let content: string | null = structured ?? text;
+    if (finish === "refusal") {
+      refusal = text || "The model refused to answer (stop_reason refusal)";
+      content = null;
+    } else if (structured !== null && tool_calls.length === 0) {
+      finish = "stop";
+    }
+    const u = raw.usage;
+    const n = (v: unknown) => (typeof v === "number" ? v : 0);
+    const usage = isObject(u) && typeof u.input_tokens === "number"
+      ? {
+        prompt_tokens: u.input_tokens + n(u.cache_creation_input_tokens) +
+          n(u.cache_read_input_tokens),
+        completion_tokens: n(u.output_tokens),
+      }
+      : null;
+    return {
+      content,
+      tool_calls,
+      finish_reason: finish,
+      refusal,
+      usage,
+      model: typeof raw.model === "string" ? raw.model : this.#model,
+    };
+  }
+}
