@@ -1,0 +1,459 @@
+/**
+ * A scripted model behind the real OpenAI Chat Completions wire format, on
+ * loopback: `POST <url>/s/<script id>/v1/chat/completions`. Each script has
+ * its own {@linkcode ScriptWalker}, so many episodes share one server, even
+ * at once; every answered request is counted with a real tokenizer
+ * ({@linkcode TokenCounter}, o200k_base) and the counts are both sent as
+ * `usage` and kept per script.
+ *
+ * @module
+ */
+import type { ChatMessage, ChatToolCall } from "../models/chat_types.ts";
+import { type Script, ScriptWalker } from "./scripted_model.ts";
+import { contentText, TokenCounter, type WireMessage } from "./token_count.ts";
+
+/** The text answered when the script has no turn left. */
+export const END_TEXT = "###END###";
+
+/** Largest request body read (bytes). */
+export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
+/** Options of {@linkcode startScriptedModelServer}. */
+export interface ScriptedModelServerOptions {
+  /** Tools that change state (the walkers' `writes`). */
+  writes: ReadonlySet<string>;
+  /** Loopback only. @default "127.0.0.1" */
+  hostname?: "127.0.0.1";
+  /** Port (0 picks a free one). @default 0 */
+  port?: number;
+  /** Clock for `created` (ms since the epoch). @default Date.now */
+  now?: () => number;
+}
+
+/** Requests and tokens counted for one script. */
+export interface ScriptStats {
+  /** Requests answered (200). */
+  requests: number;
+  /** Sum of their prompt tokens. */
+  prompt_tokens: number;
+  /** Sum of their completion tokens. */
+  completion_tokens: number;
+}
+
+/** A running scripted model server. */
+export interface ScriptedModelServer {
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /**
+   * Add (or replace) a script; its walker starts at the beginning, its
+   * counts carry on.
+   *
+   * @param script The script.
+   * @returns Its OpenAI base URL, `<url>/s/<id>/v1`.
+   */
+  addScript(script: Script): string;
+  /**
+   * Restart a script's walker (its counts carry on).
+   *
+   * @param id Script id.
+   * @throws {RangeError} When no script has that id.
+   */
+  resetScript(id: string): void;
+  /**
+   * Counts of a script since it was first added.
+   *
+   * @param id Script id.
+   * @returns Requests, prompt and completion tokens.
+   * @throws {RangeError} When no script has that id.
+   */
+  stats(id: string): ScriptStats;
+  /** Stop listening and wait for open requests. */
+  close(): Promise<void>;
+  /** Same as `close()`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/** A request the server cannot read, with the OpenAI error fields. */
+export class ChatRequestError extends TypeError {
+  /** HTTP status. */
+  readonly status: number;
+  /** The offending parameter, if one. */
+  readonly param: string | null;
+  /**
+   * Create a `ChatRequestError`.
+   *
+   * @param message What is wrong.
+   * @param options Status (default 400) and parameter.
+   */
+  constructor(
+    message: string,
+    options: { status?: number; param?: string | null } = {},
+  ) {
+    super(message);
+    this.name = "ChatRequestError";
+    this.status = options.status ?? 400;
+    this.param = options.param ?? null;
+  }
+}
+
+/** A checked Chat Completions request (the fields the server uses). */
+export interface WireRequest {
+  /** Model name (echoed in the answer). */
+  model: string;
+  /** The conversation. */
+  messages: WireMessage[];
+  /** Tool definitions as sent. */
+  tools?: unknown[];
+  /** Structured-output format as sent. */
+  response_format?: unknown;
+}
+
+const ROLES = new Set(["system", "developer", "user", "assistant", "tool"]);
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function checkMessage(m: unknown, i: number): WireMessage {
+  const at = `messages[${i}]`;
+  const bad = (what: string, param = at) =>
+    new ChatRequestError(`${at}: ${what}`, { param });
+  if (!isObject(m)) throw bad("must be an object");
+  if (typeof m.role !== "string" || !ROLES.has(m.role)) {
+    throw bad(
+      `role must be one of ${[...ROLES].join(", ")}, got ${
+        JSON.stringify(m.role)
+      }`,
+      `${at}.role`,
+    );
+  }
+  const c = m.content;
+  const contentOk = c === undefined || c === null || typeof c === "string" ||
+    (Array.isArray(c) && c.every((p) => isObject(p)));
+  if (!contentOk) {
+    throw bad("content must be a string, an array of parts or null");
+  }
+  if (m.role === "tool" && typeof m.tool_call_id !== "string") {
+    throw bad(
+      "a tool message needs a string tool_call_id",
+      `${at}.tool_call_id`,
+    );
+  }
+  if (m.tool_calls !== undefined && m.tool_calls !== null) {
+    if (m.role !== "assistant" || !Array.isArray(m.tool_calls)) {
+      throw bad("tool_calls must be an array on an assistant message");
+    }
+    m.tool_calls.forEach((t, k) => {
+      const f = isObject(t) ? t.function : undefined;
+      if (
+        !isObject(t) || typeof t.id !== "string" || !isObject(f) ||
+        typeof f.name !== "string" || typeof f.arguments !== "string"
+      ) {
+        throw bad(
+          `tool_calls[${k}] needs id, function.name and function.arguments (a JSON string)`,
+          `${at}.tool_calls[${k}]`,
+        );
+      }
+    });
+  }
+  return m as unknown as WireMessage;
+}
+
+/**
+ * Check a parsed Chat Completions request body.
+ *
+ * @param body The parsed JSON body.
+ * @returns The request.
+ * @throws {ChatRequestError} When a required field is missing or malformed, or streaming or `n > 1` is asked for.
+ */
+export function parseChatRequest(body: unknown): WireRequest {
+  if (!isObject(body)) {
+    throw new ChatRequestError("The request body must be a JSON object");
+  }
+  if (typeof body.model !== "string" || body.model === "") {
+    throw new ChatRequestError("model must be a non-empty string", {
+      param: "model",
+    });
+  }
+  if (!Array.isArray(body.messages) || body.messages.length === 0) {
+    throw new ChatRequestError("messages must be a non-empty array", {
+      param: "messages",
+    });
+  }
+  const messages = body.messages.map(checkMessage);
+  if (body.tools !== undefined && !Array.isArray(body.tools)) {
+    throw new ChatRequestError("tools must be an array", { param: "tools" });
+  }
+  if (body.stream === true) {
+    throw new ChatRequestError(
+      "stream is not supported by the scripted model; send stream: false",
+      { param: "stream" },
+    );
+  }
+  if (body.n !== undefined && body.n !== null && body.n !== 1) {
+    throw new ChatRequestError("n must be 1 for the scripted model", {
+      param: "n",
+    });
+  }
+  return {
+    model: body.model,
+    messages,
+    ...(body.tools ? { tools: body.tools as unknown[] } : {}),
+    ...(body.response_format !== undefined
+      ? { response_format: body.response_format }
+      : {}),
+  };
+}
+
+function parsedArguments(raw: string): Pick<
+  ChatToolCall,
+  "arguments" | "arguments_error"
+> {
+  try {
+    const v = JSON.parse(raw);
+    return isObject(v)
+      ? { arguments: v }
+      : { arguments: null, arguments_error: "not a JSON object" };
+  } catch (err) {
+    return { arguments: null, arguments_error: (err as Error).message };
+  }
+}
+
+/**
+ * The chat contract's messages for wire messages (`developer` becomes
+ * `system`; a tool message takes its name from the call it answers).
+ *
+ * @param messages Wire messages.
+ * @returns Chat messages.
+ */
+export function chatMessagesOf(
+  messages: readonly WireMessage[],
+): ChatMessage[] {
+  const names = new Map<string, string>();
+  return messages.map((m): ChatMessage => {
+    const text = contentText(m.content);
+    switch (m.role) {
+      case "assistant": {
+        const calls = (m.tool_calls ?? []).map((t): ChatToolCall => {
+          names.set(t.id ?? "", t.function.name);
+          return {
+            id: t.id ?? "",
+            name: t.function.name,
+            raw_arguments: t.function.arguments,
+            ...parsedArguments(t.function.arguments),
+          };
+        });
+        return {
+          role: "assistant",
+          content: m.content === null || m.content === undefined ? null : text,
+          ...(calls.length ? { tool_calls: calls } : {}),
+        };
+      }
+      case "tool":
+        return {
+          role: "tool",
+          tool_call_id: m.tool_call_id ?? "",
+          name: names.get(m.tool_call_id ?? "") ?? m.name ?? "",
+          content: text,
+        };
+      case "user":
+        return { role: "user", content: text };
+      default:
+        return { role: "system", content: text };
+    }
+  });
+}
+
+function errorBody(status: number, message: string, param: string | null) {
+  const type = status === 404 ? "not_found_error" : "invalid_request_error";
+  return Response.json(
+    { error: { message, type, param, code: null } },
+    { status },
+  );
+}
+
+interface Entry {
+  script: Script;
+  walker: ScriptWalker;
+  stats: ScriptStats;
+}
+
+const ROUTE = /^\/s\/([^/]+)\/v1\/chat\/completions\/?$/;
+
+/**
+ * Start a scripted model server on loopback.
+ *
+ * @example
+ * ```ts ignore
+ * await using server = startScriptedModelServer({ writes: new Set(["cancel_pending_order"]) });
+ * const baseURL = server.addScript(scriptFromTau2(simulation));
+ * const client = new OpenAI({ baseURL, apiKey: "x" });
+ * ```
+ *
+ * @param options State-changing tools, port, clock.
+ * @returns The running server.
+ * @throws {TypeError} When `writes` is not a Set or `hostname` is not loopback.
+ */
+export function startScriptedModelServer(
+  options: ScriptedModelServerOptions,
+): ScriptedModelServer {
+  if (!(options?.writes instanceof Set)) {
+    throw new TypeError(
+      "startScriptedModelServer needs options.writes, the Set of state-changing tools",
+    );
+  }
+  const hostname = options.hostname ?? "127.0.0.1";
+  if (hostname !== "127.0.0.1") {
+    throw new TypeError(
+      `The scripted model server listens on 127.0.0.1 only, got "${hostname}"`,
+    );
+  }
+  const writes = options.writes;
+  const now = options.now ?? Date.now;
+  const scripts = new Map<string, Entry>();
+  const counter = new TokenCounter();
+  let served = 0;
+
+  const entry = (id: string): Entry => {
+    const e = scripts.get(id);
+    if (!e) {
+      throw new RangeError(
+        `No script "${id}" on the scripted model server; add it with addScript()`,
+      );
+    }
+    return e;
+  };
+
+  async function handle(req: Request): Promise<Response> {
+    const path = new URL(req.url).pathname;
+    const match = ROUTE.exec(path);
+    if (!match) {
+      return errorBody(
+        404,
+        `No route ${path}; use POST /s/<script id>/v1/chat/completions`,
+        null,
+      );
+    }
+    if (req.method !== "POST") {
+      return errorBody(405, `Use POST for ${path}`, null);
+    }
+    let id: string;
+    try {
+      id = decodeURIComponent(match[1]);
+    } catch {
+      return errorBody(400, `Unreadable script id in ${path}`, null);
+    }
+    const e = scripts.get(id);
+    if (!e) {
+      return errorBody(
+        404,
+        `No script "${id}" on this server; add it with addScript()`,
+        null,
+      );
+    }
+    const length = Number(req.headers.get("content-length") ?? "0");
+    if (length > MAX_REQUEST_BYTES) {
+      return errorBody(
+        413,
+        `The request body is ${length} bytes, over ${MAX_REQUEST_BYTES}`,
+        null,
+      );
+    }
+    let wire: WireRequest;
+    try {
+      const text = await req.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch (err) {
+        throw new ChatRequestError(
+          `The request body is not JSON: ${(err as Error).message}`,
+        );
+      }
+      wire = parseChatRequest(body);
+    } catch (err) {
+      if (err instanceof ChatRequestError) {
+        return errorBody(err.status, err.message, err.param);
+      }
+      return errorBody(
+        400,
+        `Unreadable request: ${(err as Error).message}`,
+        null,
+      );
+    }
+    const step = e.walker.next(chatMessagesOf(wire.messages));
+    const answer = "exhausted" in step
+      ? { content: END_TEXT, tool_calls: [] as ChatToolCall[] }
+      : step;
+    const toolCalls = answer.tool_calls.map((c) => ({
+      id: c.id,
+      type: "function" as const,
+      function: { name: c.name, arguments: c.raw_arguments },
+    }));
+    const prompt = counter.prompt(wire);
+    const completion = counter.completion({
+      content: answer.content,
+      tool_calls: toolCalls.map((t) => t.function),
+    });
+    e.stats.requests++;
+    e.stats.prompt_tokens += prompt;
+    e.stats.completion_tokens += completion;
+    served++;
+    return Response.json({
+      id: `chatcmpl-scripted-${served}`,
+      object: "chat.completion",
+      created: Math.floor(now() / 1000),
+      model: wire.model,
+      choices: [{
+        index: 0,
+        message: {
+          role: "assistant",
+          content: answer.content,
+          ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+          refusal: null,
+        },
+        logprobs: null,
+        finish_reason: toolCalls.length ? "tool_calls" : "stop",
+      }],
+      usage: {
+        prompt_tokens: prompt,
+        completion_tokens: completion,
+        total_tokens: prompt + completion,
+      },
+    });
+  }
+
+  const server = Deno.serve(
+    { hostname, port: options.port ?? 0, onListen: () => {} },
+    handle,
+  );
+  const url = `http://${hostname}:${server.addr.port}`;
+  let closed: Promise<void> | null = null;
+  const close = () => closed ??= server.shutdown();
+
+  return {
+    url,
+    addScript(script: Script): string {
+      if (typeof script?.id !== "string" || !Array.isArray(script.turns)) {
+        throw new TypeError("addScript needs a Script (scriptFromTau2)");
+      }
+      const stats = scripts.get(script.id)?.stats ??
+        { requests: 0, prompt_tokens: 0, completion_tokens: 0 };
+      scripts.set(script.id, {
+        script,
+        walker: new ScriptWalker(script, { writes }),
+        stats,
+      });
+      return `${url}/s/${encodeURIComponent(script.id)}/v1`;
+    },
+    resetScript(id: string): void {
+      const e = entry(id);
+      e.walker = new ScriptWalker(e.script, { writes });
+    },
+    stats(id: string): ScriptStats {
+      return { ...entry(id).stats };
+    },
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
