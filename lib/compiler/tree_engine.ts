@@ -21,33 +21,22 @@ import {
   tryResolve,
   UnresolvedRefError,
 } from "./evaluate.ts";
-import type {
-  ActionNode,
-  CallOutcome,
-  PredictNode,
-  ReactNode,
-  TreeAnswer,
-  TreeEnd,
-  TreeModelCall,
-  TreeReactDecision,
-  TreeRequest,
-  TreeStep,
-  TreeWalkGenerator,
-  TreeWalkOptions,
-  TreeWalkResult,
+import {
+  type ActionNode,
+  type CallOutcome,
+  type PredictNode,
+  type ReactNode,
+  type TreeAnswer,
+  type TreeEnd,
+  type TreeModelCall,
+  type TreeRequest,
+  type TreeStep,
+  TreeStop,
+  type TreeWalkGenerator,
+  type TreeWalkOptions,
+  type TreeWalkResult,
 } from "./tree_requests.ts";
-
-/** The walk ends early (a stop, a halt, a refusal, a failure). */
-class TreeStop extends Error {
-  constructor(
-    readonly status: "stopped" | "failed",
-    reason: string,
-    readonly end: TreeEnd,
-    readonly node: string,
-  ) {
-    super(reason);
-  }
-}
+import { walkReactLeaf } from "./tree_react.ts";
 
 /** A walk in progress: yields requests, keeps the state. */
 type Walk = Generator<TreeRequest, void, TreeAnswer>;
@@ -56,6 +45,7 @@ class TreeWalk {
   readonly board: Record<string, unknown> = {};
   readonly steps: TreeStep[] = [];
   readonly modelCalls: TreeModelCall[] = [];
+  readonly path: string[] = [];
   readonly #ir: BehaviorIr;
   readonly #input: unknown;
   readonly #o: TreeWalkOptions;
@@ -71,6 +61,7 @@ class TreeWalk {
 
   *exec(id: string): Walk {
     const n: IrNode = this.#ir.nodes[id];
+    this.path.push(id);
     const token = this.#o.observer?.enter?.(n);
     let status = "ok";
     try {
@@ -258,67 +249,15 @@ class TreeWalk {
     const signature: Signature | undefined = this.#o.signatures[n.signature];
     const open = yield { kind: "react_open", node: n, signature };
     if (this.#halted(open, n.id)) return;
-    const request = (this.#input as { text?: string } | undefined)?.text ??
-      null;
-    const history: unknown[] = [];
-    for (let step = 0; step < n.max_steps; step++) {
-      const a = yield {
-        kind: "react",
-        node: n,
-        signature,
-        tools: n.tools,
-        history,
-        inputs: { request },
-        step,
-      };
-      if (this.#halted(a, n.id)) return;
-      const d = (a as { decision: TreeReactDecision }).decision;
-      this.modelCalls.push({
-        node_id: n.id,
-        signature: n.signature,
-        inputs: { history: history.length },
-        outputs: d as Record<string, unknown>,
-      });
-      if ("done" in d) {
-        this.#write(n.store, d.result ?? null);
-        return;
-      }
-      if (!n.tools.includes(d.tool) || !(this.#o.hasTool?.(d.tool) ?? true)) {
-        throw new TreeStop(
-          "stopped",
-          `${n.id}: the model asked for ${d.tool}, which is not in this leaf's toolset`,
-          "refused",
-          n.id,
-        );
-      }
-      const o = yield* this.#reactCall(n, d.tool, d.arguments);
-      const call = { tool: d.tool, arguments: d.arguments };
-      if (o.ok) {
-        history.push({ ...call, result: o.result });
-        this.steps.push({
-          node_id: n.id,
-          kind: "react",
-          ...call,
-          result: o.result,
-        });
-      } else history.push({ ...call, error: o.error.message });
-    }
-    throw new TreeStop(
-      "stopped",
-      `${n.id}: the react leaf used its ${n.max_steps} steps without finishing`,
-      "refused",
-      n.id,
-    );
-  }
-
-  *#reactCall(
-    n: ReactNode,
-    tool: string,
-    args: Record<string, unknown>,
-  ): Generator<TreeRequest, CallOutcome, TreeAnswer> {
-    const a = yield { kind: "react_call", node: n, tool, args };
-    this.#halted(a, n.id);
-    return a as CallOutcome;
+    yield* walkReactLeaf(n, {
+      signature,
+      request: (this.#input as { text?: string } | undefined)?.text ?? null,
+      hasTool: this.#o.hasTool ?? (() => true),
+      halted: (a) => this.#halted(a, n.id),
+      write: (key, value) => this.#write(key, value),
+      steps: this.steps,
+      modelCalls: this.modelCalls,
+    });
   }
 }
 
@@ -351,6 +290,7 @@ export function* walkTree(
     board: w.board,
     steps: w.steps,
     model_calls: w.modelCalls,
+    path: w.path,
   });
   try {
     yield* w.exec(ir.root);

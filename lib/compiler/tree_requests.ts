@@ -165,6 +165,8 @@ export interface TreeWalkResult {
   steps: TreeStep[];
   /** Model leaves' calls in order. */
   model_calls: TreeModelCall[];
+  /** The nodes entered, in order (which arms the branches took). */
+  path: string[];
 }
 
 /** What the walk reports as it goes (tracing); every hook is optional. */
@@ -210,3 +212,38 @@ export type TreeWalkGenerator = Generator<
   TreeWalkResult,
   TreeAnswer
 >;
+
+/**
+ * How the walk ends early (a fallback stop, a driver's halt, a refusal, a
+ * tool failure): thrown inside the walk and caught at its root, never out
+ * of `walkTree`.
+ */
+export class TreeStop extends Error {
+  /** `stopped` or `failed`. */
+  readonly status: "stopped" | "failed";
+  /** How the walk ended. */
+  readonly end: TreeEnd;
+  /** The node it ended at. */
+  readonly node: string;
+
+  /**
+   * Create a `TreeStop`.
+   *
+   * @param status `stopped` or `failed`.
+   * @param reason Why, as the run reports it.
+   * @param end How the walk ended.
+   * @param node The node it ended at.
+   */
+  constructor(
+    status: "stopped" | "failed",
+    reason: string,
+    end: TreeEnd,
+    node: string,
+  ) {
+    super(reason);
+    this.name = "TreeStop";
+    this.status = status;
+    this.end = end;
+    this.node = node;
+  }
+}

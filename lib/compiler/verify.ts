@@ -13,12 +13,17 @@
 import { canonicalJson } from "../trace/canonical_json.ts";
 import type { NormEpisode } from "../lineage/records.ts";
 import { parsePath } from "../lineage/paths.ts";
-import { type CoreStep, coreSteps, type Effects } from "./core_steps.ts";
+import { coreSteps, type Effects } from "./core_steps.ts";
 import type { BehaviorIr, CompiledBehavior } from "./ir.ts";
 import { recordedOutputs } from "./oracle.ts";
 import { walkTree } from "./tree_engine.ts";
 import { driveTree } from "./tree_drive.ts";
-import type { TreeAnswer, TreeHalt, TreeRequest } from "./tree_requests.ts";
+import type {
+  TreeAnswer,
+  TreeHalt,
+  TreeRequest,
+  TreeWalkResult,
+} from "./tree_requests.ts";
 
 /** The verification report. */
 export interface VerificationReport {
@@ -180,15 +185,35 @@ function nextAction(ir: BehaviorIr, id: string): string | null {
   return null;
 }
 
+/** One episode replayed on the tree engine. */
+export interface EpisodeReplay {
+  /** Checks made. */
+  checks: number;
+  /** Checks passed. */
+  passed: number;
+  /** Mismatches, each naming the episode and step. */
+  problems: string[];
+  /** The walk: steps, model leaves, the nodes entered, how it ended. */
+  walk: TreeWalkResult;
+}
+
 /**
- * Replay one episode on the tree engine, the episode answering for tools
- * and model leaves; returns checks made and passed, and problems.
+ * Replay one episode on the tree engine (the walker the runtime runs), the
+ * episode answering for tools and model leaves: every call must be the
+ * recorded one with equal arguments, every branch must take the arm of the
+ * recorded next call, and the behavior must end where the episode ended.
+ *
+ * @param compiled A tree-form compiled behavior (IR and signatures).
+ * @param ep A normalized episode.
+ * @param options Effects, for finding core steps.
+ * @returns Checks, problems and the walk.
  */
-function replay(
-  compiled: CompiledBehavior,
+export function replayEpisode(
+  compiled: Pick<CompiledBehavior, "ir" | "signatures">,
   ep: NormEpisode,
-  core: CoreStep[],
-): { checks: number; passed: number; problems: string[] } {
+  options: { effects?: Effects } = {},
+): EpisodeReplay {
+  const core = coreSteps(ep, options.effects ?? {});
   const { ir } = compiled;
   let cursor = 0;
   let checks = 0;
@@ -272,7 +297,7 @@ function replay(
       } more core calls than the behavior`,
     );
   }
-  return { checks, passed, problems };
+  return { checks, passed, problems, walk: r };
 }
 
 /**
@@ -303,7 +328,7 @@ export function verify(
   };
   if (!report.structural_ok) return report;
   for (const ep of episodes) {
-    const r = replay(compiled, ep, coreSteps(ep, options.effects ?? {}));
+    const r = replayEpisode(compiled, ep, { effects: options.effects });
     report.episodes_replayed++;
     report.replay_checks += r.checks;
     report.replay_passed += r.passed;
