@@ -30,7 +30,7 @@ export interface ScriptedModelServerOptions {
   now?: () => number;
 }
 
-/** Requests and tokens counted for one script. */
+/** Requests, tokens and walker counts of one script, since it was first added (a reset keeps them). */
 export interface ScriptStats {
   /** Requests answered (200). */
   requests: number;
@@ -38,6 +38,12 @@ export interface ScriptStats {
   prompt_tokens: number;
   /** Sum of their completion tokens. */
   completion_tokens: number;
+  /** Recorded reads left out because the request already held their result. */
+  skipped_calls: number;
+  /** Recorded turns skipped because nothing of them was left. */
+  skipped_turns: number;
+  /** Refused writes sent again. */
+  repeated_writes: number;
 }
 
 /** A running scripted model server. */
@@ -381,7 +387,13 @@ export function startScriptedModelServer(
         null,
       );
     }
-    const step = e.walker.next(chatMessagesOf(wire.messages));
+    const walker = e.walker;
+    const before = walker.stats;
+    const step = walker.next(chatMessagesOf(wire.messages));
+    const after = walker.stats;
+    e.stats.skipped_calls += after.skipped_calls - before.skipped_calls;
+    e.stats.skipped_turns += after.skipped_turns - before.skipped_turns;
+    e.stats.repeated_writes += after.repeated_writes - before.repeated_writes;
     const answer = "exhausted" in step
       ? { content: END_TEXT, tool_calls: [] as ChatToolCall[] }
       : step;
@@ -438,7 +450,14 @@ export function startScriptedModelServer(
         throw new TypeError("addScript needs a Script (scriptFromTau2)");
       }
       const stats = scripts.get(script.id)?.stats ??
-        { requests: 0, prompt_tokens: 0, completion_tokens: 0 };
+        {
+          requests: 0,
+          prompt_tokens: 0,
+          completion_tokens: 0,
+          skipped_calls: 0,
+          skipped_turns: 0,
+          repeated_writes: 0,
+        };
       scripts.set(script.id, {
         script,
         walker: new ScriptWalker(script, { writes }),

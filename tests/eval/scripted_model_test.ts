@@ -482,6 +482,9 @@ Deno.test("startScriptedModelServer() answers the openai SDK with recorded text,
     requests: 3,
     prompt_tokens: usages.reduce((s, u) => s + u.prompt_tokens, 0),
     completion_tokens: usages.reduce((s, u) => s + u.completion_tokens, 0),
+    skipped_calls: 0,
+    skipped_turns: 0,
+    repeated_writes: 0,
   });
 
   // Same script again from the start: same answer, same counts (deterministic); the counts carry on.
@@ -591,4 +594,65 @@ Deno.test("startScriptedModelServer() answers 400 to a malformed request and 404
     0,
     "refused requests are not counted",
   );
+});
+
+Deno.test("startScriptedModelServer() leaves out a recorded read whose result a lookup already showed", async () => {
+  const { default: OpenAI } = await import("openai");
+  await using server = startScriptedModelServer({ writes: WRITES });
+  const sim = SIMS[1];
+  const script = scriptFromTau2(sim);
+  const client = new OpenAI({
+    baseURL: server.addScript(script),
+    apiKey: "x",
+    maxRetries: 0,
+  });
+  const shown = lookup(sim, "lookup_1", "find_user_id_by_email", {
+    email: "james.kim1995@example.com",
+  });
+  const [call, result] = shown as unknown as [
+    { tool_calls: ChatToolCall[] },
+    { tool_call_id: string; content: string },
+  ];
+  const messages = [
+    { role: "user" as const, content: script.users[0] },
+    { role: "assistant" as const, content: script.turns[0].content },
+    { role: "user" as const, content: script.users[1] },
+    {
+      role: "assistant" as const,
+      content: null,
+      tool_calls: call.tool_calls.map((c) => ({
+        id: c.id,
+        type: "function" as const,
+        function: { name: c.name, arguments: c.raw_arguments },
+      })),
+    },
+    {
+      role: "tool" as const,
+      tool_call_id: result.tool_call_id,
+      content: result.content,
+    },
+  ];
+  server.resetScript(script.id);
+  await client.chat.completions.create({
+    model: "scripted",
+    messages: messages.slice(0, 1),
+  });
+  const r = await client.chat.completions.create({
+    model: "scripted",
+    messages,
+  });
+  const next = r.choices[0].message.tool_calls![0] as {
+    function: { name: string; arguments: string };
+  };
+  assertEquals(next.function.name, "get_user_details");
+  assertEquals(JSON.parse(next.function.arguments), {
+    user_id: "james_kim_7213",
+  });
+  const stats = server.stats(script.id);
+  assertEquals([
+    stats.requests,
+    stats.skipped_calls,
+    stats.skipped_turns,
+    stats.repeated_writes,
+  ], [2, 1, 1, 0]);
 });
