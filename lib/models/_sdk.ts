@@ -7,7 +7,12 @@
  *
  * @module
  */
-import { ModelApiError, ModelResponseError, redactSecret } from "./errors.ts";
+import {
+  ModelApiError,
+  ModelConfigError,
+  ModelResponseError,
+  redactSecret,
+} from "./errors.ts";
 
 /** Per-attempt time-out of both bindings, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -65,6 +70,36 @@ export function countingFetch(): CountingFetch {
       return state.count;
     },
   };
+}
+
+/**
+ * Make an SDK client. Both SDKs read a few environment variables of their
+ * own when they make one (`*_CUSTOM_HEADERS`); without permission for them
+ * Deno refuses, and that becomes a configuration error naming them.
+ *
+ * @param sdk The SDK module.
+ * @param options The client's options.
+ * @returns The client.
+ * @throws {ModelConfigError} When the SDK was refused an environment variable.
+ */
+export function makeClient<C>(
+  sdk: { default: new (options: Record<string, unknown>) => C },
+  options: Record<string, unknown>,
+): C {
+  try {
+    return new sdk.default(options);
+  } catch (err) {
+    const name = (err as Error)?.name;
+    if (name === "NotCapable" || name === "PermissionDenied") {
+      throw new ModelConfigError(
+        `The model SDK may not read the environment variable it needs (${
+          (err as Error).message
+        }): grant it, e.g. with --allow-env=OPENAI_CUSTOM_HEADERS,ANTHROPIC_CUSTOM_HEADERS (MODEL_ENV_VARS lists them all)`,
+        { cause: err },
+      );
+    }
+    throw err;
+  }
 }
 
 /** A logger that drops everything (lib/ never logs). */

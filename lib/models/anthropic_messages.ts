@@ -20,6 +20,7 @@ import {
   countingFetch,
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
+  makeClient,
   mapSdkError,
   normalizeBaseUrl,
   type SdkErrorClasses,
@@ -186,7 +187,7 @@ export class AnthropicMessagesModel implements ChatModel {
     const sdk = this.#sdk ??= await import(ANTHROPIC_SDK) as AnthropicModule;
     const { body, output } = anthropicBody(this.#model, request);
     const counter = countingFetch();
-    const client = new sdk.default({
+    const client = makeClient(sdk, {
       apiKey: this.#apiKey,
       baseURL: this.#baseUrl,
       webhookKey: null,

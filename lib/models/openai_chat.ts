@@ -23,6 +23,7 @@ import {
   countingFetch,
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
+  makeClient,
   mapSdkError,
   normalizeBaseUrl,
   type SdkErrorClasses,
@@ -231,7 +232,7 @@ export class OpenAiChatModel implements ChatModel {
   async complete(request: ChatRequest): Promise<ChatResponse> {
     const sdk = this.#sdk ??= await import(OPENAI_SDK) as OpenAiModule;
     const counter = countingFetch();
-    const client = new sdk.default({
+    const client = makeClient(sdk, {
       apiKey: this.#apiKey,
       baseURL: this.#baseUrl,
       organization: null,

@@ -1,0 +1,68 @@
+/**
+ * Model bindings: the provider-neutral chat contract, the OpenAI-compatible
+ * (Chat Completions) and Anthropic (Messages) bindings over their official
+ * SDKs, loaded only when a model is first asked, {@linkcode openModel} to open
+ * one from a `provider/model` id, and {@linkcode chatModelBinding} to run the
+ * tree form's predict and react leaves on one.
+ *
+ * Importing this module loads no npm package.
+ *
+ * @example
+ * ```ts
+ * import { openModel } from "./mod.ts";
+ *
+ * const model = openModel("openai/qwen3-8b", {
+ *   url: "http://127.0.0.1:8080/v1",
+ *   env: {},
+ * });
+ * console.assert(model.id === "openai/qwen3-8b");
+ * ```
+ *
+ * @module
+ */
+export type {
+  ChatMessage,
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  ChatTool,
+  ChatToolCall,
+  ChatUsage,
+  JsonSchema,
+} from "./chat_types.ts";
+export {
+  ModelApiError,
+  type ModelApiErrorDetails,
+  type ModelApiFailure,
+  ModelConfigError,
+  ModelResponseError,
+  redactSecret,
+} from "./errors.ts";
+export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from "./_sdk.ts";
+export {
+  OPENAI_DEFAULT_BASE_URL,
+  OPENAI_SDK,
+  OpenAiChatModel,
+  type OpenAiChatOptions,
+} from "./openai_chat.ts";
+export {
+  ANTHROPIC_DEFAULT_BASE_URL,
+  ANTHROPIC_SDK,
+  AnthropicMessagesModel,
+  type AnthropicMessagesOptions,
+  DEFAULT_ANTHROPIC_MAX_TOKENS,
+} from "./anthropic_messages.ts";
+export {
+  LOCAL_PLACEHOLDER_KEY,
+  MODEL_ENV_VARS,
+  MODEL_PROVIDERS,
+  openModel,
+  type OpenModelOptions,
+} from "./open_model.ts";
+export {
+  type ChatModelBinding,
+  chatModelBinding,
+  type ChatModelBindingOptions,
+} from "./leaf_binding.ts";
+export type { ModelBinding, ReactDecision } from "../runtime/runtime_types.ts";
+export type { Signature, SignatureField } from "../compiler/ir.ts";
