@@ -10,20 +10,13 @@
  *
  * @module
  */
-import { canonicalJson } from "../trace/canonical_json.ts";
 import type { NormEpisode } from "../lineage/records.ts";
 import { parsePath } from "../lineage/paths.ts";
-import { coreSteps, type Effects } from "./core_steps.ts";
-import type { BehaviorIr, CompiledBehavior } from "./ir.ts";
-import { recordedOutputs } from "./oracle.ts";
-import { walkTree } from "./tree_engine.ts";
-import { driveTree } from "./tree_drive.ts";
-import type {
-  TreeAnswer,
-  TreeHalt,
-  TreeRequest,
-  TreeWalkResult,
-} from "./tree_requests.ts";
+import type { Effects } from "./core_steps.ts";
+import type { CompiledBehavior } from "./ir.ts";
+import { replayEpisode } from "./tree_replay.ts";
+
+export { type EpisodeReplay, replayEpisode } from "./tree_replay.ts";
 
 /** The verification report. */
 export interface VerificationReport {
@@ -165,139 +158,6 @@ export function checkStructure(
     if (!reached.has(id)) problems.push(`node ${id} is unreachable`);
   }
   return problems;
-}
-
-const MISMATCH: TreeHalt = {
-  halt: { status: "stopped", reason: "the episode went another way" },
-};
-
-/** The first tool a node's subtree calls before any branch (null: none). */
-function nextAction(ir: BehaviorIr, id: string): string | null {
-  const n = ir.nodes[id];
-  if (!n) return null;
-  if (n.kind === "action") return n.tool;
-  if (n.kind === "sequence") {
-    for (const c of n.children) {
-      const t = nextAction(ir, c);
-      if (t) return t;
-    }
-  }
-  return null;
-}
-
-/** One episode replayed on the tree engine. */
-export interface EpisodeReplay {
-  /** Checks made. */
-  checks: number;
-  /** Checks passed. */
-  passed: number;
-  /** Mismatches, each naming the episode and step. */
-  problems: string[];
-  /** The walk: steps, model leaves, the nodes entered, how it ended. */
-  walk: TreeWalkResult;
-}
-
-/**
- * Replay one episode on the tree engine (the walker the runtime runs), the
- * episode answering for tools and model leaves: every call must be the
- * recorded one with equal arguments, every branch must take the arm of the
- * recorded next call, and the behavior must end where the episode ended.
- *
- * @param compiled A tree-form compiled behavior (IR and signatures).
- * @param ep A normalized episode.
- * @param options Effects, for finding core steps.
- * @returns Checks, problems and the walk.
- */
-export function replayEpisode(
-  compiled: Pick<CompiledBehavior, "ir" | "signatures">,
-  ep: NormEpisode,
-  options: { effects?: Effects } = {},
-): EpisodeReplay {
-  const core = coreSteps(ep, options.effects ?? {});
-  const { ir } = compiled;
-  let cursor = 0;
-  let checks = 0;
-  let passed = 0;
-  const problems: string[] = [];
-  const check = (ok: boolean, what: string) => {
-    checks++;
-    if (ok) passed++;
-    else {problems.push(
-        `episode ${ep.episode_id}, step ${
-          core[cursor]?.step.index ?? "end"
-        }: ${what}`,
-      );}
-    return ok;
-  };
-  const sameTool = (tool: string) =>
-    check(
-      core[cursor]?.step.logical_tool === tool,
-      `expected ${tool}, the episode called ${
-        core[cursor]?.step.logical_tool ?? "nothing"
-      }`,
-    );
-  const answer = (req: TreeRequest): TreeAnswer => {
-    switch (req.kind) {
-      case "predict": // the recorded choice stands in for the model
-        return { outputs: recordedOutputs(req.node, core[cursor]?.step) };
-      case "unresolved":
-        if (sameTool(req.tool)) {
-          check(false, `${req.node.id}: ${(req.error as Error).message}`);
-        }
-        return MISMATCH;
-      case "call": {
-        if (!sameTool(req.tool)) return MISMATCH;
-        const c = core[cursor];
-        check(
-          canonicalJson(req.args) === canonicalJson(c.step.arguments),
-          `${req.node.id} would call ${req.tool}(${
-            canonicalJson(req.args)
-          }), the episode called it with ${canonicalJson(c.step.arguments)}`,
-        );
-        cursor++;
-        return { ok: true, result: c.step.result };
-      }
-      case "branch": {
-        const expected = core[cursor]?.step.logical_tool ?? null;
-        const took = nextAction(ir, req.then);
-        check(
-          took === expected,
-          `${req.node.id} on ${req.node.on}=${
-            JSON.stringify(req.value)
-          } takes the arm of ${took}, the episode called ${expected}`,
-        );
-        return;
-      }
-      // React leaves are not replayed; the agent form is replayed by
-      // replayAgent (agent_replay.ts).
-      case "react_open":
-      case "react":
-      case "react_call":
-      case "foreign":
-        return { skip: true };
-    }
-  };
-  const r = driveTree(
-    walkTree(ir, ep.steps[0]?.state_before.input, {
-      signatures: compiled.signatures,
-      oracle: "recorded",
-    }),
-    answer,
-  );
-  if (r.end === "stop_node") {
-    check(
-      cursor >= core.length,
-      `the behavior stops (${r.reason}) where the episode went on`,
-    );
-  } else if (r.end === "end") {
-    check(
-      cursor === core.length,
-      `the episode made ${
-        core.length - cursor
-      } more core calls than the behavior`,
-    );
-  }
-  return { checks, passed, problems, walk: r };
 }
 
 /**
