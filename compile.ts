@@ -25,7 +25,9 @@ import {
   compileBehavior,
 } from "./lib/compiler/package.ts";
 import { explainPackage, summarizePackage } from "./lib/compiler/explain.ts";
+import { describeEffects } from "./lib/compiler/effects.ts";
 import { resolveRoot } from "./lib/cli/root.ts";
+import { UsageError } from "./lib/cli/io.ts";
 
 const USAGE = `harness compile: captures in, a verified behavior package out
 
@@ -35,9 +37,13 @@ Usage:
              [--version V] [--fidelity F3] [--json] [--root DIR | --db postgres://…]
   compile.ts explain PACKAGE.json [--json]
   compile.ts report PACKAGE.json --out FILE.html   (the explain view as one self-contained HTML file)
-  compile.ts run PACKAGE.json --capabilities MODULE.ts [--episode N] [--input TEXT]
-             [--trace] [--capture ID] [--root DIR] [--json]
-             (MODULE exports createCapabilities({episode}) → {input, tools, model?, outcome?})
+  compile.ts run PACKAGE.json --capabilities MODULE.ts [--model PROVIDER/MODEL] [--model-url URL]
+             [--user-file FILE.jsonl] [--episode N] [--input TEXT] [--trace] [--capture ID]
+             [--root DIR] [--json] [-- MODULE ARGS...]
+             (MODULE exports createCapabilities({episode, args}) → {tools, schemas?,
+             instructions?, input?, model?, outcome?}; an agent-form package runs a
+             conversation with --model openai/… or anthropic/…: user messages from
+             --user-file (one JSON string per line) or from standard input)
 
   --canonical  {"host tool name": "logical id"}
   --contracts  {"<fact key>": ["contract source id", ...]}   (lifts those facts to E3)
@@ -113,6 +119,9 @@ export async function main(args: string[]): Promise<number> {
         episode: { type: "string" },
         input: { type: "string" },
         trace: { type: "boolean", default: false },
+        model: { type: "string" },
+        "model-url": { type: "string" },
+        "user-file": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -174,9 +183,27 @@ export async function main(args: string[]): Promise<number> {
     }
     if (positionals[0] === "run") {
       if (!positionals[1] || !values.capabilities) {
-        throw new Error("run needs a package file and --capabilities MODULE");
+        throw new UsageError(
+          "run needs a package file and --capabilities MODULE",
+        );
       }
-      return await runCommand(positionals[1], values);
+      const { runCommand } = await import("./lib/cli/cmd_run.ts");
+      const { MODEL_ENV_VARS } = await import("./lib/models/open_model.ts");
+      return await runCommand(positionals[1], {
+        capabilities: values.capabilities,
+        model: values.model,
+        modelUrl: values["model-url"],
+        userFile: values["user-file"],
+        episode: values.episode,
+        input: values.input,
+        trace: values.trace,
+        capture: values.capture?.[0],
+        root: resolveRoot(values.root, env("HARNESS_ROOT")),
+        json: values.json,
+        args: positionals.slice(2),
+        env: Object.fromEntries(MODEL_ENV_VARS.map((k) => [k, env(k)])),
+        stdinLines,
+      }, { out: (t) => console.log(t), err: (t) => console.error(t) });
     }
     if (positionals.length) {
       throw new Error(`unknown command "${positionals[0]}"`);
@@ -248,6 +275,12 @@ export async function main(args: string[]): Promise<number> {
           digest: result.package.digest,
           manifest: result.package.manifest,
           stats: result.compiled.stats,
+          effects: {
+            source: result.effects.source,
+            unknown: result.effects.unknown,
+            inferred: result.effects.inferred,
+            unknown_calls: result.effects.unknown_calls,
+          },
           verification: {
             ...result.verification,
             problems: result.verification.problems.slice(0, 20),
@@ -258,105 +291,44 @@ export async function main(args: string[]): Promise<number> {
       ));
     } else {
       console.log(
-        `${summarizePackage(result.package)}\n  written to    ${file}`,
+        `${summarizePackage(result.package)}\n  written to    ${file}\n${
+          describeEffects(result.effects).map((l) => `  ${l}`).join("\n")
+        }`,
       );
     }
     return result.verification.structural_ok ? 0 : 1;
   } catch (err) {
+    const code = err instanceof UsageError ? 2 : 1;
     console.error(
-      errorText(`harness compile: ${(err as Error).message}`, 1, values.json),
+      errorText(
+        `harness compile: ${(err as Error).message}`,
+        code,
+        values.json,
+      ),
     );
-    return 1;
+    return code;
   }
 }
 
-async function runCommand(
-  packagePath: string,
-  values: {
-    capabilities?: string;
-    episode?: string;
-    input?: string;
-    trace?: boolean;
-    capture?: string[];
-    root?: string;
-    json?: boolean;
-  },
-): Promise<number> {
-  const { loadPackage } = await import("./lib/runtime/load_package.ts");
-  const { BehaviorRuntime } = await import("./lib/runtime/runtime.ts");
-  const pkg = loadPackage(packagePath);
-  const mod = await import(toFileUrl(values.capabilities!));
-  if (typeof mod.createCapabilities !== "function") {
-    throw new Error(
-      `${values.capabilities} does not export createCapabilities({episode})`,
-    );
-  }
-  const caps = await mod.createCapabilities({
-    ...(values.episode !== undefined
-      ? { episode: Number(values.episode) }
-      : {}),
-  });
-  const input = values.input !== undefined
-    ? { ...caps.input, text: values.input }
-    : caps.input;
-  const runtime = new BehaviorRuntime(pkg, {
-    tools: caps.tools,
-    model: caps.model ?? null,
-  });
-  let sink = null;
-  const captureId = values.capture?.[0] ?? `run_${pkg.manifest.name}`;
-  if (values.trace) {
-    const { openRecordingSink } = await import("./lib/gateway/open_sink.ts");
-    sink = openRecordingSink(
-      resolveRoot(values.root, env("HARNESS_ROOT")),
-      captureId,
-      { role: "runtime" },
-    );
-  }
-  try {
-    const result = await runtime.run(input, {
-      sink,
-      captureId,
-      episodeId: `run_${values.episode ?? Date.now()}`,
-      outcome: caps.outcome,
-    });
-    const outcome = caps.outcome?.() ?? null;
-    if (values.json) {
-      console.log(JSON.stringify({ ...result, outcome }, null, 2));
-    } else {
-      console.log(
-        `run of ${pkg.manifest.name}: ${result.status}${
-          result.reason ? ` (${result.reason})` : ""
-        }`,
-      );
-      for (const s of result.steps) {
-        console.log(
-          `  ${s.node_id.padEnd(16)} ${s.kind.padEnd(8)} ${s.tool ?? ""}${
-            s.arguments ? ` ${JSON.stringify(s.arguments)}` : ""
-          }${s.attempts && s.attempts > 1 ? ` (${s.attempts} attempts)` : ""}`,
-        );
-      }
-      console.log(
-        `  model calls: ${result.model_calls.length} (${
-          result.model_calls.map((m) => m.node_id).join(", ") || "none"
-        })`,
-      );
-      if (outcome) console.log(`  outcome: ${JSON.stringify(outcome)}`);
-      if (sink) {
-        console.log(
-          `  trace: capture ${captureId} (${result.events} events, via ${sink.mode})`,
-        );
-      }
+async function* stdinLines(): AsyncIterable<string> {
+  const tty = Deno.stdin.isTerminal();
+  const decoder = new TextDecoder();
+  let buf = "";
+  const prompt = () => {
+    if (tty) Deno.stderr.writeSync(new TextEncoder().encode("you> "));
+  };
+  prompt();
+  for await (const chunk of Deno.stdin.readable) {
+    buf += decoder.decode(chunk, { stream: true });
+    let nl;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line) yield line;
+      prompt();
     }
-    return result.status === "completed" ? 0 : 1;
-  } finally {
-    await sink?.close();
   }
-}
-
-function toFileUrl(path: string): string {
-  if (/^[a-z]+:/.test(path)) return path;
-  return new URL(path, `file://${Deno.cwd()}/`).href;
+  if (buf.trim()) yield buf.trim();
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -23,7 +23,7 @@ import type { ModelBinding, RunResult } from "./runtime_types.ts";
 export interface PackageCapabilities extends ConversationCapabilities {
   /** Tree form: the run's input (`text`, `task`, stores). */
   input?: Record<string, unknown>;
-  /** Tree form: a model binding for residual leaves (wins over `chatBinding`). */
+  /** Tree form: the module's own model binding for residual leaves (`chatBinding` wins when given). */
   model?: ModelBinding | null;
   /** Judges the run afterwards (recorded as the episode's outcome when tracing). */
   outcome?: () => { success: boolean; [k: string]: unknown } | null;
@@ -33,7 +33,7 @@ export interface PackageCapabilities extends ConversationCapabilities {
 export interface RunPackageOptions {
   /** Agent form: the chat model (required for that form). */
   chat?: ChatModel | null;
-  /** Tree form: a binding made from the chat model, when the capabilities bring none. */
+  /** Tree form: a binding made from a chat model (`--model`): it answers the residual leaves. */
   chatBinding?: ModelBinding | null;
   /** Agent form: the user's messages, in order (a terminal's lines, a script). */
   users?: AsyncIterable<string> | Iterable<string>;
@@ -96,7 +96,7 @@ export async function runPackage(
   if (packageForm(pkg) === "tree") {
     const runtime = new BehaviorRuntime(pkg, {
       tools: caps.tools,
-      model: caps.model ?? options.chatBinding ?? null,
+      model: options.chatBinding ?? caps.model ?? null,
     });
     const result = await runtime.run(caps.input ?? {}, {
       sink: options.sink,

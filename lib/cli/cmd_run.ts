@@ -1,0 +1,258 @@
+/**
+ * `compile.ts run PKG --capabilities MODULE.ts [--model PROVIDER/MODEL]
+ * [--model-url URL] [--user-file FILE.jsonl] [-- MODULE ARGS…]`: run a
+ * compiled package in its form. A tree package runs once on the module's
+ * input (residual leaves through the module's model binding, or through
+ * `--model`); an agent-form package runs a conversation with `--model`:
+ * scripted from `--user-file` (one user message per line: a JSON string,
+ * `{"content": …}` or `{"text": …}`), else from standard input (one message
+ * per line; on a terminal with a prompt).
+ *
+ * MODULE exports `createCapabilities({episode, args})` returning `{tools,
+ * schemas?, instructions?, input?, model?, outcome?}`; `args` are the words
+ * after `--`.
+ *
+ * @module
+ */
+import type { BehaviorPackage } from "../compiler/package.ts";
+import type { ChatModel } from "../models/chat_types.ts";
+import type {
+  PackageCapabilities,
+  PackageRun,
+} from "../runtime/run_package.ts";
+import type { RecordingSink } from "../gateway/open_sink.ts";
+import type { Io } from "./io.ts";
+import { UsageError } from "./io.ts";
+
+/** Options of {@linkcode runCommand}, from the command line. */
+export interface RunCommandOptions {
+  /** The capabilities module. */
+  capabilities: string;
+  /** `provider/model`. */
+  model?: string;
+  /** The model API's base URL. */
+  modelUrl?: string;
+  /** Scripted user messages (JSONL). */
+  userFile?: string;
+  /** Episode number handed to the module. */
+  episode?: string;
+  /** Tree form: the input text. */
+  input?: string;
+  /** Trace into the store. */
+  trace?: boolean;
+  /** Trace capture id. */
+  capture?: string;
+  /** Store root (for tracing). */
+  root: string;
+  /** One JSON object out. */
+  json?: boolean;
+  /** Words after `--`, for the module. */
+  args?: string[];
+  /** Environment values the model bindings may read (granted ones only). */
+  env?: Record<string, string | undefined>;
+  /** Standard input lines (agent form without --user-file). */
+  stdinLines?: () => AsyncIterable<string>;
+}
+
+/**
+ * Parse a user file: one message per line (a JSON string, an object with
+ * `content` or `text`); blank lines and `#` comments are skipped.
+ *
+ * @param text The file's text.
+ * @param path For errors.
+ * @returns The messages.
+ * @throws {UsageError} A line that is none of those.
+ */
+export function parseUserFile(text: string, path: string): string[] {
+  const out: string[] = [];
+  text.split("\n").forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line || line.startsWith("#")) return;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      throw new UsageError(
+        `${path}:${
+          i + 1
+        }: not JSON; write one JSON string or {"content": "..."} per line`,
+      );
+    }
+    const msg = typeof v === "string"
+      ? v
+      : typeof v === "object" && v !== null
+      ? (v as { content?: unknown; text?: unknown }).content ??
+        (v as { text?: unknown }).text
+      : undefined;
+    if (typeof msg !== "string") {
+      throw new UsageError(
+        `${path}:${
+          i + 1
+        }: expected a JSON string or an object with "content" (or "text")`,
+      );
+    }
+    out.push(msg);
+  });
+  return out;
+}
+
+function toFileUrl(path: string, cwd: string): string {
+  if (/^[a-z]+:/.test(path)) return path;
+  return new URL(path, `file://${cwd}/`).href;
+}
+
+async function loadCapabilities(
+  o: RunCommandOptions,
+  cwd: string,
+): Promise<PackageCapabilities> {
+  const mod = await import(toFileUrl(o.capabilities, cwd));
+  if (typeof mod.createCapabilities !== "function") {
+    throw new UsageError(
+      `${o.capabilities} does not export createCapabilities({episode, args})`,
+    );
+  }
+  const caps = await mod.createCapabilities({
+    ...(o.episode !== undefined ? { episode: Number(o.episode) } : {}),
+    args: o.args ?? [],
+  });
+  if (!caps || typeof caps.tools !== "object") {
+    throw new UsageError(
+      `${o.capabilities}: createCapabilities() must return {tools, …}`,
+    );
+  }
+  return caps;
+}
+
+async function openChat(o: RunCommandOptions): Promise<ChatModel | null> {
+  if (!o.model) return null;
+  const { openModel } = await import("../models/open_model.ts");
+  return openModel(o.model, { url: o.modelUrl, env: o.env ?? {} });
+}
+
+function printRun(
+  run: PackageRun,
+  pkg: BehaviorPackage,
+  outcome: unknown,
+  io: Io,
+): void {
+  if (run.form === "tree") {
+    const r = run.result;
+    io.out(
+      `run of ${pkg.manifest.name}: ${r.status}${
+        r.reason ? ` (${r.reason})` : ""
+      }`,
+    );
+    for (const s of r.steps) {
+      io.out(
+        `  ${s.node_id.padEnd(16)} ${s.kind.padEnd(8)} ${s.tool ?? ""}${
+          s.arguments ? ` ${JSON.stringify(s.arguments)}` : ""
+        }${s.attempts && s.attempts > 1 ? ` (${s.attempts} attempts)` : ""}`,
+      );
+    }
+    io.out(
+      `  model calls: ${r.model_calls.length} (${
+        r.model_calls.map((m) => m.node_id).join(", ") || "none"
+      })`,
+    );
+  } else {
+    const r = run.result;
+    const s = r.stats;
+    io.out(
+      `conversation with ${pkg.manifest.name}: ${r.status}${
+        r.reason ? ` (${r.reason})` : ""
+      }, ${r.turns} user messages`,
+    );
+    io.out(
+      `  model requests: ${s.model_requests} (${s.prompt_tokens} prompt + ${s.completion_tokens} completion tokens)`,
+    );
+    io.out(
+      `  tool calls: ${s.tool_calls} (lookups ${s.lookups}, ${s.lookups_shown} shown; reads served from lookups ${s.served}; writes ${s.writes}; refused ${s.refused})`,
+    );
+  }
+  if (outcome) io.out(`  outcome: ${JSON.stringify(outcome)}`);
+}
+
+/**
+ * Run a package from the command line.
+ *
+ * @param packagePath The package file.
+ * @param o Options.
+ * @param io Output.
+ * @returns Exit code (0: completed).
+ * @throws {UsageError} Bad options (no model for a conversation, a bad user file).
+ */
+export async function runCommand(
+  packagePath: string,
+  o: RunCommandOptions,
+  io: Io,
+): Promise<number> {
+  const { loadPackage } = await import("../runtime/load_package.ts");
+  const { runPackage, packageForm } = await import(
+    "../runtime/run_package.ts"
+  );
+  const pkg = loadPackage(packagePath);
+  const form = packageForm(pkg);
+  const cwd = Deno.cwd();
+  if (form === "agent" && !o.model) {
+    throw new UsageError(
+      `${packagePath} is an agent-form package (a conversation): give --model openai/MODEL or anthropic/MODEL (and --model-url for a local server)`,
+    );
+  }
+  let users: string[] | AsyncIterable<string> = [];
+  if (form === "agent") {
+    if (o.userFile) {
+      let text: string;
+      try {
+        text = Deno.readTextFileSync(o.userFile);
+      } catch (err) {
+        throw new UsageError(
+          `Cannot read the user file ${o.userFile}: ${(err as Error).message}`,
+        );
+      }
+      users = parseUserFile(text, o.userFile);
+    } else if (o.stdinLines) users = o.stdinLines();
+  }
+  const caps = await loadCapabilities(o, cwd);
+  if (o.input !== undefined) caps.input = { ...caps.input, text: o.input };
+  const chat = await openChat(o);
+  let chatBinding = null;
+  if (chat && form === "tree") {
+    const { chatModelBinding } = await import("../models/leaf_binding.ts");
+    chatBinding = chatModelBinding(chat);
+  }
+  let sink: RecordingSink | null = null;
+  const captureId = o.capture ?? `run_${pkg.manifest.name}`;
+  if (o.trace) {
+    const { openRecordingSink } = await import("../gateway/open_sink.ts");
+    sink = openRecordingSink(o.root, captureId, { role: "runtime" });
+  }
+  try {
+    const run = await runPackage(pkg, caps, {
+      chat,
+      chatBinding,
+      users,
+      sink,
+      captureId,
+      episodeId: `run_${o.episode ?? Date.now()}`,
+      onTurn: o.json ? undefined : (_user, turn) => {
+        io.out(
+          turn.status === "replied"
+            ? `assistant: ${turn.reply}`
+            : `(stopped: ${turn.reason})`,
+        );
+      },
+    });
+    const outcome = caps.outcome?.() ?? null;
+    if (o.json) {
+      io.out(
+        JSON.stringify({ form: run.form, ...run.result, outcome }, null, 2),
+      );
+    } else {
+      printRun(run, pkg, outcome, io);
+      if (sink) io.out(`  trace: capture ${captureId} (via ${sink.mode})`);
+    }
+    return run.result.status === "completed" ? 0 : 1;
+  } finally {
+    await sink?.close();
+  }
+}
