@@ -377,3 +377,21 @@ Deno.test("AnthropicMessagesModel refuses to start without a key", () => {
   assertOk(err instanceof ModelConfigError);
   assertEquals(err.variable, "ANTHROPIC_API_KEY");
 });
+
+Deno.test({
+  name:
+    "AnthropicMessagesModel.complete() says which variable to grant when the SDK may not read its environment",
+  permissions: { net: ["127.0.0.1"], env: false, read: true },
+  async fn() {
+    await using s = startAnthropicServer([
+      message({ content: [{ type: "text", text: "ok" }] }),
+    ]);
+    const err = await assertRejects(
+      () => model(s.baseUrl).complete(HELLO),
+      ModelConfigError,
+    );
+    assertMatch(err.message, /ANTHROPIC_CUSTOM_HEADERS/);
+    assertMatch(err.message, /--allow-env=/);
+    assertEquals(s.requests.length, 0);
+  },
+});
