@@ -26,7 +26,7 @@ import {
   type SdkErrorClasses,
   SILENT_LOGGER,
 } from "./_sdk.ts";
-import { excerptOf, isObject } from "./_wire.ts";
+import { checkStructuredJson, excerptOf, isObject } from "./_wire.ts";
 import {
   anthropicBody,
   finishReason,
@@ -181,7 +181,8 @@ export class AnthropicMessagesModel implements ChatModel {
    * @param request The request.
    * @returns The answer.
    * @throws {ModelApiError} The API failed, timed out or could not be reached.
-   * @throws {ModelResponseError} The answer is not JSON or not the Messages shape.
+   * @throws {ModelResponseError} The answer is not JSON, not the Messages
+   *   shape, or (structured output asked for) text that is not JSON.
    */
   async complete(request: ChatRequest): Promise<ChatResponse> {
     const sdk = this.#sdk ??= await import(ANTHROPIC_SDK) as AnthropicModule;
@@ -271,6 +272,9 @@ export class AnthropicMessagesModel implements ChatModel {
       content = null;
     } else if (structured !== null && tool_calls.length === 0) {
       finish = "stop";
+    } else if (output && structured === null && content !== null) {
+      // a server that ignored the forced tool: its text must be the JSON
+      checkStructuredJson(content, output.name, this.id);
     }
     const u = raw.usage;
     const n = (v: unknown) => (typeof v === "number" ? v : 0);

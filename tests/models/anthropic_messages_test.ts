@@ -257,6 +257,21 @@ Deno.test("AnthropicMessagesModel.complete() gets structured output through a fo
   );
 });
 
+Deno.test("AnthropicMessagesModel.complete() rejects a text answer to a structured request unless it is JSON", async () => {
+  await using s = startAnthropicServer([
+    message({ content: [{ type: "text", text: "yes, 3" }] }),
+    message({ content: [{ type: "text", text: '{"answer":"yes"}' }] }),
+  ]);
+  const m = model(s.baseUrl);
+  const req = {
+    ...HELLO,
+    response_format: { name: "verdict", schema: { type: "object" } },
+  };
+  const err = await assertRejects(() => m.complete(req), ModelResponseError);
+  assertMatch(err.message, /"verdict".*not JSON/);
+  assertEquals((await m.complete(req)).content, '{"answer":"yes"}');
+});
+
 Deno.test("AnthropicMessagesModel.complete() maps stop reasons: refusal and max_tokens", async () => {
   await using s = startAnthropicServer([
     message({
