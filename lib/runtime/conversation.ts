@@ -72,7 +72,7 @@ export interface ConversationOptions {
   episodeId?: string;
   /** Most model requests for one user message. @default 16 */
   maxRequestsPerTurn?: number;
-  /** Most refused state-changing choices for one user message. @default 3 */
+  /** Most refused choices for one user message; one more stops the conversation. @default 2 */
   maxRefusalsPerTurn?: number;
   /** Lookup fan-out cap (the package's own when absent). */
   fanout?: number;
@@ -180,7 +180,7 @@ export class Conversation {
     this.#caps = caps;
     this.#model = options.model;
     this.#maxRequests = options.maxRequestsPerTurn ?? 16;
-    this.#maxRefusals = options.maxRefusalsPerTurn ?? 3;
+    this.#maxRefusals = options.maxRefusalsPerTurn ?? 2;
     this.#sink = options.sink ?? null;
     this.#ctx = this.#sink
       ? {
@@ -388,23 +388,28 @@ export class Conversation {
     return resp;
   }
 
+  #refuse(
+    call: ChatToolCall,
+    why: string,
+  ): { content: string; refused: string; lookups: LookupResult[] } {
+    this.#stats.refused++;
+    this.#calls.push({
+      tool: call.name,
+      args: call.arguments,
+      by: "refused",
+      write: false,
+      ok: false,
+    });
+    return { content: `Refused: ${why}`, refused: why, lookups: [] };
+  }
+
   /** Answer one tool call: the content for the model, and the lookups it let the package make. */
   async #answer(
     call: ChatToolCall,
   ): Promise<
     { content: string; refused: string | null; lookups: LookupResult[] }
   > {
-    const refuse = (why: string) => {
-      this.#stats.refused++;
-      this.#calls.push({
-        tool: call.name,
-        args: call.arguments,
-        by: "refused",
-        write: false,
-        ok: false,
-      });
-      return { content: `Refused: ${why}`, refused: why, lookups: [] };
-    };
+    const refuse = (why: string) => this.#refuse(call, why);
     if (call.arguments === null) {
       return refuse(
         `the arguments of ${call.name} are not a JSON object (${
@@ -509,9 +514,20 @@ export class Conversation {
         };
       }
       const lookups: LookupResult[] = [];
+      let blocked: string | null = null;
       for (const call of resp.tool_calls) {
-        const a = await this.#answer(call);
-        if (a.refused) refusals++;
+        // After a refused choice, the answer's later state-changing calls
+        // are not made either: they may depend on the refused one.
+        const a = blocked && this.#writes(call.name)
+          ? this.#refuse(
+            call,
+            `not made: ${blocked} in the same answer was refused first`,
+          )
+          : await this.#answer(call);
+        if (a.refused) {
+          refusals++;
+          blocked ??= call.name;
+        }
         lookups.push(...a.lookups);
         this.#messages.push({
           role: "tool",
