@@ -1,5 +1,5 @@
 /**
- * Running a compiled package: `BehaviorRuntime` (tree packages), `AgentSession` (agent-form packages), package loading and checks.
+ * Running a compiled package: `runPackage()` (either form), `BehaviorRuntime` (tree packages), `Conversation` and `AgentSession` (agent-form packages), package loading and checks.
  *
  * @module
  */
@@ -21,3 +21,20 @@ export {
   type SessionCallResult,
 } from "./agent_session.ts";
 export { type BoundTool, callWithArgs, isTool } from "./bind_args.ts";
+export {
+  Conversation,
+  type ConversationCall,
+  type ConversationCapabilities,
+  type ConversationOptions,
+  type ConversationStats,
+  type TurnResult,
+} from "./conversation.ts";
+export {
+  type ConversationRun,
+  type PackageCapabilities,
+  packageForm,
+  type PackageRun,
+  runPackage,
+  type RunPackageOptions,
+} from "./run_package.ts";
+export { type LookupResult } from "./agent_session.ts";
