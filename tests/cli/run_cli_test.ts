@@ -1,0 +1,200 @@
+import { assertEquals, assertOk } from "../_assert.ts";
+import { HarnessStore } from "../../lib/store/mod.ts";
+import {
+  DESK_EFFECTS,
+  generateDeskEpisodes,
+} from "../../examples/order_desk/order_desk.ts";
+import { deskModel } from "../../examples/order_desk/capabilities.ts";
+import { loadEpisodes } from "../../lib/lineage/episodes.ts";
+import { compileBehavior } from "../../lib/compiler/package.ts";
+import type { Signature } from "../../lib/compiler/ir.ts";
+import { tempDir } from "../_helpers.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** `deno task run …` from the checkout: the task's own narrow permissions. */
+async function runTask(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string; err: string }> {
+  const cmd = new Deno.Command(Deno.execPath(), {
+    args: ["task", "--quiet", "run", ...args],
+    cwd: ROOT,
+    env: { NO_COLOR: "1", ...env },
+    clearEnv: false,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const r = await cmd.output();
+  const dec = new TextDecoder();
+  return {
+    code: r.code,
+    out: dec.decode(r.stdout),
+    err: dec.decode(r.stderr),
+  };
+}
+
+/**
+ * A model API on loopback that speaks Chat Completions and answers the
+ * desk's predict leaf with structured output (a rule stands in for the
+ * model's judgment), keeping every request.
+ */
+function deskModelServer(signatures: Record<string, Signature>) {
+  const requests: Record<string, unknown>[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (req) => {
+      const body = await req.json();
+      requests.push(body);
+      const user = body.messages.find((m: { role: string }) =>
+        m.role === "user"
+      );
+      const inputs = JSON.parse(
+        String(user.content).replace(/^Inputs \(JSON\):\n/, ""),
+      );
+      const sig = Object.values(signatures).find((s) =>
+        body.response_format?.json_schema?.name === s.id
+      )!;
+      const out = deskModel.predict(sig, inputs);
+      return Response.json({
+        id: "chatcmpl-desk",
+        object: "chat.completion",
+        created: 0,
+        model: body.model,
+        choices: [{
+          index: 0,
+          message: {
+            role: "assistant",
+            content: JSON.stringify(out),
+            refusal: null,
+          },
+          finish_reason: "stop",
+        }],
+        usage: { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55 },
+      });
+    },
+  );
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/v1`,
+    requests,
+    close: () => server.shutdown(),
+  };
+}
+
+Deno.test("compile.ts run: a tree package (the order desk) runs with --model, its residual leaf answered by a model API over HTTP instead of the demo's hand-written binding", async () => {
+  await using dir = await tempDir();
+  const pkgFile = `${dir.path}/desk.package.json`;
+  {
+    using store = new HarnessStore(`${dir.path}/store`);
+    generateDeskEpisodes(store.sink("desk"), "desk", 120);
+    const eps = await loadEpisodes(store, "desk");
+    const pkg = compileBehavior(eps, { name: "desk", effects: DESK_EFFECTS })
+      .package;
+    Deno.writeTextFileSync(pkgFile, JSON.stringify(pkg));
+  }
+  const pkg = JSON.parse(Deno.readTextFileSync(pkgFile));
+  const server = deskModelServer(pkg.signatures);
+  try {
+    let solved = 0;
+    let modelCalls = 0;
+    for (const episode of [700001, 700002, 700003]) {
+      const r = await runTask([
+        pkgFile,
+        "--capabilities",
+        "examples/order_desk/run_capabilities.ts",
+        "--episode",
+        String(episode),
+        "--model",
+        "openai/desk-judge",
+        "--model-url",
+        server.url,
+        "--json",
+      ]);
+      assertEquals(r.code, 0, r.err + r.out);
+      const out = JSON.parse(r.out);
+      assertEquals(out.form, "tree");
+      assertEquals(out.status, "completed");
+      assertOk(out.model_calls.length >= 1);
+      modelCalls += out.model_calls.length;
+      if (out.outcome?.success) solved++;
+    }
+    assertEquals(solved, 3);
+    assertEquals(
+      server.requests.length,
+      modelCalls,
+      "one request per predict leaf the runs reached",
+    );
+    const first = server.requests[0] as {
+      response_format: { type: string; json_schema: { strict: boolean } };
+    };
+    assertEquals(first.response_format.type, "json_schema");
+    assertOk(first.response_format.json_schema.strict);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("compile.ts run: a model URL nobody answers is a clear error, nothing is run", async () => {
+  await using dir = await tempDir();
+  const pkgFile = `${dir.path}/desk.package.json`;
+  {
+    using store = new HarnessStore(`${dir.path}/store`);
+    generateDeskEpisodes(store.sink("desk"), "desk", 60);
+    const eps = await loadEpisodes(store, "desk");
+    Deno.writeTextFileSync(
+      pkgFile,
+      JSON.stringify(
+        compileBehavior(eps, { name: "desk", effects: DESK_EFFECTS }).package,
+      ),
+    );
+  }
+  // A port that was just free: nothing listens there.
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  const r = await runTask([
+    pkgFile,
+    "--capabilities",
+    "examples/order_desk/run_capabilities.ts",
+    "--episode",
+    "700001",
+    "--model",
+    "openai/desk-judge",
+    "--model-url",
+    `http://127.0.0.1:${port}/v1`,
+  ]);
+  assertEquals(r.code, 1, r.out);
+  assertOk(/cannot reach the model API/i.test(r.err + r.out), r.err + r.out);
+});
+
+Deno.test("compile.ts run: an agent-form package without --model, and an Anthropic model without a key, are errors that say what to give", async () => {
+  const text = Deno.readTextFileSync(
+    new URL("../../fixtures/tau2_retail_slice.json", import.meta.url),
+  );
+  const { loadTauData } = await import("../../lib/eval/tau_data.ts");
+  const slice = loadTauData(text);
+  const pkg = compileBehavior(
+    slice.episodes.filter((e) => e.norm.success).map((e) => e.norm),
+    { name: "retail", effects: slice.effects },
+  ).package;
+  await using dir = await tempDir();
+  const pkgFile = `${dir.path}/retail.package.json`;
+  Deno.writeTextFileSync(pkgFile, JSON.stringify(pkg));
+  const noModel = await runTask([
+    pkgFile,
+    "--capabilities",
+    "examples/order_desk/run_capabilities.ts",
+  ]);
+  assertEquals(noModel.code, 2);
+  assertOk(/--model openai\/MODEL or anthropic\/MODEL/.test(noModel.err));
+  const noKey = await runTask([
+    pkgFile,
+    "--capabilities",
+    "examples/order_desk/run_capabilities.ts",
+    "--model",
+    "anthropic/claude-sonnet-4-5",
+  ], { ANTHROPIC_API_KEY: "" });
+  assertOk(noKey.code !== 0);
+  assertOk(/ANTHROPIC_API_KEY/.test(noKey.err), noKey.err);
+});
