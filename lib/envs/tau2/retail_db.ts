@@ -9,86 +9,135 @@
 
 /** A variant (item) of a product. */
 export interface RetailVariant {
+  /** Item (variant) id. */
   item_id: string;
+  /** Option name → value (color, size, …). */
   options: Record<string, string>;
+  /** Whether it can be ordered. */
   available: boolean;
+  /** Price in dollars. */
   price: number;
 }
 
 /** A product with its variants by item id. */
 export interface RetailProduct {
+  /** Name. */
   name: string;
+  /** Product id. */
   product_id: string;
+  /** Variants by item id. */
   variants: Record<string, RetailVariant>;
 }
 
 /** A postal address. */
 export interface RetailAddress {
+  /** First address line. */
   address1: string;
+  /** Second address line (may be empty). */
   address2: string;
+  /** City. */
   city: string;
+  /** Country. */
   country: string;
+  /** State or province. */
   state: string;
+  /** Zip code. */
   zip: string;
 }
 
 /** A payment method: credit card, PayPal or gift card (with a balance). */
 export interface RetailPaymentMethod {
+  /** Kind: `credit_card`, `paypal` or `gift_card`. */
   source: string;
+  /** Payment method id. */
   id: string;
+  /** Card brand (credit cards). */
   brand?: string;
+  /** Last four digits (credit cards). */
   last_four?: string;
+  /** Balance in dollars (gift cards). */
   balance?: number;
 }
 
 /** A customer. */
 export interface RetailUser {
+  /** User id. */
   user_id: string;
+  /** First and last name. */
   name: { first_name: string; last_name: string };
+  /** Address. */
   address: RetailAddress;
+  /** Email address. */
   email: string;
+  /** Payment methods by id. */
   payment_methods: Record<string, RetailPaymentMethod>;
+  /** Ids of the user's orders. */
   orders: string[];
 }
 
 /** A line of an order. */
 export interface RetailOrderItem {
+  /** Name. */
   name: string;
+  /** Product id. */
   product_id: string;
+  /** Item (variant) id. */
   item_id: string;
+  /** Price in dollars. */
   price: number;
+  /** Option name → value (color, size, …). */
   options: Record<string, string>;
 }
 
 /** A payment or refund of an order. */
 export interface RetailPayment {
+  /** Payment or refund. */
   transaction_type: "payment" | "refund";
+  /** Amount in dollars. */
   amount: number;
+  /** Payment method used. */
   payment_method_id: string;
 }
 
 /** An order; the optional fields appear once a write tool sets them. */
 export interface RetailOrder {
+  /** Order id (`#W…`). */
   order_id: string;
+  /** User id. */
   user_id: string;
+  /** Address. */
   address: RetailAddress;
+  /** Lines of the order. */
   items: RetailOrderItem[];
+  /** Status (`pending`, `delivered`, …). */
   status: string;
+  /** Shipments: tracking ids and the items in them. */
   fulfillments: { tracking_id: string[]; item_ids: string[] }[];
+  /** Payments and refunds, in order. */
   payment_history: RetailPayment[];
+  /** Why it was cancelled. */
   cancel_reason?: string | null;
+  /** Items to exchange (sorted). */
   exchange_items?: string[] | null;
+  /** Items they are exchanged for (sorted). */
   exchange_new_items?: string[] | null;
+  /** Payment method of the exchange. */
   exchange_payment_method_id?: string | null;
+  /** Price difference of the exchange (rounded to cents). */
   exchange_price_difference?: number | null;
+  /** Items to return (sorted). */
   return_items?: string[] | null;
+  /** Payment method of the refund. */
   return_payment_method_id?: string | null;
 }
 
 /** The whole retail database. */
 export interface RetailDb {
+  /** Products by product id. */
   products: Record<string, RetailProduct>;
+  /** Users by user id. */
   users: Record<string, RetailUser>;
+  /** Orders by order id. */
   orders: Record<string, RetailOrder>;
 }
 

@@ -12,9 +12,13 @@ import { type RetailAction, taskSolved } from "./retail_success.ts";
 
 /** A recorded τ² message (the fields the check reads). */
 export interface Tau2Message {
+  /** `assistant`, `user` or `tool`. */
   role: string;
+  /** Tool message: the id of the call it answers. */
   id?: string;
+  /** Text (a tool message's result). */
   content?: string | null;
+  /** Tool calls of an assistant message (arguments an object or JSON text). */
   tool_calls?:
     | {
       id: string;
@@ -26,14 +30,19 @@ export interface Tau2Message {
 
 /** A recorded τ² simulation. */
 export interface Tau2Simulation {
+  /** The task id the file gives. */
   task_id: string;
+  /** τ²'s verdict (`reward` 1 for success). */
   reward_info?: { reward?: number } | null;
+  /** The conversation. */
   messages: Tau2Message[];
 }
 
 /** A τ² task spec (the fields the check reads). */
 export interface Tau2Task {
+  /** Tool message: the id of the call it answers. */
   id: string;
+  /** Ground truth: `actions` are the expected tool calls. */
   evaluation_criteria?: { actions?: RetailAction[] | null } | null;
 }
 

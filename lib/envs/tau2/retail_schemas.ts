@@ -7,10 +7,8 @@
  *
  * @module
  */
-import type { ChatTool } from "../../models/chat_types.ts";
-
-/** A retail tool's schema. */
-export interface RetailToolSchema extends ChatTool {
+/** A retail tool's schema (a `ChatTool` of lib/models/chat_types.ts plus `read_only`). */
+export interface RetailToolSchema {
   /** Tool name. */
   name: string;
   /** What it does. */
