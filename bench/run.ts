@@ -34,3 +34,7 @@ if (only === "reliability") await reliabilityBench();
 if (only === "replicate") await replicateBench();
 if (!only || only === "export") await exportBench();
 if (only === "report") await reportBench();
+if (only === "loop") {
+  const { loopBench } = await import("./loop_bench.ts");
+  await loopBench(Deno.args.slice(1));
+}

@@ -124,6 +124,8 @@ export interface ConversationCall {
   write: boolean;
   /** Whether the tool succeeded (refused: false). */
   ok: boolean;
+  /** Why it was refused. */
+  reason?: string;
 }
 
 const PACKAGE_NOTE =
@@ -399,6 +401,7 @@ export class Conversation {
       by: "refused",
       write: false,
       ok: false,
+      reason: why,
     });
     return { content: `Refused: ${why}`, refused: why, lookups: [] };
   }
