@@ -9,6 +9,14 @@ import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { compileBehavior } from "../../lib/compiler/package.ts";
 import type { Signature } from "../../lib/compiler/ir.ts";
 import { tempDir } from "../_helpers.ts";
+import { loadTauData } from "../../lib/eval/tau_data.ts";
+import { splitByTask } from "../../lib/eval/split_eval.ts";
+import { changesState } from "../../lib/compiler/core_steps.ts";
+import {
+  scriptFromTau2,
+  type Tau2Simulation,
+} from "../../lib/eval/scripted_model.ts";
+import { startScriptedModelServer } from "../../lib/eval/scripted_model_server.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -172,7 +180,6 @@ Deno.test("compile.ts run: an agent-form package without --model, and an Anthrop
   const text = Deno.readTextFileSync(
     new URL("../../fixtures/tau2_retail_slice.json", import.meta.url),
   );
-  const { loadTauData } = await import("../../lib/eval/tau_data.ts");
   const slice = loadTauData(text);
   const pkg = compileBehavior(
     slice.episodes.filter((e) => e.norm.success).map((e) => e.norm),
@@ -197,4 +204,71 @@ Deno.test("compile.ts run: an agent-form package without --model, and an Anthrop
   ], { ANTHROPIC_API_KEY: "" });
   assertOk(noKey.code !== 0);
   assertOk(/ANTHROPIC_API_KEY/.test(noKey.err), noKey.err);
+});
+
+Deno.test("compile.ts run: a held-out τ² retail task finishes with the compiled agent-form package, the retail environment, a scripted --user-file and --model openai/… against a local server", async () => {
+  const read = (p: string) =>
+    Deno.readTextFileSync(new URL(`../../fixtures/${p}`, import.meta.url));
+  const text = read("tau2_retail_slice.json");
+  const matchText = read("tau2_retail_slice_task_match.json");
+  const data = loadTauData(text, { matchText });
+  const { train, held } = splitByTask(data.episodes, 2);
+  const e = held.find((x) => x.id === "tau2_19_0")!;
+  assertOk(e, "tau2_19_0 is held out at seed 2");
+  const pkg = compileBehavior(
+    train.filter((x) => x.norm.success).map((x) => x.norm),
+    { name: "retail", effects: data.effects },
+  ).package;
+  const index = data.episodes.indexOf(e);
+  const sim = JSON.parse(text).simulations[index] as Tau2Simulation;
+  const task = (JSON.parse(matchText).simulations as {
+    index: number;
+    matched_task_id: string;
+  }[]).find((m) => m.index === index)!.matched_task_id;
+  const script = scriptFromTau2(sim);
+  const users = script.users.filter((u) => !/###STOP###/.test(u));
+  await using dir = await tempDir();
+  const pkgFile = `${dir.path}/retail.package.json`;
+  Deno.writeTextFileSync(pkgFile, JSON.stringify(pkg));
+  const userFile = `${dir.path}/user.jsonl`;
+  Deno.writeTextFileSync(
+    userFile,
+    users.map((u) => JSON.stringify(u)).join("\n") + "\n",
+  );
+  const writes = new Set(
+    Object.keys(data.effects).filter((t) => changesState(data.effects, t)),
+  );
+  await using server = startScriptedModelServer({ writes });
+  const baseUrl = server.addScript(script);
+  const r = await runTask([
+    pkgFile,
+    "--capabilities",
+    "examples/tau2/retail_capabilities.ts",
+    "--model",
+    "openai/recorded-agent",
+    "--model-url",
+    baseUrl,
+    "--user-file",
+    userFile,
+    "--json",
+    "--",
+    "--tasks",
+    "fixtures/tau2_retail_slice.json",
+    "--task",
+    task,
+  ]);
+  assertEquals(r.code, 0, r.err + r.out);
+  const out = JSON.parse(r.out);
+  assertEquals(out.form, "agent");
+  assertEquals(out.status, "completed");
+  assertEquals(out.turns, users.length);
+  assertEquals(out.outcome.success, true, JSON.stringify(out.outcome));
+  assertOk(out.stats.lookups > 0);
+  assertEquals(out.stats.refused, 0);
+  const turns = script.turns.length;
+  assertOk(
+    out.stats.model_requests < turns,
+    `${out.stats.model_requests} requests, ${turns} recorded turns`,
+  );
+  assertEquals(server.stats(script.id).requests, out.stats.model_requests);
 });
