@@ -128,9 +128,11 @@ export async function inspectCapture(
     if (ev.kind === "episode.finished") e.ep.finished = true;
     if (ev.kind === "tool.call.started") e.open.add(ev.event_id);
     if (ev.kind === "model.responded") {
-      const usage = (ev.payload.response as {
-        usage?: { input_tokens?: unknown; output_tokens?: unknown };
-      } | null)?.usage;
+      type Usage = { input_tokens?: unknown; output_tokens?: unknown };
+      // Hosts and conversations put usage in the response; a tree leaf's
+      // response is its outputs, so the runtime puts usage beside it.
+      const usage = (ev.payload.response as { usage?: Usage } | null)?.usage ??
+        (ev.payload as { usage?: Usage }).usage;
       if (usage && typeof usage.input_tokens === "number") {
         const t = (e.ep.tokens ??= { input: 0, output: 0, responses: 0 });
         t.input += usage.input_tokens;

@@ -276,10 +276,25 @@ export class BehaviorRuntime {
       }),
     );
     const outputs = await this.#model!.predict(req.signature!, inputs);
+    // A binding over a model API reports the answer's token usage.
+    const usage = (this.#model as { lastUsage?: unknown }).lastUsage as
+      | { prompt_tokens: number; completion_tokens: number }
+      | null
+      | undefined;
     trace?.emit(
-      modelResponded(trace.ctx, { node_id: req.node.id, response: outputs }, {
-        parentEventId: requested!.event_id,
-      }),
+      modelResponded(trace.ctx, {
+        node_id: req.node.id,
+        response: outputs,
+        ...(usage
+          ? {
+            usage: {
+              input_tokens: usage.prompt_tokens,
+              output_tokens: usage.completion_tokens,
+              total_tokens: usage.prompt_tokens + usage.completion_tokens,
+            },
+          }
+          : {}),
+      }, { parentEventId: requested!.event_id }),
     );
     return { outputs };
   }

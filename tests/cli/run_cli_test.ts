@@ -272,3 +272,42 @@ Deno.test("compile.ts run: a held-out τ² retail task finishes with the compile
   );
   assertEquals(server.stats(script.id).requests, out.stats.model_requests);
 });
+
+Deno.test("runPackage: a tree package's residual leaf through chatModelBinding records the API's token usage in model.responded", async () => {
+  const { runPackage } = await import("../../lib/runtime/run_package.ts");
+  const { chatModelBinding } = await import("../../lib/models/leaf_binding.ts");
+  const { openModel } = await import("../../lib/models/open_model.ts");
+  const { createCapabilities } = await import(
+    "../../examples/order_desk/capabilities.ts"
+  );
+  await using dir = await tempDir();
+  using store = new HarnessStore(`${dir.path}/store`);
+  generateDeskEpisodes(store.sink("desk"), "desk", 60);
+  const pkg = compileBehavior(await loadEpisodes(store, "desk"), {
+    name: "desk",
+    effects: DESK_EFFECTS,
+  }).package;
+  const server = deskModelServer(pkg.signatures);
+  try {
+    const events: { kind: string; payload: Record<string, unknown> }[] = [];
+    const caps = createCapabilities({ episode: 700004 });
+    const run = await runPackage(pkg, caps, {
+      chatBinding: chatModelBinding(
+        openModel("openai/desk-judge", { url: server.url, env: {} }),
+      ),
+      sink: { emit: (e) => void events.push(e) },
+    });
+    assertEquals(run.form, "tree");
+    const responded = events.filter((e) => e.kind === "model.responded");
+    assertOk(responded.length >= 1);
+    for (const r of responded) {
+      assertEquals(r.payload.usage, {
+        input_tokens: 50,
+        output_tokens: 5,
+        total_tokens: 55,
+      });
+    }
+  } finally {
+    await server.close();
+  }
+});
