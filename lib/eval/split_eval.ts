@@ -5,7 +5,9 @@
  * family: the package sees only what the agent sees), and replay every
  * held-out episode through it.
  *
- * Scoring (never flattering):
+ * Scoring (never flattering; only the agent's calls count: calls the user
+ * makes on their own device in dual-control conversations are counted
+ * apart as `user_calls`):
  * - a call is **deterministic** only when the package made exactly that
  *   call (same tool, same arguments, between the same writes) before the
  *   agent asked for it, with no model call;
@@ -34,8 +36,10 @@ export interface SeedResult {
   held_out: number;
   /** The form the compiler chose. */
   form: string;
-  /** Held-out tool calls. */
+  /** Held-out tool calls of the agent (never the user's). */
   calls: number;
+  /** Held-out tool calls the user made on their own device (dual control), counted apart. */
+  user_calls: number;
   /** Made by the package with no model call. */
   deterministic: number;
   /** State-changing calls through the choice leaf. */
@@ -135,6 +139,7 @@ export function evaluateSeed(
     held_out: held.length,
     form: agentForm ? "agent" : "tree",
     calls: 0,
+    user_calls: 0,
     deterministic: 0,
     choices: 0,
     model_reads: 0,
@@ -154,6 +159,7 @@ export function evaluateSeed(
   };
   for (const e of held) {
     out.calls += e.norm.steps.length;
+    out.user_calls += e.userCalls;
     out.agent_turns += e.turns;
     if (!agentForm) {
       const cov = emptyCoverage();

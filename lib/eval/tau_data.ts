@@ -2,7 +2,9 @@
  * τ-bench and τ²-bench trajectory files for the evaluation: episodes
  * (imported, sealed, normalized), assistant turns per call, the tool
  * effects of the domain, and ground-truth actions per episode (through a
- * task-match file when the file's own task ids are wrong). The effects are
+ * task-match file when the file's own task ids are wrong). User-side tool
+ * calls (dual control, τ² telecom) are counted apart: they are neither
+ * steps nor assistant turns. The effects are
  * what `compile.ts` would use for the same file imported without
  * `--effects`: `resolveEffects` over the imported episodes (τ²'s declared
  * tool types for its domain, else read-only names guessed, else unknown).
@@ -15,7 +17,7 @@ import {
   type ImportFormat,
 } from "../importers/trajectories.ts";
 import type { Episode, NormEpisode } from "../lineage/records.ts";
-import { normalizeEpisode } from "../lineage/normalize.ts";
+import { isUserSideCall, normalizeEpisode } from "../lineage/normalize.ts";
 import type { Effects } from "../compiler/core_steps.ts";
 import { type EffectsResolution, resolveEffects } from "../compiler/effects.ts";
 
@@ -45,6 +47,8 @@ export interface EvalEpisode {
   textTurns: Set<number>;
   /** Ground-truth actions (empty when unknown). */
   truth: TruthAction[];
+  /** Tool calls the user made on their own device (dual control; never steps). */
+  userCalls: number;
 }
 
 function turnsOf(
@@ -55,6 +59,11 @@ function turnsOf(
   let turn = -1;
   let prev: string | null = null;
   for (const ev of episode.events) {
+    if (isUserSideCall(ev)) {
+      // The user's own device (dual control): not an assistant turn.
+      prev = "user";
+      continue;
+    }
     if (ev.kind === "message" && ev.payload.role === "assistant") {
       turn++;
       textTurns.add(turn);
@@ -153,6 +162,9 @@ export function loadTauData(
       episode,
       norm,
       truth,
+      userCalls: episode.events.filter((ev) =>
+        ev.kind === "tool.call.started" && isUserSideCall(ev)
+      ).length,
       ...turnsOf(episode),
     };
   });

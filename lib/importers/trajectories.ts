@@ -16,6 +16,14 @@
  * episode gets a `toolset.exposed` right after `episode.started`, with the
  * tools' effects as MCP annotations (see `tool_defs.ts`).
  *
+ * Dual control (τ² telecom): the user has tools too (their own device).
+ * A call on a user message (τ²'s `requestor: "user"`) and its result are
+ * tool events with `actor: "user"`; normalization never makes them steps
+ * (the package never calls them) and binds what the device showed as
+ * something the user provided. A user-side call without its result, or a
+ * result naming a call of the other party, is an {@linkcode ImportError}
+ * (see `_calls.ts`). `--tools` restricts the agent's calls only.
+ *
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
@@ -33,29 +41,16 @@ import {
 } from "../trace/events.ts";
 import { sha256Digest } from "../trace/hash.ts";
 import { openaiToolset, tau2Toolset } from "./tool_defs.ts";
+import { CallLedger, parseCall, type Party, requestorOf } from "./_calls.ts";
+import { ImportError } from "./import_error.ts";
+
+export { ImportError };
 
 /** Supported formats. */
 export const IMPORT_FORMATS = ["openai-messages", "tau-bench", "tau2"] as const;
 
 /** A supported format. */
 export type ImportFormat = typeof IMPORT_FORMATS[number];
-
-/** A file that is not what its format says, with where. */
-export class ImportError extends SyntaxError {
-  /** Where: `trajectory 3, message 12`. */
-  readonly position: string;
-  /**
-   * Create a `ImportError`.
-   *
-   * @param position Where.
-   * @param message What is wrong.
-   */
-  constructor(position: string, message: string) {
-    super(`Cannot import: ${position}: ${message}; nothing was imported`);
-    this.name = "ImportError";
-    this.position = position;
-  }
-}
 
 /** One trajectory, normalized across formats. */
 interface Trajectory {
@@ -67,6 +62,8 @@ interface Trajectory {
   style: "openai" | "tau2";
   /** The tools the file says the agent had, or null. */
   toolset: ToolsetExposedPayload | null;
+  /** τ²'s simulation id, when the file gives one. */
+  simulation?: string;
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -97,6 +94,7 @@ function trajectories(format: ImportFormat, data: unknown): Trajectory[] {
         messages: s.messages,
         style: "tau2",
         toolset,
+        ...(typeof s.id === "string" && s.id ? { simulation: s.id } : {}),
       };
     });
   }
@@ -163,11 +161,9 @@ export interface ConvertOptions {
   fileName?: string;
   /** Clock (events get import time; order within an episode is by position). */
   now?: () => Date;
-  /** The domain's tools: a call of any other tool is refused (all tools when absent). */
+  /** The domain's tools: an agent call of any other tool is refused (all tools when absent; user-side calls are not checked). */
   tools?: readonly string[] | null;
 }
-
-const TOOL_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /**
  * Convert a parsed file into events, per episode.
@@ -220,10 +216,12 @@ export function convertTrajectories(
       }),
       ...(t.toolset ? [toolsetExposed(ctx, t.toolset)] : []),
     ];
-    const pending = new Map<string, UnsealedEvent>();
-    const callMessage = new Map<string, number>();
+    const ledger = new CallLedger();
+    const at = `trajectory ${index} (task ${t.task_id}${
+      t.simulation ? `, simulation ${t.simulation}` : ""
+    })`;
     t.messages.forEach((m, j) => {
-      const where = `trajectory ${index} (task ${t.task_id}), message ${j}`;
+      const where = `${at}, message ${j}`;
       if (!isObj(m) || typeof m.role !== "string") {
         throw new ImportError(where, "a message needs a role");
       }
@@ -235,77 +233,42 @@ export function convertTrajectories(
       if (m.role === "user" && content) {
         events.push(message(ctx, { role: "user", text: content }));
       }
-      if (m.role === "assistant") {
-        if (content && content !== "None") {
-          events.push(message(ctx, { role: "assistant", text: content }));
-        }
+      if (m.role === "assistant" && content && content !== "None") {
+        events.push(message(ctx, { role: "assistant", text: content }));
+      }
+      if (m.role === "assistant" || m.role === "user") {
+        // In dual-control conversations (τ² telecom) the user calls tools
+        // on their own device: those calls are the user's, never the agent's.
+        const party: Party = m.role;
         const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
         calls.forEach((c, k) => {
-          if (!isObj(c)) {
-            throw new ImportError(`${where}, tool call ${k}`, "not an object");
-          }
-          const fn = t.style === "openai" && isObj(c.function) ? c.function : c;
-          const name = fn.name;
-          if (typeof name !== "string") {
-            throw new ImportError(`${where}, tool call ${k}`, "no tool name");
-          }
-          if (!TOOL_NAME.test(name)) {
-            throw new ImportError(
-              `${where}, tool call ${k}`,
-              `${JSON.stringify(name.slice(0, 80))} is not a tool name`,
-            );
-          }
-          if (options.tools && !options.tools.includes(name)) {
-            throw new ImportError(
-              `${where}, tool call ${k}`,
-              `unknown tool ${JSON.stringify(name)} (the domain has ${
-                options.tools.join(", ")
-              })`,
-            );
-          }
-          let args = fn.arguments;
-          if (typeof args === "string") {
-            try {
-              args = JSON.parse(args || "{}");
-            } catch {
-              throw new ImportError(
-                `${where}, tool call ${k}`,
-                "arguments are not JSON",
-              );
-            }
-          }
-          if (!isObj(args)) args = {};
-          const id = typeof c.id === "string" ? c.id : `${j}_${k}`;
-          const ev = toolCallStarted(ctx, {
-            tool: { host_name: name, logical_id: name },
-            arguments: args as Record<string, unknown>,
-            host_call_id: id,
+          const call = parseCall(c, {
+            style: t.style,
+            party,
+            tools: party === "assistant" ? options.tools ?? null : null,
+            message: j,
+            index: k,
+            where: `${where}, tool call ${k}`,
           });
-          pending.set(id, ev);
-          callMessage.set(ev.event_id, j);
+          const ev = toolCallStarted(ctx, {
+            tool: { host_name: call.name, logical_id: call.name },
+            arguments: call.args,
+            host_call_id: call.id,
+          }, party === "user" ? { actor: "user" } : {});
+          ledger.open(call.id, { event: ev, party, message: j });
           events.push(ev);
         });
       }
       if (m.role === "tool") {
-        const id = typeof m.id === "string"
-          ? m.id
-          : typeof m.tool_call_id === "string"
-          ? m.tool_call_id
-          : null;
-        let start = id !== null ? pending.get(id) : undefined;
-        if (!start && id === null && typeof m.name === "string") {
-          // Old logs name the tool instead of the call: take the oldest open call of it.
-          start = [...pending.values()].find((e) =>
-            (e.payload.tool as { host_name: string }).host_name === m.name
-          );
-        }
-        if (!start) {
-          throw new ImportError(
-            where,
-            `a tool result without its call${id ? ` (id ${id})` : ""}`,
-          );
-        }
-        pending.delete(start.payload.host_call_id as string);
+        const { event: start, party } = ledger.take({
+          id: typeof m.id === "string"
+            ? m.id
+            : typeof m.tool_call_id === "string"
+            ? m.tool_call_id
+            : null,
+          name: typeof m.name === "string" ? m.name : null,
+          party: requestorOf(m),
+        }, where);
         const common = {
           tool: start.payload.tool as {
             host_name: string;
@@ -314,7 +277,10 @@ export function convertTrajectories(
           arguments: start.payload.arguments as Record<string, unknown>,
           host_call_id: start.payload.host_call_id as string,
         };
-        const opts = { parentEventId: start.event_id };
+        const opts = {
+          parentEventId: start.event_id,
+          ...(party === "user" ? { actor: "user" } : {}),
+        };
         if (m.error === true || /^Error:/.test(content)) {
           events.push(
             toolCallFailed(
@@ -333,15 +299,18 @@ export function convertTrajectories(
         }
       }
     });
-    if (pending.size && format !== "openai-messages") {
-      const open = [...pending.values()][0];
+    const open = ledger.pending();
+    // A user-side call always needs its result (the user acted on it); an
+    // agent's call may stay open only in OpenAI-message logs.
+    const unanswered = format !== "openai-messages"
+      ? open[0]
+      : open.find((c) => c.party === "user");
+    if (unanswered) {
       throw new ImportError(
-        `trajectory ${index} (task ${t.task_id}), message ${
-          callMessage.get(open.event_id)
-        }`,
-        `the call of ${
-          (open.payload.tool as { host_name: string }).host_name
-        } (id ${open.payload.host_call_id}) has no tool result`,
+        `${at}, message ${unanswered.message}`,
+        `the ${unanswered.party === "user" ? "user's " : ""}call of ${
+          (unanswered.event.payload.tool as { host_name: string }).host_name
+        } (id ${unanswered.event.payload.host_call_id}) has no tool result`,
       );
     }
     if (t.reward !== null) {
@@ -355,7 +324,7 @@ export function convertTrajectories(
     }
     events.push(episodeFinished(ctx, {
       reason: "imported",
-      incomplete_calls: [...pending.values()].map((e) => e.event_id),
+      incomplete_calls: open.map((c) => c.event.event_id),
     }));
     return { episode_id: episodeId, events };
   });

@@ -5,6 +5,8 @@
  * as `input.text`, every user message so far as `input.user[k]` and the
  * newest as `input.latest`, the episode's task as `input.task`) and every
  * earlier successful step's result under its store name. No model is used.
+ * User-side tool calls (dual control, `actor: "user"`) are not steps; what
+ * they showed counts among the user messages.
  *
  * @module
  */
@@ -154,8 +156,8 @@ function wantedValues(events: TraceEvent[]): Set<string | number> {
   const wanted = new Set<string | number>();
   for (const ev of events) {
     if (
-      ev.kind !== "tool.call.started" && ev.kind !== "tool.call.completed" &&
-      ev.kind !== "tool.call.failed"
+      (ev.kind !== "tool.call.started" && ev.kind !== "tool.call.completed" &&
+        ev.kind !== "tool.call.failed") || isUserSideCall(ev)
     ) continue;
     const args = ev.payload.arguments as Record<string, unknown> | undefined;
     if (!args) continue;
@@ -177,6 +179,33 @@ function wantedValues(events: TraceEvent[]): Set<string | number> {
   return wanted;
 }
 
+/**
+ * Whether an event is part of a user-side tool call (dual control: the
+ * user's own device, `actor: "user"`): never a step of the agent.
+ *
+ * @param ev An event.
+ * @returns True for a user-side `tool.call.*` event.
+ */
+export function isUserSideCall(ev: TraceEvent): boolean {
+  return ev.actor === "user" && ev.kind.startsWith("tool.call.");
+}
+
+/**
+ * What a user-side tool call showed the user, as text: the result's own
+ * text (`result_text`, or the result when it is a string, else its JSON);
+ * null for anything else.
+ *
+ * @param ev An event.
+ * @returns The text, or null.
+ */
+export function userSideText(ev: TraceEvent): string | null {
+  if (!isUserSideCall(ev) || ev.kind !== "tool.call.completed") return null;
+  const p = ev.payload;
+  if (typeof p.result_text === "string") return p.result_text;
+  if (typeof p.result === "string") return p.result;
+  return p.result === undefined ? null : JSON.stringify(p.result);
+}
+
 interface Call {
   start: TraceEvent | null;
   end: TraceEvent | null;
@@ -186,6 +215,7 @@ function pairCalls(events: TraceEvent[]): Call[] {
   const calls: Call[] = [];
   const byStart = new Map<string, Call>();
   for (const ev of events) {
+    if (isUserSideCall(ev)) continue;
     if (ev.kind === "tool.call.started") {
       const c = { start: ev, end: null };
       calls.push(c);
@@ -247,14 +277,17 @@ export function normalizeEpisode(
   }
   if (Object.keys(input).length) index.add("input", input);
   // Every user message, bound in order as `input.user[k]` before the first
-  // call that follows it (`input.latest` is the newest).
+  // call that follows it (`input.latest` is the newest). What a user-side
+  // call showed on the user's own device (dual control) is something the
+  // user provided too: it is bound the same way, in its place.
   const position = new Map(episode.events.map((e, i) => [e.event_id, i]));
-  const userMessages = episode.events.flatMap((e, i) =>
-    e.kind === "message" && e.payload.role === "user" &&
-      typeof e.payload.text === "string"
-      ? [{ at: i, text: e.payload.text }]
-      : []
-  );
+  const userMessages = episode.events.flatMap((e, i) => {
+    const text = e.kind === "message" && e.payload.role === "user" &&
+        typeof e.payload.text === "string"
+      ? e.payload.text
+      : userSideText(e);
+    return text === null ? [] : [{ at: i, text }];
+  });
   let bound = 0;
   const bindUserMessagesBefore = (at: number) => {
     while (bound < userMessages.length && userMessages[bound].at < at) {
