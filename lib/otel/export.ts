@@ -13,60 +13,35 @@
  * @module
  */
 import type { TraceEvent } from "../trace/event.ts";
-import { sha256Hex } from "../trace/hash.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
+import {
+  clip,
+  derivedId,
+  int,
+  nanos,
+  type OtlpSpan,
+  type OtlpTraces,
+  str,
+} from "./otlp_types.ts";
+import {
+  chatSpan,
+  errorMessage,
+  errorType,
+  type GenAiMessage,
+  providerOf,
+  rootSpan,
+  spanIdOf,
+} from "./_spans.ts";
 
-/** An OTLP attribute. */
-export interface OtlpAttribute {
-  /** Key. */
-  key: string;
-  /** Value (one of the OTLP value kinds). */
-  value:
-    | { stringValue: string }
-    | { intValue: string }
-    | { doubleValue: number }
-    | { boolValue: boolean };
-}
-
-/** An OTLP span (JSON mapping: hex ids, nanosecond strings). */
-export interface OtlpSpan {
-  /** 32 hex. */
-  traceId: string;
-  /** 16 hex. */
-  spanId: string;
-  /** 16 hex, absent for a root. */
-  parentSpanId?: string;
-  /** Span name. */
-  name: string;
-  /** 1 internal, 3 client. */
-  kind: number;
-  /** Start, ns since the epoch, as a string. */
-  startTimeUnixNano: string;
-  /** End, ns, as a string. */
-  endTimeUnixNano: string;
-  /** Attributes. */
-  attributes: OtlpAttribute[];
-  /** Span events. */
-  events?: {
-    timeUnixNano: string;
-    name: string;
-    attributes: OtlpAttribute[];
-  }[];
-  /** 0 unset, 1 ok, 2 error. */
-  status: { code: number; message?: string };
-}
-
-/** An OTLP/HTTP JSON export request. */
-export interface OtlpTraces {
-  /** Resource spans. */
-  resourceSpans: {
-    resource: { attributes: OtlpAttribute[] };
-    scopeSpans: {
-      scope: { name: string; version: string };
-      spans: OtlpSpan[];
-    }[];
-  }[];
-}
+export {
+  derivedId,
+  type OtlpAnyValue,
+  type OtlpAttribute,
+  type OtlpSpan,
+  type OtlpSpanEvent,
+  type OtlpTraces,
+  str,
+} from "./otlp_types.ts";
 
 /** Options of {@linkcode captureToOtlp}. */
 export interface OtlpExportOptions {
@@ -74,29 +49,6 @@ export interface OtlpExportOptions {
   maxValueChars?: number;
   /** `service.name`. @default "harness" */
   serviceName?: string;
-}
-
-/** A string attribute. */
-export function str(key: string, v: string): OtlpAttribute {
-  return { key, value: { stringValue: v } };
-}
-
-function int(key: string, v: number): OtlpAttribute {
-  return { key, value: { intValue: String(Math.round(v)) } };
-}
-
-function nanos(iso: string): string {
-  return (BigInt(Date.parse(iso)) * 1_000_000n).toString();
-}
-
-/** A deterministic id of `bytes` bytes (hex) from a seed. */
-export function derivedId(seed: string, bytes: 8 | 16): string {
-  return sha256Hex(seed).slice(0, bytes * 2);
-}
-
-function clip(value: unknown, max: number): string {
-  const text = typeof value === "string" ? value : canonicalJson(value ?? null);
-  return text.length > max ? text.slice(0, max) + "…[truncated]" : text;
 }
 
 /** Options of an {@linkcode OtlpSpanBuilder}. */
@@ -119,6 +71,10 @@ export interface OtlpSpanBuilderOptions {
 
 /** Finished episodes remembered (so late events do not open a second root). */
 const CLOSED_EPISODES_KEPT = 100_000;
+/** Finished roots kept, so a late outcome re-sends its root with it. */
+const CLOSED_ROOTS_KEPT = 1_000;
+/** Messages kept on one root span; later ones are counted, not kept. */
+const MAX_ROOT_MESSAGES = 512;
 
 interface OpenEpisode {
   traceId: string;
@@ -126,14 +82,27 @@ interface OpenEpisode {
   root: OtlpSpan;
   /** Timestamp of its latest event (the root's end, set when it finishes). */
   last: string;
+  /** Sequence of its first event seen. */
+  first: number;
+  input: { msg: GenAiMessage; seq: number }[];
+  output: { msg: GenAiMessage; seq: number }[];
+  droppedMessages: number;
+  provider: string | null;
+}
+
+interface OpenCall {
+  span: OtlpSpan;
+  seq: number;
 }
 
 /**
  * Builds spans event by event, for a whole capture or a live stream: a
  * chat span as soon as the model responded, a tool span when its call
- * completes or fails, an episode's root span when the episode gets its
- * outcome (or at {@linkcode OtlpSpanBuilder.finish}). Ids are derived from
- * event ids, so a stream and a whole-capture export give the same spans.
+ * completes or fails, an episode's root span when the episode finishes or
+ * gets its outcome (or at {@linkcode OtlpSpanBuilder.finish}); an outcome
+ * marked after the episode finished sends its root again with it. Ids are
+ * derived from event ids, so a stream and a whole-capture export give the
+ * same spans.
  */
 export class OtlpSpanBuilder {
   readonly #captureId: string;
@@ -141,9 +110,10 @@ export class OtlpSpanBuilder {
   readonly #maxEpisodes: number;
   readonly #maxCalls: number;
   readonly #episodes = new Map<string, OpenEpisode>();
-  readonly #calls = new Map<string, OtlpSpan>();
+  readonly #calls = new Map<string, OpenCall>();
   /** Episodes whose root was sent (bounded like the open ones). */
   readonly #closed = new Set<string>();
+  readonly #closedRoots = new Map<string, OtlpSpan>();
 
   /**
    * Create a builder.
@@ -158,6 +128,23 @@ export class OtlpSpanBuilder {
     this.#maxCalls = options.maxOpenCalls ?? Infinity;
   }
 
+  /**
+   * The lowest sequence an open episode or call started at: replaying the
+   * capture from there rebuilds what this builder holds.
+   *
+   * @returns The sequence, or null when nothing is open.
+   */
+  oldestOpenSequence(): number | null {
+    let min: number | null = null;
+    for (const e of this.#episodes.values()) {
+      if (min === null || e.first < min) min = e.first;
+    }
+    for (const c of this.#calls.values()) {
+      if (min === null || c.seq < min) min = c.seq;
+    }
+    return min;
+  }
+
   #episode(ev: TraceEvent, out: OtlpSpan[]): OpenEpisode {
     const open = this.#episodes.get(ev.episode_id);
     if (open) {
@@ -168,19 +155,18 @@ export class OtlpSpanBuilder {
       traceId: derivedId(`${this.#captureId}/${ev.episode_id}`, 16),
       rootId: derivedId(`${this.#captureId}/${ev.episode_id}/root`, 8),
     };
-    if (this.#closed.has(ev.episode_id)) {
-      // The root went out already: later spans still hang under it.
-      return {
-        ...ids,
-        root: rootSpan(this.#captureId, ev, ids),
-        last: ev.timestamp,
-      };
-    }
-    const fresh = {
+    const fresh: OpenEpisode = {
       ...ids,
       root: rootSpan(this.#captureId, ev, ids),
       last: ev.timestamp,
+      first: ev.sequence,
+      input: [],
+      output: [],
+      droppedMessages: 0,
+      provider: null,
     };
+    // The root went out already: later spans still hang under it.
+    if (this.#closed.has(ev.episode_id)) return fresh;
     this.#episodes.set(ev.episode_id, fresh);
     if (this.#episodes.size > this.#maxEpisodes) {
       const oldest = this.#episodes.keys().next().value!;
@@ -197,69 +183,83 @@ export class OtlpSpanBuilder {
    */
   add(ev: TraceEvent): OtlpSpan[] {
     if (ev.episode_id === "_capture") return [];
-    const out: OtlpSpan[] = [];
-    const { traceId, rootId, root } = this.#episode(ev, out);
     const p = ev.payload as Record<string, unknown>;
+    if (
+      ev.kind === "annotation" && p.type === "episode.outcome" &&
+      this.#closedRoots.has(ev.episode_id)
+    ) {
+      // Marked after the episode finished: send its root again with it.
+      const root = structuredClone(this.#closedRoots.get(ev.episode_id)!);
+      setOutcome(root, ev);
+      this.#closedRoots.set(ev.episode_id, root);
+      return [root];
+    }
+    const out: OtlpSpan[] = [];
+    const episode = this.#episode(ev, out);
+    const { traceId, rootId, root } = episode;
     const max = this.#max;
     if (ev.kind === "message") {
-      (root.events ??= []).push({
-        timeUnixNano: nanos(ev.timestamp),
-        name: p.role === "user"
-          ? "gen_ai.user.message"
-          : "gen_ai.assistant.message",
-        attributes: [
-          str("gen_ai.message.content", String(p.text ?? "")),
-          str("harness.event_id", ev.event_id),
-          int("harness.sequence", ev.sequence),
-        ],
-      });
-    } else if (ev.kind === "annotation" && p.type === "episode.outcome") {
-      root.attributes.push({
-        key: "harness.outcome.success",
-        value: { boolValue: p.success === true },
-      }, int("harness.outcome.sequence", ev.sequence));
-      if (p.outcome !== undefined && p.outcome !== null) {
-        root.attributes.push(str("harness.outcome", canonicalJson(p.outcome)));
+      const role = p.role === "user" ? "user" : "assistant";
+      const list = role === "user" ? episode.input : episode.output;
+      if (episode.input.length + episode.output.length >= MAX_ROOT_MESSAGES) {
+        episode.droppedMessages++;
+      } else {
+        list.push({
+          msg: {
+            role,
+            parts: [{ type: "text", content: clip(String(p.text ?? ""), max) }],
+          },
+          seq: ev.sequence,
+        });
       }
-      if (p.success === false) root.status = { code: 2, message: "failed" };
+    } else if (ev.kind === "annotation" && p.type === "episode.outcome") {
+      setOutcome(root, ev);
+      out.push(...this.finishEpisode(ev.episode_id));
+    } else if (ev.kind === "episode.finished") {
       out.push(...this.finishEpisode(ev.episode_id));
     } else if (ev.kind === "tool.call.started") {
       const tool = p.tool as { host_name: string; logical_id: string | null };
+      const parent = ev.parent_event_id
+        ? this.#calls.get(ev.parent_event_id)
+        : undefined;
       this.#calls.set(ev.event_id, {
-        traceId,
-        spanId: derivedId(ev.event_id, 8),
-        parentSpanId: rootId,
-        name: `execute_tool ${tool.host_name}`,
-        kind: 1,
-        startTimeUnixNano: nanos(ev.timestamp),
-        endTimeUnixNano: nanos(ev.timestamp),
-        attributes: [
-          str("gen_ai.operation.name", "execute_tool"),
-          str("gen_ai.tool.name", tool.host_name),
-          str(
-            "gen_ai.tool.call.id",
-            typeof p.host_call_id === "string" ? p.host_call_id : ev.event_id,
-          ),
-          str("gen_ai.tool.call.arguments", clip(p.arguments ?? {}, max)),
-          str("harness.event_id", ev.event_id),
-          str("harness.event_hash", ev.event_hash),
-          int("harness.sequence", ev.sequence),
-          ...(tool.logical_id
-            ? [str("harness.tool.logical_id", tool.logical_id)]
-            : []),
-        ],
-        status: { code: 0 },
+        seq: ev.sequence,
+        span: {
+          traceId,
+          spanId: spanIdOf(ev.event_id),
+          parentSpanId: parent ? parent.span.spanId : rootId,
+          name: `execute_tool ${tool.host_name}`,
+          kind: 1,
+          startTimeUnixNano: nanos(ev.timestamp),
+          endTimeUnixNano: nanos(ev.timestamp),
+          attributes: [
+            str("gen_ai.operation.name", "execute_tool"),
+            str("gen_ai.tool.name", tool.host_name),
+            str(
+              "gen_ai.tool.call.id",
+              typeof p.host_call_id === "string" ? p.host_call_id : ev.event_id,
+            ),
+            str("gen_ai.tool.call.arguments", clip(p.arguments ?? {}, max)),
+            str("harness.event_id", ev.event_id),
+            str("harness.event_hash", ev.event_hash),
+            int("harness.sequence", ev.sequence),
+            ...(tool.logical_id
+              ? [str("harness.tool.logical_id", tool.logical_id)]
+              : []),
+          ],
+          status: { code: 0 },
+        },
       });
       if (this.#calls.size > this.#maxCalls) {
         const oldest = this.#calls.keys().next().value!;
-        out.push(incomplete(this.#calls.get(oldest)!));
+        out.push(incomplete(this.#calls.get(oldest)!.span));
         this.#calls.delete(oldest);
       }
     } else if (
       (ev.kind === "tool.call.completed" || ev.kind === "tool.call.failed") &&
       ev.parent_event_id && this.#calls.has(ev.parent_event_id)
     ) {
-      const span = this.#calls.get(ev.parent_event_id)!;
+      const span = this.#calls.get(ev.parent_event_id)!.span;
       this.#calls.delete(ev.parent_event_id);
       span.endTimeUnixNano = nanos(ev.timestamp);
       span.attributes.push(
@@ -281,7 +281,8 @@ export class OtlpSpanBuilder {
       }
       out.push(span);
     } else if (ev.kind === "model.responded") {
-      out.push(chatSpan(ev, traceId, rootId));
+      episode.provider ??= providerOf(ev);
+      out.push(chatSpan(ev, traceId, rootId, max));
     }
     return out;
   }
@@ -295,17 +296,42 @@ export class OtlpSpanBuilder {
   finishEpisode(episodeId: string): OtlpSpan[] {
     const open = this.#episodes.get(episodeId);
     if (!open) return [];
-    open.root.endTimeUnixNano = nanos(open.last);
-    const out: OtlpSpan[] = [open.root];
-    for (const [id, span] of this.#calls) {
-      if (span.traceId !== open.traceId) continue;
-      out.push(incomplete(span));
+    const root = open.root;
+    root.endTimeUnixNano = nanos(open.last);
+    if (open.provider) {
+      root.attributes.push(str("gen_ai.provider.name", open.provider));
+    }
+    for (
+      const [key, list] of [["input", open.input], [
+        "output",
+        open.output,
+      ]] as const
+    ) {
+      if (list.length === 0) continue;
+      root.attributes.push(
+        str(`gen_ai.${key}.messages`, JSON.stringify(list.map((m) => m.msg))),
+        str(`harness.${key}.sequences`, JSON.stringify(list.map((m) => m.seq))),
+      );
+    }
+    if (open.droppedMessages) {
+      root.attributes.push(
+        int("harness.messages.dropped", open.droppedMessages),
+      );
+    }
+    const out: OtlpSpan[] = [root];
+    for (const [id, call] of this.#calls) {
+      if (call.span.traceId !== open.traceId) continue;
+      out.push(incomplete(call.span));
       this.#calls.delete(id);
     }
     this.#episodes.delete(episodeId);
     this.#closed.add(episodeId);
     if (this.#closed.size > CLOSED_EPISODES_KEPT) {
       this.#closed.delete(this.#closed.values().next().value!);
+    }
+    this.#closedRoots.set(episodeId, root);
+    if (this.#closedRoots.size > CLOSED_ROOTS_KEPT) {
+      this.#closedRoots.delete(this.#closedRoots.keys().next().value!);
     }
     return out;
   }
@@ -320,33 +346,27 @@ export class OtlpSpanBuilder {
     for (const id of [...this.#episodes.keys()]) {
       out.push(...this.finishEpisode(id));
     }
-    for (const span of this.#calls.values()) out.push(incomplete(span));
+    for (const call of this.#calls.values()) out.push(incomplete(call.span));
     this.#calls.clear();
     return out;
   }
 }
 
-function rootSpan(
-  captureId: string,
-  ev: TraceEvent,
-  ids: { traceId: string; rootId: string },
-): OtlpSpan {
-  return {
-    traceId: ids.traceId,
-    spanId: ids.rootId,
-    name: `invoke_agent ${ev.episode_id}`,
-    kind: 1,
-    startTimeUnixNano: nanos(ev.timestamp),
-    endTimeUnixNano: nanos(ev.timestamp),
-    attributes: [
-      str("gen_ai.operation.name", "invoke_agent"),
-      str("gen_ai.conversation.id", ev.episode_id),
-      str("harness.capture_id", captureId),
-      str("harness.event_id", ev.event_id),
-      str("harness.event_hash", ev.event_hash),
-    ],
-    status: { code: 0 },
-  };
+function setOutcome(root: OtlpSpan, ev: TraceEvent): void {
+  const p = ev.payload as Record<string, unknown>;
+  root.attributes = root.attributes.filter((a) =>
+    !a.key.startsWith("harness.outcome")
+  );
+  root.attributes.push({
+    key: "harness.outcome.success",
+    value: { boolValue: p.success === true },
+  }, int("harness.outcome.sequence", ev.sequence));
+  if (p.outcome !== undefined && p.outcome !== null) {
+    root.attributes.push(str("harness.outcome", canonicalJson(p.outcome)));
+  }
+  root.status = p.success === false
+    ? { code: 2, message: "failed" }
+    : { code: 0 };
 }
 
 function incomplete(span: OtlpSpan): OtlpSpan {
@@ -355,37 +375,6 @@ function incomplete(span: OtlpSpan): OtlpSpan {
     value: { boolValue: true },
   });
   return span;
-}
-
-function chatSpan(ev: TraceEvent, traceId: string, rootId: string): OtlpSpan {
-  const r = ((ev.payload as Record<string, unknown>).response ?? {}) as {
-    model?: string | null;
-    usage?: { input_tokens?: number | null; output_tokens?: number | null };
-  };
-  const model = r.model ?? ev.source.model ?? "model";
-  return {
-    traceId,
-    spanId: derivedId(ev.event_id, 8),
-    parentSpanId: rootId,
-    name: `chat ${model}`,
-    kind: 3,
-    startTimeUnixNano: nanos(ev.timestamp),
-    endTimeUnixNano: nanos(ev.timestamp),
-    attributes: [
-      str("gen_ai.operation.name", "chat"),
-      str("gen_ai.request.model", model),
-      ...(typeof r.usage?.input_tokens === "number"
-        ? [int("gen_ai.usage.input_tokens", r.usage.input_tokens)]
-        : []),
-      ...(typeof r.usage?.output_tokens === "number"
-        ? [int("gen_ai.usage.output_tokens", r.usage.output_tokens)]
-        : []),
-      str("harness.event_id", ev.event_id),
-      str("harness.event_hash", ev.event_hash),
-      int("harness.sequence", ev.sequence),
-    ],
-    status: { code: 0 },
-  };
 }
 
 /**
@@ -432,6 +421,11 @@ export function captureToOtlp(
   const spans: OtlpSpan[] = [];
   for (const ev of events) spans.push(...builder.add(ev));
   spans.push(...builder.finish());
+  // A root sent again (a late outcome) replaces its first version.
+  const last = new Map<string, OtlpSpan>();
+  for (const span of spans) last.set(span.spanId, span);
+  spans.length = 0;
+  spans.push(...new Set(last.values()));
   const sortKey = new Map<OtlpSpan, number>();
   for (const span of spans) {
     const seq = span.attributes.find((a) => a.key === "harness.sequence");
@@ -459,19 +453,4 @@ export function captureToOtlp(
     (sortKey.get(a)! - sortKey.get(b)!)
   );
   return otlpRequest(captureId, spans, options.serviceName);
-}
-
-function errorMessage(error: unknown): string {
-  const m = (error as { message?: unknown } | null)?.message;
-  return typeof m === "string" ? m : clip(error, 1024);
-}
-
-function errorType(error: unknown): string {
-  if (typeof error === "object" && error !== null) {
-    const e = error as { type?: unknown; code?: unknown; name?: unknown };
-    for (const v of [e.code, e.type, e.name]) {
-      if (typeof v === "string" && v) return v;
-    }
-  }
-  return "error";
 }

@@ -1,27 +1,63 @@
 /**
- * OpenTelemetry traces in (OTLP/HTTP JSON), so agents instrumented with
- * the GenAI conventions, OpenInference or OpenLLMetry can be captured,
- * lineage-reported and compiled like any other: tool spans become
- * `tool.call.started` and `tool.call.completed` (or `failed` with an error
- * status), chat/LLM spans `model.responded` with token usage, a trace an
- * episode (`gen_ai.conversation.id`, else the trace id), message span
- * events `message`s. All or nothing: a file that is not OTLP JSON is an
- * error naming where, and nothing is written.
+ * OpenTelemetry traces in (OTLP/HTTP JSON or protobuf), so agents
+ * instrumented with the GenAI conventions, OpenInference or OpenLLMetry can
+ * be captured, lineage-reported and compiled like any other: tool spans
+ * become `tool.call.started` and `tool.call.completed` (or `failed` with an
+ * error status; a tool span under another keeps it as its parent), chat/LLM
+ * spans `model.responded` with token usage, a trace an episode
+ * (`gen_ai.conversation.id`, else the trace id), the user and assistant
+ * texts of `gen_ai.input.messages` / `gen_ai.output.messages` (and the older
+ * per-message span events) `message`s. Event ids are derived from the trace,
+ * span and role, so the same spans always map to the same events.
+ *
+ * A file is all or nothing ({@linkcode convertOtlp}); the intake route maps
+ * what is valid and reports what is not ({@linkcode mapOtlp}).
  *
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
-import { sha256Digest } from "../trace/hash.ts";
+import { sha256Digest, sha256Hex } from "../trace/hash.ts";
+import {
+  annotation,
+  episodeFinished,
+  episodeStarted,
+  type EventContext,
+  message,
+  modelResponded,
+  toolCallCompleted,
+  toolCallFailed,
+  toolCallStarted,
+} from "../trace/events.ts";
+import { ImportError } from "../importers/trajectories.ts";
 import { decodeOtlpProtobuf } from "./protobuf.ts";
+import {
+  type OtlpSpan,
+  type OtlpTraces,
+  SPAN_ID,
+  TRACE_ID,
+} from "./otlp_types.ts";
+import {
+  type AttrMap,
+  attrs,
+  first,
+  iso,
+  kindOf,
+  parseValue,
+  spanMessages,
+} from "./_attrs.ts";
 
 const utf8Strict = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * An OTLP protobuf request starts with field 1 (byte 0x0a); JSON starts with
- * `{`, blanks or a byte-order mark. A file that starts with a newline is
- * tried as protobuf first, then as JSON.
+ * Parse an OTLP request: protobuf starts with field 1 (byte 0x0a); JSON
+ * with `{`, blanks or a byte-order mark. Bytes that start with a newline
+ * are tried as protobuf first, then as JSON.
+ *
+ * @param input Text or bytes.
+ * @returns The request in the JSON mapping.
+ * @throws {ImportError} When it is neither.
  */
-function parseOtlp(input: string | Uint8Array): OtlpTraces {
+export function parseOtlp(input: string | Uint8Array): OtlpTraces {
   let protobufError: Error | null = null;
   if (typeof input !== "string" && input[0] === 0x0a) {
     try {
@@ -45,77 +81,6 @@ function parseOtlp(input: string | Uint8Array): OtlpTraces {
     );
   }
 }
-import {
-  annotation,
-  episodeFinished,
-  episodeStarted,
-  type EventContext,
-  message,
-  modelResponded,
-  toolCallCompleted,
-  toolCallFailed,
-  toolCallStarted,
-} from "../trace/events.ts";
-import { ImportError } from "../importers/trajectories.ts";
-import type { OtlpAttribute, OtlpSpan, OtlpTraces } from "./export.ts";
-
-type AttrMap = Map<string, string | number | boolean>;
-
-function attrs(list: OtlpAttribute[] | undefined): AttrMap {
-  const m: AttrMap = new Map();
-  for (const a of list ?? []) {
-    const v = a.value as Record<string, unknown>;
-    if ("stringValue" in v) m.set(a.key, String(v.stringValue));
-    else if ("intValue" in v) m.set(a.key, Number(v.intValue));
-    else if ("doubleValue" in v) m.set(a.key, Number(v.doubleValue));
-    else if ("boolValue" in v) m.set(a.key, Boolean(v.boolValue));
-  }
-  return m;
-}
-
-function first(
-  m: AttrMap,
-  ...keys: string[]
-): string | number | boolean | undefined {
-  for (const k of keys) if (m.has(k)) return m.get(k);
-  return undefined;
-}
-
-function iso(nanos: string | number | undefined): string {
-  const ms = Number(BigInt(String(nanos ?? "0")) / 1_000_000n);
-  return new Date(ms).toISOString();
-}
-
-function parseValue(v: unknown): unknown {
-  if (typeof v !== "string") return v ?? null;
-  const t = v.trimStart();
-  if (
-    t.startsWith("{") || t.startsWith("[") || t === "null" || /^-?\d/.test(t)
-  ) {
-    try {
-      return JSON.parse(v);
-    } catch { /* text */ }
-  }
-  return v;
-}
-
-function kindOf(m: AttrMap): "tool" | "chat" | "agent" | null {
-  const op = String(first(m, "gen_ai.operation.name") ?? "");
-  const oi = String(first(m, "openinference.span.kind") ?? "").toUpperCase();
-  const tl = String(first(m, "traceloop.span.kind") ?? "").toLowerCase();
-  if (op === "execute_tool" || oi === "TOOL" || tl === "tool") return "tool";
-  if (
-    op === "chat" || op === "text_completion" || op === "generate_content" ||
-    oi === "LLM" || first(m, "llm.request.type") !== undefined
-  ) return "chat";
-  if (
-    op === "invoke_agent" || oi === "AGENT" || tl === "agent" ||
-    tl === "workflow"
-  ) {
-    return "agent";
-  }
-  return null;
-}
 
 /** The error object harness exported (`harness.error`), when it is one. */
 function recordedError(m: AttrMap): Record<string, unknown> | null {
@@ -129,6 +94,346 @@ interface Item {
   order: number;
   tie: number;
   ev: UnsealedEvent;
+}
+
+interface Found {
+  span: OtlpSpan;
+  where: string;
+  m: AttrMap;
+}
+
+/** A span refused, and why. */
+export interface OtlpRejection {
+  /** Where in the request (`resourceSpans[0].scopeSpans[0].spans[3]`). */
+  where: string;
+  /** Why. */
+  reason: string;
+}
+
+/** Options of {@linkcode mapOtlp}. */
+export interface MapOtlpOptions {
+  /** The capture the events go to. */
+  captureId: string;
+  /** Provenance written on `episode.started`. */
+  provenance?: Record<string, unknown>;
+  /**
+   * Refuse invalid spans one by one (reported) rather than throw.
+   * @default false
+   */
+  partial?: boolean;
+  /**
+   * Finish every episode (a file holds whole traces); otherwise only a
+   * trace whose root span (no parent) is present gets `episode.finished`.
+   * @default true
+   */
+  finishAll?: boolean;
+  /**
+   * Episode ids chosen for trace ids earlier (the intake keeps it, so the
+   * spans of one trace sent in several requests land in one episode).
+   */
+  episodeOf?: Map<string, string>;
+}
+
+/** What {@linkcode mapOtlp} made. */
+export interface MapOtlpResult {
+  /** Episodes with their unsealed events (ids derived from the spans). */
+  episodes: { episode_id: string; events: UnsealedEvent[] }[];
+  /** Spans refused (only with `partial`). */
+  rejected: OtlpRejection[];
+  /** Spans mapped. */
+  spans: number;
+}
+
+function problem(span: OtlpSpan): string | null {
+  if (typeof span?.traceId !== "string" || !TRACE_ID.test(span.traceId)) {
+    return `traceId ${
+      JSON.stringify(span?.traceId)
+    } is not 32 hex digits (not all zero)`;
+  }
+  if (typeof span.spanId !== "string" || !SPAN_ID.test(span.spanId)) {
+    return `spanId ${
+      JSON.stringify(span.spanId)
+    } is not 16 hex digits (not all zero)`;
+  }
+  if (span.parentSpanId && !SPAN_ID.test(span.parentSpanId)) {
+    return `parentSpanId ${
+      JSON.stringify(span.parentSpanId)
+    } is not 16 hex digits`;
+  }
+  return null;
+}
+
+/**
+ * Map OTLP traces to capture episodes.
+ *
+ * @param data The request (JSON mapping).
+ * @param options Capture, provenance, partial mode.
+ * @returns Episodes, rejections, spans mapped.
+ * @throws {ImportError} Naming the span that is wrong (not in partial mode).
+ */
+export function mapOtlp(
+  data: OtlpTraces,
+  options: MapOtlpOptions,
+): MapOtlpResult {
+  if (!Array.isArray(data?.resourceSpans)) {
+    throw new ImportError("file", "OTLP JSON has a resourceSpans list");
+  }
+  const spans: Found[] = [];
+  const rejected: OtlpRejection[] = [];
+  data.resourceSpans.forEach((rs, i) =>
+    (rs?.scopeSpans ?? []).forEach((ss, j) =>
+      (ss?.spans ?? []).forEach((span, k) => {
+        const where = `resourceSpans[${i}].scopeSpans[${j}].spans[${k}]`;
+        const why = problem(span);
+        if (why && !options.partial) throw new ImportError(where, why);
+        if (why) rejected.push({ where, reason: why });
+        else {
+          span.traceId = span.traceId.toLowerCase();
+          span.spanId = span.spanId.toLowerCase();
+          if (span.parentSpanId) {
+            span.parentSpanId = span.parentSpanId.toLowerCase();
+          }
+          spans.push({ span, where, m: attrs(span.attributes) });
+        }
+      })
+    )
+  );
+  const byTrace = new Map<string, Found[]>();
+  for (const s of spans) {
+    const list = byTrace.get(s.span.traceId) ?? [];
+    list.push(s);
+    byTrace.set(s.span.traceId, list);
+  }
+  const episodes: MapOtlpResult["episodes"] = [];
+  for (const [traceId, list] of byTrace) {
+    episodes.push(mapTrace(traceId, list, options));
+  }
+  return { episodes, rejected, spans: spans.length };
+}
+
+function eventId(captureId: string, ...parts: string[]): string {
+  return `evt_otlp_${sha256Hex([captureId, ...parts].join("|")).slice(0, 32)}`;
+}
+
+function mapTrace(
+  traceId: string,
+  list: Found[],
+  options: MapOtlpOptions,
+): { episode_id: string; events: UnsealedEvent[] } {
+  const cap = options.captureId;
+  const root = list.find((s) => kindOf(s.m) === "agent") ??
+    list.find((s) => !s.span.parentSpanId) ?? list[0];
+  const named = first(root.m, "gen_ai.conversation.id", "session.id") ??
+    list.map((s) => first(s.m, "gen_ai.conversation.id", "session.id"))
+      .find((v) => v !== undefined);
+  const episodeId = options.episodeOf?.get(traceId) ??
+    String(named ?? `trace_${traceId}`)
+      .replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 120);
+  options.episodeOf?.set(traceId, episodeId);
+  const base: EventContext = {
+    captureId: cap,
+    episodeId,
+    source: { host: "otlp", adapter: "import-otlp", model: null },
+  };
+  const ctx = (id: string, model: string | null = null): EventContext => ({
+    ...base,
+    source: { ...base.source, model },
+    newId: () => id,
+  });
+  const items: Item[] = [];
+  let tie = 0;
+  const at = (seq: unknown, nanos: string | undefined) =>
+    typeof seq === "number" ? seq : Number(BigInt(nanos ?? "0") / 1000n);
+  const push = (order: number, ev: UnsealedEvent) =>
+    items.push({ order, tie: tie++, ev });
+  const startNanos = list.reduce(
+    (min, s) =>
+      BigInt(s.span.startTimeUnixNano ?? "0") < min
+        ? BigInt(s.span.startTimeUnixNano ?? "0")
+        : min,
+    BigInt(root.span.startTimeUnixNano ?? "0"),
+  ).toString();
+  push(
+    -Infinity,
+    episodeStarted(ctx(eventId(cap, episodeId, "started")), {
+      reason: "import",
+      provenance: { format: "otlp", ...options.provenance, trace_id: traceId },
+    }, { timestamp: iso(startNanos) }),
+  );
+  // Messages: one event per distinct (role, text, occurrence) in the episode.
+  for (const s of list) {
+    const seen = new Map<string, number>();
+    for (const msg of spanMessages(s.span, s.m)) {
+      const key = `${msg.role}|${sha256Hex(msg.text)}`;
+      const k = seen.get(key) ?? 0;
+      seen.set(key, k + 1);
+      push(
+        at(msg.sequence, msg.nanos),
+        message(ctx(eventId(cap, episodeId, "message", key, String(k))), {
+          role: msg.role,
+          text: msg.text,
+        }, { timestamp: iso(msg.nanos) }),
+      );
+    }
+  }
+  const kinds = new Map(list.map((s) => [s.span.spanId, kindOf(s.m)]));
+  for (const s of list) {
+    const kind = kinds.get(s.span.spanId);
+    if (kind === "tool") toolItems(s, traceId, kinds, cap, ctx, at, push);
+    else if (kind === "chat") {
+      const model = first(
+        s.m,
+        "gen_ai.response.model",
+        "gen_ai.request.model",
+        "llm.model_name",
+      );
+      const input = first(
+        s.m,
+        "gen_ai.usage.input_tokens",
+        "gen_ai.usage.prompt_tokens",
+        "llm.token_count.prompt",
+      );
+      const output = first(
+        s.m,
+        "gen_ai.usage.output_tokens",
+        "gen_ai.usage.completion_tokens",
+        "llm.token_count.completion",
+      );
+      const provider = first(s.m, "gen_ai.provider.name", "gen_ai.system");
+      const reasons = parseValue(first(s.m, "gen_ai.response.finish_reasons"));
+      const name = typeof model === "string" ? model : null;
+      push(
+        at(s.m.get("harness.sequence"), s.span.endTimeUnixNano),
+        modelResponded(
+          ctx(eventId(cap, traceId, s.span.spanId, "chat"), name),
+          {
+            response: {
+              model: name,
+              ...(typeof provider === "string" ? { provider } : {}),
+              ...(Array.isArray(reasons) && typeof reasons[0] === "string"
+                ? { finish: reasons[0] }
+                : {}),
+              ...(typeof input === "number"
+                ? {
+                  usage: {
+                    input_tokens: input,
+                    output_tokens: typeof output === "number" ? output : null,
+                  },
+                }
+                : {}),
+            },
+          },
+          { timestamp: iso(s.span.endTimeUnixNano) },
+        ),
+      );
+    }
+  }
+  const success = root.m.get("harness.outcome.success");
+  if (typeof success === "boolean") {
+    const outcome = root.m.get("harness.outcome");
+    push(
+      at(root.m.get("harness.outcome.sequence"), root.span.endTimeUnixNano),
+      annotation(ctx(eventId(cap, episodeId, "outcome")), {
+        type: "episode.outcome",
+        success,
+        outcome: typeof outcome === "string" ? parseValue(outcome) : null,
+      }, { timestamp: iso(root.span.endTimeUnixNano) }),
+    );
+  }
+  if (options.finishAll !== false || !root.span.parentSpanId) {
+    push(
+      Infinity,
+      episodeFinished(ctx(eventId(cap, episodeId, "finished")), {
+        reason: "imported",
+      }, { timestamp: iso(root.span.endTimeUnixNano) }),
+    );
+  }
+  items.sort((a, b) => a.order - b.order || a.tie - b.tie);
+  // The same message seen on two spans (a chat's history) is one event.
+  const ids = new Set<string>();
+  const events = items.map((i) => i.ev).filter((ev) =>
+    ids.has(ev.event_id) ? false : (ids.add(ev.event_id), true)
+  );
+  return { episode_id: episodeId, events };
+}
+
+function toolItems(
+  s: Found,
+  traceId: string,
+  kinds: Map<string, string | null>,
+  cap: string,
+  ctx: (id: string) => EventContext,
+  at: (seq: unknown, nanos: string | undefined) => number,
+  push: (order: number, ev: UnsealedEvent) => void,
+): void {
+  const name = String(
+    first(s.m, "gen_ai.tool.name", "tool.name", "traceloop.entity.name") ??
+      s.span.name.replace(/^execute_tool /, ""),
+  );
+  const logical = first(s.m, "harness.tool.logical_id");
+  const tool = {
+    host_name: name,
+    logical_id: typeof logical === "string" ? logical : null,
+  };
+  let args = parseValue(
+    first(
+      s.m,
+      "gen_ai.tool.call.arguments",
+      "input.value",
+      "traceloop.entity.input",
+    ),
+  );
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    args = args === null || args === undefined ? {} : { input: args };
+  }
+  const callId = first(s.m, "gen_ai.tool.call.id");
+  const common = {
+    tool,
+    arguments: args as Record<string, unknown>,
+    ...(typeof callId === "string" ? { host_call_id: callId } : {}),
+  };
+  // A tool run inside another tool: its parent is that call.
+  const parent =
+    s.span.parentSpanId && kinds.get(s.span.parentSpanId) === "tool"
+      ? eventId(cap, traceId, s.span.parentSpanId, "started")
+      : undefined;
+  const started = toolCallStarted(
+    ctx(eventId(cap, traceId, s.span.spanId, "started")),
+    common,
+    {
+      timestamp: iso(s.span.startTimeUnixNano),
+      ...(parent ? { parentEventId: parent } : {}),
+    },
+  );
+  push(at(s.m.get("harness.sequence"), s.span.startTimeUnixNano), started);
+  if (s.m.get("harness.incomplete") === true) return;
+  const opts = {
+    parentEventId: started.event_id,
+    timestamp: iso(s.span.endTimeUnixNano),
+  };
+  const id = eventId(cap, traceId, s.span.spanId, "ended");
+  push(
+    at(s.m.get("harness.completion.sequence"), s.span.endTimeUnixNano),
+    s.span.status?.code === 2
+      ? toolCallFailed(ctx(id), {
+        ...common,
+        error: recordedError(s.m) ?? {
+          message: s.span.status.message ?? "error",
+          type: String(first(s.m, "error.type") ?? "error"),
+        },
+      }, opts)
+      : toolCallCompleted(ctx(id), {
+        ...common,
+        result: parseValue(
+          first(
+            s.m,
+            "gen_ai.tool.call.result",
+            "output.value",
+            "traceloop.entity.output",
+          ),
+        ),
+      }, opts),
+  );
 }
 
 /**
@@ -148,228 +453,12 @@ export function convertOtlp(
   episodes: { episode_id: string; events: UnsealedEvent[] }[];
 } {
   const digest = sha256Digest(input);
-  const data = parseOtlp(input);
-  if (!Array.isArray(data?.resourceSpans)) {
-    throw new ImportError("file", "OTLP JSON has a resourceSpans list");
-  }
-  const spans: { span: OtlpSpan; where: string; m: AttrMap }[] = [];
-  data.resourceSpans.forEach((rs, i) =>
-    (rs.scopeSpans ?? []).forEach((ss, j) =>
-      (ss.spans ?? []).forEach((span, k) => {
-        const where = `resourceSpans[${i}].scopeSpans[${j}].spans[${k}]`;
-        if (
-          typeof span?.traceId !== "string" || typeof span.spanId !== "string"
-        ) {
-          throw new ImportError(where, "a span needs traceId and spanId");
-        }
-        spans.push({ span, where, m: attrs(span.attributes) });
-      })
-    )
-  );
-  if (spans.length === 0) {
+  const r = mapOtlp(parseOtlp(input), {
+    captureId: options.captureId,
+    provenance: { file: options.fileName ?? null, file_sha256: digest },
+  });
+  if (r.spans === 0) {
     throw new ImportError("file", "has no spans; nothing to import");
   }
-  const byTrace = new Map<string, typeof spans>();
-  for (const s of spans) {
-    const list = byTrace.get(s.span.traceId) ?? [];
-    list.push(s);
-    byTrace.set(s.span.traceId, list);
-  }
-  const episodes: { episode_id: string; events: UnsealedEvent[] }[] = [];
-  for (const [traceId, list] of byTrace) {
-    const root = list.find((s) => kindOf(s.m) === "agent") ??
-      list.find((s) => !s.span.parentSpanId) ?? list[0];
-    const episodeId = String(
-      first(root.m, "gen_ai.conversation.id", "session.id") ??
-        `trace_${traceId}`,
-    ).replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 120);
-    const ctx: EventContext = {
-      captureId: options.captureId,
-      episodeId,
-      source: { host: "otlp", adapter: "import-otlp", model: null },
-    };
-    const items: Item[] = [];
-    let tie = 0;
-    const at = (seq: unknown, nanos: string | undefined) =>
-      typeof seq === "number" ? seq : Number(BigInt(nanos ?? "0") / 1000n);
-    const rootStart = root.span.startTimeUnixNano;
-    items.push({
-      order: -Infinity,
-      tie: tie++,
-      ev: episodeStarted(ctx, {
-        reason: "import",
-        provenance: {
-          format: "otlp",
-          file: options.fileName ?? null,
-          file_sha256: digest,
-          trace_id: traceId,
-        },
-      }, {
-        timestamp: iso(rootStart),
-      }),
-    });
-    for (const e of root.span.events ?? []) {
-      const em = attrs(e.attributes);
-      const role = e.name.includes("user")
-        ? "user"
-        : e.name.includes("assistant")
-        ? "assistant"
-        : null;
-      if (!role) continue;
-      items.push({
-        order: at(em.get("harness.sequence"), e.timeUnixNano),
-        tie: tie++,
-        ev: message(ctx, {
-          role,
-          text: String(first(em, "gen_ai.message.content", "content") ?? ""),
-        }, { timestamp: iso(e.timeUnixNano) }),
-      });
-    }
-    for (const s of list) {
-      const kind = kindOf(s.m);
-      if (kind === "tool") {
-        const name = String(
-          first(
-            s.m,
-            "gen_ai.tool.name",
-            "tool.name",
-            "traceloop.entity.name",
-          ) ??
-            s.span.name.replace(/^execute_tool /, ""),
-        );
-        const logical = first(s.m, "harness.tool.logical_id");
-        const tool = {
-          host_name: name,
-          logical_id: typeof logical === "string" ? logical : null,
-        };
-        let args = parseValue(
-          first(
-            s.m,
-            "gen_ai.tool.call.arguments",
-            "input.value",
-            "traceloop.entity.input",
-          ),
-        );
-        if (typeof args !== "object" || args === null || Array.isArray(args)) {
-          args = args === null || args === undefined ? {} : { input: args };
-        }
-        const callId = first(s.m, "gen_ai.tool.call.id");
-        const started = toolCallStarted(ctx, {
-          tool,
-          arguments: args as Record<string, unknown>,
-          ...(typeof callId === "string" ? { host_call_id: callId } : {}),
-        }, { timestamp: iso(s.span.startTimeUnixNano) });
-        items.push({
-          order: at(s.m.get("harness.sequence"), s.span.startTimeUnixNano),
-          tie: tie++,
-          ev: started,
-        });
-        if (s.m.get("harness.incomplete") === true) continue;
-        const endOrder = at(
-          s.m.get("harness.completion.sequence"),
-          s.span.endTimeUnixNano,
-        );
-        const common = {
-          tool,
-          arguments: args as Record<string, unknown>,
-          ...(typeof callId === "string" ? { host_call_id: callId } : {}),
-        };
-        const opts = {
-          parentEventId: started.event_id,
-          timestamp: iso(s.span.endTimeUnixNano),
-        };
-        items.push({
-          order: endOrder,
-          tie: tie++,
-          ev: s.span.status?.code === 2
-            ? toolCallFailed(ctx, {
-              ...common,
-              error: recordedError(s.m) ?? {
-                message: s.span.status.message ?? "error",
-                type: String(first(s.m, "error.type") ?? "error"),
-              },
-            }, opts)
-            : toolCallCompleted(ctx, {
-              ...common,
-              result: parseValue(
-                first(
-                  s.m,
-                  "gen_ai.tool.call.result",
-                  "output.value",
-                  "traceloop.entity.output",
-                ),
-              ),
-            }, opts),
-        });
-      } else if (kind === "chat") {
-        const model = first(
-          s.m,
-          "gen_ai.request.model",
-          "gen_ai.response.model",
-          "llm.model_name",
-        );
-        const input = first(
-          s.m,
-          "gen_ai.usage.input_tokens",
-          "gen_ai.usage.prompt_tokens",
-          "llm.token_count.prompt",
-        );
-        const output = first(
-          s.m,
-          "gen_ai.usage.output_tokens",
-          "gen_ai.usage.completion_tokens",
-          "llm.token_count.completion",
-        );
-        items.push({
-          order: at(s.m.get("harness.sequence"), s.span.startTimeUnixNano),
-          tie: tie++,
-          ev: modelResponded({
-            ...ctx,
-            source: {
-              ...ctx.source,
-              model: typeof model === "string" ? model : null,
-            },
-          }, {
-            response: {
-              model: typeof model === "string" ? model : null,
-              ...(typeof input === "number"
-                ? {
-                  usage: {
-                    input_tokens: input,
-                    output_tokens: typeof output === "number" ? output : null,
-                  },
-                }
-                : {}),
-            },
-          }, { timestamp: iso(s.span.endTimeUnixNano) }),
-        });
-      }
-    }
-    const success = root.m.get("harness.outcome.success");
-    if (typeof success === "boolean") {
-      const outcome = root.m.get("harness.outcome");
-      items.push({
-        order: at(
-          root.m.get("harness.outcome.sequence"),
-          root.span.endTimeUnixNano,
-        ),
-        tie: tie++,
-        ev: annotation(ctx, {
-          type: "episode.outcome",
-          success,
-          outcome: typeof outcome === "string" ? parseValue(outcome) : null,
-        }, { timestamp: iso(root.span.endTimeUnixNano) }),
-      });
-    }
-    items.push({
-      order: Infinity,
-      tie: tie++,
-      ev: episodeFinished(ctx, { reason: "imported" }, {
-        timestamp: iso(root.span.endTimeUnixNano),
-      }),
-    });
-    items.sort((a, b) => a.order - b.order || a.tie - b.tie);
-    episodes.push({ episode_id: episodeId, events: items.map((i) => i.ev) });
-  }
-  return { digest, episodes };
+  return { digest, episodes: r.episodes };
 }

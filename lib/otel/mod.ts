@@ -18,21 +18,31 @@
 export {
   captureToOtlp,
   derivedId,
+  type OtlpAnyValue,
   type OtlpAttribute,
   type OtlpExportOptions,
   otlpRequest,
   type OtlpSpan,
   OtlpSpanBuilder,
   type OtlpSpanBuilderOptions,
+  type OtlpSpanEvent,
   type OtlpTraces,
 } from "./export.ts";
-export { convertOtlp } from "./import.ts";
+export {
+  convertOtlp,
+  mapOtlp,
+  type MapOtlpOptions,
+  type MapOtlpResult,
+  type OtlpRejection,
+  parseOtlp,
+} from "./import.ts";
 export {
   batchTraces,
   type OtlpProtocol,
   OtlpSendError,
   type OtlpSendOptions,
   type OtlpSendReport,
+  otlpTracesUrl,
   sendOtlp,
 } from "./send.ts";
 export {

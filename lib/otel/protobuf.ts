@@ -11,7 +11,12 @@
  *
  * @module
  */
-import type { OtlpAttribute, OtlpSpan, OtlpTraces } from "./export.ts";
+import type {
+  OtlpAnyValue,
+  OtlpAttribute,
+  OtlpSpan,
+  OtlpTraces,
+} from "./otlp_types.ts";
 
 /** A protobuf body that cannot be read as an OTLP trace request. */
 export class OtlpProtobufError extends Error {
@@ -149,21 +154,29 @@ const HEX = (() => {
   return t;
 })();
 
+function writeAnyValue(v: Writer, value: Record<string, unknown>): void {
+  if ("stringValue" in value) v.string(1, String(value.stringValue));
+  else if ("boolValue" in value) {
+    v.tag(2, 0);
+    v.uint(value.boolValue ? 1 : 0);
+  } else if ("intValue" in value) {
+    v.tag(3, 0);
+    v.int64(String(value.intValue));
+  } else if ("doubleValue" in value) {
+    v.double(4, Number(value.doubleValue));
+  } else if ("arrayValue" in value) {
+    const list = (value.arrayValue as { values?: unknown[] }).values ?? [];
+    v.message(5, (a) => {
+      for (const item of list) {
+        a.message(1, (x) => writeAnyValue(x, item as Record<string, unknown>));
+      }
+    });
+  }
+}
+
 function writeAttribute(w: Writer, a: OtlpAttribute): void {
   w.string(1, a.key);
-  w.message(2, (v) => {
-    const value = a.value as Record<string, unknown>;
-    if ("stringValue" in value) v.string(1, String(value.stringValue));
-    else if ("boolValue" in value) {
-      v.tag(2, 0);
-      v.uint(value.boolValue ? 1 : 0);
-    } else if ("intValue" in value) {
-      v.tag(3, 0);
-      v.int64(String(value.intValue));
-    } else if ("doubleValue" in value) {
-      v.double(4, Number(value.doubleValue));
-    }
-  });
+  w.message(2, (v) => writeAnyValue(v, a.value as Record<string, unknown>));
 }
 
 function writeSpan(w: Writer, s: OtlpSpan): void {
@@ -308,25 +321,38 @@ function hex(data: Uint8Array): string {
   return s;
 }
 
+function readAnyValue(data: Uint8Array): OtlpAnyValue | null {
+  let value: OtlpAnyValue | null = null;
+  for (const v of fields(data)) {
+    if (v.field === 1 && v.wire === 2) {
+      value = { stringValue: text(v.data) };
+    } else if (v.field === 2 && v.wire === 0) {
+      value = { boolValue: v.num !== 0n };
+    } else if (v.field === 3 && v.wire === 0) {
+      value = { intValue: BigInt.asIntN(64, v.num).toString() };
+    } else if (v.field === 4 && v.wire === 1) {
+      const b = new DataView(new ArrayBuffer(8));
+      b.setBigUint64(0, v.num, true);
+      value = { doubleValue: b.getFloat64(0, true) };
+    } else if (v.field === 5 && v.wire === 2) {
+      const values: OtlpAnyValue[] = [];
+      for (const item of fields(v.data)) {
+        if (item.field !== 1 || item.wire !== 2) continue;
+        const one = readAnyValue(item.data);
+        if (one) values.push(one);
+      }
+      value = { arrayValue: { values } };
+    }
+  }
+  return value;
+}
+
 function readAttribute(data: Uint8Array): OtlpAttribute | null {
   let key = "";
-  let value: OtlpAttribute["value"] | null = null;
+  let value: OtlpAnyValue | null = null;
   for (const f of fields(data)) {
     if (f.field === 1 && f.wire === 2) key = text(f.data);
-    if (f.field !== 2 || f.wire !== 2) continue;
-    for (const v of fields(f.data)) {
-      if (v.field === 1 && v.wire === 2) {
-        value = { stringValue: text(v.data) };
-      } else if (v.field === 2 && v.wire === 0) {
-        value = { boolValue: v.num !== 0n };
-      } else if (v.field === 3 && v.wire === 0) {
-        value = { intValue: BigInt.asIntN(64, v.num).toString() };
-      } else if (v.field === 4 && v.wire === 1) {
-        const b = new DataView(new ArrayBuffer(8));
-        b.setBigUint64(0, v.num, true);
-        value = { doubleValue: b.getFloat64(0, true) };
-      }
-    }
+    if (f.field === 2 && f.wire === 2) value = readAnyValue(f.data);
   }
   return value ? { key, value } : null;
 }

@@ -57,6 +57,33 @@ export interface OtlpSendReport {
 
 const RETRY = new Set([429, 502, 503, 504]);
 
+/**
+ * The traces URL for an endpoint, as the OTLP exporters read
+ * `OTEL_EXPORTER_OTLP_ENDPOINT`: a base URL gets `/v1/traces` appended; a URL
+ * that already ends in `/v1/traces` is kept.
+ *
+ * @param endpoint A base URL (`http://127.0.0.1:4318`) or a traces URL.
+ * @returns The traces URL.
+ * @example
+ * ```ts
+ * import { otlpTracesUrl } from "./send.ts";
+ * import { strictEqual } from "node:assert/strict";
+ *
+ * strictEqual(otlpTracesUrl("http://127.0.0.1:4318"), "http://127.0.0.1:4318/v1/traces");
+ * ```
+ */
+export function otlpTracesUrl(endpoint: string): string {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return endpoint;
+  }
+  if (/\/v1\/traces\/?$/.test(url.pathname)) return endpoint;
+  url.pathname = url.pathname.replace(/\/*$/, "") + "/v1/traces";
+  return url.toString();
+}
+
 /** Split an export request into requests of at most `size` spans. */
 export function batchTraces(traces: OtlpTraces, size: number): OtlpTraces[] {
   const out: OtlpTraces[] = [];
@@ -79,7 +106,8 @@ export function batchTraces(traces: OtlpTraces, size: number): OtlpTraces[] {
 /**
  * POST traces to an OTLP/HTTP endpoint (`…/v1/traces`) as JSON or protobuf.
  *
- * @param endpoint The collector's traces URL.
+ * @param endpoint The collector's traces URL, or its base URL (then
+ *   `/v1/traces` is appended, as the OTLP exporters do).
  * @param traces What to send.
  * @param options Headers, batch size, retries.
  * @returns Batches, spans and retries.
@@ -95,6 +123,7 @@ export async function sendOtlp(
   const maxRetries = options.maxRetries ?? 5;
   const maxBackoff = options.maxBackoffMs ?? 10_000;
   const report: OtlpSendReport = { batches: 0, spans: 0, retries: 0 };
+  endpoint = otlpTracesUrl(endpoint);
   for (const batch of batchTraces(traces, batchSize)) {
     const protobuf = options.protocol === "http/protobuf";
     const body = protobuf ? encodeOtlpProtobuf(batch) : JSON.stringify(batch);
