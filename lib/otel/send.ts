@@ -59,8 +59,9 @@ const RETRY = new Set([429, 502, 503, 504]);
 
 /**
  * The traces URL for an endpoint, as the OTLP exporters read
- * `OTEL_EXPORTER_OTLP_ENDPOINT`: a base URL gets `/v1/traces` appended; a URL
- * that already ends in `/v1/traces` is kept.
+ * `OTEL_EXPORTER_OTLP_ENDPOINT`: a base URL (no path) gets `/v1/traces`
+ * appended; a URL with a path is the traces URL already (as
+ * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is taken).
  *
  * @param endpoint A base URL (`http://127.0.0.1:4318`) or a traces URL.
  * @returns The traces URL.
@@ -79,8 +80,8 @@ export function otlpTracesUrl(endpoint: string): string {
   } catch {
     return endpoint;
   }
-  if (/\/v1\/traces\/?$/.test(url.pathname)) return endpoint;
-  url.pathname = url.pathname.replace(/\/*$/, "") + "/v1/traces";
+  if (url.pathname !== "/" && url.pathname !== "") return endpoint;
+  url.pathname = "/v1/traces";
   return url.toString();
 }
 
