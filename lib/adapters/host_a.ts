@@ -11,10 +11,18 @@
  * | PostToolBatch | `tool.call.failed` (`error.type` = `not_executed`) for each call still pending: refused or blocked |
  * | PermissionRequest | `annotation` `permission.requested` |
  * | SubagentStart / SubagentStop | `annotation` `subagent.started` / `subagent.stopped` |
- * | Stop | `message` (assistant, `last_assistant_message`) |
+ * | Stop | per transcript turn (the forwarder's `harness_transcript`) `model.responded` with usage and `message` (assistant); `message` (assistant, `last_assistant_message`) |
+ * | SubagentStop | the subagent's transcript turns as for Stop (with `agent_id`), then `annotation` `subagent.stopped` |
+ * | PreCompact / PostCompact | transcript turns (PreCompact); `annotation` `compaction.started` / `compaction.finished` with what the host said |
  * | StopFailure | `annotation` `stop.failed` |
  * | SessionEnd | `episode.finished` (with the calls that never completed) |
- * | anything else (PreCompact, PostCompact, Setup, …) | none |
+ * | anything else (Setup, …) | none |
+ *
+ * Failed or refused (host_a's own signal): a call that ends at
+ * PostToolBatch without PostToolUse/PostToolUseFailure never ran (denied
+ * by permissions or blocked by a hook): `error.outcome = "refused"`.
+ * PostToolUseFailure is `error.outcome = "failed"`, with `error.exit_code`
+ * when a shell command exited non-zero (`"Exit code N\n…"`).
  *
  * @module
  */
@@ -40,8 +48,32 @@ import {
   parseJsonText,
   requireString,
 } from "./common.ts";
+import { transcriptEvents } from "./_host_a_transcript.ts";
 
 const HOST = "host_a";
+
+/** Fields every host_a payload carries (not repeated in annotations). */
+const COMMON = new Set([
+  "session_id",
+  "transcript_path",
+  "cwd",
+  "hook_event_name",
+  "prompt_id",
+  "permission_mode",
+  "effort",
+  "harness_transcript",
+]);
+
+function hostSaid(p: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(p).filter(([k]) => !COMMON.has(k)));
+}
+
+/** The exit code of a failed shell call (`"Exit code N\n…"`), or null. */
+function exitCode(name: string, error: string): number | null {
+  if (name !== "Bash") return null;
+  const m = /^Exit code (-?\d+)\b/.exec(error);
+  return m ? Number(m[1]) : null;
+}
 
 function toolRef(p: Record<string, unknown>, name: string): ToolRef {
   const server = optString(objectField(p, "mcp_server"), "name");
@@ -136,11 +168,15 @@ export function hostAToEvents(
       };
       const opts = { parentEventId: link?.parentEventId ?? null };
       if (hook === "PostToolUseFailure") {
+        const error = optString(p, "error") ?? "";
+        const code = exitCode(name, error);
         return [toolCallFailed(ctx, {
           ...common,
           error: {
-            message: optString(p, "error") ?? "",
+            message: error,
             is_interrupt: p.is_interrupt === true,
+            outcome: "failed",
+            ...(code !== null ? { type: "exit_code", exit_code: code } : {}),
           },
         }, opts)];
       }
@@ -180,6 +216,7 @@ export function hostAToEvents(
           correlation: link.correlation,
           error: {
             type: "not_executed",
+            outcome: "refused",
             message: typeof call.tool_response === "string"
               ? call.tool_response
               : "The call was refused or blocked before it ran",
@@ -196,21 +233,42 @@ export function hostAToEvents(
       }, { actor: "host" })];
     case "SubagentStart":
     case "SubagentStop":
-      return [annotation(ctx, {
-        type: hook === "SubagentStart"
-          ? "subagent.started"
-          : "subagent.stopped",
-        ...extras(p),
-        ...(typeof p.last_assistant_message === "string"
-          ? { last_message: p.last_assistant_message }
-          : {}),
-      }, { actor: "host" })];
+      return [
+        ...(hook === "SubagentStop"
+          ? transcriptEvents(p, ctx, undefined, extras(p))
+          : []),
+        annotation(ctx, {
+          type: hook === "SubagentStart"
+            ? "subagent.started"
+            : "subagent.stopped",
+          ...extras(p),
+          ...(typeof p.last_assistant_message === "string"
+            ? { last_message: p.last_assistant_message }
+            : {}),
+        }, { actor: "host" }),
+      ];
     case "Stop": {
       const text = optString(p, "last_assistant_message");
-      return text === undefined
-        ? []
-        : [message(ctx, { role: "assistant", text })];
+      return [
+        ...transcriptEvents(p, ctx, text, {}),
+        ...(text === undefined
+          ? []
+          : [message(ctx, { role: "assistant", text })]),
+      ];
     }
+    case "PreCompact":
+    case "PostCompact":
+      return [
+        ...(hook === "PreCompact"
+          ? transcriptEvents(p, ctx, undefined, {})
+          : []),
+        annotation(ctx, {
+          type: hook === "PreCompact"
+            ? "compaction.started"
+            : "compaction.finished",
+          ...hostSaid(p),
+        }, { actor: "host" }),
+      ];
     case "StopFailure":
       return [annotation(ctx, {
         type: "stop.failed",

@@ -8,10 +8,18 @@
  * | BeforeAgent | `message` (user, `prompt`) |
  * | BeforeToolSelection | `model.requested`: model, message count and a digest of the request; the full request only with `fullModelRequests` |
  * | BeforeTool | `tool.call.started` (no host call id: correlated by session, tool and input) |
- * | AfterTool | `tool.call.completed`, or `tool.call.failed` when `tool_response.error` is set |
- * | AfterAgent | `message` (assistant, `prompt_response`) |
+ * | AfterTool | `tool.call.completed`, or `tool.call.failed` when `tool_response.error` is set or a shell command's `Exit Code: N` is not 0 |
+ * | AfterModel (server mode) | at a chunk with a `finishReason`: `model.responded` with `usageMetadata` as usage, and `message` (assistant) with the streamed text |
+ * | AfterAgent | `message` (assistant, `prompt_response`) when no AfterModel text was recorded for the turn; else `annotation` `agent.responded` with the host's `prompt_response` |
+ * | PreCompress | `annotation` `compaction.checked` with `trigger` (0.61 sends it before every model call) |
  * | SessionEnd | `episode.finished` (with the calls that never completed) |
- * | anything else (BeforeModel, AfterModel, PreCompress, Notification) | none |
+ * | anything else (BeforeModel, Notification) | none |
+ *
+ * Failed or refused (host_b's own signal): `tool_response.error` is
+ * `error.outcome = "failed"`; a shell command's non-zero `Exit Code` is
+ * failed with `error.exit_code`. host_b gives no refusal signal in hooks
+ * (BeforeTool fires before approval; a denied call has no AfterTool and is
+ * left incomplete).
  *
  * The host's own `timestamp` becomes the event timestamp.
  *
@@ -19,6 +27,7 @@
  */
 import type { UnsealedEvent } from "../trace/event.ts";
 import {
+  annotation,
   episodeFinished,
   episodeStarted,
   message,
@@ -64,6 +73,13 @@ function mcpText(llmContent: unknown): string | undefined {
   return texts.join("");
 }
 
+/** A shell call's `Exit Code: N` in its `llmContent`, or null. */
+function shellExit(llmContent: unknown): number | null {
+  if (typeof llmContent !== "string") return null;
+  const m = /^Exit Code: (-?\d+)$/m.exec(llmContent);
+  return m ? Number(m[1]) : null;
+}
+
 /**
  * Map one host_b hook payload to canonical events.
  *
@@ -94,14 +110,24 @@ export function hostBToEvents(
       return [
         message(ctx, { role: "user", text: optString(p, "prompt") ?? "" }),
       ];
-    case "AfterAgent":
-      // With session memory the answer was recorded from the streamed
-      // AfterModel pieces; prompt_response repeats pieces of them.
-      if (memory) return [];
-      return [message(ctx, {
-        role: "assistant",
-        text: optString(p, "prompt_response") ?? "",
-      })];
+    case "AfterAgent": {
+      // With AfterModel installed the answer was recorded from the
+      // streamed pieces; prompt_response repeats pieces of them, so it is
+      // kept as the host said it, not as a second message.
+      const text = optString(p, "prompt_response") ?? "";
+      if (memory?.takeAnswered(HOST, session)) {
+        return [annotation(ctx, {
+          type: "agent.responded",
+          prompt_response: text,
+        }, { actor: "host" })];
+      }
+      return [message(ctx, { role: "assistant", text })];
+    }
+    case "PreCompress":
+      return [annotation(ctx, {
+        type: "compaction.checked",
+        trigger: optString(p, "trigger") ?? null,
+      }, { actor: "host" })];
     case "AfterModel": {
       if (!memory) return [];
       const res = objectField(p, "llm_response");
@@ -186,9 +212,28 @@ export function hostBToEvents(
       };
       const opts = { parentEventId: link?.parentEventId ?? null };
       if (response.error !== undefined && response.error !== null) {
-        return [
-          toolCallFailed(ctx, { ...common, error: response.error }, opts),
-        ];
+        const e = response.error;
+        return [toolCallFailed(ctx, {
+          ...common,
+          error: typeof e === "object" && !Array.isArray(e)
+            ? { ...e, outcome: "failed" }
+            : { message: String(e), outcome: "failed" },
+        }, opts)];
+      }
+      const code = name === "run_shell_command"
+        ? shellExit(response.llmContent)
+        : null;
+      if (code !== null && code !== 0) {
+        return [toolCallFailed(ctx, {
+          ...common,
+          result: p.tool_response ?? null,
+          error: {
+            type: "exit_code",
+            exit_code: code,
+            outcome: "failed",
+            message: String(response.returnDisplay ?? response.llmContent),
+          },
+        }, opts)];
       }
       const text = mcpText(response.llmContent);
       const structured = common.tool.logical_id

@@ -5,15 +5,22 @@
  *
  * | envelope hook | events |
  * | --- | --- |
- * | session.created | `episode.started` (`parent_session_id` for subagents) |
+ * | session.created | `episode.started` (`cwd`; `parent_session_id` for subagents) |
  * | chat.message | `message` (user) |
+ * | message.text | `message` (assistant) |
  * | tool.execute.before | `tool.call.started` (`host_call_id` = `call_id`) |
  * | tool.execute.after | `tool.call.completed`, or `tool.call.failed` when `error` is set |
  * | session.error | `annotation` `session.error`, and `episode.outcome` failure |
  * | model.responded | `model.responded` with the model and token usage |
  * | session.retry, session.compacted | `annotation` of that type |
- * | session.deleted, session.finished, session.ended | `episode.finished` |
+ * | session.deleted, session.finished, session.ended | `episode.finished`, once per session |
  * | any other hook name | none |
+ *
+ * Failed or refused (host_c's own signal): a failed call the plugin marks
+ * `refused` (the user rejected its permission request, or a permission
+ * rule denied it) is `error.outcome = "refused"`, any other error
+ * `"failed"`; a completed shell call whose `metadata.exit` is not 0 is
+ * `tool.call.failed` with `error.exit_code`.
  *
  * @module
  */
@@ -102,6 +109,10 @@ export interface HostCEnvelope {
   attempt?: number;
   /** session.retry: what the host said. */
   message?: string;
+  /** session.created: the session's working directory. */
+  cwd?: string;
+  /** tool.execute.after with `error`: the host refused the call. */
+  refused?: boolean;
 }
 
 function str(o: Record<string, unknown>, f: string, required: boolean) {
@@ -148,6 +159,7 @@ export function parseHostCEnvelope(payload: unknown): HostCEnvelope {
       "provider",
       "finish",
       "message",
+      "cwd",
     ] as const
   ) {
     const v = str(o, f, false);
@@ -175,6 +187,7 @@ export function parseHostCEnvelope(payload: unknown): HostCEnvelope {
     env.tokens = o.tokens as Record<string, unknown>;
   }
   if (typeof o.attempt === "number") env.attempt = o.attempt;
+  if (o.refused === true) env.refused = true;
   if ("result" in o) env.result = o.result;
   if ("error" in o) env.error = o.error;
   return env;
@@ -218,14 +231,18 @@ export function hostCToEvents(
   const session = env.session_id;
   switch (env.hook) {
     case "session.created":
+      options.sessions?.started(HOST, session);
       return [episodeStarted(ctx, {
         reason: "created",
+        ...(env.cwd ? { cwd: env.cwd } : {}),
         ...(env.parent_session_id
           ? { parent_session_id: env.parent_session_id }
           : {}),
       })];
     case "chat.message":
       return [message(ctx, { role: "user", text: env.text ?? "" })];
+    case "message.text":
+      return [message(ctx, { role: "assistant", text: env.text ?? "" })];
     case "tool.execute.before": {
       const args = env.args ?? {};
       const ev = toolCallStarted(ctx, {
@@ -259,9 +276,32 @@ export function hostCToEvents(
       };
       const opts = { parentEventId: link?.parentEventId ?? null };
       if (env.error !== undefined && env.error !== null) {
-        return [toolCallFailed(ctx, { ...common, error: env.error }, opts)];
+        const e = env.error;
+        return [toolCallFailed(ctx, {
+          ...common,
+          error: {
+            ...(typeof e === "object" && !Array.isArray(e)
+              ? e
+              : { message: String(e) }),
+            outcome: env.refused ? "refused" : "failed",
+          },
+        }, opts)];
       }
       const result = env.result ?? null;
+      const exit = (result as { metadata?: { exit?: unknown } } | null)
+        ?.metadata?.exit;
+      if (env.tool === "bash" && typeof exit === "number" && exit !== 0) {
+        return [toolCallFailed(ctx, {
+          ...common,
+          result,
+          error: {
+            type: "exit_code",
+            exit_code: exit,
+            outcome: "failed",
+            message: String((result as { output?: unknown }).output ?? ""),
+          },
+        }, opts)];
+      }
       let structured: unknown;
       const r = result as { structuredContent?: unknown; content?: unknown };
       if (r && typeof r === "object" && "structuredContent" in r) {
@@ -322,6 +362,8 @@ export function hostCToEvents(
     case "session.deleted":
     case "session.finished":
     case "session.ended": {
+      const memory = options.sessions ?? null;
+      if (memory && !memory.end(HOST, session)) return []; // a second end
       const open = correlator?.endSession(HOST, session) ?? [];
       return [episodeFinished(ctx, {
         reason: env.reason ?? env.hook,

@@ -9,7 +9,14 @@
  *   `message.part.updated` with `state.status = "error"` into a
  *   `tool.execute.after` envelope with `error`;
  * - a session usually ends by the process exiting: on `dispose` the plugin
- *   posts `session.ended` for every session it saw that was not deleted.
+ *   posts `session.ended` for every session it saw that was not deleted;
+ * - a call the user rejected (`permission.replied` with `reply: "reject"`
+ *   for the call's `permission.asked`) or that a permission rule denied
+ *   (OpenCode's fixed "has specified a rule which prevents" error) is
+ *   posted with `refused: true`;
+ * - the assistant's text parts, once finished (`time.end`), are posted as
+ *   `message.text`; the session's `directory` goes with `session.created`
+ *   as `cwd`.
  *
  * It never forwards `config`, `chat.params`, `chat.headers` or `shell.env`
  * (they carry the provider key); from `config` it reads only the MCP server
@@ -72,6 +79,10 @@ export const HarnessPlugin = async () => {
 
   const inflight = new Set();
   const answered = new Set();
+  const asked = new Map();
+  const rejected = new Set();
+  const roles = new Map();
+  const texts = new Set();
 
   function post(hook, sessionId, extra) {
     const p = send(hook, sessionId, extra);
@@ -122,11 +133,15 @@ export const HarnessPlugin = async () => {
         case "session.created": {
           const id = p.info?.id ?? p.sessionID;
           sessions.add(id);
-          await post("session.created", id, { parent_session_id: p.info?.parentID ?? null });
+          await post("session.created", id, {
+            parent_session_id: p.info?.parentID ?? null,
+            ...(typeof p.info?.directory === "string" ? { cwd: p.info.directory } : {}),
+          });
           break;
         }
         case "session.deleted": {
           const id = p.info?.id ?? p.sessionID;
+          if (ended.has(id)) break;
           ended.add(id);
           await post("session.deleted", id, {});
           break;
@@ -145,8 +160,15 @@ export const HarnessPlugin = async () => {
         case "session.compacted":
           await post("session.compacted", p.sessionID, {});
           break;
+        case "permission.asked":
+          if (p.tool?.callID) asked.set(p.id, p.tool.callID);
+          break;
+        case "permission.replied":
+          if (p.reply === "reject" && asked.has(p.requestID)) rejected.add(asked.get(p.requestID));
+          break;
         case "message.updated": {
           const info = p.info ?? {};
+          if (info.id && info.role) roles.set(info.id, info.role);
           // Once per assistant message, when the host has finished it.
           if (info.role !== "assistant" || !info.finish || !info.time?.completed) break;
           if (answered.has(info.id)) break;
@@ -161,14 +183,26 @@ export const HarnessPlugin = async () => {
         }
         case "message.part.updated": {
           const part = p.part;
+          if (
+            part?.type === "text" && part.time?.end && !part.synthetic && part.text &&
+            roles.get(part.messageID) !== "user" && !texts.has(part.id)
+          ) {
+            texts.add(part.id);
+            await post("message.text", part.sessionID, { text: part.text });
+            break;
+          }
           if (part?.type !== "tool" || part.state?.status !== "error") break;
+          const why = String(part.state.error ?? "error");
           const call = pending.get(part.callID);
           pending.delete(part.callID);
           await post("tool.execute.after", part.sessionID, {
             call_id: part.callID,
             tool: part.tool,
             args: part.state.input ?? call?.args ?? {},
-            error: { message: String(part.state.error ?? "error") },
+            error: { message: why },
+            ...(rejected.has(part.callID) || why.includes("has specified a rule which prevents")
+              ? { refused: true }
+              : {}),
             ...mcpOf(part.tool),
           });
           break;

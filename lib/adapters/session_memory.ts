@@ -13,6 +13,7 @@ interface SessionState {
   text: string;
   model: string | null;
   ended: boolean;
+  answered: boolean;
 }
 
 /** Per-session memory of one ingest process. */
@@ -33,7 +34,7 @@ export class SessionMemory {
     const key = `${host}\u0000${session}`;
     let s = this.#sessions.get(key);
     if (!s) {
-      s = { text: "", model: null, ended: false };
+      s = { text: "", model: null, ended: false, answered: false };
       this.#sessions.set(key, s);
       if (this.#sessions.size > this.#max) {
         this.#sessions.delete(this.#sessions.keys().next().value!);
@@ -52,7 +53,22 @@ export class SessionMemory {
     const s = this.#get(host, session);
     const text = s.text;
     s.text = "";
+    if (text) s.answered = true;
     return text;
+  }
+
+  /**
+   * Whether assistant text was taken since the last call, and reset.
+   *
+   * @param host Host name.
+   * @param session Session id.
+   * @returns True when the turn's answer was already recorded.
+   */
+  takeAnswered(host: string, session: string): boolean {
+    const s = this.#get(host, session);
+    const was = s.answered;
+    s.answered = false;
+    return was;
   }
 
   /** Remember the model a session asked. */

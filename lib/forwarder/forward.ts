@@ -9,8 +9,19 @@
  * **milliseconds** (default {@linkcode DEFAULT_HOOK_TIMEOUT_MS}), and
  * `HARNESS_INGEST_TOKEN` (sent as a bearer token when set).
  *
+ * At host_a's Stop, SubagentStop and PreCompact the forwarder also reads
+ * what the session transcript gained since its last read and sends it in
+ * the payload (`lib/forwarder/transcript.ts`); that needs read permission
+ * for the transcript and write permission for the offset directory
+ * ({@linkcode DEFAULT_TRANSCRIPT_STATE_DIR}); without them the payload goes
+ * as the host gave it.
+ *
  * @module
  */
+
+import { DEFAULT_TRANSCRIPT_STATE_DIR, withTranscript } from "./transcript.ts";
+
+export { DEFAULT_TRANSCRIPT_STATE_DIR };
 
 /** Default forwarder time-out in milliseconds. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 300;
@@ -28,6 +39,11 @@ export interface ForwardOptions {
   timeoutMs?: number;
   /** Bearer token. */
   token?: string;
+  /**
+   * Directory of the transcript offset files (host_a).
+   * @default DEFAULT_TRANSCRIPT_STATE_DIR
+   */
+  stateDir?: string;
 }
 
 /** What happened (for tests and debugging; the host never sees it). */
@@ -92,6 +108,7 @@ export async function forwardHook(
     ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
   };
   try {
+    body = await withTranscript(host, body, { stateDir: options.stateDir });
     const { status, text } = target.startsWith("http://")
       ? await postPlain(target, body, headers, timeoutMs)
       : await postFetch(target, body, headers, timeoutMs);

@@ -6,8 +6,13 @@
  * quoted for the shell (spaces included), and the pinned capture and URL
  * travel as flags.
  *
+ * host_a's command may read files (the session transcript its payload
+ * names, read at Stop, SubagentStop and PreCompact for tokens and the
+ * assistant's text) and write the forwarder's offset directory.
+ *
  * @module
  */
+import { DEFAULT_TRANSCRIPT_STATE_DIR } from "../forwarder/transcript.ts";
 
 /** Quote a word for a POSIX shell. */
 export function shellQuote(word: string): string {
@@ -32,6 +37,12 @@ export interface HookCommandParts {
   env: readonly string[];
   /** The host's neutral answer on stdout (`{}` for host_b, empty for the others). */
   answer: string;
+  /**
+   * host_a: the directory of the forwarder's transcript offset files; the
+   * command may read (the transcript the host names) and write there.
+   * @default DEFAULT_TRANSCRIPT_STATE_DIR
+   */
+  stateDir?: string;
 }
 
 /**
@@ -64,6 +75,14 @@ export function hookCommand(p: HookCommandParts): string {
     "run --quiet --no-prompt --no-config",
     `--allow-net=${netHost}`,
     `--allow-env=${p.env.join(",")}`,
+    ...(p.host === "host_a"
+      ? [
+        "--allow-read",
+        `--allow-write=${
+          shellQuote(p.stateDir ?? DEFAULT_TRANSCRIPT_STATE_DIR)
+        }`,
+      ]
+      : []),
     shellQuote(p.module),
     `hook ${p.host}`,
     ...(p.url !== p.defaultUrl ? [`--url ${shellQuote(p.url)}`] : []),

@@ -72,8 +72,22 @@ export const HOST_A_EVENTS: readonly string[] = [
   "SubagentStop",
   "Stop",
   "StopFailure",
+  "PreCompact",
+  "PostCompact",
   "SessionEnd",
 ];
+
+/**
+ * host_a events at which the forwarder reads the session transcript
+ * (tokens and the assistant's text, `lib/forwarder/transcript.ts`): they
+ * run the forwarder even in `http` mode, since an http hook posts the
+ * payload straight to the server, which never opens a transcript path.
+ */
+export const HOST_A_TRANSCRIPT_EVENTS: ReadonlySet<string> = new Set([
+  "Stop",
+  "SubagentStop",
+  "PreCompact",
+]);
 
 /** host_b events forwarded. */
 export const HOST_B_EVENTS: readonly string[] = [
@@ -82,14 +96,17 @@ export const HOST_B_EVENTS: readonly string[] = [
   "BeforeToolSelection",
   "BeforeTool",
   "AfterTool",
+  "AfterModel",
   "AfterAgent",
+  "PreCompress",
   "SessionEnd",
 ];
 
 /**
- * The host_a plan: native `http` hooks (no process per hook) with a 2 s
+ * The host_a plan: native `http` hooks (no process per hook) with a 1 s
  * time-out, except SessionStart, which host_a delivers only to command
- * hooks; `command` mode uses the forwarder everywhere.
+ * hooks, and the transcript events ({@linkcode HOST_A_TRANSCRIPT_EVENTS}),
+ * which need the forwarder; `command` mode uses the forwarder everywhere.
  *
  * @param o Ingest URL (with `?cap=` when pinned), forwarder command, mode.
  * @returns The plan.
@@ -102,7 +119,8 @@ export function hostAPlan(o: {
   return {
     host: "host_a",
     events: HOST_A_EVENTS.map((event) => {
-      const entry: HookEntry = o.mode === "http" && event !== "SessionStart"
+      const entry: HookEntry = o.mode === "http" && event !== "SessionStart" &&
+          !HOST_A_TRANSCRIPT_EVENTS.has(event)
         ? { type: "http", url: o.hookUrl, timeout: HOST_A_HTTP_TIMEOUT_S }
         : {
           type: "command",

@@ -89,9 +89,15 @@ Deno.test("install --command uses the forwarder everywhere; --capture pins cap i
     Deno.readTextFileSync(join(dir2.path, ".claude/settings.json")),
   );
   assertEquals(
-    s2.hooks.Stop[0].hooks[0].url,
+    s2.hooks.PostToolUse[0].hooks[0].url,
     "http://127.0.0.1:8848/hook/host_a?cap=cap_x",
   );
+  // The transcript events run the forwarder even in http mode: it reads
+  // the transcript the host names; the server never opens one.
+  for (const event of ["Stop", "SubagentStop", "PreCompact"]) {
+    assertEquals(s2.hooks[event][0].hooks[0].type, "command", event);
+  }
+  assertEquals(s2.hooks.PostCompact[0].hooks[0].type, "http");
 });
 
 Deno.test("install host_b writes command hooks; uninstall removes the file it created", async () => {
@@ -101,10 +107,12 @@ Deno.test("install host_b writes command hooks; uninstall removes the file it cr
   const s = JSON.parse(Deno.readTextFileSync(file));
   assertEquals(Object.keys(s.hooks).sort(), [
     "AfterAgent",
+    "AfterModel",
     "AfterTool",
     "BeforeAgent",
     "BeforeTool",
     "BeforeToolSelection",
+    "PreCompress",
     "SessionEnd",
     "SessionStart",
   ]);

@@ -1,0 +1,212 @@
+/**
+ * host_a's session transcript, read where the hook runs. Claude Code sends
+ * no token counts in its hook payloads; they are in the JSONL transcript
+ * whose path every payload carries (`transcript_path`, and
+ * `agent_transcript_path` on SubagentStop). The forwarder reads what the
+ * host appended since its last read, keeps the assistant turns (model,
+ * usage, text) and sends them inside the hook payload as
+ * `harness_transcript`. The ingest server never opens a path: it maps
+ * what arrives.
+ *
+ * Offset state: one small JSON file per transcript, `<stateDir>/<sha256 of
+ * the path>.json` = `{path, offset}`, where `offset` is the byte just past
+ * the last complete line read. A transcript shorter than its offset (it was
+ * rewritten) is read again from the start.
+ *
+ * @module
+ */
+
+/** Default directory of the per-transcript offset files. */
+export const DEFAULT_TRANSCRIPT_STATE_DIR = "/tmp/harness-hook-state";
+
+/** Most bytes read from a transcript in one hook (the rest waits). */
+export const MAX_TRANSCRIPT_READ_BYTES = 16 * 1024 * 1024;
+
+/** host_a hooks at which the transcript is read. */
+export const TRANSCRIPT_HOOKS: readonly string[] = [
+  "Stop",
+  "SubagentStop",
+  "PreCompact",
+];
+
+/** One assistant turn (one model message) from a transcript. */
+export interface TranscriptTurn {
+  /** The model's message id (records of one message share it). */
+  message_id: string;
+  /** Model id. */
+  model: string | null;
+  /** The host's timestamp of the message's last record. */
+  timestamp: string | null;
+  /** The message's usage as the host recorded it. */
+  usage: Record<string, unknown> | null;
+  /** Text blocks, joined with newlines. */
+  text: string;
+  /** Tool-use ids the message asked for. */
+  tool_use_ids: string[];
+}
+
+/** What the forwarder adds to a hook payload. */
+export interface TranscriptDelta {
+  /** Which payload field named the file. */
+  field: "transcript_path" | "agent_transcript_path";
+  /** Byte offset read from. */
+  from_offset: number;
+  /** Byte offset read to (just past the last complete line). */
+  to_offset: number;
+  /** Assistant turns in that range, in order. */
+  turns: TranscriptTurn[];
+}
+
+/** Where the offset files live. */
+export interface TranscriptOptions {
+  /**
+   * Directory of the offset files.
+   * @default DEFAULT_TRANSCRIPT_STATE_DIR
+   */
+  stateDir?: string;
+}
+
+async function stateFile(stateDir: string, path: string): Promise<string> {
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(path),
+  );
+  const hex = [...new Uint8Array(digest)].map((b) =>
+    b.toString(16).padStart(2, "0")
+  ).join("");
+  return `${stateDir}/${hex.slice(0, 32)}.json`;
+}
+
+async function readOffset(file: string, path: string): Promise<number> {
+  try {
+    const s = JSON.parse(await Deno.readTextFile(file));
+    return s?.path === path && Number.isInteger(s.offset) && s.offset >= 0
+      ? s.offset
+      : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Read what a transcript gained since the last read and remember the new
+ * offset.
+ *
+ * @param path The transcript (as the host named it).
+ * @param options Where offsets are kept.
+ * @returns The lines read, and the byte range.
+ * @throws {Deno.errors.NotFound} When the transcript does not exist.
+ */
+export async function readTranscriptLines(
+  path: string,
+  options: TranscriptOptions = {},
+): Promise<{ lines: string[]; from: number; to: number }> {
+  const dir = options.stateDir ?? DEFAULT_TRANSCRIPT_STATE_DIR;
+  const file = await stateFile(dir, path);
+  using f = await Deno.open(path, { read: true });
+  const size = (await f.stat()).size;
+  let from = await readOffset(file, path);
+  if (from > size) from = 0;
+  const want = Math.min(size - from, MAX_TRANSCRIPT_READ_BYTES);
+  const buf = new Uint8Array(want);
+  await f.seek(from, Deno.SeekMode.Start);
+  let got = 0;
+  while (got < want) {
+    const n = await f.read(buf.subarray(got));
+    if (n === null) break;
+    got += n;
+  }
+  const end = buf.subarray(0, got).lastIndexOf(0x0a);
+  if (end < 0) return { lines: [], from, to: from };
+  const text = new TextDecoder().decode(buf.subarray(0, end));
+  const to = from + end + 1;
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(file, JSON.stringify({ path, offset: to }) + "\n");
+  return { lines: text.split("\n"), from, to };
+}
+
+/**
+ * The assistant turns of transcript lines: records of one message (same
+ * `message.id`) merged, usage from its last record, text blocks joined.
+ *
+ * @param lines JSONL lines.
+ * @returns Turns in order of first appearance.
+ */
+export function assistantTurns(lines: readonly string[]): TranscriptTurn[] {
+  const byId = new Map<string, TranscriptTurn>();
+  for (const line of lines) {
+    if (!line.includes('"assistant"')) continue;
+    let r: Record<string, unknown>;
+    try {
+      r = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (r?.type !== "assistant") continue;
+    const m = (r.message ?? {}) as Record<string, unknown>;
+    const id = typeof m.id === "string" ? m.id : String(r.uuid ?? "");
+    if (!id) continue;
+    let turn = byId.get(id);
+    if (!turn) {
+      turn = {
+        message_id: id,
+        model: typeof m.model === "string" ? m.model : null,
+        timestamp: null,
+        usage: null,
+        text: "",
+        tool_use_ids: [],
+      };
+      byId.set(id, turn);
+    }
+    if (typeof r.timestamp === "string") turn.timestamp = r.timestamp;
+    if (typeof m.usage === "object" && m.usage !== null) {
+      turn.usage = m.usage as Record<string, unknown>;
+    }
+    for (const c of Array.isArray(m.content) ? m.content : []) {
+      if (c?.type === "text" && typeof c.text === "string" && c.text) {
+        turn.text = turn.text ? `${turn.text}\n${c.text}` : c.text;
+      } else if (c?.type === "tool_use" && typeof c.id === "string") {
+        turn.tool_use_ids.push(c.id);
+      }
+    }
+  }
+  return [...byId.values()];
+}
+
+/**
+ * Add `harness_transcript` to a host_a hook payload at the hooks that read
+ * the transcript. Fails open: any problem (not JSON, no path, no file, no
+ * permission) returns the body unchanged.
+ *
+ * @param host Host name (only `host_a` is read).
+ * @param body The payload text, as the host gave it.
+ * @param options Where offsets are kept.
+ * @returns The body to send.
+ */
+export async function withTranscript(
+  host: string,
+  body: string,
+  options: TranscriptOptions = {},
+): Promise<string> {
+  if (host !== "host_a") return body;
+  try {
+    const p = JSON.parse(body);
+    if (!TRANSCRIPT_HOOKS.includes(p?.hook_event_name)) return body;
+    const field = p.hook_event_name === "SubagentStop" &&
+        typeof p.agent_transcript_path === "string"
+      ? "agent_transcript_path"
+      : "transcript_path";
+    const path = p[field];
+    if (typeof path !== "string" || path === "") return body;
+    const { lines, from, to } = await readTranscriptLines(path, options);
+    const delta: TranscriptDelta = {
+      field,
+      from_offset: from,
+      to_offset: to,
+      turns: assistantTurns(lines),
+    };
+    return JSON.stringify({ ...p, harness_transcript: delta });
+  } catch {
+    return body;
+  }
+}
