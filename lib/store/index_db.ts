@@ -9,6 +9,7 @@
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { TraceEvent } from "../trace/event.ts";
 import { GENESIS_HASH } from "../trace/hash.ts";
+import { narrow, PRIVATE_FILE_MODE, privateFile } from "./_private_files.ts";
 
 /** A capture as the index knows it. */
 export interface CaptureRecord {
@@ -171,10 +172,16 @@ export class SqliteIndex {
    */
   constructor(path: string, options: SqliteIndexOptions = {}) {
     this.#readOnly = options.readOnly ?? false;
+    const onDisk = !this.#readOnly && path !== ":memory:";
+    // Owner-only before SQLite opens it: its WAL and SHM files copy the mode.
+    if (onDisk) privateFile(path);
     this.#db = new DatabaseSync(path, { readOnly: this.#readOnly });
     this.#db.exec("PRAGMA busy_timeout = 5000");
     if (!this.#readOnly) {
       this.#db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+      if (onDisk) {
+        for (const s of ["-wal", "-shm"]) narrow(path + s, PRIVATE_FILE_MODE);
+      }
       this.#migrate();
     }
   }

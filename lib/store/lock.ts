@@ -7,6 +7,7 @@
  * @module
  */
 import { join } from "node:path";
+import { narrow, PRIVATE_FILE_MODE } from "./_private_files.ts";
 
 /** Who holds a store's lock, as written in the lock file. */
 export interface LockOwner {
@@ -81,7 +82,13 @@ export class StoreLock {
     owner: Omit<LockOwner, "pid" | "since">,
   ): StoreLock {
     const path = join(root, "harness.lock");
-    const file = Deno.openSync(path, { read: true, write: true, create: true });
+    const file = Deno.openSync(path, {
+      read: true,
+      write: true,
+      create: true,
+      mode: PRIVATE_FILE_MODE,
+    });
+    narrow(path, PRIVATE_FILE_MODE);
     let locked = false;
     try {
       locked = file.tryLockSync(true);

@@ -251,7 +251,7 @@ function inspectTail(file: Deno.FsFile, path: string): SpoolOpenInfo {
     const cut = lastNewlineBefore(file, size) + 1; // 0 when none
     const torn = readRange(file, cut, size - cut);
     const savedTo = `${path}.torn-${cut}`;
-    Deno.writeFileSync(savedTo, torn);
+    Deno.writeFileSync(savedTo, torn, { mode: 0o600 });
     file.truncateSync(cut);
     file.syncDataSync();
     repaired = { offset: cut, bytes: torn.length, saved_to: savedTo };

@@ -6,6 +6,7 @@
  * @module
  */
 import { exists, syncDir } from "./fs_sync.ts";
+import { privateDir } from "./_private_files.ts";
 import { type HeadReceipt, lastReceipt, ReceiptLog } from "./heads.ts";
 import { join } from "node:path";
 import type { TraceEvent } from "../trace/event.ts";
@@ -203,6 +204,9 @@ export class HarnessStore {
       recursive: true,
       mode: 0o700,
     });
+    // Compiled packages are written here (by the coordinator): owner-only,
+    // like the rest of the store.
+    privateDir(join(root, "packages"));
     if (fresh) {
       for (const d of [root, join(root, "blobs")]) syncDir(d);
     }
