@@ -24,17 +24,24 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 async function runTask(
   args: string[],
   env: Record<string, string> = {},
+  stdin: string | null = null,
 ): Promise<{ code: number; out: string; err: string }> {
   const cmd = new Deno.Command(Deno.execPath(), {
     args: ["task", "--quiet", "run", ...args],
     cwd: ROOT,
     env: { NO_COLOR: "1", ...env },
     clearEnv: false,
-    stdin: "null",
+    stdin: stdin === null ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
   });
-  const r = await cmd.output();
+  const child = cmd.spawn();
+  if (stdin !== null) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(stdin));
+    await w.close();
+  }
+  const r = await child.output();
   const dec = new TextDecoder();
   return {
     code: r.code,
@@ -271,6 +278,32 @@ Deno.test("compile.ts run: a held-out τ² retail task finishes with the compile
     `${out.stats.model_requests} requests, ${turns} recorded turns`,
   );
   assertEquals(server.stats(script.id).requests, out.stats.model_requests);
+
+  // The same conversation with the user's messages on standard input.
+  server.resetScript(script.id);
+  const piped = await runTask(
+    [
+      pkgFile,
+      "--capabilities",
+      "examples/tau2/retail_capabilities.ts",
+      "--model",
+      "openai/recorded-agent",
+      "--model-url",
+      baseUrl,
+      "--json",
+      "--",
+      "--tasks",
+      "fixtures/tau2_retail_slice.json",
+      "--task",
+      task,
+    ],
+    {},
+    users.map((u) => u.replace(/\n/g, " ")).join("\n") + "\n",
+  );
+  assertEquals(piped.code, 0, piped.err + piped.out);
+  const viaStdin = JSON.parse(piped.out);
+  assertEquals(viaStdin.turns, users.length);
+  assertEquals(viaStdin.outcome.success, true);
 });
 
 Deno.test("runPackage: a tree package's residual leaf through chatModelBinding records the API's token usage in model.responded", async () => {
