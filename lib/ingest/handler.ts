@@ -9,7 +9,8 @@
  * | `POST /hook/<host>?cap=<id>` | host_a: 204 (silent for the host); host_b, host_c: 200 `{ok: true, capture_id, events}`; any bad input: 200 `{ok: false, error}` (413 past the size limit) |
  * | `GET /captures` | 200 list of capture records |
  * | `GET /capture/<id>/summary` | 200 inspection (episodes, counts, fidelity, chain); 404 unknown capture |
- * | `GET /health` | 200 `{ok, root, pid, stats}` |
+ * | `POST /v1/traces` | OTLP/HTTP traces (protobuf or JSON, gzip): 200 with the OTLP answer (partial success counts refused spans); 400 not OTLP; 415 other types |
+ * | `GET /health` | 200 `{ok, root, pid, stats}` (`ok: false` when a part in `healthExtra` says so) |
  * | `POST /admin/shutdown` | with the pid file's admin key: 200, then the server stops |
  * | anything else | 404, or 405 with `Allow` for a known path and wrong method |
  *
@@ -42,6 +43,7 @@ import {
   PayloadTooLargeError,
   statusOf,
 } from "./errors.ts";
+import { createOtlpIntake } from "./otlp_intake.ts";
 import {
   DEFAULT_REDACTION_RULES,
   type RedactionRule,
@@ -163,6 +165,11 @@ export function createIngestHandler(
     rejected_events: 0,
   };
   const defaultCapture = options.defaultCaptureId ?? DEFAULT_CAPTURE_ID;
+  const otlp = createOtlpIntake(store, {
+    maxBodyBytes: limit,
+    activeCapture: options.activeCapture,
+    defaultCaptureId: defaultCapture,
+  });
 
   /** Seal and write events of one capture with one write. */
   function record(events: UnsealedEvent[]): TraceEvent[] {
@@ -345,6 +352,19 @@ export function createIngestHandler(
         error: "Send events with Content-Type: application/json",
       });
     }
+    if (
+      req.method === "POST" && path === "/v1/traces" &&
+      !isJsonType(req.header("content-type")) &&
+      (req.header("content-type") ?? "").split(";")[0].trim()
+          .toLowerCase() !== "application/x-protobuf"
+    ) {
+      await req.discard();
+      return json(415, {
+        ok: false,
+        error:
+          "Send OTLP traces with Content-Type: application/x-protobuf or application/json",
+      });
+    }
     if (options.token) {
       const auth = req.header("authorization") ?? "";
       // The pid file's admin key (owner-readable only) is enough to stop it.
@@ -372,6 +392,11 @@ export function createIngestHandler(
     };
     if (path === "/ingest") {
       return method === "POST" ? await ingest(req) : await only("POST");
+    }
+    if (path === "/v1/traces") {
+      if (method !== "POST") return await only("POST");
+      const a = await otlp.answer(req);
+      return a;
     }
     const hookMatch = /^\/hook\/([a-z_]+)$/.exec(path);
     if (hookMatch && adapterFor(hookMatch[1])) {
@@ -410,15 +435,21 @@ export function createIngestHandler(
       if (method !== "GET") return await only("GET");
       stats.pending_calls = correlator.size;
       stats.dropped_pending_calls = correlator.dropped;
+      const extra = options.healthExtra?.() ?? {};
+      // A part that reports `ok: false` (a stalled export) makes it false.
+      const healthy = Object.values(extra).every((v) =>
+        !(typeof v === "object" && v !== null &&
+          (v as { ok?: unknown }).ok === false)
+      );
       return json(200, {
-        ok: true,
+        ok: healthy,
         root: store.root,
         pid: Deno.pid,
-        stats,
+        stats: { ...stats, ...otlp.stats },
         ...(store.indexFlushError
           ? { index_flush_error: store.indexFlushError }
           : {}),
-        ...(options.healthExtra?.() ?? {}),
+        ...extra,
       });
     }
     await req.discard();
@@ -427,7 +458,8 @@ export function createIngestHandler(
 
   return {
     answer,
-    handler: async (req) => toResponse(await answer(fromRequest(req))),
+    handler: async (req) =>
+      toResponse(await answer(withBytes(fromRequest(req), req))),
     stats,
   };
 }
@@ -445,6 +477,17 @@ export function sameSecret(given: string, expected: string): boolean {
   let diff = a.length ^ b.length;
   for (let i = 0; i < b.length; i++) diff |= (a[i] ?? 0) ^ b[i];
   return diff === 0;
+}
+
+/** A fetch request that can also give its body as bytes (OTLP protobuf). */
+function withBytes(r: IngestRequest, req: Request): IngestRequest {
+  return Object.assign(r, {
+    bytes: async (limit: number): Promise<Uint8Array> => {
+      const b = new Uint8Array(await req.arrayBuffer());
+      if (b.length > limit) throw new PayloadTooLargeError(limit);
+      return b;
+    },
+  });
 }
 
 /** Whether a Content-Type names JSON (`application/json`, any parameters). */
