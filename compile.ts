@@ -218,10 +218,14 @@ export async function main(args: string[]): Promise<number> {
       return 2;
     }
     const episodes: Episode[] = [];
-    if (values.db) {
-      // The team database: the same episodes, from the stored lines.
+    if (values.db !== undefined) {
+      // The team database: the same episodes, from the stored lines
+      // (`--db env`: HARNESS_DB_URL; PG* variables and ~/.pgpass fill in).
       const { DbStore } = await import("./lib/team/db_store.ts");
-      const db = await DbStore.open(values.db);
+      const { dbTarget } = await import("./lib/cli/env.ts");
+      const db = await DbStore.open(
+        await dbTarget(values.db, (t) => console.error(t)),
+      );
       try {
         for (const id of captures) {
           episodes.push(...await loadEpisodes(db, db.resolveName(id)));

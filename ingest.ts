@@ -18,7 +18,7 @@
  */
 import type { ServeOptions } from "./lib/cli/cmd_serve.ts";
 import type { OtlpProtocol } from "./lib/otel/send.ts";
-import { grantedEnv } from "./lib/cli/env.ts";
+import { dbTarget, grantedEnv } from "./lib/cli/env.ts";
 import { type Io, UsageError } from "./lib/cli/io.ts";
 import {
   DEFAULT_INGEST_URL,
@@ -232,27 +232,40 @@ async function run(args: string[], io: Io): Promise<number> {
       });
     }
     case "db": {
-      if (command !== "migrate" || !values.db) {
-        throw new UsageError("db migrate needs --db postgres://…");
+      if (command === "net") {
+        // For the deno tasks: ",host:port" of the database the environment
+        // names (HARNESS_DB_URL, PGHOST/PGPORT), or nothing.
+        const { dbNetGrant } = await import("./lib/cli/cmd_team.ts");
+        io.out(dbNetGrant(env));
+        return 0;
+      }
+      const db = dbSpec(values.db, "--db");
+      if (command !== "migrate" || db === undefined) {
+        throw new UsageError(
+          "db migrate needs --db postgres://… or --db env (HARNESS_DB_URL)",
+        );
       }
       const { dbMigrate } = await import("./lib/cli/cmd_team.ts");
-      return await dbMigrate(values.db, io);
+      return await dbMigrate(db, io);
     }
     case "capture":
     case "store": {
       if (group === "store" && command === "push") {
-        if (!values.to) {
-          throw new UsageError("store push needs --to postgres://…");
+        const to = dbSpec(values.to, "--to");
+        if (to === undefined) {
+          throw new UsageError(
+            "store push needs --to postgres://… or --to env (HARNESS_DB_URL)",
+          );
         }
         const { storePush } = await import("./lib/cli/cmd_team.ts");
-        return await storePush(root, values.to, values.json, io);
+        return await storePush(root, to, values.json, io);
       }
-      if (group === "capture" && values.db) {
+      if (group === "capture" && values.db !== undefined) {
         const { captureFromDb } = await import("./lib/cli/cmd_team.ts");
         return await captureFromDb(
           command ?? "",
           id,
-          values.db,
+          dbSpec(values.db, "--db")!,
           values.json,
           io,
         );
@@ -287,7 +300,10 @@ async function run(args: string[], io: Io): Promise<number> {
       const { importCommand } = await import("./lib/cli/cmd_import.ts");
       return await importCommand({
         format: values.format,
-        file: command,
+        // Under `deno task`, a relative path is the user's folder's.
+        file: command && env("INIT_CWD")
+          ? (await import("node:path")).resolve(env("INIT_CWD")!, command)
+          : command,
         capture: values.capture,
         tools: values.tools,
         root,
@@ -346,6 +362,7 @@ async function run(args: string[], io: Io): Promise<number> {
         await m.checkHooks(base, {
           user: values.user,
           xdgConfigHome: env("XDG_CONFIG_HOME"),
+          token: env("HARNESS_INGEST_TOKEN"),
         }),
         values.json,
         io,
@@ -431,6 +448,20 @@ async function run(args: string[], io: Io): Promise<number> {
   }
 }
 
+/**
+ * A database flag's value: an empty one is an error (never "the local
+ * store"); absent, `db migrate` and `store push` use `HARNESS_DB_URL`.
+ */
+function dbSpec(value: string | undefined, flag: string): string | undefined {
+  if (value === undefined) return env("HARNESS_DB_URL") ? "env" : undefined;
+  if (!value.trim()) {
+    throw new UsageError(
+      `${flag} is empty: give postgres://user@host:port/db, or "env" to use HARNESS_DB_URL`,
+    );
+  }
+  return value;
+}
+
 /** The command line a command hook runs (see `lib/installers/hook_command.ts`). */
 async function forwarderCommand(
   host: string,
@@ -481,6 +512,15 @@ async function serveCommand(
       }`,
       "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN,OTEL_EXPORTER_OTLP_HEADERS",
     ];
+    if (values.replicate !== undefined) {
+      // The database's host and port, its variables and ~/.pgpass.
+      const t = await dbTarget(dbSpec(values.replicate, "--replicate")!);
+      permissions[2] += `,${t.host}:${t.port}`;
+      permissions[3] += ",HARNESS_DB_URL,PG*,HOME,USER";
+      const pass = env("PGPASSFILE") ??
+        (env("HOME") ? `${env("HOME")}/.pgpass` : undefined);
+      if (pass) permissions[0] += `,${pass}`;
+    }
     if (values["redact-rules"]) {
       permissions[0] += `,${values["redact-rules"]}`;
     }
@@ -509,7 +549,9 @@ async function serveCommand(
       idleTimeoutMs: seconds(values, "idle-timeout"),
       redactRules: values["redact-rules"],
       noRedact: values["no-redact"],
-      replicate: values.replicate,
+      replicate: values.replicate === undefined
+        ? undefined
+        : await dbTarget(dbSpec(values.replicate, "--replicate")!, io.err),
       ...(await exportOptions(values)),
       stopSignal,
     }, out);

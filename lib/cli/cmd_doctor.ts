@@ -82,16 +82,94 @@ async function serverProblem(url: string): Promise<string | null> {
   }
 }
 
+/** How an installed hook reaches the server. */
+export interface HookRoute {
+  /** The host the hook is for. */
+  host: string;
+  /** Ingest URL the hook posts to (any `?cap=` kept). */
+  url: string;
+  /** The capture it is pinned to, if any. */
+  capture?: string;
+  /** The bearer token it sends, if any. */
+  token?: string;
+}
+
+/**
+ * Send a probe the way a hook does (same route, capture and token; a body
+ * the server refuses before recording anything) and read the capture it
+ * would write to: what the server answers is what every event will get.
+ *
+ * @param r The route.
+ * @returns Null when events would be recorded, else why not.
+ */
+export async function probeHook(r: HookRoute): Promise<string | null> {
+  const base = new URL(r.url);
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    ...(r.token ? { authorization: `Bearer ${r.token}` } : {}),
+  };
+  const get = async (path: string, init: RequestInit = {}) => {
+    const ctl = new AbortController();
+    const t = setTimeout(() => ctl.abort(), 2000);
+    try {
+      const res = await fetch(new URL(path, base.origin), {
+        ...init,
+        headers,
+        signal: ctl.signal,
+      });
+      const text = await res.text();
+      return { status: res.status, text };
+    } finally {
+      clearTimeout(t);
+    }
+  };
+  const cap = r.capture ?? base.searchParams.get("cap") ?? undefined;
+  let answer: { status: number; text: string };
+  try {
+    answer = await get(
+      `/hook/${r.host}${cap ? `?cap=${encodeURIComponent(cap)}` : ""}`,
+      { method: "POST", body: JSON.stringify({ harness_doctor_probe: true }) },
+    );
+  } catch {
+    return `no ingest server answers at ${r.url} ("ingest.ts serve")`;
+  }
+  if (answer.status === 401) {
+    return `the server at ${base.origin} requires a bearer token the hooks do not send: every event gets 401 and is dropped — ${
+      r.token
+        ? "the token in HARNESS_INGEST_TOKEN is not the server's"
+        : "set HARNESS_INGEST_TOKEN where the host runs, then reinstall the hooks (host_a then uses the forwarder, which sends it)"
+    }`;
+  }
+  if (answer.status !== 200) {
+    return `the server at ${base.origin} answers a hook with ${answer.status}: ${
+      answer.text.slice(0, 200)
+    }`;
+  }
+  if (!cap) return null;
+  try {
+    const list = await get("/captures");
+    if (list.status !== 200) return null;
+    const rec =
+      (JSON.parse(list.text) as { capture_id: string; status: string }[])
+        .find((c) => c.capture_id === cap);
+    if (rec?.status === "finished") {
+      return `the hooks are pinned to capture "${cap}", which is finished: the server answers every event 200 ok:false and records nothing — reinstall with --capture of an open capture, or without --capture`;
+    }
+  } catch { /* the probe above answered: leave it there */ }
+  return null;
+}
+
 /**
  * Check the hooks installed in a folder.
  *
  * @param base The project folder (or home for `--user`).
- * @param options Whether it is the user level (OpenCode's folder then).
+ * @param options Whether it is the user level (OpenCode's folder then), and
+ *   the token the forwarder would send (`HARNESS_INGEST_TOKEN`).
  * @returns Findings, one per host.
  */
 export async function checkHooks(
   base: string,
-  options: { user?: boolean; xdgConfigHome?: string } = {},
+  options: { user?: boolean; xdgConfigHome?: string; token?: string } = {},
 ): Promise<Finding[]> {
   const out: Finding[] = [];
   for (
@@ -142,11 +220,15 @@ export async function checkHooks(
         }
         const url = /--url '([^']+)'/.exec(e.command)?.[1] ??
           "http://127.0.0.1:8848";
-        const s = await serverProblem(url);
+        const capture = /--capture '([^']+)'/.exec(e.command)?.[1];
+        const s = await serverProblem(url) ??
+          await probeHook({ host, url, capture, token: options.token });
         if (s) problems.add(s);
       }
       if (e.type === "http" && e.url) {
-        const s = await serverProblem(e.url);
+        // A native http hook sends no token.
+        const s = await serverProblem(e.url) ??
+          await probeHook({ host, url: e.url });
         if (s) problems.add(s);
       }
     }

@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { commandParts } from "./cmd_doctor.ts";
 import { basename, dirname, join } from "node:path";
 import { hostCPluginSource } from "../adapters/host_c_plugin.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
@@ -252,6 +253,7 @@ function hookUrl(a: InstallArgs): string {
  */
 export function install(a: InstallArgs, io: Io): number {
   const file = targetFile(a);
+  warnUnstableLauncher(a.forwarderCommand, io);
   const before = readText(file);
   if (a.host === "host_c") {
     if (before !== null && !before.startsWith(PLUGIN_MARKER)) {
@@ -453,4 +455,26 @@ export function parseJsonc(text: string): Settings {
     } else out += c;
   }
   return JSON.parse(out.replace(/,(\s*[}\]])/g, "$1"));
+}
+
+/**
+ * Say so when the hooks would run a Deno from a package cache (npx, npm's
+ * `_npx` or `.cache`): it goes away when the cache is cleared, and the
+ * hooks then record nothing (fail open).
+ *
+ * @param command The forwarder command written into the hooks.
+ * @param io Output (the warning goes to stderr).
+ * @returns Whether a warning was given.
+ */
+export function warnUnstableLauncher(command: string, io: Io): boolean {
+  const launcher = commandParts(command).launcher;
+  if (
+    launcher === "deno" || !/[\\/](_npx|\.npm|npx|\.cache)[\\/]/.test(launcher)
+  ) {
+    return false;
+  }
+  io.err(
+    `harness: warning: "deno" is not on PATH, so the hooks run ${launcher}, a Deno in a package cache: clearing that cache breaks them silently. Install a stable Deno (https://deno.com: curl -fsSL https://deno.land/install.sh | sh), put it on PATH and install again; "ingest.ts doctor" checks the hooks`,
+  );
+  return true;
 }

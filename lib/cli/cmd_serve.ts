@@ -20,6 +20,7 @@ import {
   removePidFile,
   writePidFile,
 } from "./daemon_files.ts";
+import { isStoreLocked } from "../store/lock.ts";
 
 /** Options of `serve`. */
 export interface ServeOptions {
@@ -46,7 +47,11 @@ export interface ServeOptions {
   /** Resolves when the server should stop (signals). */
   stopSignal?: Promise<void>;
   /** Ship every acknowledged event to this team database, in the background. */
-  replicate?: string;
+  replicate?: import("../team/db.ts").DbTarget | string;
+  /** Milliseconds of no replication progress (events waiting) before `/health` says `ok: false`. @default 30000 */
+  replicateStallMs?: number;
+  /** Milliseconds a replication statement may take. @default 8000 */
+  replicateStatementTimeoutMs?: number;
   /** Stream stored events as spans to this OTLP collector (`…/v1/traces`). */
   exportOtlp?: string;
   /** Encoding for `exportOtlp`. @default "http/json" */
@@ -122,6 +127,10 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
       ? new (await import("../team/replicator.ts")).Replicator(
         store,
         o.replicate,
+        {
+          stallAfterMs: o.replicateStallMs,
+          statementTimeoutMs: o.replicateStatementTimeoutMs,
+        },
       )
       : null;
     if (o.exportOtlp) checkExportUrl(o.exportOtlp);
@@ -156,6 +165,8 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
       ...(replicator || streamer
         ? {
           healthExtra: () => ({
+            // Stalled replication is a failing server: events pile up unshipped.
+            ...(replicator?.status.stalled ? { ok: false } : {}),
             ...(replicator ? { replication: replicator.status } : {}),
             ...(streamer ? { otlp_export: streamer.status } : {}),
           }),
@@ -178,6 +189,8 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
     );
     await Promise.race([stopped, o.stopSignal ?? new Promise(() => {})]);
     await server.close();
+    // Bounded whatever the database does (acknowledged events are in the
+    // spools already; the cursor resumes where the last commit left it).
     await replicator?.stop();
     unobserve();
     await streamer?.close();
@@ -299,11 +312,19 @@ export async function status(
         : `ingest server not running for store ${root}`,
     );
     const rep = health?.replication as
-      | { lag_events: number; last_error: string | null; shipped: number }
+      | {
+        lag_events: number;
+        last_error: string | null;
+        shipped: number;
+        stalled?: boolean;
+        database?: string;
+      }
       | undefined;
     if (rep) {
       io.out(
-        `replication: ${rep.lag_events} events behind, ${rep.shipped} shipped${
+        `replication${rep.database ? ` to ${rep.database}` : ""}: ${
+          rep.stalled ? "STALLED, " : ""
+        }${rep.lag_events} events behind, ${rep.shipped} shipped${
           rep.last_error ? `; last error: ${rep.last_error}` : ""
         }`,
       );
@@ -354,14 +375,34 @@ export async function stop(root: string, io: Io): Promise<number> {
     );
     return 0;
   }
-  const deadline = Date.now() + 10_000;
+  // Stopped means the process let go of the store, not only that the
+  // listener closed.
+  const gone = () => !isStoreLocked(root) && readPidFile(root)?.pid !== rec.pid;
+  const deadline = Date.now() + 5_000;
   while (Date.now() < deadline) {
-    if (!(await probeHealth(rec.url, 300))) {
+    if (gone()) {
       io.out(`Stopped the ingest server at ${rec.url} (pid ${rec.pid})`);
       return 0;
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  io.err(`harness: the ingest server at ${rec.url} did not stop`);
+  // Still holding the store: end the process if this one may.
+  try {
+    Deno.kill(rec.pid, "SIGKILL");
+    const until = Date.now() + 2_000;
+    while (Date.now() < until && isStoreLocked(root)) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    if (!isStoreLocked(root)) {
+      removePidFile(root, rec.pid);
+      io.out(
+        `Stopped the ingest server at ${rec.url} (pid ${rec.pid}; it did not end in 5 s and was killed — acknowledged events are in the spools)`,
+      );
+      return 0;
+    }
+  } catch { /* not permitted, or gone */ }
+  io.err(
+    `harness: the ingest server at ${rec.url} (pid ${rec.pid}) still holds the store after 5 s: kill ${rec.pid}`,
+  );
   return 1;
 }

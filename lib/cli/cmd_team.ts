@@ -1,12 +1,12 @@
 /**
- * The team store from the command line: `db migrate --db URL`,
- * `store push --to URL`, and `capture list|inspect|verify|lineage|summary
+ * The team store from the command line: `db migrate --db URL|env`,
+ * `store push --to URL|env`, and `capture list|inspect|verify|lineage|summary
  * --db URL` (the same output as on a local store).
  *
  * @module
  */
 import { HarnessStore } from "../store/store.ts";
-import { connectDb, migrate } from "../team/db.ts";
+import { connectDb, migrate, resolveDbTarget } from "../team/db.ts";
 import { pushCapture } from "../team/push.ts";
 import { storeId } from "../team/store_id.ts";
 import { DbStore } from "../team/db_store.ts";
@@ -19,22 +19,25 @@ import {
 } from "./format_capture.ts";
 import { formatLineage } from "./format_lineage.ts";
 import { type Io, UsageError } from "./io.ts";
+import { dbTarget } from "./env.ts";
 
 /**
- * `db migrate --db URL`.
+ * `db migrate --db URL|env`.
  *
- * @param url The database.
+ * @param spec The database (`env`: `HARNESS_DB_URL`; a URL may leave parts
+ *   to the `PG*` variables).
  * @param io Output.
  * @returns Exit code.
  */
-export async function dbMigrate(url: string, io: Io): Promise<number> {
-  const sql = await connectDb(url, { max: 1 });
+export async function dbMigrate(spec: string, io: Io): Promise<number> {
+  const target = await dbTarget(spec, io.err);
+  const sql = await connectDb(target, { max: 1 });
   try {
     const v = await migrate(sql);
-    io.out(`Team schema ${v} is in place`);
+    io.out(`Team schema ${v} is in place in ${target.display}`);
     return 0;
   } finally {
-    await sql.end({ timeout: 2 });
+    await sql.end({ timeout: 1 }).catch(() => {});
   }
 }
 
@@ -42,40 +45,42 @@ export async function dbMigrate(url: string, io: Io): Promise<number> {
  * `store push --to URL`: ship every capture's events the database lacks.
  *
  * @param root Store root (opened as the writer: it keeps its id).
- * @param url The database.
+ * @param spec The database (`env`, or a URL).
  * @param json JSON output.
  * @param io Output.
  * @returns 0, or 1 when the database refused a capture (a gap or a fork).
  */
 export async function storePush(
   root: string,
-  url: string,
+  spec: string,
   json: boolean,
   io: Io,
 ): Promise<number> {
+  const target = await dbTarget(spec, io.err);
   using store = new HarnessStore(root, { role: "cli" });
   const sid = storeId(root);
-  const sql = await connectDb(url, { max: 1 });
+  const sql = await connectDb(target, { max: 1 });
   const report: Record<string, unknown>[] = [];
   let refused = 0;
   try {
     await migrate(sql);
     for (const cap of store.listCaptures()) {
-      let after = 0, shipped = 0, skipped = 0;
+      let after = 0, shipped = 0;
       for (;;) {
         const r = await pushCapture(sql, store, sid, cap.capture_id, after);
         shipped += r.shipped;
-        skipped += r.skipped;
         if (r.refused) {
           refused++;
           report.push({ capture_id: cap.capture_id, refused: r.refused });
           break;
         }
         if (r.head <= after || r.head >= cap.head_sequence) {
+          // Already there: everything up to the head this push did not ship
+          // (the first batch alone is only the first 5000 of them).
           report.push({
             capture_id: cap.capture_id,
             shipped,
-            skipped,
+            skipped: Math.min(r.head, cap.head_sequence) - shipped,
             head: r.head,
           });
           break;
@@ -84,11 +89,11 @@ export async function storePush(
       }
     }
   } finally {
-    await sql.end({ timeout: 2 });
+    await sql.end({ timeout: 1 }).catch(() => {});
   }
   io.out(
     json ? JSON.stringify({ store_id: sid, captures: report }, null, 2) : [
-      `store ${sid} → ${new URL(url).host}`,
+      `store ${sid} → ${target.display}`,
       ...report.map((r) =>
         r.refused
           ? `  ${r.capture_id}: REFUSED ${
@@ -106,7 +111,7 @@ export async function storePush(
  *
  * @param command The sub-command.
  * @param id Capture (`STORE:CAPTURE` or a capture id one store has).
- * @param url The database.
+ * @param spec The database (`env`, or a URL).
  * @param json JSON output.
  * @param io Output.
  * @returns Exit code.
@@ -114,11 +119,11 @@ export async function storePush(
 export async function captureFromDb(
   command: string,
   id: string | undefined,
-  url: string,
+  spec: string,
   json: boolean,
   io: Io,
 ): Promise<number> {
-  const db = await DbStore.open(url);
+  const db = await DbStore.open(await dbTarget(spec, io.err));
   const print = (data: unknown, text: () => string) =>
     io.out(json ? JSON.stringify(data, null, 2) : text());
   try {
@@ -153,5 +158,29 @@ export async function captureFromDb(
     }
   } finally {
     await db.close();
+  }
+}
+
+/**
+ * `db net`: what the deno tasks add to `--allow-net` — `,host:port` of the
+ * database `HARNESS_DB_URL` (or `PGHOST`/`PGPORT`) names, or nothing — so a
+ * task may reach the team database and no other host.
+ *
+ * @param env The environment (as far as it may be read).
+ * @returns `,host:port` or "".
+ */
+export function dbNetGrant(env: (name: string) => string | undefined): string {
+  const url = env("HARNESS_DB_URL");
+  const host = env("PGHOST");
+  if (!url && !host) return "";
+  try {
+    const t = resolveDbTarget(url || "postgres://", {
+      env,
+      readFile: () => null,
+    });
+    if (!/^[A-Za-z0-9.\-]+$/.test(t.host)) return "";
+    return `,${t.host}:${t.port}`;
+  } catch {
+    return "";
   }
 }

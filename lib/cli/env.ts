@@ -20,3 +20,27 @@ export function grantedEnv(name: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The database a `--db`, `--to` or `--replicate` value names, filled in
+ * from `HARNESS_DB_URL`, the `PG*` variables and `~/.pgpass` as far as
+ * this process may read them.
+ *
+ * @param spec The flag's value (`env`, or a postgres:// URL).
+ * @param warn Where a warning goes (a password on the command line).
+ * @returns The target.
+ * @throws {TeamDbError} For an empty or malformed value.
+ */
+export async function dbTarget(
+  spec: string,
+  warn?: (text: string) => void,
+): Promise<import("../team/db.ts").DbTarget> {
+  const { resolveDbTarget } = await import("../team/db.ts");
+  const target = resolveDbTarget(spec, { env: grantedEnv });
+  if (warn && /^postgres(ql)?:\/\/[^/@]*:[^/@]*@/i.test(spec)) {
+    warn(
+      "harness: warning: the database password is on the command line (visible in ps and shell history); put it in PGPASSWORD or ~/.pgpass, or the whole URL in HARNESS_DB_URL and pass --db env",
+    );
+  }
+  return target;
+}

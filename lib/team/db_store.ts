@@ -10,7 +10,14 @@
 import type { TraceEvent } from "../trace/event.ts";
 import { type ChainReport, verifyChain } from "../trace/jsonl.ts";
 import type { CaptureRecord } from "../store/index_db.ts";
-import { connectDb, type Sql } from "./db.ts";
+import {
+  asTarget,
+  checkSchema,
+  connectDb,
+  type DbTarget,
+  type Sql,
+  timely,
+} from "./db.ts";
 
 /** A capture the database does not hold, or holds for several stores. */
 export class TeamCaptureError extends Error {
@@ -32,41 +39,65 @@ export class DbStore {
   readonly root: string;
   #captures: (CaptureRecord & { store_id: string })[] = [];
 
-  private constructor(sql: Sql, url: string) {
+  private constructor(sql: Sql, target: DbTarget) {
     this.#sql = sql;
-    const u = new URL(url);
-    u.password = "";
-    this.root = u.toString();
+    this.root = target.display;
   }
 
   /**
-   * Connect and load the capture list.
+   * Connect, check the schema and load the capture list.
    *
-   * @param url The database.
+   * @param to The database (a target, or a complete URL).
    * @returns The reader (close it).
+   * @throws {TeamDbError} When the database does not answer in time, is not
+   *   migrated, or holds a newer schema.
    */
-  static async open(url: string): Promise<DbStore> {
-    const db = new DbStore(await connectDb(url), url);
-    await db.refresh();
+  static async open(to: DbTarget | string): Promise<DbStore> {
+    const target = asTarget(to);
+    const db = new DbStore(await connectDb(target), target);
+    try {
+      await checkSchema(db.#sql);
+      await db.refresh();
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
     return db;
   }
 
   /** Reload the capture list. */
   async refresh(): Promise<void> {
-    const rows = await this.#sql`SELECT c.store_id, c.capture_id,
+    const rows = await timely(
+      this.#sql,
+      this.#sql`SELECT c.store_id, c.capture_id,
       c.head_sequence, c.head_hash, c.event_count,
       (SELECT count(DISTINCT episode_id) FROM events e
         WHERE e.store_id = c.store_id AND e.capture_id = c.capture_id) AS episodes,
       (SELECT min(timestamp) FROM events e
         WHERE e.store_id = c.store_id AND e.capture_id = c.capture_id) AS first_ts,
       (SELECT max(timestamp) FROM events e
-        WHERE e.store_id = c.store_id AND e.capture_id = c.capture_id) AS last_ts
-      FROM captures c ORDER BY c.store_id, c.capture_id`;
+        WHERE e.store_id = c.store_id AND e.capture_id = c.capture_id) AS last_ts,
+      (SELECT e.payload->>'label' FROM events e
+        WHERE e.store_id = c.store_id AND e.capture_id = c.capture_id
+        AND e.kind = 'annotation' AND e.payload->>'type' = 'capture.started'
+        ORDER BY e.sequence DESC LIMIT 1) AS label,
+      (SELECT min(e.timestamp) FROM events e
+        WHERE e.store_id = c.store_id AND e.capture_id = c.capture_id
+        AND e.kind = 'annotation' AND e.payload->>'type' = 'capture.started')
+        AS started_at,
+      (SELECT min(e.timestamp) FROM events e
+        WHERE e.store_id = c.store_id AND e.capture_id = c.capture_id
+        AND e.kind = 'annotation' AND e.payload->>'type' = 'capture.finished')
+        AS finished_at
+      FROM captures c WHERE c.event_count > 0
+      ORDER BY c.store_id, c.capture_id`,
+      "the capture list",
+    );
     this.#captures = rows.map((r: Record<string, unknown>) => ({
       store_id: String(r.store_id),
       capture_id: `${r.store_id}:${r.capture_id}`,
-      label: null,
-      status: "open",
+      label: (r.label as string | null) ?? null,
+      status: r.finished_at ? "finished" : "open",
       event_count: Number(r.event_count),
       episode_count: Number(r.episodes),
       head_sequence: Number(r.head_sequence),
@@ -74,8 +105,8 @@ export class DbStore {
       indexed_bytes: 0,
       first_timestamp: (r.first_ts as string | null) ?? null,
       last_timestamp: (r.last_ts as string | null) ?? null,
-      started_at: null,
-      finished_at: null,
+      started_at: (r.started_at as string | null) ?? null,
+      finished_at: (r.finished_at as string | null) ?? null,
     }));
   }
 
@@ -137,9 +168,13 @@ export class DbStore {
     const [sid, cid] = this.#split(name);
     let after = 0;
     for (;;) {
-      const rows = await this.#sql`SELECT sequence, line, payload FROM events
+      const rows = await timely(
+        this.#sql,
+        this.#sql`SELECT sequence, line, payload FROM events
         WHERE store_id = ${sid} AND capture_id = ${cid} AND sequence > ${after}
-        ORDER BY sequence LIMIT 5000`;
+        ORDER BY sequence LIMIT 5000`,
+        "a read of events",
+      );
       if (!rows.length) return;
       for (const r of rows) yield { line: r.line, payload: r.payload };
       after = Number(rows[rows.length - 1].sequence);
@@ -193,6 +228,6 @@ export class DbStore {
 
   /** Close the connection. */
   async close(): Promise<void> {
-    await this.#sql.end({ timeout: 2 });
+    await this.#sql.end({ timeout: 1 }).catch(() => {});
   }
 }

@@ -15,7 +15,7 @@ import type { TraceEvent } from "../trace/event.ts";
 import { GENESIS_HASH } from "../trace/hash.ts";
 import { checkLine, splitLines } from "../trace/jsonl.ts";
 import { readChunks } from "../store/file_chunks.ts";
-import type { Sql } from "./db.ts";
+import { dbError, type Sql, timely } from "./db.ts";
 
 /** What one push did. */
 export interface PushResult {
@@ -85,15 +85,19 @@ export async function pushCapture(
     head: after,
     refused: null,
   };
-  await sql.begin(async (tx: Sql) => {
-    await tx`INSERT INTO stores (store_id) VALUES (${storeId})
-      ON CONFLICT (store_id) DO NOTHING`;
-    await tx`INSERT INTO captures VALUES
+  // One reserved connection, each statement under the client's deadline
+  // (a BEGIN that never answers is caught like any other statement).
+  const tx: Sql = await timely(sql, sql.reserve(), "a connection");
+  const q = (query: PromiseLike<unknown>) => timely(sql, query, "the push");
+  const work = async () => {
+    await q(tx`INSERT INTO stores (store_id) VALUES (${storeId})
+      ON CONFLICT (store_id) DO NOTHING`);
+    await q(tx`INSERT INTO captures VALUES
       (${storeId}, ${captureId}, 0, ${GENESIS_HASH}, 0, now())
-      ON CONFLICT (store_id, capture_id) DO NOTHING`;
-    const [cap] = await tx`SELECT head_sequence, head_hash, event_count
+      ON CONFLICT (store_id, capture_id) DO NOTHING`);
+    const [cap] = await q(tx`SELECT head_sequence, head_hash, event_count
       FROM captures WHERE store_id = ${storeId} AND capture_id = ${captureId}
-      FOR UPDATE`;
+      FOR UPDATE`);
     let head = Number(cap.head_sequence);
     let hash = String(cap.head_hash);
     result.head = head;
@@ -103,16 +107,18 @@ export async function pushCapture(
       message: string,
     ) => {
       result.refused = { kind, message };
-      await tx`INSERT INTO refusals (store_id, capture_id, sequence, kind, message)
-        VALUES (${storeId}, ${captureId}, ${sequence}, ${kind}, ${message})`;
+      await q(
+        tx`INSERT INTO refusals (store_id, capture_id, sequence, kind, message)
+        VALUES (${storeId}, ${captureId}, ${sequence}, ${kind}, ${message})`,
+      );
     };
     const old = batch.filter((b) => b.ev.sequence <= head);
     if (old.length) {
       const seqs = old.map((b) => b.ev.sequence);
       const stored = new Map<number, string>(
-        (await tx`SELECT sequence, event_hash FROM events
+        (await q(tx`SELECT sequence, event_hash FROM events
           WHERE store_id = ${storeId} AND capture_id = ${captureId}
-          AND sequence = ANY(${seqs})`).map((
+          AND sequence = ANY(${`{${seqs.join(",")}}`}::bigint[])`)).map((
           r: { sequence: string; event_hash: string },
         ) => [Number(r.sequence), r.event_hash]),
       );
@@ -172,14 +178,30 @@ export async function pushCapture(
       });
     }
     for (let i = 0; i < rows.length; i += 1000) {
-      await tx`INSERT INTO events ${tx(rows.slice(i, i + 1000))}
-        ON CONFLICT (store_id, capture_id, sequence) DO NOTHING`;
+      await q(tx`INSERT INTO events ${tx(rows.slice(i, i + 1000))}
+        ON CONFLICT (store_id, capture_id, sequence) DO NOTHING`);
     }
-    await tx`UPDATE captures SET head_sequence = ${head}, head_hash = ${hash},
+    await q(tx`UPDATE captures SET head_sequence = ${head}, head_hash = ${hash},
       event_count = event_count + ${rows.length}, updated_at = now()
-      WHERE store_id = ${storeId} AND capture_id = ${captureId}`;
+      WHERE store_id = ${storeId} AND capture_id = ${captureId}`);
     result.shipped = rows.length;
     result.head = head;
-  });
+  };
+  try {
+    await q(tx`BEGIN`);
+    await work();
+    if (result.refused && Number(result.head) === 0) {
+      // A refused first push leaves no empty capture behind (it would make
+      // the capture's short name ambiguous); the refusal stays recorded.
+      await q(tx`DELETE FROM captures WHERE store_id = ${storeId}
+        AND capture_id = ${captureId} AND event_count = 0`);
+    }
+    await q(tx`COMMIT`);
+  } catch (err) {
+    await q(tx`ROLLBACK`).catch(() => {});
+    throw dbError(err);
+  } finally {
+    tx.release();
+  }
   return result;
 }

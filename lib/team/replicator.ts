@@ -12,7 +12,14 @@
  */
 import { join } from "node:path";
 import type { HarnessStore } from "../store/store.ts";
-import { connectDb, migrate, type Sql } from "./db.ts";
+import {
+  asTarget,
+  connectDb,
+  type DbTarget,
+  migrate,
+  redactPassword,
+  type Sql,
+} from "./db.ts";
 import { pushCapture } from "./push.ts";
 import { storeId } from "./store_id.ts";
 
@@ -28,6 +35,13 @@ export interface ReplicationStatus {
   refused: number;
   /** When the last push went through (ISO), or null. */
   last_success: string | null;
+  /**
+   * Events wait and no round has gone through for `stallAfterMs`: the
+   * database is down or does not answer (`/health` then says `ok: false`).
+   */
+  stalled: boolean;
+  /** The database, without its password. */
+  database: string;
 }
 
 /** Options of a {@linkcode Replicator}. */
@@ -36,13 +50,20 @@ export interface ReplicatorOptions {
   intervalMs?: number;
   /** Most events per push. @default 5000 */
   batch?: number;
+  /** Milliseconds without a round going through, events waiting, before replication counts as stalled. @default 30000 */
+  stallAfterMs?: number;
+  /** Milliseconds a statement may take. @default 8000 */
+  statementTimeoutMs?: number;
 }
 
 /** Ships a store's events to a team database in the background. */
 export class Replicator {
   readonly #store: HarnessStore;
-  readonly #url: string;
+  readonly #target: DbTarget;
   readonly #interval: number;
+  readonly #stallAfter: number;
+  readonly #statementTimeout: number | undefined;
+  #lastOk = Date.now();
   readonly #batch: number;
   readonly #cursorPath: string;
   #cursors: Record<string, number>;
@@ -57,6 +78,8 @@ export class Replicator {
     last_error: null,
     refused: 0,
     last_success: null,
+    stalled: false,
+    database: "",
   };
   /** The store's id in the team database. */
   readonly storeId: string;
@@ -65,26 +88,35 @@ export class Replicator {
    * Create a `Replicator`.
    *
    * @param store The local store (writable: it keeps the cursor).
-   * @param url The team database.
-   * @param options Interval and batch size.
+   * @param to The team database (a target, or a complete URL).
+   * @param options Interval, batch size, stall threshold, time-out.
    */
   constructor(
     store: HarnessStore,
-    url: string,
+    to: DbTarget | string,
     options: ReplicatorOptions = {},
   ) {
     this.#store = store;
-    this.#url = url;
+    this.#target = asTarget(to);
+    this.#status.database = this.#target.display;
     this.#interval = options.intervalMs ?? 200;
+    this.#stallAfter = options.stallAfterMs ?? 30_000;
+    this.#statementTimeout = options.statementTimeoutMs;
     this.#batch = options.batch ?? 5000;
     this.storeId = storeId(store.root);
     this.#cursorPath = join(store.root, "replication.json");
-    this.#cursors = readCursors(this.#cursorPath, url);
+    this.#cursors = readCursors(this.#cursorPath, this.#target);
   }
 
   /** Replication as it stands. */
   get status(): ReplicationStatus {
-    return { ...this.#status, lag_events: this.#lag() };
+    const lag = this.#lag();
+    if (lag === 0) this.#lastOk = Date.now();
+    return {
+      ...this.#status,
+      lag_events: lag,
+      stalled: lag > 0 && Date.now() - this.#lastOk > this.#stallAfter,
+    };
   }
 
   #lag(): number {
@@ -111,7 +143,9 @@ export class Replicator {
     const stack = String((e.error as Error | undefined)?.stack ?? "");
     if (!/[\\/]postgres[\\/]/.test(stack)) return;
     e.preventDefault();
-    this.#status.last_error = `database connection failed: ${e.message}`;
+    this.#status.last_error = this.#redact(
+      `database connection failed: ${e.message}`,
+    );
     const sql = this.#sql;
     this.#sql = null;
     sql?.end({ timeout: 0 }).catch(() => {});
@@ -134,7 +168,10 @@ export class Replicator {
     let refusedNow = false;
     try {
       if (!this.#sql) {
-        this.#sql = await connectDb(this.#url, { max: 2 });
+        this.#sql = await connectDb(this.#target, {
+          max: 2,
+          statementTimeoutMs: this.#statementTimeout,
+        });
         await migrate(this.#sql);
       }
       this.#store.flush();
@@ -156,47 +193,64 @@ export class Replicator {
         if (r.refused) {
           refusedNow = true;
           this.#status.refused++;
-          this.#status.last_error = `${id}: ${r.refused.message}`;
+          this.#status.last_error = this.#redact(`${id}: ${r.refused.message}`);
           if (r.refused.kind !== "gap") continue; // a fork waits for people
         }
         // The database's head is the truth (a gap: it is behind the cursor).
         this.#cursors[id] = r.head;
         if (r.head < cap.head_sequence) more = true;
       }
-      writeCursors(this.#cursorPath, this.#url, this.#cursors);
+      if (this.#stopped) return;
+      writeCursors(this.#cursorPath, this.#target, this.#cursors);
       this.#status.last_success = new Date().toISOString();
+      this.#lastOk = Date.now();
       if (!refusedNow) this.#status.last_error = null;
       this.#backoff = 0;
     } catch (err) {
-      this.#status.last_error = (err as Error).message;
-      try {
-        await this.#sql?.end({ timeout: 1 });
-      } catch { /* gone */ }
+      this.#status.last_error = this.#redact((err as Error).message);
+      const sql = this.#sql;
       this.#sql = null;
+      await sql?.end({ timeout: 0 }).catch(() => {});
       this.#backoff = Math.min(10_000, Math.max(250, this.#backoff * 2));
     }
     this.#schedule(this.#backoff || (more ? 0 : this.#interval));
   }
 
+  #redact(text: string): string {
+    return redactPassword(text, this.#target.password);
+  }
+
   /**
-   * Stop the loop and close the connection (a round in flight finishes).
+   * Stop the loop and close the connection, within about `graceMs` whatever
+   * the database does: a round in flight gets that long to finish, then its
+   * connection is cut (the cursor stays where the last committed round put
+   * it; pushes are idempotent, so nothing is lost or sent twice).
+   *
+   * @param graceMs Milliseconds a round in flight may still take. @default 1000
    */
-  async stop(): Promise<void> {
+  async stop(graceMs = 1000): Promise<void> {
     this.#stopped = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
-    await this.#running;
-    try {
-      await this.#sql?.end({ timeout: 2 });
-    } catch { /* gone */ }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const grace = new Promise<void>((r) => timer = setTimeout(r, graceMs));
+    await Promise.race([this.#running ?? Promise.resolve(), grace]);
+    const sql = this.#sql;
     this.#sql = null;
+    // Cut at once: a database that does not answer must not hold the stop.
+    await sql?.end({ timeout: 0 }).catch(() => {});
+    await Promise.race([this.#running ?? Promise.resolve(), grace]);
+    clearTimeout(timer);
     globalThis.removeEventListener("error", this.#contain);
   }
 }
 
-function readCursors(path: string, url: string): Record<string, number> {
+function readCursors(
+  path: string,
+  target: DbTarget,
+): Record<string, number> {
   try {
     const all = JSON.parse(Deno.readTextFileSync(path));
-    return { ...(all[keyOf(url)] ?? {}) };
+    return { ...(all[keyOf(target)] ?? {}) };
   } catch {
     return {};
   }
@@ -204,25 +258,20 @@ function readCursors(path: string, url: string): Record<string, number> {
 
 function writeCursors(
   path: string,
-  url: string,
+  target: DbTarget,
   cursors: Record<string, number>,
 ): void {
   let all: Record<string, unknown> = {};
   try {
     all = JSON.parse(Deno.readTextFileSync(path));
   } catch { /* first write */ }
-  all[keyOf(url)] = cursors;
+  all[keyOf(target)] = cursors;
   const tmp = `${path}.tmp`;
   Deno.writeTextFileSync(tmp, JSON.stringify(all) + "\n", { mode: 0o600 });
   Deno.renameSync(tmp, path);
 }
 
 /** The database a cursor belongs to, without its password. */
-function keyOf(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.hostname}:${u.port || 5432}${u.pathname}`;
-  } catch {
-    return url;
-  }
+function keyOf(t: DbTarget): string {
+  return `${t.host}:${t.port}/${t.database}`;
 }
