@@ -1,6 +1,6 @@
 /**
  * {@linkcode ByteReader}: buffered reading of one HTTP/1.1 connection's bytes
- * (request heads, lines, bodies of a known length), each with a limit.
+ * (request heads within a limit, bodies of a known length).
  *
  * @module
  */
@@ -114,37 +114,6 @@ export class ByteReader {
   }
 
   /**
-   * Take one line (up to `CRLF`, without it), as text.
-   *
-   * @param limit Most bytes the line may have.
-   * @returns The line.
-   * @throws {RangeError} Past `limit`.
-   * @throws {UnexpectedEndError} The stream ends first.
-   */
-  async line(limit: number): Promise<string> {
-    for (;;) {
-      const at = this.#buf.subarray(this.#start, this.#end).indexOf(LF);
-      if (at >= 0) {
-        const end = this.#start + at;
-        if (at === 0 || this.#buf[end - 1] !== CR) {
-          throw new SyntaxError(
-            "A line of the chunked body does not end in CRLF",
-          );
-        }
-        const text = headText(this.#buf.subarray(this.#start, end - 1));
-        this.#start = end + 1;
-        return text;
-      }
-      if (this.#end - this.#start > limit) {
-        throw new RangeError(
-          `A line of the body is longer than ${limit} bytes`,
-        );
-      }
-      if (!await this.fill()) throw new UnexpectedEndError();
-    }
-  }
-
-  /**
    * Copy exactly `into.length` bytes into `into`, reading straight into it
    * once the buffer is used up.
    *
@@ -168,7 +137,7 @@ export class ByteReader {
 const HEAD_DECODER = new TextDecoder();
 
 /**
- * A head's or a line's bytes as text. HTTP heads are ASCII in practice;
+ * A head's bytes as text. HTTP heads are ASCII in practice;
  * other bytes are read as UTF-8 (invalid ones as U+FFFD), which no header
  * the server acts on can match. A native decode: 20× a per-byte copy.
  *

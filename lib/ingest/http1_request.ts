@@ -5,8 +5,11 @@
  * - Request line `METHOD SP target SP HTTP/1.x`; origin-form or
  *   absolute-form targets.
  * - Header names are tokens; values hold no control bytes; no line folding.
- * - A body has a `Content-Length` or `Transfer-Encoding: chunked`, never
- *   both (a request that could be read two ways is refused: smuggling).
+ * - A body has a `Content-Length`. Any `Transfer-Encoding` (chunked, empty,
+ *   or beside a `Content-Length`) is refused with 411 before the body is
+ *   read: every client we ship sends a length, and a chunked body is what
+ *   costs a listener memory and CPU out of proportion to its data
+ *   (CVE-2024-22019), and what a request read two ways (smuggling) needs.
  * - `Expect: 100-continue` is answered; other expectations get 417.
  *
  * @module
@@ -23,7 +26,7 @@ export class HttpProtocolError extends Error {
   /**
    * Create an `HttpProtocolError`.
    *
-   * @param status 400, 413, 417, 431, 501 or 505.
+   * @param status 400, 411, 413, 417, 431, 503 or 505.
    * @param message What is wrong with the request.
    */
   constructor(status: number, message: string) {
@@ -41,10 +44,8 @@ export interface RequestHead {
   target: string;
   /** Header name (lower case) and value pairs, in order. */
   headers: [string, string][];
-  /** Declared body length; `null` when chunked or no body. */
+  /** Declared body length; `null` when there is no body. */
   contentLength: number | null;
-  /** Whether the body is chunked. */
-  chunked: boolean;
   /** Whether the connection may serve another request after this one. */
   keepAlive: boolean;
   /** Whether the client waits for `100 Continue` before the body. */
@@ -151,29 +152,13 @@ export function parseHead(bytes: Uint8Array): RequestHead {
     }
   }
   const http10 = version === "HTTP/1.0";
-  let chunked = false;
   if (transferEncoding !== null) {
-    if (http10) {
-      throw new HttpProtocolError(
-        400,
-        "Transfer-Encoding in an HTTP/1.0 request",
-      );
-    }
-    if (contentLength !== null) {
-      throw new HttpProtocolError(
-        400,
-        "Both Content-Length and Transfer-Encoding: send one",
-      );
-    }
-    if (transferEncoding.trim().toLowerCase() !== "chunked") {
-      throw new HttpProtocolError(
-        501,
-        `Transfer-Encoding ${
-          JSON.stringify(transferEncoding)
-        } is not supported: send Content-Length or chunked`,
-      );
-    }
-    chunked = true;
+    throw new HttpProtocolError(
+      411,
+      `Transfer-Encoding ${
+        JSON.stringify(transferEncoding)
+      } is not accepted: send the body with a Content-Length header`,
+    );
   }
   if (!http10 && hosts !== 1) {
     throw new HttpProtocolError(
@@ -194,12 +179,36 @@ export function parseHead(bytes: Uint8Array): RequestHead {
     method,
     target,
     headers,
-    contentLength: chunked ? null : contentLength,
-    chunked,
+    contentLength,
     keepAlive,
     expectContinue: expect === "100-continue" && !http10,
     http10,
   };
+}
+
+/**
+ * Read and parse the next request head.
+ *
+ * @param reader The connection's reader.
+ * @param limit Most bytes the head may have.
+ * @returns The head, or `null` when the stream ends before a byte of it.
+ * @throws {HttpProtocolError} 431 past `limit`; see {@linkcode parseHead}.
+ * @throws {UnexpectedEndError} The stream ends inside the head.
+ */
+export async function readHead(
+  reader: ByteReader,
+  limit: number,
+): Promise<RequestHead | null> {
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await reader.head(limit);
+  } catch (err) {
+    if (err instanceof RangeError) {
+      throw new HttpProtocolError(431, err.message);
+    }
+    throw err;
+  }
+  return bytes === null ? null : parseHead(bytes);
 }
 
 const DIGITS = /^\d{1,15}$/;
@@ -240,25 +249,20 @@ function originForm(target: string): string {
 }
 
 /**
- * Read a request's body.
+ * Read a request's body (of its declared `Content-Length`).
  *
  * @param reader The connection's reader, just past the head.
  * @param head The parsed head.
  * @param limit Most body bytes accepted.
- * @param reserve Called with each chunk's size before a chunked body's chunk
- *   is read into memory (it may throw to refuse); a body of a declared
- *   length is the caller's to account for.
  * @returns The body (empty when there is none).
- * @throws {HttpProtocolError} 413 past `limit`, 400 for a malformed chunk.
+ * @throws {HttpProtocolError} 413 past `limit`.
  * @throws {UnexpectedEndError} The client closed the connection first.
  */
 export async function readRequestBody(
   reader: ByteReader,
   head: RequestHead,
   limit: number,
-  reserve: (bytes: number) => void = () => {},
 ): Promise<Uint8Array<ArrayBuffer>> {
-  if (head.chunked) return await readChunked(reader, limit, reserve);
   const length = head.contentLength ?? 0;
   if (length > limit) throw tooLarge(limit);
   const body = new Uint8Array(length);
@@ -266,64 +270,17 @@ export async function readRequestBody(
   return body;
 }
 
-/** The 413 for a body past the limit. */
+/**
+ * The 413 for a body past the limit.
+ *
+ * @param limit The limit, in bytes.
+ * @returns The error to throw.
+ */
 export function tooLarge(limit: number): HttpProtocolError {
   return new HttpProtocolError(
     413,
     `Request body is larger than the limit of ${limit} bytes`,
   );
-}
-
-async function readChunked(
-  reader: ByteReader,
-  limit: number,
-  reserve: (bytes: number) => void,
-): Promise<Uint8Array<ArrayBuffer>> {
-  const parts: Uint8Array<ArrayBuffer>[] = [];
-  let total = 0;
-  for (;;) {
-    const line = await lineOf(reader);
-    const size = line.split(";")[0].replace(/[ \t]+$/, "");
-    if (!/^[0-9a-fA-F]{1,8}$/.test(size)) {
-      throw new HttpProtocolError(400, "Malformed chunk size");
-    }
-    const n = parseInt(size, 16);
-    if (n === 0) break;
-    if (total + n > limit) throw tooLarge(limit);
-    reserve(n);
-    const part = new Uint8Array(n);
-    await reader.exactly(part);
-    parts.push(part);
-    total += n;
-    if (await lineOf(reader) !== "") {
-      throw new HttpProtocolError(400, "A chunk is longer than its size");
-    }
-  }
-  // Trailer fields, up to the blank line (read and dropped).
-  for (let i = 0; (await lineOf(reader)) !== ""; i++) {
-    if (i >= MAX_HEADER_COUNT) {
-      throw new HttpProtocolError(431, "Too many trailer lines");
-    }
-  }
-  if (parts.length === 1) return parts[0];
-  const body = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    body.set(p, at);
-    at += p.length;
-  }
-  return body;
-}
-
-async function lineOf(reader: ByteReader): Promise<string> {
-  try {
-    return await reader.line(4096);
-  } catch (err) {
-    if (err instanceof RangeError || err instanceof SyntaxError) {
-      throw new HttpProtocolError(400, err.message);
-    }
-    throw err;
-  }
 }
 
 /** A request read whole from the connection. */

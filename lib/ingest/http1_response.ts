@@ -20,6 +20,7 @@ const REASONS: Record<number, string> = {
   405: "Method Not Allowed",
   408: "Request Timeout",
   409: "Conflict",
+  411: "Length Required",
   413: "Content Too Large",
   415: "Unsupported Media Type",
   417: "Expectation Failed",
@@ -123,4 +124,75 @@ function utf8Length(text: string): number {
     } else n += 2;
   }
   return n;
+}
+
+/**
+ * Write all of `bytes` to a connection.
+ *
+ * @param conn The connection.
+ * @param bytes What to write.
+ */
+export async function writeAll(
+  conn: Deno.Conn,
+  bytes: Uint8Array,
+): Promise<void> {
+  let at = 0;
+  while (at < bytes.length) at += await conn.write(bytes.subarray(at));
+}
+
+/**
+ * Write `bytes`, then close the connection; never throws.
+ *
+ * @param conn The connection.
+ * @param bytes What to write.
+ */
+export async function writeAndClose(
+  conn: Deno.Conn,
+  bytes: Uint8Array,
+): Promise<void> {
+  try {
+    await writeAll(conn, bytes);
+  } catch {
+    // The client is gone.
+  } finally {
+    try {
+      conn.close();
+    } catch {
+      // Already closed.
+    }
+  }
+}
+
+/** Most bytes dropped after an error answer. */
+const LINGER_BYTES = 1024 * 1024;
+
+/**
+ * Write an answer the connection ends with, then end our side and drop what
+ * the client still sends (up to 1 MiB): closing with unread bytes would
+ * reset the connection, and the client could lose the answer. Never throws
+ * (a client that is gone is not an error here).
+ *
+ * @param conn The connection (the caller closes it).
+ * @param bytes The answer.
+ * @param lingering Called once the answer is out, before the dropping (to
+ *   set the deadline that ends it).
+ */
+export async function answerAndClose(
+  conn: Deno.TcpConn,
+  bytes: Uint8Array,
+  lingering: () => void,
+): Promise<void> {
+  try {
+    await writeAll(conn, bytes);
+    await conn.closeWrite();
+    lingering();
+    const sink = new Uint8Array(16 * 1024);
+    for (let dropped = 0; dropped < LINGER_BYTES;) {
+      const n = await conn.read(sink);
+      if (n === null) break;
+      dropped += n;
+    }
+  } catch {
+    // The client is gone.
+  }
 }

@@ -9,105 +9,45 @@
  * - An idle connection is closed after `idleTimeoutMs`; a request head must
  *   arrive within `headersTimeoutMs` of its first byte, the whole request
  *   within `requestTimeoutMs`, and a response must be taken up by the client
- *   within `requestTimeoutMs`. The handler's own time is not limited.
+ *   within `requestTimeoutMs`. A handler that has not answered within
+ *   `handlerTimeoutMs` gets its request answered 503 and the connection
+ *   closed (the handler runs on; its body stays counted until it ends).
  * - When `accept` fails (out of file handles), connections are kept 16
  *   below where that happened (longest-idle ones closed first), so that the
  *   store keeps handles to work with; the full cap is tried again a minute
  *   after the last shortage.
  *
- * Requests reach the handler read whole (the body is in memory, within
- * `maxBodyBytes`); answers are written with a `Content-Length`.
+ * Requests reach the handler read whole (a `Content-Length` body, in memory,
+ * within `maxBodyBytes`; a `Transfer-Encoding` gets 411 before its body is
+ * read); answers are written with a `Content-Length`.
  *
  * @module
  */
 import { ByteReader } from "./http1_reader.ts";
 import type { IngestAnswer, IngestRequest } from "./exchange.ts";
-import { AnswerEncoder } from "./http1_response.ts";
+import {
+  answerAndClose,
+  AnswerEncoder,
+  writeAll,
+  writeAndClose,
+} from "./http1_response.ts";
+import { within } from "./http1_deadline.ts";
 import {
   BufferedRequest,
   HttpProtocolError,
-  parseHead,
+  readHead,
   readRequestBody,
   type RequestHead,
   tooLarge,
 } from "./http1_request.ts";
+import {
+  type ConnectionStats,
+  type Http1ServerOptions,
+  withDefaults,
+} from "./http1_options.ts";
 
-/** Options of {@linkcode Http1Server}. */
-export interface Http1ServerOptions {
-  /** Address to bind. */
-  hostname: string;
-  /** Port to bind (0 picks a free one). */
-  port: number;
-  /** Largest request body, in bytes (413 past it). */
-  maxBodyBytes: number;
-  /**
-   * Connections open at once.
-   * @default 256
-   */
-  maxConnections?: number;
-  /**
-   * Idle keep-alive (or silent new) connections are closed after this.
-   * @default 15000
-   */
-  idleTimeoutMs?: number;
-  /**
-   * A request head must be complete this long after its first byte.
-   * @default 10000
-   */
-  headersTimeoutMs?: number;
-  /**
-   * The whole request must arrive, and the response be taken up, within
-   * this.
-   * @default 60000
-   */
-  requestTimeoutMs?: number;
-  /**
-   * Request body bytes held in memory at once, over all connections (at
-   * least `maxBodyBytes`); a request past it gets 503 with `Retry-After`.
-   * @default 67108864 (64 MiB)
-   */
-  maxBufferedBodyBytes?: number;
-  /**
-   * Largest request head, in bytes (431 past it).
-   * @default 16384
-   */
-  maxHeadBytes?: number;
-  /** Answer for an error the handler threw. */
-  onError: (err: unknown) => IngestAnswer;
-  /** Answer for a request that is not well-formed HTTP (status, message). */
-  protocolError: (status: number, message: string) => IngestAnswer;
-}
-
-/** Connection counters (shown on the ingest server's `/health`). */
-export interface ConnectionStats {
-  /** Connections open now. */
-  open: number;
-  /** The cap. */
-  max: number;
-  /** Connections accepted in all. */
-  accepted: number;
-  /** New connections answered 503 at the cap (none idle to close). */
-  refused: number;
-  /** Idle connections closed to make room (cap, or out of handles). */
-  evicted: number;
-  /** Connections closed because they were idle too long. */
-  idle_closed: number;
-  /** Connections closed because a request or a response took too long. */
-  timed_out: number;
-  /** Requests refused as malformed HTTP (4xx/5xx, connection closed). */
-  malformed: number;
-  /** Requests answered 503 because bodies in memory reached the budget. */
-  over_body_budget: number;
-  /** Times `accept` failed (e.g. out of file handles). */
-  accept_errors: number;
-  /** Why it last failed. */
-  last_accept_error?: string;
-  /**
-   * Connections allowed since the process ran out of file handles: a
-   * reserve below where it happened (dropped a minute after the last).
-   */
-  handle_cap?: number;
-}
+export type { ConnectionStats, Http1ServerOptions } from "./http1_options.ts";
+export { DEFAULT_HANDLER_TIMEOUT_MS } from "./http1_options.ts";
 
 type State = "idle" | "head" | "body" | "busy" | "write";
 
@@ -125,9 +65,8 @@ interface Connection {
 const HANDLE_RESERVE = 16;
 /** How long a learned handle cap holds after the last shortage. */
 const HANDLE_CAP_MS = 60_000;
-/** After an error answer, how long and how much of the rest to drop. */
+/** After an error answer, how long to drop the rest. */
 const LINGER_MS = 1000;
-const LINGER_BYTES = 1024 * 1024;
 const CONTINUE = new TextEncoder().encode("HTTP/1.1 100 Continue\r\n\r\n");
 
 /** An HTTP/1.1 server with a connection cap and time-outs. */
@@ -160,18 +99,7 @@ export class Http1Server {
     options: Http1ServerOptions,
   ) {
     this.#handler = handler;
-    this.#options = {
-      ...options,
-      maxConnections: options.maxConnections ?? 256,
-      idleTimeoutMs: options.idleTimeoutMs ?? 15_000,
-      headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
-      requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
-      maxHeadBytes: options.maxHeadBytes ?? 16 * 1024,
-      maxBufferedBodyBytes: Math.max(
-        options.maxBufferedBodyBytes ?? 64 * 1024 * 1024,
-        options.maxBodyBytes,
-      ),
-    };
+    this.#options = withDefaults(options);
     this.#encoder = new AnswerEncoder(this.#options.idleTimeoutMs);
     // Deno 2.9.6 computes the main thread's stack limit (reading
     // /proc/self/maps) the first time a stack trace is formatted, and panics
@@ -192,6 +120,7 @@ export class Http1Server {
       timed_out: 0,
       malformed: 0,
       over_body_budget: 0,
+      handler_timed_out: 0,
       accept_errors: 0,
     };
     const o = this.#options;
@@ -290,19 +219,10 @@ export class Http1Server {
       `The ingest server has ${this.#connections.size} connections open: retry shortly`,
     );
     res.headers["retry-after"] = "1";
-    const run = conn.write(
+    const run = writeAndClose(
+      conn,
       this.#encoder.encode(res, { keepAlive: false, head: null }),
-    )
-      .then(() => {})
-      .catch(() => {})
-      .finally(() => {
-        try {
-          conn.close();
-        } catch {
-          // Already closed.
-        }
-        this.#running.delete(run);
-      });
+    ).finally(() => this.#running.delete(run));
     this.#running.add(run);
   }
 
@@ -382,6 +302,7 @@ export class Http1Server {
     const reader = new ByteReader((into) => conn.read(into));
     let head: RequestHead | null = null;
     let held = 0;
+    let late = false; // the handler did not answer in time: no Retry-After
     const reserve = (bytes: number) => {
       if (this.#buffered + bytes > o.maxBufferedBodyBytes) {
         this.stats.over_body_budget++;
@@ -403,33 +324,35 @@ export class Http1Server {
         const started = Date.now();
         this.#enter(c, "head", o.headersTimeoutMs);
         head = null;
-        let bytes: Uint8Array | null;
-        try {
-          bytes = await reader.head(o.maxHeadBytes);
-        } catch (err) {
-          if (err instanceof RangeError) {
-            throw new HttpProtocolError(431, err.message);
-          }
-          throw err;
-        }
-        if (bytes === null) return;
-        head = parseHead(bytes);
+        head = await readHead(reader, o.maxHeadBytes);
+        if (head === null) return;
         c.state = "body";
         c.deadline = started + o.requestTimeoutMs;
         const length = head.contentLength ?? 0;
         if (length > o.maxBodyBytes) throw tooLarge(o.maxBodyBytes);
         if (length > 0) reserve(length);
         if (head.expectContinue) await writeAll(conn, CONTINUE);
-        const body = await readRequestBody(
-          reader,
-          head,
-          o.maxBodyBytes,
-          reserve,
-        );
+        const body = await readRequestBody(reader, head, o.maxBodyBytes);
         c.state = "busy";
         c.deadline = Infinity;
         const keepAlive = head.keepAlive && !this.#closing;
-        const res = await this.#answer(head, body);
+        const work = this.#answer(head, body);
+        const res = await within(work, o.handlerTimeoutMs);
+        if (res === null) {
+          // The body stays in memory until the handler lets go of it.
+          const still = held;
+          const release = () => {
+            this.#buffered -= still;
+          };
+          held = 0;
+          work.then(release, release);
+          this.stats.handler_timed_out++;
+          late = true;
+          throw new HttpProtocolError(
+            503,
+            `The request was not answered within ${o.handlerTimeoutMs} ms (the server is still working on it): check the server, then retry`,
+          );
+        }
         this.#enter(c, "write", o.requestTimeoutMs);
         await writeAll(
           conn,
@@ -449,28 +372,15 @@ export class Http1Server {
       if (err.status !== 503) this.stats.malformed++;
       this.#enter(c, "write", o.requestTimeoutMs);
       const res = o.protocolError(err.status, err.message);
-      if (err.status === 503) res.headers["retry-after"] = "1";
+      if (err.status === 503 && !late) res.headers["retry-after"] = "1";
       this.#buffered -= held;
       held = 0;
-      try {
-        await writeAll(
-          conn,
-          this.#encoder.encode(res, { keepAlive: false, head }),
-        );
-        // Closing with unread bytes would reset the connection, and the
-        // client could lose the answer: end our side, then drop what it
-        // still sends for a moment (the sweeper ends the wait).
-        await conn.closeWrite();
-        this.#enter(c, "write", LINGER_MS);
-        const sink = new Uint8Array(16 * 1024);
-        for (let dropped = 0; dropped < LINGER_BYTES;) {
-          const n = await conn.read(sink);
-          if (n === null) break;
-          dropped += n;
-        }
-      } catch {
-        // The client is gone.
-      }
+      // The sweeper ends the linger after LINGER_MS.
+      await answerAndClose(
+        conn,
+        this.#encoder.encode(res, { keepAlive: false, head }),
+        () => this.#enter(c, "write", LINGER_MS),
+      );
     } finally {
       this.#buffered -= held;
     }
@@ -486,9 +396,4 @@ export class Http1Server {
       return this.#options.onError(err);
     }
   }
-}
-
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  let at = 0;
-  while (at < bytes.length) at += await conn.write(bytes.subarray(at));
 }

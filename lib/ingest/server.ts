@@ -64,6 +64,12 @@ export interface IngestServerOptions extends IngestHandlerOptions {
    */
   requestTimeoutMs?: number;
   /**
+   * A request's handler must answer within this many milliseconds; past it
+   * the request is answered 503 and its connection closed.
+   * @default 30000
+   */
+  handlerTimeoutMs?: number;
+  /**
    * Request body bytes held in memory at once over all connections (at
    * least `maxBodyBytes`); past it a request gets 503 with `Retry-After`.
    * @default 67108864 (64 MiB)
@@ -164,6 +170,7 @@ export class IngestServer {
         idleTimeoutMs: this.#options.idleTimeoutMs,
         headersTimeoutMs: this.#options.headersTimeoutMs,
         requestTimeoutMs: this.#options.requestTimeoutMs,
+        handlerTimeoutMs: this.#options.handlerTimeoutMs,
         maxBufferedBodyBytes: this.#options.maxBufferedBodyBytes,
         onError: errorAnswer,
         protocolError: (status, message) =>
