@@ -73,6 +73,32 @@ export interface ReportEpisode {
   }[];
   /** Lineage edges between steps. */
   edges: ReportEdge[];
+  /** Why the outcome is what it is (the host's reason, an error), or null. */
+  outcome_reason: string | null;
+  /** Working directory the host gave, or null. */
+  cwd: string | null;
+  /** The conversation: user requests and assistant replies, in order. */
+  messages: { role: string; text: string; start_ms: number }[];
+  /** Wall-clock time of the first event (ISO 8601). */
+  started_at: string;
+  /** Whether it has events past a chain break (shown, not verified). */
+  after_break: boolean;
+}
+
+/** Capture-wide figures. */
+export interface ReportFigures {
+  /** Per tool: calls, failed, refused. */
+  tools: { name: string; calls: number; failed: number; refused: number }[];
+  /** Tokens over every episode. */
+  tokens: { input: number; output: number };
+  /** Model turns over every episode. */
+  turns: number;
+  /** First and last event times (ISO 8601). */
+  first_at: string | null;
+  /** Last event time. */
+  last_at: string | null;
+  /** Episode durations, milliseconds: median and max. */
+  duration_ms: { median: number; max: number };
 }
 
 /** Everything the report shows. */
@@ -98,6 +124,8 @@ export interface CaptureReportData {
   };
   /** Episodes in order of first event. */
   episodes: ReportEpisode[];
+  /** Capture-wide figures. */
+  figures: ReportFigures;
 }
 
 function clip(v: unknown, max = 600): string {
@@ -118,6 +146,7 @@ function callsOf(events: TraceEvent[], t0: number): ReportCall[] {
     const ep = (end?.payload ?? {}) as Record<string, unknown>;
     const start = Date.parse(ev.timestamp);
     const error = clip(ep.error ?? null);
+    const outcome = (ep.error as { outcome?: unknown } | undefined)?.outcome;
     indexOf.set(ev.event_id, calls.length);
     calls.push({
       index: calls.length,
@@ -130,14 +159,18 @@ function callsOf(events: TraceEvent[], t0: number): ReportCall[] {
         ? "pending"
         : end.kind === "tool.call.completed"
         ? "ok"
+        : outcome === "refused" || outcome === "failed"
+        ? outcome
         : REFUSAL.test(error)
         ? "refused"
         : "failed",
       parent: ev.parent_event_id
         ? indexOf.get(ev.parent_event_id) ?? null
         : null,
-      args: clip(p.arguments ?? {}),
-      result: end?.kind === "tool.call.failed" ? error : clip(ep.result),
+      args: clip(p.arguments ?? {}, 4000),
+      result: end?.kind === "tool.call.failed"
+        ? clip(ep.error ?? null, 4000)
+        : clip(ep.result, 4000),
     });
   }
   return calls;
@@ -156,9 +189,17 @@ export async function captureReportData(
   captureId: string,
 ): Promise<CaptureReportData> {
   const lineage = await buildLineageReport(store, captureId);
-  const loaded = await loadEpisodes(store, captureId, {
-    uptoSequence: lineage.chain.head_sequence,
-  });
+  // Every episode is shown; those with events past a chain break are
+  // marked (their lineage is not computed: it would rest on unverified events).
+  const head = lineage.chain.head_sequence;
+  let loaded;
+  try {
+    loaded = lineage.chain.ok
+      ? await loadEpisodes(store, captureId, { uptoSequence: head })
+      : await loadEpisodes(store, captureId);
+  } catch {
+    loaded = await loadEpisodes(store, captureId, { uptoSequence: head });
+  }
   const byId = new Map(lineage.episodes.map((e) => [e.episode_id, e]));
   const episodes = loaded.map((ep): ReportEpisode => {
     const t0 = Date.parse(ep.events[0].timestamp);
@@ -187,6 +228,7 @@ export async function captureReportData(
       });
     }
     const lin = byId.get(ep.episode_id);
+    const talk = conversationOf(ep.events, t0);
     const stores = new Map<string, number>();
     for (const s of lin?.steps ?? []) if (s.store) stores.set(s.store, s.index);
     const edges: ReportEdge[] = [];
@@ -230,6 +272,10 @@ export async function captureReportData(
         })),
       })),
       edges,
+      ...talk,
+      started_at: ep.events[0].timestamp,
+      after_break: !lineage.chain.ok &&
+        ep.events.some((ev) => ev.sequence > head),
     };
   });
   const p = lineage.chain.problem;
@@ -252,5 +298,66 @@ export async function captureReportData(
       episodes: lineage.totals.episodes,
     },
     episodes,
+    figures: figuresOf(episodes),
+  };
+}
+
+/** Messages, working directory and outcome reason of an episode's events. */
+function conversationOf(events: TraceEvent[], t0: number) {
+  const messages: ReportEpisode["messages"] = [];
+  let cwd: string | null = null;
+  let reason: string | null = null;
+  for (const ev of events) {
+    const p = ev.payload as Record<string, unknown>;
+    if (ev.kind === "message" && typeof p.text === "string") {
+      messages.push({
+        role: String(p.role ?? "?"),
+        text: clip(p.text, 8000),
+        start_ms: Date.parse(ev.timestamp) - t0,
+      });
+    } else if (ev.kind === "episode.started" && typeof p.cwd === "string") {
+      cwd ??= p.cwd;
+    } else if (ev.kind === "episode.outcome" || p.type === "episode.outcome") {
+      const o = (p.outcome ?? {}) as Record<string, unknown>;
+      reason = clip(o.reason ?? o.error ?? p.reason ?? null, 400);
+      if (o.error) reason += ": " + clip(o.error, 400);
+    } else if (ev.kind === "episode.finished" && reason === null) {
+      if (typeof p.reason === "string") reason = `finished: ${p.reason}`;
+    }
+  }
+  return { messages, cwd, outcome_reason: reason };
+}
+
+/** Capture-wide figures over the episodes. */
+function figuresOf(episodes: ReportEpisode[]): ReportFigures {
+  const tools = new Map<string, ReportFigures["tools"][number]>();
+  let input = 0, output = 0, turns = 0;
+  for (const e of episodes) {
+    input += e.tokens?.input ?? 0;
+    output += e.tokens?.output ?? 0;
+    turns += e.turns.length;
+    for (const c of e.calls) {
+      let t = tools.get(c.name);
+      if (!t) {
+        tools.set(
+          c.name,
+          t = { name: c.name, calls: 0, failed: 0, refused: 0 },
+        );
+      }
+      t.calls++;
+      if (c.status === "failed") t.failed++;
+      if (c.status === "refused") t.refused++;
+    }
+  }
+  const d = episodes.map((e) => e.duration_ms).sort((a, b) => a - b);
+  const times = episodes.map((e) => e.started_at).sort();
+  const lasts = episodes.map((e) => Date.parse(e.started_at) + e.duration_ms);
+  return {
+    tools: [...tools.values()].sort((a, b) => b.calls - a.calls),
+    tokens: { input, output },
+    turns,
+    first_at: times[0] ?? null,
+    last_at: lasts.length ? new Date(Math.max(...lasts)).toISOString() : null,
+    duration_ms: { median: d[d.length >> 1] ?? 0, max: d.at(-1) ?? 0 },
   };
 }

@@ -13,7 +13,59 @@ import { htmlPage } from "./page.ts";
 
 const SCRIPT = String.raw`
 const app = document.getElementById("app");
-const state = { ep: 0, epPage: 0, callPage: 0 };
+const state = { ep: 0, epPage: 0, callPage: 0, failedOnly: false, failedCalls: false, tool: "", q: "" };
+// Links: #ep=<episode id>[&failed=1][&calls=failed][&tool=<name>][&q=<text>]
+const link = new URLSearchParams(location.hash.slice(1));
+state.failedOnly = link.get("failed") === "1";
+state.failedCalls = link.get("calls") === "failed";
+state.tool = link.get("tool") || "";
+state.q = link.get("q") || "";
+const firstMatch = DATA.episodes.findIndex((e) => matches(e));
+if (firstMatch >= 0) state.ep = firstMatch;
+if (link.get("ep")) { const i = DATA.episodes.findIndex((e) => e.episode_id === link.get("ep")); if (i >= 0) state.ep = i; }
+function matches(e) {
+  if (state.failedOnly && e.success !== false && !e.calls.some((c) => c.status !== "ok")) return false;
+  if (state.tool && !e.calls.some((c) => c.name === state.tool)) return false;
+  if (state.q) {
+    const q = state.q.toLowerCase();
+    const hay = [e.episode_id, e.outcome_reason || "", ...e.messages.map((m) => m.text), ...e.calls.map((c) => c.name + " " + c.args + " " + c.result)];
+    if (!hay.some((t) => t.toLowerCase().includes(q))) return false;
+  }
+  return true;
+}
+function pretty(text) {
+  let t = text;
+  try { if (/^[\[{]/.test(text)) t = JSON.stringify(JSON.parse(text), null, 2); } catch (_) { /* clipped */ }
+  if (t.length <= 120 && !t.includes("\n")) return h("code", {}, t);
+  return h("details", { class: "fold" }, h("summary", {}, h("code", {}, t.slice(0, 100).replace(/\s+/g, " ") + "…")), h("pre", {}, t));
+}
+function controls() {
+  const tools = DATA.figures.tools.map((t) => t.name);
+  return h("section", { id: "filters" }, h("h2", {}, "Filter"),
+    h("label", {}, h("input", { type: "checkbox", id: "f-failed", checked: state.failedOnly ? "" : null,
+      on: { change: (ev) => { state.failedOnly = ev.target.checked; state.epPage = 0; render(); } } }), " failed episodes"), " ",
+    h("label", {}, h("input", { type: "checkbox", id: "f-failed-calls", checked: state.failedCalls ? "" : null,
+      on: { change: (ev) => { state.failedCalls = ev.target.checked; render(); } } }), " failed calls only"), " ",
+    h("select", { id: "f-tool", on: { change: (ev) => { state.tool = ev.target.value; state.epPage = 0; render(); } } },
+      h("option", { value: "" }, "any tool"), tools.map((t) => h("option", { value: t, selected: t === state.tool ? "" : null }, t))), " ",
+    h("input", { type: "search", id: "f-search", placeholder: "search text, tools, ids", value: state.q,
+      on: { change: (ev) => { state.q = ev.target.value; state.epPage = 0; render(); } } }));
+}
+function figures() {
+  const f = DATA.figures;
+  return h("section", { id: "figures" }, h("h2", {}, "Capture figures"),
+    h("div", {}, "Tokens: " + f.tokens.input + " in, " + f.tokens.output + " out over " + f.turns + " model turns"),
+    h("div", {}, "Wall clock: " + (f.first_at || "—") + " → " + (f.last_at || "—") + "; episode duration median " + f.duration_ms.median + " ms, max " + f.duration_ms.max + " ms"),
+    h("table", {}, h("tr", {}, h("th", {}, "tool"), h("th", {}, "calls"), h("th", {}, "failed"), h("th", {}, "refused"), h("th", {}, "failure rate")),
+      f.tools.map((t) => h("tr", { "data-tool-row": t.name }, h("td", {}, t.name), h("td", {}, t.calls), h("td", {}, t.failed), h("td", {}, t.refused),
+        h("td", {}, (100 * (t.failed + t.refused) / t.calls).toFixed(1) + " %")))));
+}
+function conversation(e) {
+  return h("section", { id: "conversation" }, h("h2", {}, "Conversation (" + e.messages.length + " messages)"),
+    e.cwd ? h("div", { class: "muted" }, "working directory " + e.cwd) : null,
+    e.messages.length === 0 ? h("span", { class: "muted" }, "no messages recorded")
+      : e.messages.map((m) => h("div", { class: "msg " + m.role, "data-role": m.role }, h("b", {}, m.role + ": "), h("span", { class: "text" }, m.text))));
+}
 const EP_PAGE = 50, CALL_PAGE = 200;
 function banner() {
   const c = DATA.chain;
@@ -22,19 +74,19 @@ function banner() {
   const p = c.problem;
   return h("div", { class: "banner bad", id: "chain", "data-ok": "false" },
     "Chain does NOT verify" + (p ? ": line " + p.line + " (sequence " + p.sequence + "): " + p.message : "") +
-    ". Shown: the " + c.events + " events before the break (head " + c.head_sequence + ").");
+    ". Verified: the " + c.events + " events before the break (head " + c.head_sequence + "); " +
+    DATA.episodes.filter((e) => e.after_break).length + " episodes with later events are shown, marked \"after the break\".");
 }
 function episodeList() {
-  const eps = DATA.episodes;
+  const eps = DATA.episodes.map((e, i) => [e, i]).filter(([e]) => matches(e));
   const from = state.epPage * EP_PAGE;
   return h("section", { id: "episodes" }, h("h2", {}, "Episodes (" + eps.length + ")"),
-    h("ul", {}, eps.slice(from, from + EP_PAGE).map((e, k) => {
-      const i = from + k;
-      return h("li", { class: "ep" + (i === state.ep ? " sel" : ""), "data-episode": e.episode_id,
-        on: { click: () => { state.ep = i; state.callPage = 0; render(); } } },
+    h("ul", {}, eps.slice(from, from + EP_PAGE).map(([e, i]) => {
+      return h("li", { class: "ep" + (i === state.ep ? " sel" : "") + (e.after_break ? " after-break" : ""), "data-episode": e.episode_id,
+        on: { click: () => { state.ep = i; state.callPage = 0; location.hash = "ep=" + encodeURIComponent(e.episode_id); render(); } } },
         h("span", { class: e.success === true ? "ok" : e.success === false ? "failed" : "muted" },
           e.success === true ? "✓ " : e.success === false ? "✗ " : "· "),
-        e.episode_id, h("span", { class: "muted" }, " " + e.calls.length + " calls"));
+        e.episode_id, h("span", { class: "muted" }, " " + e.calls.length + " calls"), e.after_break ? h("span", { class: "failed" }, " after the break") : null);
     })),
     pager(eps.length, EP_PAGE, state.epPage, (p) => { state.epPage = p; render(); }));
 }
@@ -50,7 +102,8 @@ function timeline(e, calls) {
   const y = calls.length * row + 4;
   const turns = e.turns.map((t) => svg("path", { d: "M" + x(t.start_ms) + " " + y + " l-4 8 h8 z", fill: "#3949ab", "data-turn": "" },
     svg("title", {}, "model turn " + (t.model || "") + (t.tokens === null ? "" : " " + t.tokens + " tokens"))));
-  return h("section", { id: "timeline" }, h("h2", {}, "Timeline (" + e.duration_ms + " ms; bars: tool calls, ▲ model turns)"),
+  const timed = e.duration_ms > 0 ? e.duration_ms + " ms" : "times not recorded: all events share one timestamp";
+  return h("section", { id: "timeline" }, h("h2", {}, "Timeline (" + timed + "; bars: tool calls, ▲ model turns)"),
     svg("svg", { width: W, height: y + 14, viewBox: "0 0 " + W + " " + (y + 14) }, rows, turns,
       svg("text", { x: 4, y: y + 11, "font-size": 11 }, "model turns: " + e.turns.length)));
 }
@@ -63,7 +116,7 @@ function callTree(e, calls) {
   }
   const item = (c) => h("li", { "data-call": c.index, "data-tool": c.name, "data-status": c.status },
     h("span", { class: c.status }, "#" + c.index + " " + c.name + " [" + c.status + "] "),
-    h("span", { class: "muted" }, c.duration_ms + " ms "), h("code", {}, c.args), " → ", h("code", {}, c.result),
+    h("span", { class: "muted" }, c.duration_ms + " ms "), pretty(c.args), " → ", pretty(c.result),
     kids.has(c.index) ? h("ul", {}, kids.get(c.index).map(item)) : null);
   return h("section", { id: "calls" }, h("h2", {}, "Calls (" + e.calls.length + ")"),
     h("ul", {}, (kids.get(-1) || []).map(item)),
@@ -99,16 +152,20 @@ function tokens(e) {
 function render() {
   const e = DATA.episodes[state.ep];
   const from = state.callPage * CALL_PAGE;
-  const calls = e ? e.calls.slice(from, from + CALL_PAGE) : [];
+  const shown = e ? (state.failedCalls ? e.calls.filter((c) => c.status !== "ok") : e.calls) : [];
+  const calls = shown.slice(from, from + CALL_PAGE);
   app.replaceChildren(
     h("header", {}, h("h1", {}, "Capture " + DATA.capture_id),
       h("div", {}, DATA.totals.episodes + " episodes, " + DATA.totals.steps + " steps, " + DATA.totals.attributed + " of " +
         DATA.totals.identifier_values + " identifier values with an exact source")),
     banner(),
-    h("main", {}, h("div", {}, episodeList()),
+    h("main", {}, h("div", {}, controls(), episodeList(), figures()),
       e ? h("div", { id: "episode", "data-episode": e.episode_id },
-        h("h2", {}, "Episode " + e.episode_id + " (" + e.events + " events)"),
-        timeline(e, calls), callTree(e, calls), lineage(e), tokens(e))
+        h("h2", {}, h("a", { href: "#ep=" + encodeURIComponent(e.episode_id), id: "ep-link" }, "Episode " + e.episode_id),
+          " (" + e.events + " events, started " + e.started_at + ")", e.after_break ? h("span", { class: "failed" }, " — after the chain break: not verified") : null),
+        h("div", { id: "outcome", class: e.success === false ? "failed" : e.success === true ? "ok" : "muted" },
+          (e.success === true ? "✓ succeeded" : e.success === false ? "✗ failed" : "· no outcome") + (e.outcome_reason ? " — " + e.outcome_reason : "")),
+        conversation(e), timeline(e, calls), callTree(e, calls), lineage(e), tokens(e))
         : h("div", {}, "No episodes.")));
 }
 render();

@@ -27,6 +27,12 @@ table{border-collapse:collapse;width:100%}
 td,th{border-bottom:1px solid #eceff3;padding:3px 6px;text-align:left;vertical-align:top;font-size:13px}
 button{margin:0 4px}
 .muted{color:#666}
+.msg{margin:4px 0;padding:4px 8px;border-radius:4px;white-space:pre-wrap}
+.msg.user{background:#eef3fb}.msg.assistant{background:#f3f0fa}
+.fold summary{cursor:pointer}
+pre{font:12px ui-monospace,monospace;background:#f0f2f5;padding:6px;border-radius:3px;white-space:pre-wrap;max-height:400px;overflow:auto}
+.after-break{border-left:3px solid #c62828}
+#filters label{margin-right:8px}
 `;
 
 /**
