@@ -25,7 +25,6 @@ import {
   RetailEnv,
   type RetailTool,
   taskSolved,
-  type TaskVerdict,
   type Tau2Task,
 } from "../../lib/envs/tau2/mod.ts";
 
