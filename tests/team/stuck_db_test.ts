@@ -1,0 +1,141 @@
+import { assertEquals, assertOk } from "../_assert.ts";
+import { HarnessStore } from "../../lib/store/mod.ts";
+import { annotation } from "../../lib/trace/mod.ts";
+import { Replicator } from "../../lib/team/replicator.ts";
+import { serve } from "../../lib/cli/cmd_serve.ts";
+import { startStuckPg } from "./_stuck_pg.ts";
+import { tempDir } from "../_helpers.ts";
+
+async function main(args: string[]) {
+  const { main } = await import("../../ingest.ts");
+  let out = "", err = "";
+  const code = await main(args, {
+    out: (t) => out += t + "\n",
+    err: (t) => err += t + "\n",
+  });
+  return { code, out, err };
+}
+
+const opts = { sanitizeOps: false, sanitizeResources: false };
+
+Deno.test({
+  ...opts,
+  name:
+    "capture list, db migrate and store push against a database that never answers a query each error within 10 s, saying what to do",
+  async fn() {
+    using pg = startStuckPg();
+    await using dir = await tempDir();
+    {
+      using store = new HarnessStore(dir.path);
+      store.sink("c").emit(annotation({
+        captureId: "c",
+        episodeId: "ep_1",
+        source: { host: "harness", adapter: "test", model: null },
+      }, { type: "note" }));
+    }
+    for (
+      const args of [
+        ["capture", "list", "--db", pg.url],
+        ["db", "migrate", "--db", pg.url],
+        ["store", "push", "--to", pg.url, "--root", dir.path],
+      ]
+    ) {
+      const t0 = Date.now();
+      const r = await main(args);
+      const took = Date.now() - t0;
+      assertEquals(r.code, 1, args.join(" ") + r.out + r.err);
+      assertOk(took < 10_000, `${args.join(" ")} took ${took} ms`);
+      assertOk(/did not answer .* within/.test(r.err), r.err);
+      assertOk(/check that PostgreSQL is running/.test(r.err), r.err);
+    }
+  },
+});
+
+Deno.test({
+  ...opts,
+  name:
+    "Replicator marks replication stalled when the database never answers, and stop() returns within 5 s",
+  async fn() {
+    using pg = startStuckPg();
+    await using dir = await tempDir();
+    using store = new HarnessStore(dir.path);
+    const rep = new Replicator(store, pg.url, {
+      intervalMs: 20,
+      stallAfterMs: 300,
+      statementTimeoutMs: 1000,
+    });
+    store.sink("c").emit(annotation({
+      captureId: "c",
+      episodeId: "ep_1",
+      source: { host: "harness", adapter: "test", model: null },
+    }, { type: "note" }));
+    rep.start();
+    const deadline = Date.now() + 8_000;
+    while (!rep.status.stalled && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assertEquals(rep.status.stalled, true, JSON.stringify(rep.status));
+    assertEquals(rep.status.lag_events, 1);
+    const t0 = Date.now();
+    await rep.stop();
+    assertOk(Date.now() - t0 < 5_000, `stop took ${Date.now() - t0} ms`);
+  },
+});
+
+Deno.test({
+  ...opts,
+  name:
+    "a server replicating to a database that never answers says ok:false on /health once stalled, and stops within 5 s with its events kept",
+  async fn() {
+    using pg = startStuckPg();
+    await using dir = await tempDir();
+    let stop!: () => void;
+    const stopSignal = new Promise<void>((r) => stop = r);
+    let out = "";
+    const io = { out: (t: string) => out += t + "\n", err: () => {} };
+    const running = serve({
+      root: dir.path,
+      host: "127.0.0.1",
+      port: 0,
+      allowRemote: false,
+      noRedact: false,
+      replicate: `postgres://harness:s3cret-pw@127.0.0.1:${pg.port}/team`,
+      replicateStallMs: 300,
+      replicateStatementTimeoutMs: 60_000,
+      stopSignal,
+    }, io);
+    let url = "";
+    for (let i = 0; i < 200 && !url; i++) {
+      url = /on (http:\/\/\S+)/.exec(out)?.[1] ?? "";
+      if (!url) await new Promise((r) => setTimeout(r, 20));
+    }
+    const ev = annotation({
+      captureId: "live",
+      episodeId: "ep_1",
+      source: { host: "harness", adapter: "test", model: null },
+    }, { type: "note" });
+    const res = await fetch(`${url}/ingest`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(ev),
+    });
+    assertEquals(res.status, 200, await res.text());
+    let health: Record<string, unknown> = {};
+    const deadline = Date.now() + 8_000;
+    while (Date.now() < deadline) {
+      health = await (await fetch(`${url}/health`)).json();
+      if (health.ok === false) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assertEquals(health.ok, false, JSON.stringify(health));
+    const rep = health.replication as Record<string, unknown>;
+    assertEquals(rep.stalled, true);
+    assertOk(!JSON.stringify(health).includes("s3cret-pw"));
+    const t0 = Date.now();
+    stop();
+    assertEquals(await running, 0);
+    assertOk(Date.now() - t0 < 5_000, `stop took ${Date.now() - t0} ms`);
+    using store = new HarnessStore(dir.path, { readOnly: true });
+    assertEquals(store.getCapture("live")?.event_count, 1);
+  },
+});
