@@ -119,6 +119,7 @@ export async function tauEval(
       extra_lookups_per_episode: {
         max: r4(Math.max(...seeds.map((r) => perEp(r, r.extra_lookups)))),
       },
+      user_calls: seeds.reduce((a, r) => a + r.user_calls, 0),
       model_turns_per_episode: {
         agent: r4(
           seeds.reduce((a, r) => a + perEp(r, r.agent_turns), 0) / n,
@@ -235,6 +236,9 @@ function renderMarkdown(
       pct(h.deterministic.max)
     } | ≥ 55% every seed |`,
     `| wrong state-changing calls | ${h.wrong.max} (worst seed) | 0 |`,
+    `| the user's own tool calls (dual control; never the package's) | ${
+      (report.heldout as { user_calls: number }).user_calls
+    } over all seeds | - |`,
     `| extra lookups per episode | ${
       h.extra_lookups_per_episode.max.toFixed(2)
     } (worst seed) | ≤ 5 |`,
