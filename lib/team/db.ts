@@ -89,7 +89,7 @@ export const DEFAULT_CONNECT_TIMEOUT_S = 5;
  */
 export function redactPassword(text: string, password?: string): string {
   let out = text.replace(
-    /(postgres(?:ql)?:\/\/[^:/@\s'"]*):[^@\s'"]*@/gi,
+    /([a-z][a-z0-9+.-]*:\/\/[^:/@\s'"]*):[^@\s'"]*@/gi,
     "$1:***@",
   );
   if (password) out = out.split(password).join("***");
