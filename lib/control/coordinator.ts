@@ -296,16 +296,19 @@ export class CaptureCoordinator {
     });
     const pkg = result.package;
     const dir = options.out ?? join(this.store.root, "packages");
-    Deno.mkdirSync(dir, { recursive: true });
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const file = join(
       dir,
       `${pkg.manifest.name}-${pkg.digest.slice(7, 19)}.package.json`,
     );
-    Deno.writeTextFileSync(file, JSON.stringify(pkg, null, 2) + "\n");
+    Deno.writeTextFileSync(file, JSON.stringify(pkg, null, 2) + "\n", {
+      mode: 0o600,
+    });
     // Which captures it came from, beside it, so an index rebuild keeps it.
     Deno.writeTextFileSync(
       `${file}.captures.json`,
       JSON.stringify({ capture_ids: captureIds }) + "\n",
+      { mode: 0o600 },
     );
     let registered = false;
     if (!this.store.readOnly) {

@@ -43,7 +43,7 @@ export function writeActiveCapture(root: string, id: string | null): void {
     return;
   }
   const tmp = `${path}.tmp-${Deno.pid}`;
-  Deno.writeTextFileSync(tmp, id + "\n");
+  Deno.writeTextFileSync(tmp, id + "\n", { mode: 0o600 });
   Deno.renameSync(tmp, path);
 }
 

@@ -106,7 +106,7 @@ Deno.test("unknown hook names map to no events; unknown paths 404; wrong methods
   await using srv = await startServer();
   const r = await post(
     `${srv.url}/hook/host_a?cap=c1`,
-    JSON.stringify({ ...hookA, hook_event_name: "PreCompact" }),
+    JSON.stringify({ ...hookA, hook_event_name: "SomeFutureHook" }),
   );
   assertEquals(r.status, 204);
   assertEquals(srv.store.listCaptures(), []);

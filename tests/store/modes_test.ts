@@ -100,3 +100,34 @@ Deno.test({
 function enc(text: string): Uint8Array {
   return new TextEncoder().encode(text);
 }
+
+Deno.test({
+  name:
+    "the active-capture file and the packages CaptureCoordinator writes are 0600",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    const { writeActiveCapture } = await import(
+      "../../lib/ingest/active_capture.ts"
+    );
+    const { CaptureCoordinator } = await import(
+      "../../lib/control/coordinator.ts"
+    );
+    const { DESK_EFFECTS, generateDeskEpisodes } = await import(
+      "../../examples/order_desk/order_desk.ts"
+    );
+    await using dir = await tempDir();
+    const root = join(dir.path, "store");
+    using store = new HarnessStore(root);
+    writeActiveCapture(root, "desk");
+    assertEquals(modeOf(join(root, "active_capture")), 0o600);
+    generateDeskEpisodes(store.sink("desk"), "desk", 30);
+    const coord = new CaptureCoordinator(store);
+    const r = await coord.compile(["desk"], { effects: DESK_EFFECTS });
+    const file = (r as { file?: string; path?: string }).file ??
+      (r as { path?: string }).path;
+    assertOk(file, JSON.stringify(Object.keys(r)));
+    assertEquals(modeOf(file!), 0o600);
+    assertEquals(modeOf(`${file}.captures.json`), 0o600);
+    assertEquals(modeOf(join(root, "packages")), 0o700);
+  },
+});
