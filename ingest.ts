@@ -7,11 +7,11 @@
  *   (root `./.harness` unless `HARNESS_ROOT`/`--root` say otherwise)
  * - `serve`, `status`, `stop`: the above plus `--allow-net=127.0.0.1`
  *   (`serve --detach` also `--allow-run`, to start itself in the background)
- * - `hook <host>`: `--allow-net=127.0.0.1 --allow-env=HARNESS_INGEST_URL,HARNESS_CAPTURE_ID,HARNESS_HOOK_TIMEOUT,HARNESS_INGEST_TOKEN`
+ * - `hook <host>`: `--allow-read --allow-write=/tmp/harness-hook-state --allow-net=127.0.0.1 --allow-env=HARNESS_INGEST_URL,HARNESS_CAPTURE_ID,HARNESS_HOOK_TIMEOUT,HARNESS_INGEST_TOKEN`
  * - `install`, `uninstall`: `--allow-read --allow-write=<the host's config dir> --allow-env=HOME,XDG_CONFIG_HOME`
  *
  * ```sh
- * deno run --allow-net=127.0.0.1 --allow-env=HARNESS_INGEST_URL,HARNESS_CAPTURE_ID,HARNESS_HOOK_TIMEOUT,HARNESS_INGEST_TOKEN ingest.ts hook host_a
+ * deno run --allow-read --allow-write=/tmp/harness-hook-state --allow-net=127.0.0.1 --allow-env=HARNESS_INGEST_URL,HARNESS_CAPTURE_ID,HARNESS_HOOK_TIMEOUT,HARNESS_INGEST_TOKEN ingest.ts hook host_a
  * ```
  *
  * @module

@@ -327,6 +327,19 @@ export class BufferedRequest implements IngestRequest {
     }
   }
 
+  /**
+   * The body as bytes (OTLP protobuf, gzip).
+   *
+   * @param limit Most bytes accepted.
+   * @returns The bytes as read.
+   * @throws {PayloadTooLargeError} Past `limit`.
+   */
+  bytes(limit: number): Promise<Uint8Array> {
+    return this.#body.length > limit
+      ? Promise.reject(new PayloadTooLargeError(limit))
+      : Promise.resolve(this.#body);
+  }
+
   discard(): Promise<void> {
     return Promise.resolve();
   }
