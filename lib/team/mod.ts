@@ -7,8 +7,11 @@
  */
 export {
   connectDb,
+  type DbEnvironment,
+  type DbTarget,
   migrate,
   POSTGRES_CLIENT,
+  resolveDbTarget,
   type Sql,
   TEAM_SCHEMA_VERSION,
   TeamDbError,
