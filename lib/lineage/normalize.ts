@@ -3,7 +3,8 @@
  * action steps whose arguments are annotated with exact lineage against the
  * state before each step: the task input (`input`: the first user message
  * as `input.text`, every user message so far as `input.user[k]` and the
- * newest as `input.latest`, the episode's task as `input.task`) and every
+ * newest as `input.latest`, the episode's task as `input.task`, its working
+ * directory as `input.cwd`) and every
  * earlier successful step's result under its store name. No model is used.
  * User-side tool calls (dual control, `actor: "user"`) are not steps; what
  * they showed counts among the user messages.
@@ -12,14 +13,7 @@
  */
 import type { TraceEvent } from "../trace/event.ts";
 import { sha256Digest } from "../trace/hash.ts";
-import {
-  isIdentifierToken,
-  isMeaningful,
-  isTextDatum,
-  subTokens,
-  tokenize,
-  words,
-} from "./meaningful.ts";
+import { isMeaningful, subTokens, tokenize, words } from "./meaningful.ts";
 import { formatPath, type PathSegment } from "./paths.ts";
 import { StateIndex } from "./state_index.ts";
 import {
@@ -27,9 +21,11 @@ import {
   type ModelDecision,
   type NormEpisode,
   NormStep,
-  refMarker,
 } from "./records.ts";
-import { comparePaths, DEFAULT_MAX_DEPTH } from "./find_source.ts";
+import { DEFAULT_MAX_DEPTH } from "./find_source.ts";
+import { argLineage } from "./arg_lineage.ts";
+
+export { argLineage };
 
 /** Options of {@linkcode normalizeEpisode}. */
 export interface NormalizeOptions {
@@ -87,68 +83,6 @@ export function argumentLeaves(
   };
   visit(args, []);
   return out;
-}
-
-/**
- * Lineage of one argument value: a source path, a template with
- * `$ref(path)` markers, or null.
- *
- * @param value The argument value.
- * @param index The state index before the step.
- * @returns The lineage.
- */
-export function argLineage(value: unknown, index: StateIndex): string | null {
-  if (isMeaningful(value)) {
-    const best = index.lookup(value)[0];
-    if (best) return best;
-  }
-  // A number of three digits or more comes from text that wrote it.
-  if (
-    typeof value === "number" && Number.isInteger(value) &&
-    isTextDatum(String(value))
-  ) {
-    const inText = index.lookup(String(value)).filter((p) =>
-      /~(word|token|span)\[/.test(p)
-    );
-    if (inText[0]) return inText[0];
-  }
-  if (typeof value !== "string") return null;
-  // The working directory explains a path's whole prefix better than
-  // pieces of it found in unrelated outputs.
-  const cwd = index.state.input && typeof index.state.input === "object"
-    ? (index.state.input as { cwd?: unknown }).cwd
-    : undefined;
-  if (
-    typeof cwd === "string" && cwd.length >= 2 && value.startsWith(cwd + "/")
-  ) {
-    const rest = value.slice(cwd.length);
-    const tail = argLineage(rest, index);
-    return refMarker("input.cwd") + (tail ?? rest);
-  }
-  // Candidate spans: words, tokens and parts of joined tokens, longer
-  // first where they overlap.
-  const spans = [...words(value), ...tokenize(value), ...subTokens(value)]
-    .filter((t) => t.text !== value && isIdentifierToken(t.text))
-    .sort((a, b) => a.start - b.start || b.text.length - a.text.length);
-  let out = "";
-  let at = 0;
-  for (const span of spans) {
-    if (span.start < at) continue; // overlaps a span already attributed
-    // A number written in text matches the number too.
-    const asNumber = /^-?\d+(\.\d+)?$/.test(span.text)
-      ? Number(span.text)
-      : null;
-    const found = asNumber !== null && isMeaningful(asNumber)
-      ? [...index.lookup(span.text), ...index.lookup(asNumber)].sort(
-        comparePaths,
-      )
-      : index.lookup(span.text);
-    const best = found[0];
-    if (!best) continue;
-    out += value.slice(at, span.start) + refMarker(best);
-    at = span.start + span.text.length;
-  }
-  return at > 0 ? out + value.slice(at) : null;
 }
 
 /** Every value lineage may look up for this episode's arguments. */
