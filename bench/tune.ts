@@ -5,10 +5,16 @@
  * split is never compiled against nor replayed).
  *
  * `deno run --allow-read bench/tune.ts --data FILE [--seeds N] [--json]`
- * prints, for every grid point (minYield × extra-lookup budget), the
- * validation share of calls made with no model call (min and mean over
+ * sweeps every parameter in two stages and prints, for every grid point,
+ * the validation share of calls made with no model call (min and mean over
  * seeds), the worst seed's wrong calls and the model turns per episode,
  * then the point the procedure picks:
+ *
+ * - stage 1: minYield × extra-lookup budget × fan-out cap, adjacency and
+ *   speculative coverage at their defaults;
+ * - stage 2: adjacency × speculative coverage at stage 1's pick.
+ *
+ * In each stage:
  *
  * 1. keep the points with 0 wrong calls on every seed;
  * 2. of those, the highest minimum share over seeds;
@@ -16,10 +22,7 @@
  *    share, then the point nearest the current default.
  *
  * The rule is the same for every domain and was fixed before any sweep
- * was run. Adjacency (`ADJACENT_SHARE`) and speculative coverage
- * (`SPECULATIVE_COVERAGE`) are module constants of `lib/compiler/bindings.ts`
- * with no option to vary them, so they are not swept here (see
- * docs/evaluation.md, "Tuning procedure").
+ * was run (see docs/evaluation.md, "Tuning procedure").
  *
  * @module
  */
@@ -37,6 +40,12 @@ export interface GridPoint {
   minYield: number;
   /** Extra lookups per training episode the kept lookups may cost. */
   budget: number;
+  /** Fan-out cap per lookup node. */
+  fanout: number;
+  /** Adjacency share of paired user words. */
+  adjacentShare: number;
+  /** Coverage a contested binding needs to drive a lookup. */
+  speculativeCoverage: number;
 }
 
 /** What one grid point scored on the validation parts of every seed. */
@@ -55,13 +64,42 @@ export interface GridScore extends GridPoint {
   package_turns: number;
 }
 
-/** The default grid. */
-export const DEFAULT_GRID: GridPoint[] = [0.1, 0.25, 0.4, 0.6].flatMap((
-  minYield,
-) => [1, 2, 3, 5, 8].map((budget) => ({ minYield, budget })));
+/** The current defaults of `lib/compiler/agent_form.ts` and `bindings.ts`. */
+export const CURRENT: GridPoint = {
+  minYield: 0.25,
+  budget: 3,
+  fanout: 5,
+  adjacentShare: 0.8,
+  speculativeCoverage: 0.9,
+};
 
-/** The current defaults of `lib/compiler/agent_form.ts`. */
-export const CURRENT: GridPoint = { minYield: 0.25, budget: 3 };
+/** Stage 1: minYield × budget × fan-out cap, the rest at their defaults. */
+export const STAGE1_GRID: GridPoint[] = [0.1, 0.25, 0.4, 0.6].flatMap((
+  minYield,
+) =>
+  [1, 2, 3, 5, 8].flatMap((budget) =>
+    [5, 10, 20].map((fanout) => ({ ...CURRENT, minYield, budget, fanout }))
+  )
+);
+
+/**
+ * Stage 2: adjacency × speculative coverage around a stage-1 pick.
+ *
+ * @param at The stage-1 pick.
+ * @returns The grid.
+ */
+export function stage2Grid(at: GridPoint): GridPoint[] {
+  const shares = [0.6, 0.7, 0.8, 0.9, 1.0];
+  return shares.flatMap((adjacentShare) =>
+    shares.map((speculativeCoverage) => ({
+      minYield: at.minYield,
+      budget: at.budget,
+      fanout: at.fanout,
+      adjacentShare,
+      speculativeCoverage,
+    }))
+  );
+}
 
 interface SeedSplit {
   train: NormEpisode[];
@@ -106,6 +144,9 @@ function scorePoint(
       effects: data.effects,
       minYield: p.minYield,
       extraLookupBudget: p.budget,
+      fanout: p.fanout,
+      adjacentShare: p.adjacentShare,
+      speculativeCoverage: p.speculativeCoverage,
     }).compiled.ir;
     let calls = 0, det = 0, w = 0, at = 0, pt = 0;
     for (const e of s.validation) {
@@ -138,7 +179,10 @@ function scorePoint(
 
 function distance(p: GridPoint): number {
   return Math.abs(p.minYield - CURRENT.minYield) +
-    Math.abs(p.budget - CURRENT.budget) / 10;
+    Math.abs(p.budget - CURRENT.budget) / 10 +
+    Math.abs(p.fanout - CURRENT.fanout) / 100 +
+    Math.abs(p.adjacentShare - CURRENT.adjacentShare) +
+    Math.abs(p.speculativeCoverage - CURRENT.speculativeCoverage);
 }
 
 /**
@@ -160,8 +204,9 @@ export function pickPoint(scores: GridScore[]): GridScore | null {
  * Sweep the grid over one file.
  *
  * @param text The trajectory file's text.
- * @param options Seeds (1..N, default 8) and the grid.
- * @returns Every point's score and the pick.
+ * @param options Seeds (1..N, default 8); `grid`: one stage over these
+ *   points instead of the two stages.
+ * @returns Every point's score (both stages) and the pick.
  */
 export function tune(
   text: string,
@@ -169,35 +214,45 @@ export function tune(
 ): { scores: GridScore[]; pick: GridScore | null } {
   const data = loadTauData(text);
   const splits = splitsOf(data, options.seeds ?? 8);
-  const scores = (options.grid ?? DEFAULT_GRID).map((p) =>
-    scorePoint(data, splits, p)
-  );
-  return { scores, pick: pickPoint(scores) };
+  const run = (grid: GridPoint[]) =>
+    grid.map((p) => scorePoint(data, splits, p));
+  if (options.grid) {
+    const scores = run(options.grid);
+    return { scores, pick: pickPoint(scores) };
+  }
+  const first = run(STAGE1_GRID);
+  const at = pickPoint(first);
+  if (!at) return { scores: first, pick: null };
+  const second = run(stage2Grid(at));
+  return { scores: [...first, ...second], pick: pickPoint(second) };
 }
+
+const same = (a: GridPoint, b: GridPoint) =>
+  a.minYield === b.minYield && a.budget === b.budget &&
+  a.fanout === b.fanout && a.adjacentShare === b.adjacentShare &&
+  a.speculativeCoverage === b.speculativeCoverage;
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 function render(name: string, r: ReturnType<typeof tune>): string {
   const mark = (s: GridScore) =>
     (s === r.pick ? " **picked**" : "") +
-    (s.minYield === CURRENT.minYield && s.budget === CURRENT.budget
-      ? " (current)"
-      : "");
+    (same(s, CURRENT) ? " (current)" : "");
   return [
     `### ${name} (validation parts only)`,
     "",
-    "| minYield | budget | no model call, min | mean | wrong (worst seed) | model turns / episode (agent → package) |",
-    "| --- | --- | --- | --- | --- | --- |",
+    "| minYield | budget | fan-out | adjacency | coverage | no model call, min | mean | wrong (worst seed) | model turns / episode (agent → package) |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ...r.scores.map((s) =>
-      `| ${s.minYield} | ${s.budget}${mark(s)} | ${pct(s.min)} | ${
-        pct(s.mean)
-      } | ${s.wrong} | ${s.agent_turns.toFixed(2)} → ${
-        s.package_turns.toFixed(2)
-      } |`
+      `| ${s.minYield} | ${s.budget} | ${s.fanout} | ${s.adjacentShare} | ${s.speculativeCoverage}${
+        mark(s)
+      } | ${pct(s.min)} | ${pct(s.mean)} | ${s.wrong} | ${
+        s.agent_turns.toFixed(2)
+      } → ${s.package_turns.toFixed(2)} |`
     ),
     "",
     r.pick
-      ? `Picked: minYield ${r.pick.minYield}, budget ${r.pick.budget}.`
+      ? `Picked: minYield ${r.pick.minYield}, budget ${r.pick.budget}, fan-out ${r.pick.fanout}, adjacency ${r.pick.adjacentShare}, coverage ${r.pick.speculativeCoverage}.`
       : "Picked: none (every point had a wrong call).",
   ].join("\n");
 }

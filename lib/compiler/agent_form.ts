@@ -35,18 +35,29 @@ import { describeSource } from "./sources.ts";
 import { mentionedVariant } from "./lookup_variants.ts";
 import { bindingCandidates, gradeOf } from "./agent_verify.ts";
 
-/** Options of {@linkcode buildAgentForm}. */
-export interface AgentFormOptions {
-  /** Behavior name. */
-  name?: string;
-  /** Tool effects (`read` tools may be looked up; others go to the choice leaf). */
-  effects: Effects;
+/**
+ * The agent form's tuning parameters (swept by `bench/tune.ts` on
+ * validation parts of the training split only).
+ */
+export interface AgentTuning {
   /** Fan-out cap per lookup node. @default 5 */
   fanout?: number;
   /** Least share of a lookup node's calls the agent must have made. @default 0.25 */
   minYield?: number;
   /** Most extra lookups per training episode the kept nodes may cost. @default 3 */
   extraLookupBudget?: number;
+  /** Adjacency share of paired user words (`learnBindings`). @default 0.8 */
+  adjacentShare?: number;
+  /** Coverage a contested binding needs to drive a lookup (`learnBindings`). @default 0.9 */
+  speculativeCoverage?: number;
+}
+
+/** Options of {@linkcode buildAgentForm}. */
+export interface AgentFormOptions extends AgentTuning {
+  /** Behavior name. */
+  name?: string;
+  /** Tool effects (`read` tools may be looked up; others go to the choice leaf). */
+  effects: Effects;
 }
 
 /** The agent form and what it was built from. */
@@ -173,7 +184,7 @@ function assemble(
  * Build the agent form from training episodes.
  *
  * @param episodes Normalized training episodes.
- * @param options Effects, name, fan-out cap, least yield.
+ * @param options Effects, name and the tuning parameters.
  * @returns The form, its bindings, what was dropped, the training replay.
  */
 export function buildAgentForm(
@@ -185,7 +196,11 @@ export function buildAgentForm(
   const minYield = options.minYield ?? 0.25;
   const budget = options.extraLookupBudget ?? 3;
   const effects = options.effects;
-  const bindings = learnBindings(episodes, { effects });
+  const bindings = learnBindings(episodes, {
+    effects,
+    adjacentShare: options.adjacentShare,
+    speculativeCoverage: options.speculativeCoverage,
+  });
   let lookups = lookupNodes(bindings, effects);
   const { tools, refused } = choiceTools(bindings, effects);
   const dropped: { node: string; why: string }[] = refused.map((r) => ({

@@ -6,22 +6,24 @@
  * @module
  */
 import type { Source } from "./sources.ts";
-import {
-  ADJACENT_SHARE,
-  type Binding,
-  type Observation,
-  sourceKey,
-} from "./bindings.ts";
+import { type Binding, type Observation, sourceKey } from "./bindings.ts";
 
 /**
  * Where two arguments of a tool are both user words and the second always
  * stood right after the first in the same message (a first and a last
  * name), the second's source becomes `after` the first, which keeps a
  * lookup from pairing every word with every other.
+ *
+ * @param bindings The bindings (sources are updated in place).
+ * @param groups Training observations by `tool\u0000path`.
+ * @param options `adjacentShare`: least share of paired calls where the
+ *   second word stood right after the first (`ADJACENT_SHARE` in
+ *   `bindings.ts` is the compiler's default).
  */
 export function linkAdjacentWords(
   bindings: Binding[],
   groups: Map<string, Observation[]>,
+  options: { adjacentShare: number },
 ): void {
   const userOnly = (b: Binding) =>
     b.lookup.sources.length === 1 && b.lookup.sources[0].from === "user" &&
@@ -46,7 +48,7 @@ export function linkAdjacentWords(
       }
       const src = b.lookup.sources[0] as Extract<Source, { from: "user" }>;
       if (
-        pairs >= 2 && adjacent >= ADJACENT_SHARE * pairs &&
+        pairs >= 2 && adjacent >= options.adjacentShare * pairs &&
         src.after === undefined && a.lookup.sources[0] !== src
       ) {
         src.after = a.path;

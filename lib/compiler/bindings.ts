@@ -95,6 +95,18 @@ export interface LearnOptions {
   effects?: Record<string, string>;
   /** At most this many distinct constants make a constant set. @default 8 */
   maxEnum?: number;
+  /**
+   * Share of paired calls in which a second user-word argument stood right
+   * after the first for the lookup to pair them that way.
+   * @default {@linkcode ADJACENT_SHARE}
+   */
+  adjacentShare?: number;
+  /**
+   * Share of training calls a contested binding must explain to drive a
+   * speculative lookup.
+   * @default {@linkcode SPECULATIVE_COVERAGE}
+   */
+  speculativeCoverage?: number;
 }
 
 /** One training value of an argument and what explains it. */
@@ -198,8 +210,9 @@ function cover(
   obs: Observation[],
   pool: Map<string, Source>,
   allowed: (s: Source) => boolean,
-  every = false,
+  options: { every?: boolean; speculativeCoverage: number },
 ): Cover {
+  const every = options.every ?? false;
   const left = new Set(obs.keys());
   const chosen: Source[] = [];
   const support: number[] = [];
@@ -269,7 +282,7 @@ function cover(
       : 0,
     deterministic: left.size === 0 && enough && chosen.length > 0,
     speculative: enough && chosen.length > 0 &&
-      obs.length - left.size >= SPECULATIVE_COVERAGE * obs.length,
+      obs.length - left.size >= options.speculativeCoverage * obs.length,
   };
 }
 
@@ -277,7 +290,8 @@ function cover(
  * Learn the bindings of every tool argument from training episodes.
  *
  * @param episodes Normalized training episodes.
- * @param options Constant-set size.
+ * @param options Effects, constant-set size, adjacency and speculative
+ *   coverage shares.
  * @returns Bindings sorted by tool and path.
  */
 export function learnBindings(
@@ -285,6 +299,8 @@ export function learnBindings(
   options: LearnOptions = {},
 ): Binding[] {
   const maxEnum = options.maxEnum ?? 8;
+  const speculativeCoverage = options.speculativeCoverage ??
+    SPECULATIVE_COVERAGE;
   const groups = new Map<string, Observation[]>();
   for (const ep of episodes) {
     const states = statesOf(ep);
@@ -348,11 +364,18 @@ export function learnBindings(
       applicable: obs.length,
       variety: values.size,
       episodes: [...new Set(obs.map((o) => o.episode))].sort().slice(0, 10),
-      lookup: cover(obs, pool, (s) => s.from !== "user_text"),
-      choice: cover(obs, pool, () => true, true),
+      lookup: cover(obs, pool, (s) => s.from !== "user_text", {
+        speculativeCoverage,
+      }),
+      choice: cover(obs, pool, () => true, {
+        every: true,
+        speculativeCoverage,
+      }),
     });
   }
-  linkAdjacentWords(out, groups);
+  linkAdjacentWords(out, groups, {
+    adjacentShare: options.adjacentShare ?? ADJACENT_SHARE,
+  });
   if (options.effects) poolWriteSources(out, groups, options.effects);
   return out;
 }

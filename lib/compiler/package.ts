@@ -220,6 +220,12 @@ export interface CompileOptions {
   fanout?: number;
   /** Agent form: extra lookups per training episode the lookups may cost. @default 3 */
   extraLookupBudget?: number;
+  /** Agent form: least share of a lookup node's calls the agent made in training. @default 0.25 */
+  minYield?: number;
+  /** Agent form: adjacency share of paired user words. @default 0.8 */
+  adjacentShare?: number;
+  /** Agent form: coverage a contested binding needs to drive a lookup. @default 0.9 */
+  speculativeCoverage?: number;
 }
 
 /**
@@ -290,6 +296,9 @@ export function compileBehavior(
       effects,
       fanout: options.fanout,
       extraLookupBudget: options.extraLookupBudget,
+      minYield: options.minYield,
+      adjacentShare: options.adjacentShare,
+      speculativeCoverage: options.speculativeCoverage,
     });
     chosen = agent.compiled;
     chosenCandidates = agent.candidates;

@@ -23,6 +23,7 @@
  */
 import { compileBehavior } from "../compiler/package.ts";
 import { replayAgent } from "../compiler/agent_replay.ts";
+import type { AgentTuning } from "../compiler/agent_form.ts";
 import { addCoverage, coverageOf, emptyCoverage } from "./coverage.ts";
 import type { EvalEpisode, TauData } from "./tau_data.ts";
 
@@ -110,14 +111,16 @@ export function splitByTask(
  *
  * @param data The loaded file.
  * @param seed Split seed.
- * @param options Fan-out cap; `validate`: judge on a validation part of
- *   the training split instead of the held-out split (for tuning).
+ * @param options The agent form's tuning parameters (fan-out cap, least
+ *   yield, budget, adjacency, speculative coverage; the compiler's
+ *   defaults when absent); `validate`: judge on a validation part of the
+ *   training split instead of the held-out split (for tuning).
  * @returns The measures.
  */
 export function evaluateSeed(
   data: TauData,
   seed: number,
-  options: { fanout?: number; validate?: boolean } = {},
+  options: AgentTuning & { validate?: boolean } = {},
 ): SeedResult {
   let { train, held } = splitByTask(data.episodes, seed);
   if (options.validate) {
@@ -130,6 +133,10 @@ export function evaluateSeed(
     name: "tau",
     effects: data.effects,
     fanout: options.fanout,
+    minYield: options.minYield,
+    extraLookupBudget: options.extraLookupBudget,
+    adjacentShare: options.adjacentShare,
+    speculativeCoverage: options.speculativeCoverage,
   });
   const ir = result.compiled.ir;
   const agentForm = ir.nodes[ir.root]?.kind === "agent";
