@@ -56,9 +56,10 @@ function figures() {
   return h("section", { id: "figures" }, h("h2", {}, "Capture figures"),
     h("div", {}, "Tokens: " + f.tokens.input + " in, " + f.tokens.output + " out over " + f.turns + " model turns"),
     h("div", {}, "Wall clock: " + (f.first_at || "—") + " → " + (f.last_at || "—") + "; episode duration median " + f.duration_ms.median + " ms, max " + f.duration_ms.max + " ms"),
-    h("table", {}, h("tr", {}, h("th", {}, "tool"), h("th", {}, "calls"), h("th", {}, "failed"), h("th", {}, "refused"), h("th", {}, "failure rate")),
-      f.tools.map((t) => h("tr", { "data-tool-row": t.name }, h("td", {}, t.name), h("td", {}, t.calls), h("td", {}, t.failed), h("td", {}, t.refused),
-        h("td", {}, (100 * (t.failed + t.refused) / t.calls).toFixed(1) + " %")))));
+    h("table", { class: "figures" }, h("tr", {}, h("th", {}, "tool"), h("th", {}, "calls"), h("th", {}, "failed"), h("th", {}, "refused"),
+        h("th", { title: "failure rate: failed and refused calls of all calls" }, "fail %")),
+      f.tools.map((t) => h("tr", { "data-tool-row": t.name }, h("td", { class: "name" }, t.name), h("td", {}, t.calls), h("td", {}, t.failed), h("td", {}, t.refused),
+        h("td", {}, (100 * (t.failed + t.refused) / t.calls).toFixed(1))))));
 }
 function conversation(e) {
   return h("section", { id: "conversation" }, h("h2", {}, "Conversation (" + e.messages.length + " messages)"),

@@ -4,7 +4,9 @@
  * right, each node coloured by its evidence grade, E0 red to E4 green),
  * the chosen node's evidence (why, support of applicable, counterexamples,
  * example episodes, candidates, residual instructions), and a table of
- * every node (paged at 200). Self-contained like the capture report.
+ * every node (paged at 200). Graph boxes are as wide as the widest label
+ * (176 to 360 px, measured in the label font; a longer label ends in "…" and
+ * its title holds it whole); ids never wrap. Self-contained like the capture report.
  *
  * @module
  */
@@ -25,9 +27,31 @@ function banner() {
     "; replay " + v.replay_passed + "/" + v.replay_checks + " checks over " + v.episodes_replayed +
     " episodes (" + v.episodes_clean + " clean)" + (v.promoted_to_e4 ? "; promoted to E4" : ""));
 }
+const LABEL_FONT = "11px system-ui, sans-serif";
+const MIN_BOX = 176, MAX_BOX = 360, PAD = 6;
+// Label widths measured in the font the SVG text uses (a canvas needs no layout).
+const measureCtx = document.createElement("canvas").getContext("2d");
+function textWidth(text) {
+  measureCtx.font = LABEL_FONT;
+  return measureCtx.measureText(text).width;
+}
+/** The label cut to fit a width, ending in an ellipsis when cut. */
+function fitLabel(text, width) {
+  if (textWidth(text) <= width) return text;
+  let lo = 0, hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (textWidth(text.slice(0, mid) + "…") <= width) lo = mid; else hi = mid - 1;
+  }
+  return text.slice(0, lo) + "…";
+}
 function graph() {
-  const colW = 190, rowH = 26, boxW = 176;
+  const rowH = 26;
   const nodes = DATA.nodes;
+  const label = (n) => (n.grade ? n.grade + " " : "") + n.kind + " " + n.id;
+  const widest = Math.max(0, ...nodes.map((n) => textWidth(label(n))));
+  const boxW = Math.ceil(Math.min(MAX_BOX, Math.max(MIN_BOX, widest + 2 * PAD + 2)));
+  const colW = boxW + 14;
   const row = new Map(nodes.map((n, i) => [n.id, i]));
   const maxDepth = Math.max(0, ...nodes.map((n) => n.depth));
   const W = (maxDepth + 1) * colW + 20, H = nodes.length * rowH + 10;
@@ -44,9 +68,9 @@ function graph() {
       style: "cursor:pointer" },
     svg("rect", { x: x(n), y: y(n.id), width: boxW, height: 20, rx: 4,
       fill: n.id === state.node ? "#e3ecfb" : "#fff", stroke: GRADE_COLOUR[n.grade] || "#9aa3b0", "stroke-width": 2 }),
-    svg("text", { x: x(n) + 6, y: y(n.id) + 14, "font-size": 11 },
-      (n.grade ? n.grade + " " : "") + n.kind + " " + n.id.slice(0, 20)),
-    svg("title", {}, n.text)));
+    svg("text", { x: x(n) + PAD, y: y(n.id) + 14, "font-size": 11, style: "font:" + LABEL_FONT },
+      fitLabel(label(n), boxW - 2 * PAD - 2)),
+    svg("title", {}, label(n) + "\n" + n.text)));
   const el = svg("svg", { width: W, height: H, viewBox: "0 0 " + W + " " + H, id: "graph" }, edges, boxes);
   for (const g of el.querySelectorAll("[data-graph-node]")) {
     g.addEventListener("click", () => { state.node = g.getAttribute("data-graph-node"); render(); });
@@ -63,7 +87,7 @@ function detail() {
     n.why ? h("p", {}, "Why: " + n.why) : null,
     n.grade ? h("p", { class: "evidence" }, n.support + " supporting of " + n.applicable + " applicable episodes, " +
       n.counterexamples + " counterexamples") : h("p", { class: "muted" }, "Structure (no evidence of its own)."),
-    n.episodes.length ? h("p", {}, "Example episodes: ", n.episodes.map((e) => h("code", { "data-example": e }, e)).flatMap((c) => [c, " "])) : null,
+    n.episodes.length ? h("p", {}, "Example episodes: ", n.episodes.map((e) => h("code", { class: "id", "data-example": e }, e)).flatMap((c) => [c, " "])) : null,
     n.instructions ? h("p", {}, "Model instructions: " + n.instructions) : null,
     n.candidates.length ? h("table", {}, h("tr", {}, ["candidate", "claim", "grade", "support", "variety"].map((t) => h("th", {}, t))),
       n.candidates.map((c) => h("tr", { "data-candidate": c.id },
@@ -77,9 +101,9 @@ function table() {
     h("table", {}, h("tr", {}, ["node", "kind", "grade", "support", "counterexamples", "what", "example episodes"].map((t) => h("th", {}, t))),
       DATA.nodes.slice(from, from + PAGE).map((n) => h("tr", { "data-node-row": n.id, "data-grade": n.grade || "",
           "data-support": n.support, "data-applicable": n.applicable, on: { click: () => { state.node = n.id; render(); } } },
-        h("td", {}, "  ".repeat(n.depth), h("code", {}, n.id)), h("td", {}, n.kind), h("td", {}, n.grade || "—"),
+        h("td", {}, "  ".repeat(n.depth), h("code", { class: "id" }, n.id)), h("td", {}, n.kind), h("td", {}, n.grade || "—"),
         h("td", {}, n.grade ? n.support + "/" + n.applicable : ""), h("td", {}, n.grade ? n.counterexamples : ""),
-        h("td", {}, n.text), h("td", {}, n.episodes.slice(0, 3).join(", "))))),
+        h("td", { class: "what" }, n.text), h("td", {}, n.episodes.slice(0, 3).join(", "))))),
     pager(DATA.nodes.length, PAGE, state.page, (p) => { state.page = p; render(); }));
 }
 function render() {

@@ -11,7 +11,7 @@ const CSS = `
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
 header{padding:12px 20px;background:#1d2330;color:#fff}
 header h1{font-size:18px;margin:0 0 4px}
-main{display:grid;grid-template-columns:280px 1fr;gap:16px;padding:16px 20px}
+main{display:grid;grid-template-columns:280px minmax(0,1fr);gap:16px;padding:16px 20px}
 section{background:#fff;border:1px solid #dde1e7;border-radius:6px;padding:10px 14px;margin-bottom:14px}
 h2{font-size:15px;margin:0 0 8px}
 .banner{padding:10px 20px;font-weight:600}
@@ -23,6 +23,12 @@ li{margin:2px 0}
 .ep.sel{background:#e3ecfb}
 .ok{color:#1b5e20}.failed{color:#c62828}.refused{color:#ad5d00}.pending{color:#666}
 code{font:12px ui-monospace,monospace;background:#f0f2f5;padding:0 3px;border-radius:3px;word-break:break-all}
+code.id{word-break:normal;white-space:nowrap}
+h2{overflow-wrap:anywhere}
+td.what{overflow-wrap:anywhere}
+table.figures td,table.figures th{padding:3px 4px;font-size:12px}
+table.figures td:not(.name),table.figures th:not(:first-child){text-align:right}
+table.figures td.name{overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%}
 td,th{border-bottom:1px solid #eceff3;padding:3px 6px;text-align:left;vertical-align:top;font-size:13px}
 button{margin:0 4px}

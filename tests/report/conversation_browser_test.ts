@@ -2,34 +2,12 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
 import { captureReportData } from "../../lib/report/capture_data.ts";
 import { renderCaptureReport } from "../../lib/report/capture_html.ts";
-import { forwardHook } from "../../lib/forwarder/forward.ts";
-import { HOSTS_DIR, tempDir } from "../_helpers.ts";
-import { scenarioFiles, startServer } from "../_server.ts";
+import { tempDir } from "../_helpers.ts";
+import { startServer } from "../_server.ts";
+import { HOST_A_SCENARIOS, recordHostA } from "./_host_a_capture.ts";
 import { BROWSER, open, required } from "./_browser.ts";
 
 const OUT = new URL("../../bench/out/", import.meta.url).pathname;
-
-/** Record host_a scenarios through the forwarder (transcripts read) into one capture. */
-async function record(url: string, dir: string, scenarios: string[]) {
-  for (const scenario of scenarios) {
-    const src = `${HOSTS_DIR}/host_a/${scenario}/_transcripts`;
-    for (const e of Deno.readDirSync(src)) {
-      await Deno.copyFile(`${src}/${e.name}`, `${dir}/${e.name}`);
-    }
-    for (const f of scenarioFiles(`${HOSTS_DIR}/host_a/${scenario}`)) {
-      const p = f.body as Record<string, string>;
-      for (const k of ["transcript_path", "agent_transcript_path"]) {
-        if (p[k]) p[k] = `${dir}/${p[k].slice(p[k].lastIndexOf("/") + 1)}`;
-      }
-      await forwardHook("host_a", JSON.stringify(p), {
-        url,
-        captureId: "real",
-        stateDir: `${dir}/state`,
-        timeoutMs: 5000,
-      });
-    }
-  }
-}
 
 Deno.test({
   name:
@@ -38,7 +16,7 @@ Deno.test({
   fn: async () => {
     await using dir = await tempDir();
     await using srv = await startServer();
-    await record(srv.url, dir.path, ["basic", "denied", "subagent"]);
+    await recordHostA(srv.url, dir.path, "real", HOST_A_SCENARIOS);
     const data = await captureReportData(srv.store, "real");
     assertEquals(data.episodes.length, 3);
     assertEquals(data.figures.tokens, { input: 1200, output: 240 });
