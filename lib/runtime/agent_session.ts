@@ -44,6 +44,8 @@ export interface LookupResult extends LookupCall {
 export class ChoiceRefusedError extends Error {
   /** The tool the model chose. */
   readonly tool: string;
+  /** Why it was refused. */
+  readonly reason: string;
   /**
    * Create a `ChoiceRefusedError`.
    *
@@ -56,6 +58,7 @@ export class ChoiceRefusedError extends Error {
     );
     this.name = "ChoiceRefusedError";
     this.tool = tool;
+    this.reason = reason;
   }
 }
 

@@ -21,18 +21,11 @@
  *
  * @module
  */
-import type { EventSink } from "../gateway/event_sink.ts";
+import type { UnsealedEvent } from "../trace/event.ts";
+import { EpisodeTrace } from "./episode_trace.ts";
 import type { BehaviorPackage } from "../compiler/package.ts";
 import { changesState } from "../compiler/core_steps.ts";
-import {
-  annotation,
-  episodeFinished,
-  episodeStarted,
-  type EventContext,
-  message,
-  modelRequested,
-  modelResponded,
-} from "../trace/events.ts";
+import { type EventContext, message } from "../trace/events.ts";
 import type {
   ChatMessage,
   ChatModel,
@@ -44,97 +37,34 @@ import {
   AgentSession,
   ChoiceRefusedError,
   type LookupResult,
+  type SessionCallResult,
 } from "./agent_session.ts";
 import { isTool } from "./bind_args.ts";
 import { tracedCall } from "./traced_call.ts";
-import { constrainedToolSchema, derivedToolSchema } from "./tool_schemas.ts";
-import { MissingCapabilityError, type ToolRegistry } from "./runtime_types.ts";
+import { derivedToolSchema, packageOffer } from "./tool_schemas.ts";
+import { chatRequested, chatResponded } from "./model_events.ts";
+import {
+  lookupMessages,
+  PACKAGE_NOTE,
+  toolContent,
+} from "./conversation_messages.ts";
+import { MissingCapabilityError } from "./runtime_types.ts";
 
-/** What a conversation is bound to. */
-export interface ConversationCapabilities {
-  /** The tools, by name. */
-  tools: ToolRegistry;
-  /** Their schemas as the model should see them (derived from the package when absent). */
-  schemas?: ChatTool[];
-  /** Instructions for the model (a domain policy, a role). */
-  instructions?: string;
-}
-
-/** Options of a {@linkcode Conversation}. */
-export interface ConversationOptions {
-  /** The model. */
-  model: ChatModel;
-  /** Trace sink: with one, every message, call and model request is an event. */
-  sink?: EventSink | null;
-  /** Capture of the trace. @default "runtime" */
-  captureId?: string;
-  /** Episode of the trace. @default "conversation" */
-  episodeId?: string;
-  /** Most model requests for one user message. @default 16 */
-  maxRequestsPerTurn?: number;
-  /** Most refused choices for one user message; one more stops the conversation. @default 2 */
-  maxRefusalsPerTurn?: number;
-  /** Lookup fan-out cap (the package's own when absent). */
-  fanout?: number;
-}
-
-/** How one user message ended. */
-export interface TurnResult {
-  /** `replied`: the model answered in words; `stopped`: the package stopped the conversation. */
-  status: "replied" | "stopped";
-  /** The reply to the user. */
-  reply: string | null;
-  /** Why it stopped. */
-  reason: string | null;
-  /** Model requests this turn. */
-  requests: number;
-}
-
-/** What a conversation did so far. */
-export interface ConversationStats {
-  /** Model requests. */
-  model_requests: number;
-  /** Prompt tokens the API reported. */
-  prompt_tokens: number;
-  /** Completion tokens the API reported. */
-  completion_tokens: number;
-  /** Tool calls made (lookups, model reads, writes). */
-  tool_calls: number;
-  /** Lookups the package made. */
-  lookups: number;
-  /** Lookups shown to the model. */
-  lookups_shown: number;
-  /** Model reads served from a lookup. */
-  served: number;
-  /** State-changing calls made. */
-  writes: number;
-  /** Choices refused (tool or value not allowed, arguments not JSON, unknown tool). */
-  refused: number;
-}
-
-/** A call the conversation made or refused. */
-export interface ConversationCall {
-  /** Tool. */
-  tool: string;
-  /** Arguments (null when the model's were not JSON). */
-  args: Record<string, unknown> | null;
-  /** `lookup` (package), `model` (asked for and made), `served` (asked for, from a lookup), `refused`. */
-  by: "lookup" | "model" | "served" | "refused";
-  /** Whether it changed state (made writes only). */
-  write: boolean;
-  /** Whether the tool succeeded (refused: false). */
-  ok: boolean;
-  /** Why it was refused. */
-  reason?: string;
-}
-
-const PACKAGE_NOTE =
-  "Results of read-only lookups that were needed are already in the conversation as your own tool calls; do not repeat them. State-changing tools accept only the values their schemas list.";
-
-function content(ok: boolean, result: unknown): string {
-  const text = typeof result === "string" ? result : JSON.stringify(result);
-  return ok ? text ?? "null" : `Error: ${text}`;
-}
+export type {
+  ConversationCall,
+  ConversationCapabilities,
+  ConversationOptions,
+  ConversationStats,
+  TurnResult,
+} from "./conversation_types.ts";
+import {
+  type ConversationCall,
+  type ConversationCapabilities,
+  type ConversationOptions,
+  type ConversationStats,
+  emptyStats,
+  type TurnResult,
+} from "./conversation_types.ts";
 
 /** A live conversation, with a package or as the plain agent. */
 export class Conversation {
@@ -146,23 +76,11 @@ export class Conversation {
   readonly #messages: ChatMessage[] = [];
   readonly #calls: ConversationCall[] = [];
   readonly #ctx: EventContext | null;
-  readonly #sink: EventSink | null;
+  readonly #trace: EpisodeTrace;
   readonly #maxRequests: number;
   readonly #maxRefusals: number;
   #ids = 0;
-  #started = false;
-  #finished = false;
-  readonly #stats: ConversationStats = {
-    model_requests: 0,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    tool_calls: 0,
-    lookups: 0,
-    lookups_shown: 0,
-    served: 0,
-    writes: 0,
-    refused: 0,
-  };
+  readonly #stats: ConversationStats = emptyStats();
 
   /**
    * Bind a package (or none) to tools and a model.
@@ -183,22 +101,25 @@ export class Conversation {
     this.#model = options.model;
     this.#maxRequests = options.maxRequestsPerTurn ?? 16;
     this.#maxRefusals = options.maxRefusalsPerTurn ?? 2;
-    this.#sink = options.sink ?? null;
-    this.#ctx = this.#sink
-      ? {
-        captureId: options.captureId ?? "runtime",
-        episodeId: options.episodeId ?? "conversation",
-        source: {
-          host: "harness",
-          adapter: "conversation",
-          model: options.model.id,
-        },
-      }
-      : null;
+    const sink = options.sink ?? null;
+    const ctx: EventContext = {
+      captureId: options.captureId ?? "runtime",
+      episodeId: options.episodeId ?? "conversation",
+      source: {
+        host: "harness",
+        adapter: "conversation",
+        model: options.model.id,
+      },
+    };
+    this.#ctx = sink ? ctx : null;
+    this.#trace = new EpisodeTrace(sink, ctx, {
+      reason: "conversation",
+      ...(pkg ? { package: pkg.manifest.name, digest: pkg.digest } : {}),
+    });
     for (const s of caps.schemas ?? []) this.#schemas.set(s.name, s);
     this.#session = pkg
       ? new AgentSession(pkg, { tools: caps.tools }, {
-        sink: this.#sink,
+        sink,
         captureId: this.#ctx?.captureId,
         episodeId: this.#ctx?.episodeId,
         fanout: options.fanout,
@@ -225,19 +146,8 @@ export class Conversation {
     return { ...this.#stats };
   }
 
-  #emit(ev: Parameters<EventSink["emit"]>[0]): void {
-    this.#sink?.emit(ev);
-  }
-
-  #start(): void {
-    if (this.#started || !this.#ctx) return;
-    this.#started = true;
-    this.#emit(episodeStarted(this.#ctx, {
-      reason: "conversation",
-      ...(this.#pkg
-        ? { package: this.#pkg.manifest.name, digest: this.#pkg.digest }
-        : {}),
-    }, { actor: "runtime" }));
+  #emit(ev: UnsealedEvent): void {
+    this.#trace.emit(ev);
   }
 
   /**
@@ -250,20 +160,7 @@ export class Conversation {
     outcome: { success: boolean; [k: string]: unknown } | null = null,
     reason = "completed",
   ): void {
-    if (!this.#ctx || this.#finished) return;
-    this.#start();
-    this.#finished = true;
-    if (outcome) {
-      const { success, ...rest } = outcome;
-      this.#emit(
-        annotation(this.#ctx, {
-          type: "episode.outcome",
-          success,
-          outcome: rest,
-        }),
-      );
-    }
-    this.#emit(episodeFinished(this.#ctx, { reason }, { actor: "runtime" }));
+    this.#trace.finish(outcome, reason);
   }
 
   #writes(tool: string): boolean {
@@ -280,25 +177,16 @@ export class Conversation {
 
   /** The tools offered now (the package's reads, and its choices that have candidates). */
   offeredTools(): ChatTool[] {
-    const names = Object.keys(this.#caps.tools).sort();
-    if (!this.#session || !this.#pkg) return names.map((t) => this.#schema(t));
-    const out: ChatTool[] = [];
-    const effects = this.#pkg.manifest.effects ?? {};
-    for (const t of names) if (effects[t] === "read") out.push(this.#schema(t));
-    const cands = this.#session.candidates();
-    const choice = Object.values(this.#pkg.ir.nodes).find((n) =>
-      n.kind === "choice"
-    );
-    for (const spec of choice?.kind === "choice" ? choice.tools : []) {
-      if (!(spec.tool in this.#caps.tools)) continue;
-      const s = constrainedToolSchema(
-        this.#schema(spec.tool),
-        spec,
-        cands[spec.tool] ?? {},
-      );
-      if (s) out.push(s);
+    const names = Object.keys(this.#caps.tools);
+    if (!this.#session || !this.#pkg) {
+      return names.sort().map((t) => this.#schema(t));
     }
-    return out;
+    return packageOffer(
+      this.#pkg,
+      names,
+      (t) => this.#schema(t),
+      this.#session.candidates(),
+    );
   }
 
   #showLookups(made: LookupResult[]): void {
@@ -313,28 +201,9 @@ export class Conversation {
         ok: l.ok,
       });
     }
-    const shown = made.filter((l) => l.ok);
-    if (!shown.length) return;
-    this.#stats.lookups_shown += shown.length;
-    const calls: ChatToolCall[] = shown.map((l) => ({
-      id: `lookup_${++this.#ids}`,
-      name: l.tool,
-      arguments: l.args,
-      raw_arguments: JSON.stringify(l.args),
-    }));
-    this.#messages.push({
-      role: "assistant",
-      content: null,
-      tool_calls: calls,
-    });
-    shown.forEach((l, i) =>
-      this.#messages.push({
-        role: "tool",
-        tool_call_id: calls[i].id,
-        name: l.tool,
-        content: content(l.ok, l.result),
-      })
-    );
+    const shown = lookupMessages(made, () => `lookup_${++this.#ids}`);
+    this.#stats.lookups_shown += shown.shown;
+    this.#messages.push(...shown.messages);
   }
 
   async #ask(): Promise<ChatResponse> {
@@ -352,41 +221,16 @@ export class Conversation {
       ],
       tools,
     };
+    const node = this.#pkg ? "agent" : "model";
     const req = this.#ctx
-      ? modelRequested(this.#ctx, {
-        node_id: this.#pkg ? "agent" : "model",
-        request: {
-          model: this.#model.id,
-          messages: request.messages.length,
-          tools: tools.map((t) => t.name),
-        },
-      })
+      ? chatRequested(this.#ctx, node, this.#model.id, request)
       : null;
     if (req) this.#emit(req);
     const resp = await this.#model.complete(request);
     this.#stats.model_requests++;
     this.#stats.prompt_tokens += resp.usage?.prompt_tokens ?? 0;
     this.#stats.completion_tokens += resp.usage?.completion_tokens ?? 0;
-    if (req) {
-      this.#emit(modelResponded(this.#ctx!, {
-        node_id: this.#pkg ? "agent" : "model",
-        response: {
-          model: resp.model,
-          finish_reason: resp.finish_reason,
-          tool_calls: resp.tool_calls.map((c) => c.name),
-          ...(resp.usage
-            ? {
-              usage: {
-                input_tokens: resp.usage.prompt_tokens,
-                output_tokens: resp.usage.completion_tokens,
-                total_tokens: resp.usage.prompt_tokens +
-                  resp.usage.completion_tokens,
-              },
-            }
-            : {}),
-        },
-      }, { parentEventId: req.event_id }));
-    }
+    if (req) this.#emit(chatResponded(this.#ctx!, node, resp, req));
     return resp;
   }
 
@@ -406,78 +250,59 @@ export class Conversation {
     return { content: `Refused: ${why}`, refused: why, lookups: [] };
   }
 
+  /** Why a call cannot be made at all, or null. */
+  #unanswerable(call: ChatToolCall): string | null {
+    if (call.arguments === null) {
+      return `the arguments of ${call.name} are not a JSON object (${
+        call.arguments_error ?? "unreadable"
+      }); nothing was called`;
+    }
+    const offered = this.offeredTools().some((t) => t.name === call.name);
+    return !(call.name in this.#caps.tools) ||
+        (!offered && !this.#writes(call.name))
+      ? `${call.name} is not a tool offered here; nothing was called`
+      : null;
+  }
+
   /** Answer one tool call: the content for the model, and the lookups it let the package make. */
   async #answer(
     call: ChatToolCall,
   ): Promise<
     { content: string; refused: string | null; lookups: LookupResult[] }
   > {
-    const refuse = (why: string) => this.#refuse(call, why);
-    if (call.arguments === null) {
-      return refuse(
-        `the arguments of ${call.name} are not a JSON object (${
-          call.arguments_error ?? "unreadable"
-        }); nothing was called`,
-      );
-    }
-    const offered = this.offeredTools().some((t) => t.name === call.name);
-    if (
-      !(call.name in this.#caps.tools) || (!offered && !this.#writes(call.name))
-    ) {
-      return refuse(
-        `${call.name} is not a tool offered here; nothing was called`,
-      );
-    }
-    const args = call.arguments;
-    if (!this.#session) {
-      const r = await tracedCall(
-        call.name,
-        this.#caps.tools[call.name],
-        args,
-        this.#ctx ? { sink: this.#sink!, ctx: this.#ctx } : null,
-      );
-      this.#stats.tool_calls++;
-      this.#calls.push({
-        tool: call.name,
-        args,
-        by: "model",
-        write: false,
-        ok: r.ok,
-      });
-      return { content: content(r.ok, r.result), refused: null, lookups: [] };
-    }
+    const why = this.#unanswerable(call);
+    if (why) return this.#refuse(call, why);
+    const args = call.arguments!;
     const write = this.#writes(call.name);
+    let r: { ok: boolean; result: unknown } & Partial<SessionCallResult>;
     try {
-      const r = write
+      r = !this.#session
+        ? await tracedCall(
+          call.name,
+          this.#caps.tools[call.name],
+          args,
+          this.#trace.target,
+        )
+        : write
         ? await this.#session.act({ tool: call.name, arguments: args })
         : await this.#session.read(call.name, args);
-      const served = r.from === "lookup";
-      if (served) this.#stats.served++;
-      else this.#stats.tool_calls++;
-      if (write) this.#stats.writes++;
-      this.#calls.push({
-        tool: call.name,
-        args,
-        by: served ? "served" : "model",
-        write,
-        ok: r.ok,
-      });
-      return {
-        content: content(r.ok, r.result),
-        refused: null,
-        lookups: r.lookups ?? [],
-      };
     } catch (err) {
-      if (err instanceof ChoiceRefusedError) {
-        return refuse(
-          err.message.replace(/^Refused [^:]+: /, "").replace(
-            /; ask the model again.*$/,
-            "; choose values from the tool's schema",
-          ),
-        );
-      }
-      throw err;
+      if (!(err instanceof ChoiceRefusedError)) throw err;
+      return this.#refuse(
+        call,
+        `${err.reason}; choose values from the tool's schema`,
+      );
     }
+    const served = r.from === "lookup";
+    this.#stats[served ? "served" : "tool_calls"]++;
+    if (write) this.#stats.writes++;
+    const by = served ? "served" : "model";
+    this.#calls.push({ tool: call.name, args, by, write, ok: r.ok });
+    return {
+      content: toolContent(r.ok, r.result),
+      refused: null,
+      lookups: r.lookups ?? [],
+    };
   }
 
   /**
@@ -489,7 +314,7 @@ export class Conversation {
    * @throws {Error} The model binding's errors (unreachable API, bad key): nothing more is called.
    */
   async user(text: string): Promise<TurnResult> {
-    this.#start();
+    this.#trace.start();
     this.#messages.push({ role: "user", content: text });
     if (this.#session) this.#showLookups(await this.#session.user(text));
     else if (this.#ctx) {

@@ -100,3 +100,37 @@ export function constrainedToolSchema(
     parameters,
   };
 }
+
+/**
+ * The tools an agent-form package offers its model now: every tool the
+ * capabilities bind that the package knows only reads, then each choice
+ * tool with its arguments narrowed to their candidates (a choice tool with
+ * an argument that has no candidate yet is left out).
+ *
+ * @param pkg The package.
+ * @param bound Names of the tools the capabilities bind.
+ * @param schemaOf A tool's schema before narrowing.
+ * @param candidates Tool → argument path → candidates now.
+ * @returns The chat tools.
+ */
+export function packageOffer(
+  pkg: BehaviorPackage,
+  bound: string[],
+  schemaOf: (tool: string) => ChatTool,
+  candidates: Record<string, Record<string, unknown[] | string>>,
+): ChatTool[] {
+  const names = [...bound].sort();
+  const effects = pkg.manifest.effects ?? {};
+  const out = names.filter((t) => effects[t] === "read").map(schemaOf);
+  const choice = Object.values(pkg.ir.nodes).find((n) => n.kind === "choice");
+  for (const spec of choice?.kind === "choice" ? choice.tools : []) {
+    if (!names.includes(spec.tool)) continue;
+    const s = constrainedToolSchema(
+      schemaOf(spec.tool),
+      spec,
+      candidates[spec.tool] ?? {},
+    );
+    if (s) out.push(s);
+  }
+  return out;
+}
