@@ -26,9 +26,9 @@ code{font:12px ui-monospace,monospace;background:#f0f2f5;padding:0 3px;border-ra
 code.id{word-break:normal;white-space:nowrap}
 h2{overflow-wrap:anywhere}
 td.what{overflow-wrap:anywhere}
-table.figures td,table.figures th{padding:3px 4px;font-size:12px}
+table.figures td,table.figures th{padding:2px 3px;font-size:11px;white-space:nowrap}
 table.figures td:not(.name),table.figures th:not(:first-child){text-align:right}
-table.figures td.name{overflow-wrap:anywhere}
+table.figures td.name{white-space:normal;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%}
 td,th{border-bottom:1px solid #eceff3;padding:3px 6px;text-align:left;vertical-align:top;font-size:13px}
 button{margin:0 4px}

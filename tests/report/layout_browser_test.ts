@@ -151,6 +151,17 @@ Deno.test({
       );
       assertOk(table <= box + 0.5, `${cap}: table ends at ${table} > ${box}`);
       assertOk(scroll <= client, `${cap}: ${scroll} > ${client}`);
+      // Tool names and headers stay whole (one line each).
+      const wrapped = await measure<string[]>(
+        dir.path,
+        renderCaptureReport(data),
+        `return [...document.querySelectorAll("#figures td, #figures th")]
+           .filter((c) => { const r = document.createRange();
+             r.selectNodeContents(c);
+             return new Set([...r.getClientRects()].map((x) => x.top)).size > 1; })
+           .map((c) => c.textContent);`,
+      );
+      assertEquals(wrapped, [], `${cap}: cells broken across lines`);
     }
   },
 });
