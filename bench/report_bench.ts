@@ -1,10 +1,12 @@
 /**
- * Report benchmark and screenshots: builds the HTML report of a
- * 10,000-event capture (beside a plain `JSON.stringify` of the same events,
- * the baseline) and opens it in headless Chromium (beside an empty page,
- * the browser's own start-up), then draws the screenshots people look at
- * under `bench/out/`: the demo capture, a recorded Claude Code session
- * (host_a fixture) and the compiled package's explain view.
+ * Report benchmark and screenshots: builds the HTML report of captures of
+ * 10,000 and 100,000 events (beside a plain `JSON.stringify` of the same
+ * events, the baseline) and opens each in headless Chromium until rendered
+ * (beside an empty page, the browser's own start-up), then draws the
+ * screenshots people look at under `bench/out/`: the demo capture, a
+ * recorded Claude Code session (host_a fixtures through the forwarder, with
+ * their transcripts) and the compiled package's explain view. The table is
+ * printed and written to `bench/out/report.md`.
  *
  * @module
  */
@@ -23,13 +25,73 @@ import { loadEpisodes } from "../lib/lineage/episodes.ts";
 import { IngestServer } from "../lib/ingest/server.ts";
 import type { TraceEvent } from "../lib/trace/mod.ts";
 import { BROWSER, open } from "../tests/report/_browser.ts";
-import { scenarioFiles } from "../tests/_server.ts";
-import { HOSTS_DIR } from "../tests/_helpers.ts";
+import {
+  HOST_A_SCENARIOS,
+  recordHostA,
+} from "../tests/report/_host_a_capture.ts";
 import { type BenchRow, printTable } from "./_table.ts";
+import { renderTable } from "../lib/cli/table.ts";
 
 const OUT = new URL("./out/", import.meta.url).pathname;
 
-/** Run the benchmark, draw the screenshots, print the table. */
+/** Episodes of the order-desk demo per size (about 15 events each). */
+const SIZES: [label: string, episodes: number][] = [
+  ["10,000", 665],
+  ["100,000", 6650],
+];
+
+/**
+ * Build and open the report of one capture size: rows for its build (data
+ * + HTML, beside a `JSON.stringify` of the same events) and for opening it
+ * in headless Chromium until rendered (beside an empty page).
+ */
+async function measureSize(
+  store: HarnessStore,
+  dir: string,
+  label: string,
+  episodes: number,
+  emptyMs: number,
+): Promise<BenchRow[]> {
+  const cap = `big_${episodes}`;
+  generateDeskEpisodes(store.sink(cap), cap, episodes);
+  const events: TraceEvent[] = [];
+  for await (const ev of store.readEvents(cap)) events.push(ev);
+  let t = performance.now();
+  JSON.stringify(events);
+  const baseMs = performance.now() - t;
+  t = performance.now();
+  const html = renderCaptureReport(await captureReportData(store, cap));
+  const buildMs = performance.now() - t;
+  const file = join(dir, `${cap}.html`);
+  Deno.writeTextFileSync(file, html);
+  t = performance.now();
+  const { dom, console: lines } = await open(file);
+  const openMs = performance.now() - t;
+  const rendered = dom.includes('data-status="rendered"') &&
+    !dom.includes("data-errors") && lines.length === 0;
+  return [
+    {
+      name: `${label}: events in the capture`,
+      value: events.length.toLocaleString("en-US"),
+    },
+    {
+      name: `${label}: build the report (data + HTML)`,
+      value: `${Math.round(buildMs)} ms (${
+        (buildMs / baseMs).toFixed(1)
+      }x a JSON.stringify of the events; ${(html.length / 1e6).toFixed(1)} MB)`,
+    },
+    {
+      name: `${label}: open in headless Chromium, rendered`,
+      value: `${Math.round(openMs)} ms (${
+        (openMs / emptyMs).toFixed(2)
+      }x an empty page, ${Math.round(emptyMs)} ms)`,
+      target: "renders, no errors",
+      met: rendered ? "yes" : "no",
+    },
+  ];
+}
+
+/** Run the benchmark, draw the screenshots, print and write the table. */
 export async function reportBench(): Promise<BenchRow[]> {
   if (!BROWSER) {
     console.log(
@@ -41,48 +103,15 @@ export async function reportBench(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   try {
     using store = new HarnessStore(join(dir, "store"));
-    generateDeskEpisodes(store.sink("big"), "big", 700);
-    const events: TraceEvent[] = [];
-    for await (const ev of store.readEvents("big")) events.push(ev);
-    let t = performance.now();
-    JSON.stringify(events);
-    const baseMs = performance.now() - t;
-    t = performance.now();
-    const html = renderCaptureReport(await captureReportData(store, "big"));
-    const buildMs = performance.now() - t;
-    const big = join(dir, "big.html");
-    Deno.writeTextFileSync(big, html);
     const empty = join(dir, "empty.html");
     Deno.writeTextFileSync(empty, "<!doctype html><title>x</title>");
     await open(empty); // warm up
-    t = performance.now();
+    const t = performance.now();
     await open(empty);
     const emptyMs = performance.now() - t;
-    t = performance.now();
-    const { dom } = await open(big);
-    const openMs = performance.now() - t;
-    rows.push(
-      {
-        name: "events in the capture",
-        value: events.length.toLocaleString("en-US"),
-      },
-      {
-        name: "build the report (data + HTML)",
-        value: `${Math.round(buildMs)} ms (${
-          (buildMs / baseMs).toFixed(1)
-        }x a JSON.stringify of the events; ${
-          (html.length / 1e6).toFixed(1)
-        } MB)`,
-      },
-      {
-        name: "open in headless Chromium, rendered",
-        value: `${Math.round(openMs)} ms (${
-          (openMs / emptyMs).toFixed(2)
-        }x an empty page)`,
-        target: "renders",
-        met: dom.includes('data-status="rendered"') ? "yes" : "no",
-      },
-    );
+    for (const [label, episodes] of SIZES) {
+      rows.push(...await measureSize(store, dir, label, episodes, emptyMs));
+    }
 
     // Screenshots.
     generateDeskEpisodes(store.sink("desk"), "desk", 60);
@@ -92,18 +121,13 @@ export async function reportBench(): Promise<BenchRow[]> {
       renderCaptureReport(await captureReportData(store, "desk")),
     );
     await open(demo, join(OUT, "report_demo.png"));
+    // A real Claude Code capture: hooks through the forwarder, which reads
+    // the session transcripts (tokens, assistant text), as the browser test.
     const server = new IngestServer(store, { port: 0 });
     const url = await server.start();
-    const scenario = [...Deno.readDirSync(`${HOSTS_DIR}/host_a`)]
-      .filter((e) => e.isDirectory).map((e) => e.name).sort()[0];
-    for (const f of scenarioFiles(`${HOSTS_DIR}/host_a/${scenario}`)) {
-      const res = await fetch(`${url}/hook/host_a?cap=host_a`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(f.body),
-      });
-      await res.body?.cancel();
-    }
+    const transcripts = join(dir, "transcripts");
+    Deno.mkdirSync(transcripts);
+    await recordHostA(url, transcripts, "host_a", HOST_A_SCENARIOS);
     await server.close();
     const host = join(dir, "host_a.html");
     Deno.writeTextFileSync(
@@ -130,6 +154,15 @@ export async function reportBench(): Promise<BenchRow[]> {
     await Deno.remove(dir, { recursive: true });
   }
   printTable("HTML report", rows);
+  await Deno.writeTextFile(
+    join(OUT, "report.md"),
+    `## HTML report\n\n${
+      renderTable(
+        ["measure", "value", "target", "met"],
+        rows.map((r) => [r.name, r.value, r.target ?? "-", r.met ?? "-"]),
+      )
+    }\n`,
+  );
   return rows;
 }
 
