@@ -80,6 +80,8 @@ export class AgentEngine {
   #epoch = 0;
   /** Lookup nodes that had more new candidates than their cap allowed. */
   capped = 0;
+  /** The same, by lookup node id. */
+  readonly cappedBy: Record<string, number> = {};
 
   /**
    * Create a `AgentEngine`.
@@ -212,14 +214,11 @@ export class AgentEngine {
       const issued = this.#issued.get(node.id) ?? new Set<string>();
       const room = this.#fanout - issued.size;
       const tuples = this.#tuples(node, this.#fanout + issued.size + 1);
-      if (tuples === null) {
+      const fresh = tuples?.filter((t) => !issued.has(canonicalJson(t)));
+      if (fresh?.length === 0) continue;
+      if (!fresh || fresh.length > room) {
         this.capped++;
-        continue;
-      }
-      const fresh = tuples.filter((t) => !issued.has(canonicalJson(t)));
-      if (fresh.length === 0) continue;
-      if (fresh.length > room) {
-        this.capped++;
+        this.cappedBy[node.id] = (this.cappedBy[node.id] ?? 0) + 1;
         continue;
       }
       for (const t of fresh) {

@@ -32,7 +32,7 @@ import { IR_VERSION } from "./ir.ts";
 import { type AgentReplay, replayAgent } from "./agent_replay.ts";
 import { DEFAULT_FANOUT } from "./agent_engine.ts";
 import { describeSource } from "./sources.ts";
-import { mentionedVariant } from "./lookup_variants.ts";
+import { mentionedVariant, primaryVariant } from "./lookup_variants.ts";
 import { bindingCandidates, gradeOf } from "./agent_verify.ts";
 
 /**
@@ -231,7 +231,12 @@ export function buildAgentForm(
   const alone = measure(lookups).totals;
   // A narrowed variant of each lookup: only result leaves whose name the
   // user mentioned (measured beside the other tools' plain lookups).
+  // A fallback that keeps each argument's primary source only, tried for
+  // a tool none of whose other nodes was kept.
+  const fallbacks: LookupNode[] = [];
   const variants = lookups.flatMap((n) => {
+    const p = primaryVariant(n as LookupNode);
+    if (p) fallbacks.push(p);
     const v = mentionedVariant(n as LookupNode, episodes);
     if (!v) return [];
     const others = lookups.filter((o) => (o as LookupNode).tool !== v.tool);
@@ -246,7 +251,7 @@ export function buildAgentForm(
     yieldOf(b.id) - yieldOf(a.id) || (a.id < b.id ? -1 : 1)
   );
   const kept: IrNode[] = [];
-  for (const n of ranked) {
+  for (const n of [...ranked, ...fallbacks]) {
     const tool = (n as LookupNode).tool;
     if (kept.some((k) => (k as LookupNode).tool === tool)) continue;
     const trial = measure([...kept, n]);

@@ -45,6 +45,8 @@ export interface AgentReplay {
   by_node: Record<string, { issued: number; used: number }>;
   /** Times a node's candidates passed its fan-out cap. */
   capped: number;
+  /** The same, by lookup node id. */
+  capped_by_node: Record<string, number>;
   /** State-changing calls the package made that the episode did not. */
   wrong: number;
   /** For every argument of every allowed choice: how many candidates it had. */
@@ -86,6 +88,7 @@ export function replayAgent(
     extra_lookups: 0,
     by_node: {},
     capped: 0,
+    capped_by_node: {},
     wrong: 0,
     choice_candidates: [],
   };
@@ -160,6 +163,7 @@ export function replayAgent(
     runLookups();
   }
   out.capped = engine.capped;
+  out.capped_by_node = { ...engine.cappedBy };
   // Lookups of tools that change state would be wrong calls; lookups are
   // made only for read tools, so this stays 0 unless effects disagree.
   out.wrong = engine.calls.filter((c) => c.by === "lookup" && writes(c.tool))

@@ -70,3 +70,25 @@ export function mentionedVariant(
   });
   return changed ? { ...node, id: `${node.id}_mentioned`, args } : null;
 }
+
+/**
+ * The variant of a lookup that keeps, per argument, only the source that
+ * explained the most training calls (the first of its cover): a source
+ * that explained a few calls but offers many candidates (every field of a
+ * result) can make the node pass its fan-out cap or cost more lookups than
+ * it saves. Null when every argument has one source already.
+ *
+ * @param node The lookup node.
+ * @returns The narrowed node (id `<id>_primary`), or null.
+ */
+export function primaryVariant(node: LookupNode): LookupNode | null {
+  if (node.args.every((a) => (a.sources ?? []).length <= 1)) return null;
+  return {
+    ...node,
+    id: `${node.id}_primary`,
+    args: node.args.map((a) => ({
+      ...a,
+      sources: (a.sources ?? []).slice(0, 1),
+    })),
+  };
+}

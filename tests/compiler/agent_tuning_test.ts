@@ -3,6 +3,8 @@ import { loadTauData } from "../../lib/eval/tau_data.ts";
 import { learnBindings } from "../../lib/compiler/bindings.ts";
 import { buildAgentForm } from "../../lib/compiler/agent_form.ts";
 import { evaluateSeed } from "../../lib/eval/split_eval.ts";
+import { primaryVariant } from "../../lib/compiler/lookup_variants.ts";
+import { replayAgent } from "../../lib/compiler/agent_replay.ts";
 
 const slice = loadTauData(
   Deno.readTextFileSync(
@@ -51,4 +53,43 @@ Deno.test("evaluateSeed() passes the tuning parameters to the compiler", () => {
   assertOk(base.lookups.length > 0);
   assertEquals(strict.lookups, []);
   assertEquals(strict.deterministic, 0);
+});
+
+Deno.test("primaryVariant() keeps each argument's first source, null when each has one", () => {
+  const node = {
+    id: "lookup_get_user_details",
+    kind: "lookup" as const,
+    tool: "get_user_details",
+    args: [{
+      path: "user_id",
+      sources: [
+        { from: "user" as const, shape: "a_a_9" },
+        {
+          from: "result" as const,
+          tool: "get_reservation_details",
+          path: ["*"],
+        },
+      ],
+    }],
+  };
+  const p = primaryVariant(node)!;
+  assertEquals(p.id, "lookup_get_user_details_primary");
+  assertEquals(p.args[0].sources, [{ from: "user", shape: "a_a_9" }]);
+  assertEquals(primaryVariant(p), null);
+});
+
+Deno.test("replayAgent() counts capped lookups by node, summing to capped", () => {
+  const form = buildAgentForm(ok, { effects: slice.effects, fanout: 1 });
+  const ir = form.compiled.ir;
+  let capped = 0, byNode = 0;
+  for (const e of slice.episodes) {
+    const r = replayAgent(ir, e.norm, { effects: slice.effects });
+    capped += r.capped;
+    for (const [id, n] of Object.entries(r.capped_by_node)) {
+      assertEquals(ir.nodes[id]?.kind, "lookup");
+      byNode += n;
+    }
+  }
+  assertOk(capped > 0, "a fan-out cap of 1 is passed on the slice");
+  assertEquals(byNode, capped);
 });
