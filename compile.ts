@@ -10,6 +10,8 @@
  *
  * Permissions: `--allow-read` (the store's spools and blobs, and the map
  * files) and `--allow-write=<out dir>` only: compile never writes the store.
+ * The `compile` task grants the folder it is run from (`$INIT_CWD`, where
+ * relative paths are taken from) and `--allow-env=INIT_CWD`.
  *
  * @module
  */
@@ -26,7 +28,7 @@ import {
 } from "./lib/compiler/package.ts";
 import { explainPackage, summarizePackage } from "./lib/compiler/explain.ts";
 import { describeEffects } from "./lib/compiler/effects.ts";
-import { resolveRoot } from "./lib/cli/root.ts";
+import { resolveRoot, userPath } from "./lib/cli/root.ts";
 import { UsageError } from "./lib/cli/io.ts";
 
 const USAGE = `harness compile: captures in, a verified behavior package out
@@ -134,6 +136,17 @@ export async function main(args: string[]): Promise<number> {
     return 2;
   }
   const { values, positionals } = parsed;
+  // Under `deno task` the entry runs in the checkout: the paths of `compile`,
+  // `explain` and `report` are the user's folder's (INIT_CWD).
+  const base = positionals[0] === "run" ? undefined : env("INIT_CWD");
+  for (
+    const k of ["out", "root", "canonical", "contracts", "effects"] as const
+  ) {
+    if (values[k] !== undefined) values[k] = userPath(values[k], base);
+  }
+  if (positionals[1] !== undefined && base) {
+    positionals[1] = userPath(positionals[1], base);
+  }
   if (values.help) {
     console.log(
       positionals.length
@@ -234,7 +247,7 @@ export async function main(args: string[]): Promise<number> {
         await db.close();
       }
     } else {
-      const root = resolveRoot(values.root, env("HARNESS_ROOT"));
+      const root = resolveRoot(values.root, env("HARNESS_ROOT"), base);
       using store = new HarnessStore(root, { readOnly: true, index: false });
       for (const id of captures) {
         if (!store.hasCapture(id)) {

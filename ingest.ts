@@ -129,7 +129,12 @@ export async function main(
       );
       return 2;
     }
-    io.err(errorText(`harness: ${(err as Error).message ?? err}`, 1, json));
+    let text = (err as Error).message ?? String(err);
+    if (/^Requires write access/.test(text)) {
+      const { WRITE_HINT } = await import("./lib/cli/cmd_store.ts");
+      text = `${text.replace(/, run again with.*$/, "")}: ${WRITE_HINT}`;
+    }
+    io.err(errorText(`harness: ${text}`, 1, json));
     return 1;
   }
 }
@@ -221,10 +226,23 @@ async function run(args: string[], io: Io): Promise<number> {
     io.out(commandHelp(USAGE, "ingest.ts", positionals.slice(0, 2)));
     return 0;
   }
-  const { resolveRoot } = await import("./lib/cli/root.ts");
-  const root = resolveRoot(values.root, env("HARNESS_ROOT"));
+  const { resolveRoot, userPath } = await import("./lib/cli/root.ts");
+  // Under `deno task` the entry runs in the checkout: a path the user typed
+  // is their own folder's (INIT_CWD).
+  const here = (path: string | undefined) =>
+    path === undefined ? undefined : userPath(path, env("INIT_CWD"));
+  const root = resolveRoot(values.root, env("HARNESS_ROOT"), env("INIT_CWD"));
   const [group, command, id] = positionals;
   switch (group) {
+    case "root": {
+      if (command === "grant") {
+        // For the deno tasks: ",<dir>" of the store HARNESS_ROOT names.
+        const { rootWriteGrant } = await import("./lib/cli/root.ts");
+        io.out(rootWriteGrant(env));
+        return 0;
+      }
+      throw new UsageError(`unknown command "root ${command ?? ""}"`);
+    }
     case "demo": {
       const { demo } = await import("./lib/cli/cmd_store.ts");
       return await demo(root, values.json, io, {
@@ -301,9 +319,7 @@ async function run(args: string[], io: Io): Promise<number> {
       return await importCommand({
         format: values.format,
         // Under `deno task`, a relative path is the user's folder's.
-        file: command && env("INIT_CWD")
-          ? (await import("node:path")).resolve(env("INIT_CWD")!, command)
-          : command,
+        file: here(command),
         capture: values.capture,
         tools: values.tools,
         root,
@@ -314,7 +330,7 @@ async function run(args: string[], io: Io): Promise<number> {
       const { reportCommand } = await import("./lib/cli/cmd_report.ts");
       return await reportCommand({
         capture: command,
-        out: values.out,
+        out: here(values.out),
         root,
         json: values.json,
       }, io);
@@ -330,7 +346,7 @@ async function run(args: string[], io: Io): Promise<number> {
         capture: id,
         root,
         endpoint: values.endpoint,
-        out: values.out,
+        out: here(values.out),
         headers: values.headers ?? env("OTEL_EXPORTER_OTLP_HEADERS"),
         maxValueChars: values["max-value-chars"],
         protocol: values.protocol,

@@ -50,6 +50,13 @@ export function openForRead(root: string): HarnessStore {
 }
 
 /**
+ * What to do when a `deno task` may not write a store: the tasks grant
+ * the checkout's `.harness` and the store `HARNESS_ROOT` names.
+ */
+export const WRITE_HINT =
+  "the deno tasks write only the checkout's .harness and the store HARNESS_ROOT names: give the store as HARNESS_ROOT=DIR (not --root DIR)";
+
+/**
  * Open as the writer, with a clear error when write access is missing.
  *
  * @param root Store root.
@@ -58,7 +65,7 @@ export function openForRead(root: string): HarnessStore {
 export function openForWrite(root: string): HarnessStore {
   if (!canWrite(root)) {
     throw new Deno.errors.NotCapable(
-      `No write access to the store ${root}: run with --allow-read=${root} --allow-write=${root}`,
+      `No write access to the store ${root}: ${WRITE_HINT}, or run with --allow-read=${root} --allow-write=${root}`,
     );
   }
   return new HarnessStore(root, { role: "cli" });

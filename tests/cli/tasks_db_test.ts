@@ -1,0 +1,95 @@
+/**
+ * The team-database commands through `deno task`, under the tasks' own
+ * narrow flags (the database's host and port, the PG* variables), run
+ * from a folder outside the checkout with `HARNESS_DB_URL` naming a
+ * private PostgreSQL 15 cluster: no "Requires … access" anywhere.
+ *
+ * @module
+ */
+import { assertEquals, assertOk } from "../_assert.ts";
+import { tempDir } from "../_helpers.ts";
+import { postgresAvailable, startCluster } from "../_postgres.ts";
+import { task } from "./_tasks.ts";
+
+const FIXTURE =
+  new URL("../../fixtures/tau2_retail_slice.json", import.meta.url)
+    .pathname;
+const ignore = !postgresAvailable() && !Deno.env.get("CI");
+
+Deno.test({
+  ignore,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  name:
+    "deno task ingest db migrate, store push, capture list --db env and compile --db env work with HARNESS_DB_URL under the tasks' flags",
+  async fn() {
+    await using pg = await startCluster();
+    await using dir = await tempDir();
+    const home = dir.path;
+    Deno.copyFileSync(FIXTURE, `${home}/run.json`);
+    const env = { HARNESS_ROOT: `${home}/store`, HARNESS_DB_URL: pg.url };
+    const ok = (
+      r: { code: number; out: string; err: string },
+      what: string,
+    ) => {
+      assertEquals(r.code, 0, `${what}: ${r.err}${r.out}`);
+      assertOk(!/Requires \w+ access/.test(r.err), `${what}: ${r.err}`);
+    };
+    ok(
+      await task(home, [
+        "ingest",
+        "import",
+        "--format",
+        "tau2",
+        "run.json",
+        "--capture",
+        "x",
+      ], env),
+      "import",
+    );
+    const migrated = await task(home, [
+      "ingest",
+      "db",
+      "migrate",
+      "--db",
+      "env",
+    ], env);
+    ok(migrated, "db migrate");
+    assertOk(/is in place/.test(migrated.out), migrated.out);
+    ok(
+      await task(home, ["ingest", "store", "push", "--to", "env"], env),
+      "push",
+    );
+    const list = await task(home, [
+      "ingest",
+      "capture",
+      "list",
+      "--db",
+      "env",
+      "--json",
+    ], env);
+    ok(list, "capture list --db env");
+    const caps = JSON.parse(list.out) as {
+      capture_id: string;
+      event_count: number;
+    }[];
+    assertEquals(caps.length, 1, list.out);
+    assertOk(caps[0].capture_id.endsWith(":x"), caps[0].capture_id);
+    assertEquals(caps[0].event_count, 934);
+    const compiled = await task(home, [
+      "compile",
+      "--db",
+      "env",
+      "--capture",
+      "x",
+      "--out",
+      "pkg",
+      "--json",
+    ], env);
+    ok(compiled, "compile --db env");
+    assertOk(
+      Deno.statSync(JSON.parse(compiled.out).file).isFile,
+      compiled.out,
+    );
+  },
+});
