@@ -1,0 +1,135 @@
+import { assertEquals, assertOk } from "../_assert.ts";
+import { join } from "node:path";
+import { tempDir } from "../_helpers.ts";
+import { startServer } from "../_server.ts";
+import { CaptureCoordinator } from "../../lib/control/coordinator.ts";
+
+async function run(args: string[]) {
+  const { main } = await import("../../ingest.ts");
+  let out = "", err = "";
+  const code = await main(args, {
+    out: (t) => out += t + "\n",
+    err: (t) => err += t + "\n",
+  });
+  return { code, out, err };
+}
+
+type Finding = { host: string; state: string; detail: string };
+
+Deno.test("doctor exits 1 and names the token when the server requires one the hooks do not send (every event would get 401)", async () => {
+  await using srv = await startServer({ token: "s3cret-token" });
+  await using dir = await tempDir();
+  for (const host of ["host_a", "host_b"]) {
+    const r = await run([
+      "install",
+      host,
+      "--project",
+      dir.path,
+      "--url",
+      srv.url,
+    ]);
+    assertEquals(r.code, 0, r.err);
+  }
+  const r = await run(["doctor", "--project", dir.path, "--json"]);
+  assertEquals(r.code, 1, r.out);
+  const f = JSON.parse(r.out) as Finding[];
+  for (const host of ["host_a", "host_b"]) {
+    const x = f.find((x) => x.host === host)!;
+    assertEquals(x.state, "broken", JSON.stringify(x));
+    assertOk(/requires a bearer token .* 401/.test(x.detail), x.detail);
+    assertOk(!x.detail.includes("s3cret-token"), x.detail);
+  }
+  // The server recorded none of the probes.
+  assertEquals(srv.store.listCaptures().length, 0);
+});
+
+Deno.test("doctor exits 1 when the hooks are pinned to a finished capture (the server answers ok:false to every event)", async () => {
+  await using srv = await startServer();
+  await using dir = await tempDir();
+  const coord = new CaptureCoordinator(srv.store);
+  coord.startCapture({ id: "done_1" });
+  coord.finishCapture("done_1");
+  const install = await run([
+    "install",
+    "host_b",
+    "--project",
+    dir.path,
+    "--url",
+    srv.url,
+    "--capture",
+    "done_1",
+  ]);
+  assertEquals(install.code, 0, install.err);
+  const r = await run(["doctor", "--project", dir.path]);
+  assertEquals(r.code, 1, r.out);
+  assertOk(
+    /host_b\s+broken\s+the hooks are pinned to capture "done_1", which is finished/
+      .test(r.out),
+    r.out,
+  );
+  assertOk(!/can record/.test(r.out.split("\n")[1] ?? ""), r.out);
+  // Pinned to an open capture, the same hooks can record.
+  coord.startCapture({ id: "open_1" });
+  const again = await run([
+    "install",
+    "host_b",
+    "--project",
+    dir.path,
+    "--url",
+    srv.url,
+    "--capture",
+    "open_1",
+  ]);
+  assertEquals(again.code, 0, again.err);
+  const ok = await run(["doctor", "--project", dir.path, "--json"]);
+  const f = JSON.parse(ok.out) as Finding[];
+  assertEquals(f.find((x) => x.host === "host_b")?.state, "ok", ok.out);
+});
+
+Deno.test({
+  name:
+    "install warns when deno is not on PATH and the hooks would run a Deno from the npx cache, and writes that path",
+  sanitizeResources: false,
+  async fn() {
+    await using dir = await tempDir();
+    // A Deno inside an npx cache, and a PATH without deno.
+    const cache = join(dir.path, ".npm", "_npx", "0123abcd", "deno");
+    Deno.mkdirSync(cache, { recursive: true });
+    const deno = join(cache, "deno");
+    Deno.copyFileSync(Deno.execPath(), deno);
+    Deno.chmodSync(deno, 0o755);
+    const project = join(dir.path, "project");
+    Deno.mkdirSync(project);
+    const ingest = new URL("../../ingest.ts", import.meta.url).pathname;
+    const r = await new Deno.Command(deno, {
+      args: [
+        "run",
+        "--allow-read",
+        `--allow-write=${project}`,
+        "--allow-env",
+        "--allow-run=deno",
+        ingest,
+        "install",
+        "host_b",
+        "--project",
+        project,
+      ],
+      env: { PATH: "/usr/bin:/bin", NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const err = new TextDecoder().decode(r.stderr);
+    assertEquals(r.code, 0, err);
+    assertOk(/"deno" is not on PATH/.test(err), err);
+    assertOk(err.includes(deno), err);
+    assertOk(/Install a stable Deno/.test(err), err);
+    const settings = Deno.readTextFileSync(
+      join(project, ".gemini", "settings.json"),
+    );
+    assertOk(settings.includes(deno), settings);
+    // With deno on PATH the hooks say "deno" and nothing is said.
+    const quiet = await run(["install", "host_b", "--project", project]);
+    assertEquals(quiet.code, 0, quiet.err);
+    assertOk(!/not on PATH/.test(quiet.err), quiet.err);
+  },
+});
