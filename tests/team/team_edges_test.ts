@@ -1,5 +1,6 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
+import { annotation } from "../../lib/trace/mod.ts";
 import { CaptureCoordinator } from "../../lib/control/coordinator.ts";
 import { connectDb, resolveDbTarget } from "../../lib/team/db.ts";
 import { postgresAvailable, startCluster } from "../_postgres.ts";
@@ -111,5 +112,47 @@ Deno.test({
     const newer = await main(["capture", "list", "--db", pg.url]);
     assertEquals(newer.code, 1);
     assertOk(/newer than this harness/.test(newer.err), newer.err);
+  },
+});
+
+Deno.test({
+  ...opts,
+  name:
+    "store push counts every event already there past the first batch of 5000: 12,000 then 10,000 more, and a re-push of 22,000",
+  async fn() {
+    await using pg = await startCluster();
+    await using dir = await tempDir();
+    const emit = (n: number) => {
+      using store = new HarnessStore(dir.path);
+      const sink = store.sink("big");
+      for (let i = 0; i < n; i++) {
+        sink.emit(annotation({
+          captureId: "big",
+          episodeId: `ep_${Math.floor(i / 100)}`,
+          source: { host: "harness", adapter: "test", model: null },
+        }, { type: "note", i }));
+      }
+    };
+    const push = async () => {
+      const r = await main([
+        "store",
+        "push",
+        "--to",
+        pg.url,
+        "--root",
+        dir.path,
+        "--json",
+      ]);
+      assertEquals(r.code, 0, r.err);
+      const cap = JSON.parse(r.out).captures[0];
+      return [cap.shipped, cap.skipped, cap.head];
+    };
+    emit(12_000);
+    assertEquals(await push(), [12_000, 0, 12_000]);
+    emit(10_000);
+    assertEquals(await push(), [10_000, 12_000, 22_000]);
+    assertEquals(await push(), [0, 22_000, 22_000]);
+    const list = await main(["capture", "list", "--db", pg.url, "--json"]);
+    assertEquals(JSON.parse(list.out)[0].event_count, 22_000);
   },
 });
