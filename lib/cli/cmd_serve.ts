@@ -12,7 +12,6 @@ import {
 import { type Io, UsageError } from "./io.ts";
 import { OtlpStreamer } from "../otel/stream.ts";
 import type { OtlpProtocol } from "../otel/send.ts";
-import { resolveBlobRefs } from "../store/blob_refs.ts";
 import {
   logPath,
   probeHealth,
@@ -58,10 +57,12 @@ export interface ServeOptions {
   exportOtlpProtocol?: OtlpProtocol;
   /** Headers for `exportOtlp` (API keys). */
   exportOtlpHeaders?: Record<string, string>;
-  /** Events the export queue holds before it drops. @default 2000 */
+  /** Spans per export request, and the most waiting in memory (the stream never drops: the spool is its queue). @default 100 */
   exportOtlpQueue?: number;
-  /** Milliseconds between export rounds. @default 1000 */
+  /** Milliseconds between export rounds when caught up. @default 1000 */
   exportOtlpIntervalMs?: number;
+  /** Milliseconds of no export progress (events waiting) before `/health` says `ok: false`. @default 30000 */
+  exportOtlpStallMs?: number;
 }
 
 /**
@@ -135,19 +136,16 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
       : null;
     if (o.exportOtlp) checkExportUrl(o.exportOtlp);
     const streamer = o.exportOtlp
-      ? new OtlpStreamer(o.exportOtlp, {
+      ? new OtlpStreamer(store, o.exportOtlp, {
         protocol: o.exportOtlpProtocol,
         headers: o.exportOtlpHeaders,
-        maxQueue: o.exportOtlpQueue,
+        batchSpans: o.exportOtlpQueue,
         intervalMs: o.exportOtlpIntervalMs,
-        resolve: (ev) => ({
-          ...ev,
-          payload: resolveBlobRefs(ev.payload, (d) => store.blobs.getText(d)),
-        }),
+        stallAfterMs: o.exportOtlpStallMs,
       })
       : null;
     const unobserve = streamer
-      ? store.observe((ev) => streamer.offer(ev))
+      ? store.observe(() => streamer.notify())
       : () => {};
     let stop!: () => void;
     const stopped = new Promise<void>((r) => stop = r);
@@ -166,7 +164,9 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
         ? {
           healthExtra: () => ({
             // Stalled replication is a failing server: events pile up unshipped.
-            ...(replicator?.status.stalled ? { ok: false } : {}),
+            ...(replicator?.status.stalled || streamer?.status.stalled
+              ? { ok: false }
+              : {}),
             ...(replicator ? { replication: replicator.status } : {}),
             ...(streamer ? { otlp_export: streamer.status } : {}),
           }),
@@ -197,7 +197,9 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
     if (streamer) {
       const st = streamer.status;
       io.out(
-        `OTLP export to ${st.endpoint}: ${st.sent_spans} spans sent, ${st.failed_spans} failed, ${st.dropped_events} events dropped`,
+        `OTLP export to ${st.endpoint}: ${st.sent_spans} spans sent, ${st.lag_events} events not yet sent (the next start sends them)${
+          st.last_error ? `; last error: ${st.last_error}` : ""
+        }`,
       );
     }
     removePidFile(o.root, Deno.pid);
@@ -332,16 +334,17 @@ export async function status(
     const otlp = health?.otlp_export as
       | {
         endpoint: string;
-        queued: number;
+        lag_events: number;
         sent_spans: number;
-        failed_spans: number;
-        dropped_events: number;
+        stalled?: boolean;
         last_error: string | null;
       }
       | undefined;
     if (otlp) {
       io.out(
-        `OTLP export to ${otlp.endpoint}: ${otlp.sent_spans} spans sent, ${otlp.queued} events queued, ${otlp.failed_spans} spans failed, ${otlp.dropped_events} events dropped${
+        `OTLP export to ${otlp.endpoint}: ${
+          otlp.stalled ? "STALLED, " : ""
+        }${otlp.lag_events} events behind, ${otlp.sent_spans} spans sent${
           otlp.last_error ? `; last error: ${otlp.last_error}` : ""
         }`,
       );

@@ -43,6 +43,8 @@ export interface OtlpSendOptions {
   maxBackoffMs?: number;
   /** Body encoding. @default "http/json" */
   protocol?: OtlpProtocol;
+  /** Cancels a request in flight (a time-out, a stop): it fails as unanswered. */
+  signal?: AbortSignal;
 }
 
 /** What {@linkcode sendOtlp} did. */
@@ -141,6 +143,7 @@ export async function sendOtlp(
           method: "POST",
           headers: { ...options.headers, "content-type": contentType },
           body,
+          signal: options.signal,
         });
         status = res.status;
         detail = (await res.text()).slice(0, 300);

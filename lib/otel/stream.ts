@@ -1,219 +1,397 @@
 /**
- * Live OTLP export behind the acknowledgement (`serve --export-otlp URL`):
- * the ingest path only puts each stored event in a bounded queue (O(1),
- * never waits, never throws); a background loop turns queued events into
- * spans with an {@linkcode OtlpSpanBuilder} per capture and sends them in
- * batches. When the collector is slow or down the queue fills and new
- * events are dropped from the export (never from the store), counted in
- * {@linkcode OtlpStreamStatus.dropped_events}; a batch the collector
- * refuses after retries is counted in `failed_spans`. `capture`'s spool
- * keeps everything: `export otlp <id>` sends a whole capture again later.
+ * Live OTLP export behind the acknowledgement (`serve --export-otlp URL`),
+ * lossless: a background loop reads each capture's spool after a durable
+ * cursor (`<root>/otlp_export.json`, per collector URL), turns the events
+ * into spans with an {@linkcode OtlpSpanBuilder} per capture and sends
+ * them in requests of `batchSpans`. The cursor moves only past events
+ * whose spans the collector accepted, so a collector that is down, slow or
+ * refusing only delays the stream: the loop backs off (doubling, capped)
+ * and resumes where it stopped, also after a server restart (the builder
+ * is rebuilt by replaying from the oldest event still open at the
+ * cursor). A span is sent at least once: its id is derived from event ids
+ * and it carries `harness.event_id`, so a receiver drops repeats. Memory
+ * is bounded whatever the backlog: spools are read a chunk at a time and
+ * at most `batchSpans` spans wait to be sent (plus those one event
+ * finishes at once: an episode's root and its calls left open).
+ * `/health` shows the lag and says `ok: false` once events have waited
+ * with no progress for `stallAfterMs`.
+ *
+ * An endpoint the cursor file has never named starts at each capture's
+ * current head (`export otlp <id>` sends a capture's past).
  *
  * @module
  */
+import type { HarnessStore } from "../store/store.ts";
 import type { TraceEvent } from "../trace/event.ts";
 import { otlpRequest, type OtlpSpan, OtlpSpanBuilder } from "./export.ts";
 import { type OtlpProtocol, sendOtlp } from "./send.ts";
+import type {
+  OtlpStreamerOptions,
+  OtlpStreamStatus,
+} from "./stream_options.ts";
 
-/** What `/health` and `status` show of the live export. */
-export interface OtlpStreamStatus {
-  /** The collector. */
-  endpoint: string;
-  /** Events waiting in the queue. */
-  queued: number;
-  /** Events dropped because the queue was full. */
-  dropped_events: number;
-  /** Spans the collector accepted. */
-  sent_spans: number;
-  /** Spans given up on after retries. */
-  failed_spans: number;
-  /** Retries made. */
-  retries: number;
-  /** The last failure, or null once a batch went through after it. */
-  last_error: string | null;
-  /** When a batch last went through (ISO), or null. */
-  last_success: string | null;
+export type {
+  OtlpStreamerOptions,
+  OtlpStreamStatus,
+} from "./stream_options.ts";
+import {
+  cursorPath,
+  eventsAfter,
+  readStreamCursors,
+  type StreamCursor,
+  writeStreamCursors,
+} from "./_cursor.ts";
+
+interface Live {
+  builder: OtlpSpanBuilder;
+  /** The last sequence the builder took. */
+  fed: number;
 }
 
-/** Options of an {@linkcode OtlpStreamer}. */
-export interface OtlpStreamerOptions {
-  /** Events held at most; more are dropped and counted. @default 2000 */
-  maxQueue?: number;
-  /** Spans per request (small: encoding one holds the event loop). @default 100 */
-  batchSpans?: number;
-  /** Milliseconds between rounds. @default 1000 */
-  intervalMs?: number;
-  /** Extra headers (API keys). */
-  headers?: Record<string, string>;
-  /** Body encoding. @default "http/json" */
-  protocol?: OtlpProtocol;
-  /** Longest argument or result value, in characters. @default 8192 */
-  maxValueChars?: number;
-  /** Retries per request before its spans count as failed. @default 3 */
-  maxRetries?: number;
-  /** First backoff in milliseconds. @default 200 */
-  backoffMs?: number;
-  /** Turn a stored event into what is exported (resolve blob references). */
-  resolve?: (ev: TraceEvent) => TraceEvent;
-  /** Open episodes and calls held per capture. @default 10000 */
-  maxOpen?: number;
-}
-
-/** Streams stored events to an OTLP collector in the background. */
+/** Streams a store's events to an OTLP collector in the background. */
 export class OtlpStreamer {
+  readonly #store: HarnessStore;
   readonly #endpoint: string;
-  readonly #o: Required<
-    Omit<OtlpStreamerOptions, "headers" | "resolve" | "protocol">
-  >;
+  readonly #o: Required<Omit<OtlpStreamerOptions, "headers" | "protocol">>;
   readonly #headers: Record<string, string>;
   readonly #protocol: OtlpProtocol;
-  readonly #resolve: (ev: TraceEvent) => TraceEvent;
-  #queue: TraceEvent[] = [];
-  readonly #builders = new Map<string, OtlpSpanBuilder>();
+  readonly #path: string;
+  #cursors: Record<string, StreamCursor> = {};
+  #dirty = false;
+  readonly #live = new Map<string, Live>();
+  #pending: { capture: string; spans: OtlpSpan[] } | null = null;
   #timer: ReturnType<typeof setTimeout> | undefined;
-  #round: Promise<void> | null = null;
-  #closed = false;
+  #idle = false;
+  #woken = false;
+  #running: Promise<void> | null = null;
+  #stopped = false;
+  #closing = false;
+  readonly #stop = new AbortController();
+  #backoff = 0;
+  #lastOk = Date.now();
   readonly #status: OtlpStreamStatus;
 
   /**
    * Create a streamer (call {@linkcode OtlpStreamer.start}).
    *
+   * @param store The store (writable: it keeps the cursor).
    * @param endpoint The collector's traces URL (`…/v1/traces`).
-   * @param options Queue bound, batch size, interval, headers, encoding.
+   * @param options Batch size, interval, backoff, stall threshold, headers.
    */
-  constructor(endpoint: string, options: OtlpStreamerOptions = {}) {
+  constructor(
+    store: HarnessStore,
+    endpoint: string,
+    options: OtlpStreamerOptions = {},
+  ) {
+    this.#store = store;
     this.#endpoint = endpoint;
     this.#o = {
-      maxQueue: options.maxQueue ?? 2_000,
       batchSpans: options.batchSpans ?? 100,
       intervalMs: options.intervalMs ?? 1000,
       maxValueChars: options.maxValueChars ?? 8192,
-      maxRetries: options.maxRetries ?? 3,
-      backoffMs: options.backoffMs ?? 200,
+      backoffMs: options.backoffMs ?? 250,
+      maxBackoffMs: options.maxBackoffMs ?? 10_000,
+      stallAfterMs: options.stallAfterMs ?? 30_000,
+      requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
       maxOpen: options.maxOpen ?? 10_000,
+      maxBuilders: options.maxBuilders ?? 64,
+      eventsPerRound: options.eventsPerRound ?? 5000,
     };
+    if (!(this.#o.batchSpans >= 1)) {
+      throw new RangeError(
+        `batchSpans must be at least 1, not ${this.#o.batchSpans}`,
+      );
+    }
     this.#headers = options.headers ?? {};
     this.#protocol = options.protocol ?? "http/json";
-    this.#resolve = options.resolve ?? ((ev) => ev);
+    this.#path = cursorPath(store);
     this.#status = {
       endpoint,
-      queued: 0,
-      dropped_events: 0,
+      lag_events: 0,
       sent_spans: 0,
-      failed_spans: 0,
       retries: 0,
       last_error: null,
       last_success: null,
+      stalled: false,
+      buffered_spans: 0,
+      peak_buffered_spans: 0,
+      buffer_limit: this.#o.batchSpans,
     };
   }
 
   /** The export as it stands. */
   get status(): OtlpStreamStatus {
-    return { ...this.#status, queued: this.#queue.length };
+    let lag = 0;
+    for (const c of this.#store.listCaptures()) {
+      lag += Math.max(
+        0,
+        c.head_sequence - (this.#cursors[c.capture_id]?.sent ?? 0),
+      );
+    }
+    if (lag === 0) this.#lastOk = Date.now();
+    return {
+      ...this.#status,
+      lag_events: lag,
+      stalled: lag > 0 && Date.now() - this.#lastOk > this.#o.stallAfterMs,
+      buffered_spans: this.#pending?.spans.length ?? 0,
+    };
   }
 
   /**
-   * Queue one stored event; drops it (counted) when the queue is full.
-   *
-   * @param ev An event just appended to the store.
+   * Say an event was stored: a round runs soon (O(1), never throws). The
+   * stream does not depend on it: an idle loop looks every `intervalMs`.
    */
-  offer(ev: TraceEvent): void {
-    if (this.#closed || this.#queue.length >= this.#o.maxQueue) {
-      this.#status.dropped_events++;
-      return;
+  notify(): void {
+    if (this.#stopped) return;
+    this.#woken = true;
+    if (this.#idle) {
+      clearTimeout(this.#timer);
+      this.#schedule(5);
     }
-    this.#queue.push(ev);
   }
 
-  /** Start the background loop. */
+  /** Load the cursors and start the loop. */
   start(): void {
-    this.#schedule();
+    const known = readStreamCursors(this.#path, this.#endpoint);
+    if (known) {
+      this.#cursors = known;
+    } else {
+      // A new collector gets what is stored from now on.
+      this.#store.flush();
+      for (const c of this.#store.listCaptures()) {
+        this.#cursors[c.capture_id] = {
+          sent: c.head_sequence,
+          replay_from: c.head_sequence + 1,
+        };
+      }
+      writeStreamCursors(this.#path, this.#endpoint, this.#cursors);
+    }
+    this.#schedule(0);
   }
 
-  #schedule(): void {
-    if (this.#closed) return;
+  #schedule(ms: number, idle = false): void {
+    if (this.#stopped) return;
+    this.#idle = idle;
     this.#timer = setTimeout(() => {
-      this.#round = this.#flush(false).finally(() => {
-        this.#round = null;
-        this.#schedule();
-      });
-    }, this.#o.intervalMs);
+      this.#idle = false;
+      this.#running = this.#tick().finally(() => this.#running = null);
+    }, ms);
   }
 
-  /** Take what is queued, build spans, send them per capture. */
-  async #flush(final: boolean): Promise<void> {
-    const events = this.#queue;
-    this.#queue = [];
-    const spans = new Map<string, OtlpSpan[]>();
-    const add = (capture: string, list: OtlpSpan[]) => {
-      if (list.length === 0) return;
-      const have = spans.get(capture);
-      if (have) have.push(...list);
-      else spans.set(capture, [...list]);
+  async #tick(): Promise<void> {
+    this.#woken = false;
+    let next: number;
+    let idle = false;
+    try {
+      const more = await this.#round();
+      this.#backoff = 0;
+      this.#lastOk = Date.now();
+      this.#status.last_error = null;
+      this.#status.last_success = new Date().toISOString();
+      idle = !more && !this.#woken;
+      next = idle ? this.#o.intervalMs : 0;
+    } catch (err) {
+      this.#status.last_error = (err as Error).message;
+      this.#status.retries++;
+      this.#backoff = Math.min(
+        this.#o.maxBackoffMs,
+        Math.max(this.#o.backoffMs, this.#backoff * 2),
+      );
+      next = this.#backoff;
+    }
+    this.#saveCursors();
+    this.#schedule(next, idle);
+  }
+
+  #saveCursors(): void {
+    if (!this.#dirty) return;
+    try {
+      writeStreamCursors(this.#path, this.#endpoint, this.#cursors);
+      this.#dirty = false;
+    } catch (err) {
+      this.#status.last_error =
+        `Cannot write the export cursor ${this.#path}: ${
+          (err as Error).message
+        }`;
+    }
+  }
+
+  /**
+   * One round: what waits is sent first, then each capture's events after
+   * its cursor (at most `eventsPerRound` each).
+   *
+   * @returns Whether events are left for another round.
+   * @throws {OtlpSendError} When a request fails (the spans stay waiting).
+   */
+  async #round(): Promise<boolean> {
+    await this.#drain();
+    this.#store.flush();
+    let more = false;
+    for (const cap of this.#store.listCaptures()) {
+      const id = cap.capture_id;
+      if (cap.head_sequence <= (this.#cursors[id]?.sent ?? 0)) continue;
+      const live = await this.#liveOf(id);
+      let n = 0;
+      for await (const raw of eventsAfter(this.#store, id, live.fed)) {
+        // Work in slices, so acknowledgements are never held up behind it.
+        if (++n % 64 === 0) await new Promise((r) => setTimeout(r, 0));
+        const spans = live.builder.add(this.#resolve(raw));
+        live.fed = raw.sequence;
+        if (spans.length) this.#hold(id, spans);
+        if ((this.#pending?.spans.length ?? 0) >= this.#o.batchSpans) {
+          await this.#drain();
+        }
+        if (!this.#pending) this.#advance(id, live);
+        if (n >= this.#o.eventsPerRound) break;
+      }
+      await this.#drain();
+      this.#advance(id, live);
+      if (live.fed < cap.head_sequence) more = true;
+      if (this.#stopped && !this.#closing) return true;
+    }
+    return more;
+  }
+
+  #hold(capture: string, spans: OtlpSpan[]): void {
+    this.#pending ??= { capture, spans: [] };
+    this.#pending.spans.push(...spans);
+    this.#status.peak_buffered_spans = Math.max(
+      this.#status.peak_buffered_spans,
+      this.#pending.spans.length,
+    );
+  }
+
+  /** Move a capture's cursor to what its builder took (nothing waits). */
+  #advance(id: string, live: Live): void {
+    const cur = this.#cursors[id];
+    if (cur?.sent === live.fed) return;
+    this.#cursors[id] = {
+      sent: live.fed,
+      replay_from: live.builder.oldestOpenSequence() ?? live.fed + 1,
     };
-    for (const [i, raw] of events.entries()) {
-      // Work in slices, so acknowledgements are never held up behind it.
-      if (i > 0 && i % 64 === 0) await new Promise((r) => setTimeout(r, 0));
-      let builder = this.#builders.get(raw.capture_id);
-      if (!builder) {
-        builder = new OtlpSpanBuilder(raw.capture_id, {
-          maxValueChars: this.#o.maxValueChars,
-          maxOpenEpisodes: this.#o.maxOpen,
-          maxOpenCalls: this.#o.maxOpen,
-        });
-        this.#builders.set(raw.capture_id, builder);
-      }
-      let ev: TraceEvent;
-      try {
-        ev = this.#resolve(raw);
-      } catch {
-        ev = raw; // A blob that cannot be read: export the reference.
-      }
-      add(raw.capture_id, builder.add(ev));
+    this.#dirty = true;
+  }
+
+  /** Send what waits, a request at a time; what fails stays waiting. */
+  async #drain(): Promise<void> {
+    const p = this.#pending;
+    if (!p) return;
+    while (p.spans.length) {
+      const batch = p.spans.slice(0, this.#o.batchSpans);
+      await this.#post(p.capture, batch);
+      p.spans.splice(0, batch.length);
+      this.#status.sent_spans += batch.length;
     }
-    if (final) {
-      for (const [capture, builder] of this.#builders) {
-        add(capture, builder.finish());
+    this.#pending = null;
+    const live = this.#live.get(p.capture);
+    if (live) this.#advance(p.capture, live);
+  }
+
+  async #post(capture: string, spans: OtlpSpan[]): Promise<void> {
+    const ac = new AbortController();
+    const ms = this.#o.requestTimeoutMs;
+    const timer = setTimeout(
+      () => ac.abort(new Error(`no answer within ${ms} ms`)),
+      ms,
+    );
+    const onStop = () => ac.abort(new Error("the server is stopping"));
+    this.#stop.signal.addEventListener("abort", onStop);
+    try {
+      await sendOtlp(this.#endpoint, otlpRequest(capture, spans), {
+        headers: this.#headers,
+        protocol: this.#protocol,
+        batchSize: spans.length,
+        maxRetries: 0,
+        signal: ac.signal,
+      });
+    } finally {
+      clearTimeout(timer);
+      this.#stop.signal.removeEventListener("abort", onStop);
+    }
+  }
+
+  #resolve(ev: TraceEvent): TraceEvent {
+    try {
+      return this.#store.resolve(ev);
+    } catch {
+      return ev; // A blob that cannot be read: export the reference.
+    }
+  }
+
+  /**
+   * A capture's builder, rebuilt when not in memory: replaying its events
+   * from the oldest one open at the cursor up to the cursor, sending nothing.
+   */
+  async #liveOf(id: string): Promise<Live> {
+    const have = this.#live.get(id);
+    if (have) {
+      this.#live.delete(id); // most recently used last
+      this.#live.set(id, have);
+      return have;
+    }
+    const cur = this.#cursors[id] ?? { sent: 0, replay_from: 1 };
+    const builder = new OtlpSpanBuilder(id, {
+      maxValueChars: this.#o.maxValueChars,
+      maxOpenEpisodes: this.#o.maxOpen,
+      maxOpenCalls: this.#o.maxOpen,
+    });
+    if (cur.replay_from <= cur.sent) {
+      let n = 0;
+      for await (
+        const raw of eventsAfter(this.#store, id, cur.replay_from - 1)
+      ) {
+        if (raw.sequence > cur.sent) break;
+        if (++n % 64 === 0) await new Promise((r) => setTimeout(r, 0));
+        builder.add(this.#resolve(raw));
       }
     }
-    for (const [capture, list] of spans) {
-      for (let i = 0; i < list.length; i += this.#o.batchSpans) {
-        const batch = list.slice(i, i + this.#o.batchSpans);
-        try {
-          const r = await sendOtlp(
-            this.#endpoint,
-            otlpRequest(capture, batch),
-            {
-              headers: this.#headers,
-              protocol: this.#protocol,
-              batchSize: this.#o.batchSpans,
-              maxRetries: this.#o.maxRetries,
-              backoffMs: this.#o.backoffMs,
-            },
-          );
-          this.#status.sent_spans += r.spans;
-          this.#status.retries += r.retries;
-          this.#status.last_error = null;
-          this.#status.last_success = new Date().toISOString();
-        } catch (err) {
-          this.#status.failed_spans += batch.length;
-          this.#status.last_error = (err as Error).message;
+    const live = { builder, fed: cur.sent };
+    this.#live.set(id, live);
+    for (const [other, l] of this.#live) {
+      if (this.#live.size <= this.#o.maxBuilders) break;
+      if (other === id || this.#pending?.capture === other) continue;
+      this.#advance(other, l);
+      this.#live.delete(other);
+    }
+    return live;
+  }
+
+  /**
+   * Stop: within about `graceMs`, send what is stored and not yet sent,
+   * then the spans still open (episode roots, calls with no completion as
+   * `harness.incomplete`) as they stand; the cursor keeps them open, so
+   * after a restart they are sent again when they finish. A collector that
+   * does not answer in time only leaves the cursor where it is.
+   *
+   * @param graceMs Milliseconds the stop may take. @default 3000
+   * @returns When the last request was answered or cut.
+   */
+  async close(graceMs = 3000): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+    const cut = setTimeout(() => this.#stop.abort(), graceMs);
+    try {
+      await this.#running;
+      this.#closing = true;
+      if (!this.#stop.signal.aborted) {
+        while (await this.#round()) {
+          if (this.#stop.signal.aborted) break;
+        }
+        for (const [id, live] of this.#live) {
+          const spans = live.builder.finish();
+          for (let i = 0; i < spans.length; i += this.#o.batchSpans) {
+            const batch = spans.slice(i, i + this.#o.batchSpans);
+            await this.#post(id, batch);
+            this.#status.sent_spans += batch.length;
+          }
         }
       }
+    } catch (err) {
+      this.#status.last_error = (err as Error).message;
+    } finally {
+      clearTimeout(cut);
+      this.#saveCursors();
     }
-  }
-
-  /**
-   * Stop: send what is queued and finish open spans (roots, incomplete
-   * calls), then stop taking events.
-   *
-   * @returns When the last batch was sent or given up on.
-   */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    clearTimeout(this.#timer);
-    await this.#round;
-    await this.#flush(true);
   }
 }

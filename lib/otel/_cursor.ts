@@ -1,0 +1,96 @@
+/**
+ * The live OTLP export's durable cursors (`<root>/otlp_export.json`, one
+ * entry per collector URL) and its bounded reader of a spool after a
+ * sequence.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { HarnessStore } from "../store/store.ts";
+import { readChunks } from "../store/file_chunks.ts";
+import type { TraceEvent } from "../trace/event.ts";
+import { splitLines } from "../trace/jsonl.ts";
+
+/** Where one capture's stream stands. */
+export interface StreamCursor {
+  /** Every span of the events up to this sequence was accepted. */
+  sent: number;
+  /** Replaying from this sequence up to `sent` rebuilds the open episodes and calls. */
+  replay_from: number;
+}
+
+/** The cursor file of a store. */
+export function cursorPath(store: HarnessStore): string {
+  return join(store.root, "otlp_export.json");
+}
+
+/**
+ * The cursors kept for a collector, or null when the file never named it.
+ *
+ * @param path The cursor file.
+ * @param endpoint The collector's URL.
+ * @returns Cursors by capture id, or null.
+ */
+export function readStreamCursors(
+  path: string,
+  endpoint: string,
+): Record<string, StreamCursor> | null {
+  try {
+    const all = JSON.parse(Deno.readTextFileSync(path));
+    const mine = all?.[endpoint];
+    return mine && typeof mine === "object" ? { ...mine } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Write a collector's cursors (atomically, other collectors' kept).
+ *
+ * @param path The cursor file.
+ * @param endpoint The collector's URL.
+ * @param cursors Cursors by capture id.
+ */
+export function writeStreamCursors(
+  path: string,
+  endpoint: string,
+  cursors: Record<string, StreamCursor>,
+): void {
+  let all: Record<string, unknown> = {};
+  try {
+    all = JSON.parse(Deno.readTextFileSync(path));
+  } catch { /* first write */ }
+  all[endpoint] = cursors;
+  const tmp = `${path}.tmp`;
+  Deno.writeTextFileSync(tmp, JSON.stringify(all) + "\n", { mode: 0o600 });
+  Deno.renameSync(tmp, path);
+}
+
+/**
+ * A capture's stored events after a sequence, read from its spool a chunk
+ * at a time (memory stays bounded whatever the spool's size); a torn tail
+ * (an unacknowledged line) ends the read.
+ *
+ * @param store The store.
+ * @param captureId The capture.
+ * @param after The last sequence not wanted.
+ * @returns The events in sequence order, blob references unresolved.
+ */
+export async function* eventsAfter(
+  store: HarnessStore,
+  captureId: string,
+  after: number,
+): AsyncGenerator<TraceEvent> {
+  const first = store.index.offsetAfter(captureId, after);
+  if (!first) return;
+  const decoder = new TextDecoder();
+  for await (
+    const l of splitLines(
+      readChunks(store.spoolPath(captureId), first.byte_offset),
+    )
+  ) {
+    if (!l.terminated) return;
+    const ev = JSON.parse(decoder.decode(l.bytes)) as TraceEvent;
+    if (ev.sequence > after) yield ev;
+  }
+}
