@@ -269,3 +269,129 @@ export async function tornTailSweep(
   }
   return report;
 }
+
+/** What a database that never answers a query did to the CLI and the server. */
+export interface StuckDbReport {
+  /** Each CLI call against it: exit code, milliseconds, whether its message said what to do. */
+  calls: { command: string; code: number; ms: number; says_why: boolean }[];
+  /** Events the replicating server acknowledged meanwhile. */
+  acknowledged: number;
+  /** Of those, missing from the store after the server stopped. */
+  lost: number;
+  /** From `ingest.ts stop` to the server process's end, in ms. */
+  stop_ms: number;
+  /** Whether the server ended by itself (not killed by `stop` after 5 s). */
+  stopped_itself: boolean;
+  /** Events `/health` counted as waiting for the database before the stop. */
+  lag_events: number;
+}
+
+/**
+ * A database that completes the start-up and never answers a query
+ * (`tests/team/_stuck_pg.ts`): `capture list --db`, `db migrate`,
+ * `store push` and `compile --db` run as their own processes under the
+ * tasks' narrow flags, then a server replicating to it takes events and is
+ * stopped with `ingest.ts stop`.
+ *
+ * @param root An empty folder for the store.
+ * @param events Events to send the replicating server.
+ * @returns What was found.
+ */
+export async function stuckDatabase(
+  root: string,
+  events = 200,
+): Promise<StuckDbReport> {
+  const { startStuckPg } = await import("../tests/team/_stuck_pg.ts");
+  using pg = startStuckPg();
+  const compile = new URL("../compile.ts", import.meta.url).pathname;
+  const flags = [
+    "run",
+    "--allow-read",
+    `--allow-write=${root}`,
+    `--allow-net=127.0.0.1`,
+    "--allow-env=HARNESS_ROOT,HARNESS_DB_URL,PG*,HOME,USER",
+  ];
+  {
+    using store = new HarnessStore(root);
+    store.sink("c").emit(annotation({
+      captureId: "c",
+      episodeId: "ep_1",
+      source: { host: "harness", adapter: "stuck-db", model: null },
+    }, { type: "note" }));
+  }
+  const calls: StuckDbReport["calls"] = [];
+  for (
+    const [label, entry, args] of [
+      ["capture list --db", INGEST, ["capture", "list", "--db", pg.url]],
+      ["db migrate", INGEST, ["db", "migrate", "--db", pg.url]],
+      ["store push", INGEST, ["store", "push", "--to", pg.url, "--root", root]],
+      ["compile --db", compile, [
+        "--db",
+        pg.url,
+        "--capture",
+        "c",
+        "--out",
+        `${root}/out`,
+      ]],
+    ] as const
+  ) {
+    const t0 = performance.now();
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [...flags, entry, ...args],
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).output();
+    const err = new TextDecoder().decode(out.stderr);
+    calls.push({
+      command: label,
+      code: out.code,
+      ms: Math.round(performance.now() - t0),
+      says_why: /did not answer .* within/.test(err) &&
+        /PostgreSQL is running/.test(err),
+    });
+  }
+  const { child, url } = await startServeProcess(root, {
+    args: ["--replicate", pg.url],
+  });
+  const acked = new Set<string>();
+  const ctx = {
+    captureId: "stuck_db",
+    episodeId: "ep_1",
+    source: { host: "harness", adapter: "stuck-db", model: null },
+  };
+  for (let i = 0; i < events; i++) {
+    const id = `s${i}`;
+    const res = await fetch(`${url}/ingest`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify([annotation(ctx, { type: "note", id })]),
+    });
+    const answer = await res.json();
+    if (res.ok && answer.ok) acked.add(id);
+  }
+  const health = await (await fetch(`${url}/health`)).json();
+  const lag = Number(health.replication?.lag_events ?? 0);
+  const t0 = performance.now();
+  const stop = await new Deno.Command(Deno.execPath(), {
+    args: [...flags, INGEST, "stop", "--root", root],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  await child.status;
+  const stopMs = Math.round(performance.now() - t0);
+  const stopText = new TextDecoder().decode(stop.stdout);
+  using store = new HarnessStore(root, { readOnly: true });
+  const seen = new Set<string>();
+  for await (const ev of store.readEvents("stuck_db")) {
+    seen.add(String(ev.payload.id));
+  }
+  return {
+    calls,
+    acknowledged: acked.size,
+    lost: [...acked].filter((id) => !seen.has(id)).length,
+    stop_ms: stopMs,
+    stopped_itself: stop.success && !/was killed/.test(stopText),
+    lag_events: lag,
+  };
+}
