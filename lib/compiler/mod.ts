@@ -92,6 +92,7 @@ export {
 export {
   type AgentForm,
   type AgentFormOptions,
+  type AgentTuning,
   buildAgentForm,
 } from "./agent_form.ts";
 export {
