@@ -36,7 +36,7 @@ Usage:
                   [--max-connections N (256)] [--idle-timeout SECONDS (15)]
                   [--redact-rules FILE] [--no-redact] [--replicate postgres://…]
                   [--export-otlp URL [--protocol http/json|http/protobuf] [--headers K=V,…]
-                   [--export-otlp-queue N]]   (a remote collector needs --allow-net for its host)
+                   [--export-otlp-queue N]]   (spans per request and in memory; a remote collector needs --allow-net for its host)
                                              run the loopback ingest server (default 127.0.0.1:8848)
   ingest.ts status | stop                    is a server running for this store / stop it
   ingest.ts hook <host_a|host_b|host_c> [--url URL]
