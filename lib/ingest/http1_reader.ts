@@ -100,6 +100,36 @@ export class ByteReader {
     }
   }
 
+  /**
+   * Take one line up to `CRLF`, without it. The limit holds whether or not
+   * the line's end is already buffered.
+   *
+   * @param limit Most bytes the line may have (without its `CRLF`).
+   * @returns The line's bytes (a view valid until the next read).
+   * @throws {RangeError} Past `limit`.
+   * @throws {UnexpectedEndError} The stream ends first.
+   */
+  async line(limit: number): Promise<Uint8Array> {
+    let from = this.#start;
+    for (;;) {
+      const stop = Math.min(this.#end, this.#start + limit + 2);
+      for (let i = this.#buf.indexOf(CR, from); i >= 0 && i + 1 < stop;) {
+        if (this.#buf[i + 1] === LF) {
+          const line = this.#buf.subarray(this.#start, i);
+          this.#start = i + 2;
+          return line;
+        }
+        i = this.#buf.indexOf(CR, i + 1);
+      }
+      if (this.#end - this.#start >= limit + 2) {
+        throw new RangeError(`A line is longer than ${limit} bytes`);
+      }
+      const offset = Math.max(0, this.#end - this.#start - 1);
+      if (!await this.fill(limit + 2)) throw new UnexpectedEndError();
+      from = this.#start + offset;
+    }
+  }
+
   /** Index of `CRLF CRLF` between `from` and the end, or -1. */
   #find(from: number, limit: number): number {
     const buf = this.#buf;

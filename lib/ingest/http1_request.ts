@@ -5,36 +5,28 @@
  * - Request line `METHOD SP target SP HTTP/1.x`; origin-form or
  *   absolute-form targets.
  * - Header names are tokens; values hold no control bytes; no line folding.
- * - A body has a `Content-Length`. Any `Transfer-Encoding` (chunked, empty,
- *   or beside a `Content-Length`) is refused with 411 before the body is
- *   read: every client we ship sends a length, and a chunked body is what
- *   costs a listener memory and CPU out of proportion to its data
- *   (CVE-2024-22019), and what a request read two ways (smuggling) needs.
+ * - A body has a `Content-Length`, or `Transfer-Encoding: chunked` alone
+ *   (OpenTelemetry's OTLP/HTTP exporters stream their bodies). Chunked
+ *   bodies are read into one growing buffer; every chunk is charged
+ *   {@linkcode CHUNK_COST} bytes against the body limit beside its data, and
+ *   its size line and extensions count too, so a body sent a byte per chunk
+ *   is refused (413) long before it costs memory or CPU out of proportion
+ *   (CVE-2024-22019). Any other coding, an empty one, chunked beside a
+ *   `Content-Length` (smuggling) or in HTTP/1.0 is refused before the body.
  * - `Expect: 100-continue` is answered; other expectations get 417.
  *
  * @module
  */
 import { type ByteReader, headText } from "./http1_reader.ts";
+import { CHUNK_COST, readChunkedBody } from "./http1_chunked.ts";
+import { HttpProtocolError } from "./http1_errors.ts";
+
+export { HttpProtocolError };
+
+export { CHUNK_COST };
 import type { IngestRequest } from "./exchange.ts";
 import { decodeUtf8 } from "./body.ts";
 import { PayloadTooLargeError } from "./errors.ts";
-
-/** A request the server will not read, with the status that says why. */
-export class HttpProtocolError extends Error {
-  /** Status to answer with (the connection is then closed). */
-  readonly status: number;
-  /**
-   * Create an `HttpProtocolError`.
-   *
-   * @param status 400, 411, 413, 417, 431, 503 or 505.
-   * @param message What is wrong with the request.
-   */
-  constructor(status: number, message: string) {
-    super(message);
-    this.name = "HttpProtocolError";
-    this.status = status;
-  }
-}
 
 /** A parsed request head. */
 export interface RequestHead {
@@ -52,6 +44,8 @@ export interface RequestHead {
   expectContinue: boolean;
   /** HTTP/1.0 rather than 1.1. */
   http10: boolean;
+  /** The body comes as `Transfer-Encoding: chunked`. */
+  chunked: boolean;
 }
 
 /** Most header lines a request may have. */
@@ -152,13 +146,27 @@ export function parseHead(bytes: Uint8Array): RequestHead {
     }
   }
   const http10 = version === "HTTP/1.0";
-  if (transferEncoding !== null) {
-    throw new HttpProtocolError(
-      411,
-      `Transfer-Encoding ${
-        JSON.stringify(transferEncoding)
-      } is not accepted: send the body with a Content-Length header`,
+  const chunked = transferEncoding !== null;
+  if (chunked) {
+    const codings = transferEncoding!.split(",").map((c) =>
+      c.trim().toLowerCase()
     );
+    if (codings.length !== 1 || codings[0] !== "chunked") {
+      throw new HttpProtocolError(
+        411,
+        `Transfer-Encoding ${
+          JSON.stringify(transferEncoding)
+        } is not accepted: send the body with a Content-Length header (or as chunked alone)`,
+      );
+    }
+    if (contentLength !== null || http10) {
+      throw new HttpProtocolError(
+        400,
+        contentLength !== null
+          ? "Both Content-Length and Transfer-Encoding: a request read two ways is refused"
+          : "Transfer-Encoding in an HTTP/1.0 request",
+      );
+    }
   }
   if (!http10 && hosts !== 1) {
     throw new HttpProtocolError(
@@ -183,6 +191,7 @@ export function parseHead(bytes: Uint8Array): RequestHead {
     keepAlive,
     expectContinue: expect === "100-continue" && !http10,
     http10,
+    chunked,
   };
 }
 
@@ -253,7 +262,8 @@ function originForm(target: string): string {
  *
  * @param reader The connection's reader, just past the head.
  * @param head The parsed head.
- * @param limit Most body bytes accepted.
+ * @param limit Most body bytes accepted (chunked: data plus what its chunks are charged).
+ * @param reserve Reserves body bytes in the server's memory budget as a chunked body grows (throws when it is spent).
  * @returns The body (empty when there is none).
  * @throws {HttpProtocolError} 413 past `limit`.
  * @throws {UnexpectedEndError} The client closed the connection first.
@@ -262,7 +272,9 @@ export async function readRequestBody(
   reader: ByteReader,
   head: RequestHead,
   limit: number,
+  reserve: (bytes: number) => void = () => {},
 ): Promise<Uint8Array<ArrayBuffer>> {
+  if (head.chunked) return await readChunkedBody(reader, limit, reserve);
   const length = head.contentLength ?? 0;
   if (length > limit) throw tooLarge(limit);
   const body = new Uint8Array(length);

@@ -17,9 +17,10 @@
  *   store keeps handles to work with; the full cap is tried again a minute
  *   after the last shortage.
  *
- * Requests reach the handler read whole (a `Content-Length` body, in memory,
- * within `maxBodyBytes`; a `Transfer-Encoding` gets 411 before its body is
- * read); answers are written with a `Content-Length`.
+ * Requests reach the handler read whole (a `Content-Length` or chunked
+ * body, in memory, within `maxBodyBytes` and the memory budget; other
+ * transfer codings get 411 before their body is read); answers are written
+ * with a `Content-Length`.
  *
  * @module
  */
@@ -332,7 +333,12 @@ export class Http1Server {
         if (length > o.maxBodyBytes) throw tooLarge(o.maxBodyBytes);
         if (length > 0) reserve(length);
         if (head.expectContinue) await writeAll(conn, CONTINUE);
-        const body = await readRequestBody(reader, head, o.maxBodyBytes);
+        const body = await readRequestBody(
+          reader,
+          head,
+          o.maxBodyBytes,
+          reserve,
+        );
         c.state = "busy";
         c.deadline = Infinity;
         const keepAlive = head.keepAlive && !this.#closing;

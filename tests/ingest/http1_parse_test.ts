@@ -80,27 +80,79 @@ Deno.test("parseHead: each malformed head is refused with its status", () => {
   }
 });
 
-Deno.test("parseHead: every Transfer-Encoding is refused with 411 before the body (chunked, empty, listed, beside a length, in HTTP/1.0)", () => {
-  const heads = [
-    "POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked",
-    "POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: Chunked",
+Deno.test("parseHead: chunked alone is read; any other coding gets 411 and chunked beside a length or in HTTP/1.0 gets 400, before the body", () => {
+  for (
+    const text of [
+      "POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked",
+      "POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: Chunked",
+    ]
+  ) assertEquals(head(text).chunked, true, text);
+  const refused: [string, number][] = [
     // An empty Transfer-Encoding (llhttp refuses it too).
-    "POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding:",
-    "POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: \t ",
-    "POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked",
-    "POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: identity",
-    "POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked",
+    ["POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding:", 411],
+    ["POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: \t ", 411],
+    ["POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip, chunked", 411],
+    ["POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: identity", 411],
+    [
+      "POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\nTransfer-Encoding: chunked",
+      411,
+    ],
     // Smuggling: both lengths.
-    "POST /i HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: chunked",
-    "POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 5",
-    "POST /i HTTP/1.0\r\nTransfer-Encoding: chunked",
-    "GET /health HTTP/1.1\r\nHost: h\r\ntransfer-encoding: chunked",
+    [
+      "POST /i HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: chunked",
+      400,
+    ],
+    [
+      "POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 5",
+      400,
+    ],
+    ["POST /i HTTP/1.0\r\nTransfer-Encoding: chunked", 400],
   ];
-  for (const text of heads) {
+  for (const [text, status] of refused) {
     const err = assertThrows(() => head(text), HttpProtocolError);
-    assertEquals((err as HttpProtocolError).status, 411, text);
-    assertMatch(err.message, /send the body with a Content-Length header/);
+    assertEquals((err as HttpProtocolError).status, status, text);
   }
+});
+
+Deno.test("readRequestBody: a chunked body in one growing buffer; extensions need a name; a line at the limit already buffered is refused; chunks are charged against the limit", async () => {
+  const chunked = head(
+    "POST /i HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked",
+  );
+  const ok = readerOf(
+    '5;a=b;c="d e"\r\nhello\r\n6\r\n world\r\n0\r\nX-T: 1\r\n\r\nNEXT',
+  );
+  assertEquals(
+    new TextDecoder().decode(await readRequestBody(ok, chunked, 10_000)),
+    "hello world",
+  );
+  const status = async (wire: string, limit = 10_000) => {
+    try {
+      await readRequestBody(readerOf(wire), chunked, limit);
+      return 0;
+    } catch (err) {
+      return (err as HttpProtocolError).status;
+    }
+  };
+  // An extension without a name (llhttp refuses it).
+  assertEquals(await status("2;\r\n{}\r\n0\r\n\r\n"), 400);
+  // An extension flood: a size line past 4,096 bytes, already buffered.
+  assertEquals(
+    await status(`2;${"a=b;".repeat(2000)}x\r\n{}\r\n0\r\n\r\n`),
+    400,
+  );
+  // Not hex; data longer than its size.
+  assertEquals(await status("zz\r\n{}\r\n0\r\n\r\n"), 400);
+  assertEquals(await status("1\r\n{}\r\n0\r\n\r\n"), 400);
+  // One byte per chunk: 1,024 bytes charged each, so 100 bytes of data in
+  // 100 chunks pass a 20,000-byte limit.
+  assertEquals(
+    await status("1\r\nx\r\n".repeat(100) + "0\r\n\r\n", 20_000),
+    413,
+  );
+  assertEquals(
+    await status("1\r\nx\r\n".repeat(10) + "0\r\n\r\n", 20_000),
+    0,
+  );
 });
 
 Deno.test("readRequestBody: a body of its Content-Length, read in small pieces; what follows is left; 413 past the limit", async () => {

@@ -9,6 +9,7 @@ import { HarnessStore } from "../../lib/store/mod.ts";
 import { createIngestHandler } from "../../lib/ingest/handler.ts";
 import { buildLineageReport } from "../../lib/control/lineage_report.ts";
 import { tempDir } from "../_helpers.ts";
+import { startServer } from "../_server.ts";
 import { eventsOf } from "./_calls.ts";
 import {
   BasicTracerProvider,
@@ -107,18 +108,14 @@ function runAgent(provider: BasicTracerProvider): void {
   root.end();
 }
 
-Deno.test("POST /v1/traces takes an official OTLP protobuf exporter's spans into the capture; a second send stores nothing more", async () => {
-  await using dir = await tempDir();
-  using store = new HarnessStore(dir.path);
-  const { handler } = createIngestHandler(store);
-  await using server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    handler,
-  );
+Deno.test("POST /v1/traces on the real ingest server takes an official OTLP protobuf exporter's spans (gzip) into the capture; a second send stores nothing more", async () => {
+  await using srv = await startServer();
+  const store = srv.store;
   const { OTLPTraceExporter } = await import(EXPORTER);
   const exporter = new OTLPTraceExporter({
-    url: `http://127.0.0.1:${server.addr.port}/v1/traces`,
+    url: `${srv.url}/v1/traces`,
     headers: { "x-harness-capture": "agent" },
+    compression: "gzip",
   });
   const memory = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({
