@@ -16,7 +16,9 @@ export async function task(
   const r = await new Deno.Command(Deno.execPath(), {
     args: ["task", "--quiet", "--config", `${CHECKOUT}deno.json`, ...args],
     cwd,
-    env: { NO_COLOR: "1", ...env },
+    // As from a shell in `cwd`: under `deno task ok` the tests inherit the
+    // gate's INIT_CWD, which deno task would otherwise keep.
+    env: { NO_COLOR: "1", INIT_CWD: cwd, ...env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
