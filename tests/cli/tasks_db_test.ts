@@ -7,9 +7,10 @@
  * @module
  */
 import { assertEquals, assertOk } from "../_assert.ts";
-import { tempDir } from "../_helpers.ts";
+import { fixedContext, tempDir } from "../_helpers.ts";
+import { message } from "../../lib/trace/events.ts";
 import { postgresAvailable, startCluster } from "../_postgres.ts";
-import { task } from "./_tasks.ts";
+import { CHECKOUT, task } from "./_tasks.ts";
 
 const FIXTURE =
   new URL("../../fixtures/tau2_retail_slice.json", import.meta.url)
@@ -97,5 +98,84 @@ Deno.test({
       Deno.statSync(JSON.parse(compiled.out).file).isFile,
       compiled.out,
     );
+  },
+});
+
+Deno.test({
+  ignore,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  name:
+    "deno task serve --replicate env replicates under the task's flags; deno task ingest stop ends it",
+  async fn() {
+    await using pg = await startCluster();
+    await using dir = await tempDir();
+    const home = dir.path;
+    const env = { HARNESS_ROOT: `${home}/store`, HARNESS_DB_URL: pg.url };
+    const migrated = await task(home, [
+      "ingest",
+      "db",
+      "migrate",
+      "--db",
+      "env",
+    ], env);
+    assertEquals(migrated.code, 0, migrated.err);
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "task",
+        "--quiet",
+        "--config",
+        `${CHECKOUT}deno.json`,
+        "serve",
+        "--port",
+        "0",
+        "--replicate",
+        "env",
+      ],
+      cwd: home,
+      env: { NO_COLOR: "1", INIT_CWD: home, ...env },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!/on (http:\/\/\S+)/.test(text)) {
+      const { value, done } = await out.read();
+      if (done) break;
+      text += value;
+    }
+    const url = /on (http:\/\/\S+)/.exec(text)?.[1];
+    assertOk(url, text);
+    const ev = message(fixedContext("rep"), { role: "user", text: "hello" });
+    const posted = await fetch(`${url}/ingest`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(ev),
+    });
+    assertEquals(posted.status, 200, await posted.text());
+    // Replicated: the database lists the capture (bounded wait).
+    let listed = "";
+    for (let i = 0; i < 60 && !/"rep"|:rep"/.test(listed); i++) {
+      const list = await task(home, [
+        "ingest",
+        "capture",
+        "list",
+        "--db",
+        "env",
+        "--json",
+      ], env);
+      listed = list.out;
+      if (!/"rep"|:rep"/.test(listed)) {
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+    assertOk(/rep"/.test(listed), listed);
+    const stop = await task(home, ["ingest", "stop"], env);
+    assertEquals(stop.code, 0, stop.err + stop.out);
+    assertEquals((await child.status).success, true);
+    out.releaseLock();
+    await child.stdout.cancel().catch(() => {});
+    await child.stderr.cancel().catch(() => {});
   },
 });
