@@ -64,3 +64,28 @@ Deno.test("host_c: a rejected permission and a denying rule are refused; a delet
   );
   assertEquals(ends.length, new Set(ends).size);
 });
+
+Deno.test("host_c: every episode of every recorded scenario has the session's working directory", async () => {
+  for (
+    const scenario of [
+      "basic",
+      "command",
+      "mcp",
+      "permission",
+      "subagent",
+      "two_sessions",
+    ]
+  ) {
+    const started = (await play(scenario)).filter((e) =>
+      e.kind === "episode.started"
+    );
+    assertOk(started.length > 0, scenario);
+    for (const e of started) {
+      assertEquals(
+        e.payload.cwd,
+        `/home/dev/agent-demo/work/${scenario}`,
+        scenario,
+      );
+    }
+  }
+});
