@@ -217,7 +217,7 @@ export async function runCommand(
   const chat = await openChat(o);
   let chatBinding = null;
   if (chat && form === "tree") {
-    const { chatModelBinding } = await import("../models/leaf_binding.ts");
+    const { chatModelBinding } = await import("../runtime/chat_binding.ts");
     chatBinding = chatModelBinding(chat);
   }
   let sink: RecordingSink | null = null;

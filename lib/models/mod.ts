@@ -2,8 +2,8 @@
  * Model bindings: the provider-neutral chat contract, the OpenAI-compatible
  * (Chat Completions) and Anthropic (Messages) bindings over their official
  * SDKs, loaded only when a model is first asked, {@linkcode openModel} to open
- * one from a `provider/model` id, and {@linkcode chatModelBinding} to run the
- * tree form's predict and react leaves on one.
+ * one from a `provider/model` id (the runtime's `chatModelBinding` runs the
+ * tree form's predict and react leaves on one).
  *
  * Importing this module loads no npm package.
  *
@@ -59,10 +59,3 @@ export {
   openModel,
   type OpenModelOptions,
 } from "./open_model.ts";
-export {
-  type ChatModelBinding,
-  chatModelBinding,
-  type ChatModelBindingOptions,
-} from "./leaf_binding.ts";
-export type { ModelBinding, ReactDecision } from "../runtime/runtime_types.ts";
-export type { Signature, SignatureField } from "../compiler/ir.ts";

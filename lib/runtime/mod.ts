@@ -38,3 +38,8 @@ export {
   type RunPackageOptions,
 } from "./run_package.ts";
 export { type LookupResult } from "./agent_session.ts";
+export {
+  type ChatModelBinding,
+  chatModelBinding,
+  type ChatModelBindingOptions,
+} from "./chat_binding.ts";

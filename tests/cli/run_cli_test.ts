@@ -308,7 +308,9 @@ Deno.test("compile.ts run: a held-out τ² retail task finishes with the compile
 
 Deno.test("runPackage: a tree package's residual leaf through chatModelBinding records the API's token usage in model.responded", async () => {
   const { runPackage } = await import("../../lib/runtime/run_package.ts");
-  const { chatModelBinding } = await import("../../lib/models/leaf_binding.ts");
+  const { chatModelBinding } = await import(
+    "../../lib/runtime/chat_binding.ts"
+  );
   const { openModel } = await import("../../lib/models/open_model.ts");
   const { createCapabilities } = await import(
     "../../examples/order_desk/capabilities.ts"

@@ -11,9 +11,12 @@
  * @module
  */
 import type { Signature, SignatureField } from "../compiler/ir.ts";
-import type { JsonSchema } from "./chat_types.ts";
-import { ModelResponseError } from "./errors.ts";
-import { isObject } from "./_wire.ts";
+import type { JsonSchema } from "../models/chat_types.ts";
+import { ModelResponseError } from "../models/errors.ts";
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
 
 const DIRECT = new Set(["string", "integer", "number", "boolean", "null"]);
 

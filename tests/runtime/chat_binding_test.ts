@@ -5,14 +5,14 @@ import {
   assertRejects,
 } from "../_assert.ts";
 import {
-  chatModelBinding,
   type ChatResponse,
   ModelResponseError,
   openModel,
-  type Signature,
 } from "../../lib/models/mod.ts";
+import { chatModelBinding } from "../../lib/runtime/chat_binding.ts";
+import type { Signature } from "../../lib/compiler/ir.ts";
 import { fieldProblem } from "../../lib/runtime/signature_check.ts";
-import { completion, startOpenAiServer } from "./_openai_server.ts";
+import { completion, startOpenAiServer } from "../models/_openai_server.ts";
 
 const PREDICT: Signature = {
   id: "sig.classify",

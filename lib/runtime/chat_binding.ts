@@ -7,7 +7,7 @@
  * @module
  */
 import type { Signature } from "../compiler/ir.ts";
-import type { ModelBinding, ReactDecision } from "../runtime/runtime_types.ts";
+import type { ModelBinding, ReactDecision } from "./runtime_types.ts";
 import type {
   ChatMessage,
   ChatModel,
@@ -15,14 +15,17 @@ import type {
   ChatResponse,
   ChatTool,
   ChatUsage,
-} from "./chat_types.ts";
-import { ModelResponseError } from "./errors.ts";
-import { isObject } from "./_wire.ts";
+} from "../models/chat_types.ts";
+import { ModelResponseError } from "../models/errors.ts";
 import {
   decodeOutputs,
   fieldSchema,
   outputsSchema,
 } from "./_signature_schema.ts";
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
 
 /** Options of {@linkcode chatModelBinding}. */
 export interface ChatModelBindingOptions {
