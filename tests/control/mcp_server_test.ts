@@ -176,43 +176,71 @@ Deno.test("buildMcpServer() without the SDK says how to get it", async () => {
   );
 });
 
-Deno.test("importing the control modules does not load the MCP SDK", async () => {
-  // The coordinator module graph must not contain the SDK statically.
+/** What `deno info --json` says about one module of a graph. */
+interface GraphModule {
+  specifier: string;
+  kind?: string;
+  local?: string;
+  dependencies?: { code?: { specifier: string } }[];
+}
+
+/** A call that serves, listens or spawns a process. */
+const SERVES_OR_SPAWNS = /\bDeno\s*\.\s*(listen|listenTls|serve|Command)\b/;
+
+/**
+ * Walks the module graph of `root` as `deno info --json` resolves it (static
+ * imports and literal dynamic ones) and lists what a library must not reach:
+ * npm packages, and local modules that name `Deno.listen`, `Deno.listenTls`,
+ * `Deno.serve` or `Deno.Command`.
+ */
+async function forbiddenReach(root: string): Promise<string[]> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", new URL("../../mod.ts", import.meta.url).pathname],
+    args: ["info", "--json", new URL(root, import.meta.url).pathname],
     stdout: "piped",
-    stderr: "null",
+    stderr: "piped",
   }).output();
+  assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
   const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
     roots: string[];
-    modules: {
-      specifier: string;
-      dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
-    }[];
+    modules: GraphModule[];
   };
-  // Follow static imports only: dynamic ones load on demand.
   const bySpec = new Map(info.modules.map((m) => [m.specifier, m]));
   const seen = new Set<string>();
   const todo = [...info.roots];
+  const found: string[] = [];
   while (todo.length) {
     const s = todo.pop()!;
     if (seen.has(s)) continue;
     seen.add(s);
-    for (const d of bySpec.get(s)?.dependencies ?? []) {
-      if (!d.isDynamic && d.code) todo.push(d.code.specifier);
+    const m = bySpec.get(s);
+    if (s.startsWith("npm:") || m?.kind === "npm") {
+      found.push(`${s} is an npm package`);
+      continue;
+    }
+    if (s.startsWith("file:")) {
+      const text = Deno.readTextFileSync(new URL(s));
+      const hit = SERVES_OR_SPAWNS.exec(text);
+      if (hit) found.push(`${s} names ${hit[0]}`);
+    }
+    for (const d of m?.dependencies ?? []) {
+      if (d.code) todo.push(d.code.specifier);
     }
   }
-  const specifiers = [...seen];
-  assertEquals(
-    specifiers.filter((s) => s.includes("modelcontextprotocol")),
-    [],
+  // A graph that never reached its own root was not walked.
+  assertOk(seen.size > 1, `the graph of ${root} holds only ${[...seen]}`);
+  return found.sort();
+}
+
+Deno.test("mod.ts's module graph reaches no server, no process spawning and no npm package", async () => {
+  assertEquals(await forbiddenReach("../../mod.ts"), []);
+  // The same walk finds what the entry module reaches, so it can fail.
+  const entry = await forbiddenReach("../../ingest.ts");
+  assertOk(
+    entry.some((f) => f.includes("/lib/ingest/http1_server.ts names Deno")),
+    entry.join("\n"),
   );
-  // mod.ts reaches neither Deno.serve nor process spawning.
-  for (const s of specifiers.filter((s) => s.startsWith("file:"))) {
-    const text = Deno.readTextFileSync(new URL(s));
-    assertOk(
-      !/Deno\.serve\(|new Deno\.Command\(/.test(text),
-      `${s} serves or spawns`,
-    );
-  }
+  assertOk(
+    entry.some((f) => f.includes("/lib/cli/cmd_serve.ts names Deno")),
+    entry.join("\n"),
+  );
 });
