@@ -7,6 +7,7 @@ import {
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { compileBehavior } from "../../lib/compiler/package.ts";
 import { tempDir } from "../_helpers.ts";
+import { assertGolden } from "../_golden.ts";
 
 const GOLDEN = new URL("../golden/order_desk.package.json", import.meta.url);
 
@@ -15,7 +16,7 @@ const GOLDEN = new URL("../golden/order_desk.package.json", import.meta.url);
  * candidates, verification; not the source digests, which hash event
  * timestamps) must equal the committed golden file, so any change in
  * compiler output is a reviewed diff. Regenerate with
- * `UPDATE_GOLDEN=1 deno task test tests/compiler/golden_test.ts`.
+ * `deno task golden`.
  */
 Deno.test("golden: the order-desk package is the committed one", async () => {
   await using dir = await tempDir();
@@ -32,9 +33,6 @@ Deno.test("golden: the order-desk package is the committed one", async () => {
     null,
     2,
   ) + "\n";
-  if (Deno.env.get("UPDATE_GOLDEN") === "1") {
-    Deno.writeTextFileSync(GOLDEN, body);
-  }
-  assertEquals(body, Deno.readTextFileSync(GOLDEN));
+  assertGolden(body, GOLDEN);
   assertEquals(ir.nodes[ir.root].kind, "sequence");
 });

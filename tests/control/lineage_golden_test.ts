@@ -1,8 +1,8 @@
-import { assertEquals } from "../_assert.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { CaptureCoordinator } from "../../lib/control/mod.ts";
 import { generateDeskEpisodes } from "../../examples/order_desk/order_desk.ts";
 import { tempDir } from "../_helpers.ts";
+import { assertGolden } from "../_golden.ts";
 
 const GOLDEN = new URL("../golden/order_desk.lineage.json", import.meta.url);
 
@@ -10,7 +10,7 @@ const GOLDEN = new URL("../golden/order_desk.lineage.json", import.meta.url);
  * The lineage report of a fixed order-desk capture (simulated clock,
  * numbered event ids) must equal the committed golden file, so a change in
  * lineage output is a reviewed diff. Regenerate with
- * `UPDATE_GOLDEN=1 deno task test tests/control/lineage_golden_test.ts`.
+ * `deno task golden`.
  */
 Deno.test("golden: the order-desk lineage report is the committed one", async () => {
   await using dir = await tempDir();
@@ -23,8 +23,5 @@ Deno.test("golden: the order-desk lineage report is the committed one", async ()
   });
   const report = await new CaptureCoordinator(store).lineageReport("desk");
   const body = JSON.stringify(report, null, 2) + "\n";
-  if (Deno.env.get("UPDATE_GOLDEN") === "1") {
-    Deno.writeTextFileSync(GOLDEN, body);
-  }
-  assertEquals(body, Deno.readTextFileSync(GOLDEN));
+  assertGolden(body, GOLDEN);
 });
