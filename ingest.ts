@@ -21,6 +21,7 @@ import type { OtlpProtocol } from "./lib/otel/send.ts";
 import { dbTarget, grantedEnv } from "./lib/cli/env.ts";
 import { type Io, UsageError } from "./lib/cli/io.ts";
 import {
+  DEFAULT_HOOK_TIMEOUT_MS,
   DEFAULT_INGEST_URL,
   forwardHook,
   hostAnswer,
@@ -80,7 +81,7 @@ Options:
   -h, --help   this text
 
 Environment: HARNESS_ROOT, HARNESS_INGEST_URL, HARNESS_CAPTURE_ID, HARNESS_HOOK_TIMEOUT (milliseconds,
-default 1000), HARNESS_INGEST_TOKEN (required with --allow-remote), OTEL_EXPORTER_OTLP_HEADERS.`;
+default ${DEFAULT_HOOK_TIMEOUT_MS}), HARNESS_INGEST_TOKEN (required with --allow-remote), OTEL_EXPORTER_OTLP_HEADERS.`;
 
 const FORWARDER_ENV = [
   "HARNESS_INGEST_URL",
