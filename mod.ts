@@ -6,7 +6,8 @@
  * (a gateway and a sink), control captures, compile, and run a package. It
  * has no side effects on import. Each area has its own entry point as well:
  * `./trace`, `./store`, `./adapters`, `./ingest`, `./control`, `./gateway`,
- * `./lineage`, `./compiler`, `./runtime`, `./proxy`.
+ * `./lineage`, `./compiler`, `./runtime`, `./proxy`, `./team`, `./otel`,
+ * `./models`.
  *
  * @example Record two events and verify the chain
  * ```ts

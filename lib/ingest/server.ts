@@ -1,7 +1,8 @@
 /**
  * {@linkcode IngestServer}: the loopback HTTP listener over
  * {@linkcode createIngestHandler}. Not exported from `mod.ts` (it listens on
- * the network); `ingest.ts` exports it.
+ * the network); the `./ingest` subpath exports it, and `ingest.ts serve` runs
+ * it (through `lib/cli/cmd_serve.ts`).
  *
  * @module
  */
