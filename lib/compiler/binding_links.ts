@@ -6,7 +6,7 @@
  * @module
  */
 import type { Source } from "./sources.ts";
-import { type Binding, type Observation, sourceKey } from "./bindings.ts";
+import { type Binding, type Observation, sourceKey } from "./binding_types.ts";
 
 /**
  * Where two arguments of a tool are both user words and the second always

@@ -34,60 +34,24 @@ import {
   valueKey,
   wordsOfMessage,
 } from "./sources.ts";
-import { canonicalJson } from "../trace/canonical_json.ts";
 import { linkAdjacentWords, poolWriteSources } from "./binding_links.ts";
+import {
+  ADJACENT_SHARE,
+  type Binding,
+  type Cover,
+  type Observation,
+  sourceKey,
+  SPECULATIVE_COVERAGE,
+} from "./binding_types.ts";
 
-/** One union of sources and how well it explains training. */
-export interface Cover {
-  /** The sources. */
-  sources: Source[];
-  /** Calls explained by each source (same order). */
-  support: number[];
-  /** Calls the union explains. */
-  explained: number;
-  /** Calls it does not explain. */
-  counterexamples: number;
-  /** Mean number of candidates it offered where it offered any. */
-  mean_candidates: number;
-  /** Zero counterexamples and every source supported enough. */
-  deterministic: boolean;
-  /**
-   * Good enough for a speculative lookup: sources supported enough and at
-   * least {@linkcode SPECULATIVE_COVERAGE} of the calls explained. A lookup
-   * only fetches; its result serves a call only when the agent asks for
-   * exactly that call, so a contested binding costs an extra read, never a
-   * wrong action. The binding's grade stays what its evidence says.
-   */
-  speculative: boolean;
-}
-
-/**
- * Share of calls in which a second user-word argument must stand right
- * after the first for the lookup to pair them that way (the rest become
- * calls the model asks for).
- */
-export const ADJACENT_SHARE = 0.8;
-
-/** Share of training calls a contested binding must explain to drive a lookup. */
-export const SPECULATIVE_COVERAGE = 0.9;
-
-/** What training says about one argument of one tool. */
-export interface Binding {
-  /** Tool. */
-  tool: string;
-  /** Argument path with list items as `[*]`. */
-  path: string;
-  /** Calls of the tool that had this argument. */
-  applicable: number;
-  /** Distinct values seen. */
-  variety: number;
-  /** Up to 10 episodes behind it. */
-  episodes: string[];
-  /** The enumerable cover (lookups). */
-  lookup: Cover;
-  /** The checking cover (choices). */
-  choice: Cover;
-}
+export {
+  ADJACENT_SHARE,
+  type Binding,
+  type Cover,
+  type Observation,
+  sourceKey,
+  SPECULATIVE_COVERAGE,
+};
 
 /** Options of {@linkcode learnBindings}. */
 export interface LearnOptions {
@@ -107,16 +71,6 @@ export interface LearnOptions {
    * @default {@linkcode SPECULATIVE_COVERAGE}
    */
   speculativeCoverage?: number;
-}
-
-/** One training value of an argument and what explains it. */
-export interface Observation {
-  episode: string;
-  call: string;
-  value: unknown;
-  state: ConversationState;
-  explainedBy: Set<string>;
-  userWordAt: Map<number, number[]>;
 }
 
 /** The conversation state before each step of a normalized episode. */
@@ -142,11 +96,6 @@ export function statesOf(ep: NormEpisode): ConversationState[] {
     });
     return state;
   });
-}
-
-/** Key of a source (its canonical JSON). */
-export function sourceKey(s: Source): string {
-  return canonicalJson(s);
 }
 
 function explainingSources(value: unknown, state: ConversationState): Source[] {

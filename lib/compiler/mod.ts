@@ -1,5 +1,5 @@
 /**
- * The behavior compiler: normalize, consolidate, staticize (a skeleton tree, or the agent form for conversations), verify, package; held-out coverage and importers of existing trajectories.
+ * The behavior compiler: normalize, consolidate, staticize (a skeleton tree, or the agent form for conversations), verify, package; importers of existing trajectories (held-out coverage is in lib/eval/coverage.ts).
  *
  * @module
  */
@@ -83,12 +83,6 @@ export {
   ImportError,
   type ImportFormat,
 } from "../importers/trajectories.ts";
-export {
-  addCoverage,
-  type Coverage,
-  coverageOf,
-  emptyCoverage,
-} from "../eval/coverage.ts";
 export {
   type AgentForm,
   type AgentFormOptions,

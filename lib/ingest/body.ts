@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { PayloadTooLargeError } from "./errors.ts";
+import { PayloadTooLargeError } from "./payload_too_large.ts";
 
 /** Default body limit: 8 MiB (a tool result holding a large file still fits). */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;

@@ -10,22 +10,9 @@ import { CaptureNotFoundError } from "../control/inspect.ts";
 import { CaptureFinishedError } from "../store/sink.ts";
 import { SpoolError } from "../store/spool.ts";
 import type { IngestAnswer } from "./exchange.ts";
+import { PayloadTooLargeError } from "./payload_too_large.ts";
 
-/** A request body over the size limit. */
-export class PayloadTooLargeError extends RangeError {
-  /** The limit in bytes. */
-  readonly limit: number;
-  /**
-   * Create a `PayloadTooLargeError`.
-   *
-   * @param limit The limit in bytes.
-   */
-  constructor(limit: number) {
-    super(`Request body is larger than the limit of ${limit} bytes`);
-    this.name = "PayloadTooLargeError";
-    this.limit = limit;
-  }
-}
+export { PayloadTooLargeError };
 
 /**
  * A JSON answer.
