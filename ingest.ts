@@ -245,7 +245,7 @@ async function run(args: string[], io: Io): Promise<number> {
       throw new UsageError(`unknown command "root ${command ?? ""}"`);
     }
     case "demo": {
-      const { demo } = await import("./lib/cli/cmd_store.ts");
+      const { demo } = await import("./examples/order_desk/demo.ts");
       return await demo(root, values.json, io, {
         seed: values.seed === undefined ? undefined : Number(values.seed),
       });

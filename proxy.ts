@@ -17,7 +17,7 @@
 import { grantedEnv } from "./lib/cli/env.ts";
 import { parseArgs } from "node:util";
 import { resolveRoot } from "./lib/cli/root.ts";
-import { readActiveCapture } from "./lib/ingest/active_capture.ts";
+import { readActiveCapture } from "./lib/store/active_capture.ts";
 import { openRecordingSink } from "./lib/gateway/open_sink.ts";
 import { serveProxy } from "./lib/proxy/mcp_proxy.ts";
 import { DEFAULT_PROXY_EPISODE } from "./lib/proxy/record.ts";

@@ -1,17 +1,11 @@
 /**
- * The import graph of `lib/`: no file imports itself round a cycle, and no
- * folder cycle appears beyond the one still to be taken apart (listed
- * below; the list may only shrink).
+ * The import graph of `lib/`: no file and no folder imports itself round a
+ * cycle, and lib/ reaches nothing outside itself (entries, examples, tests).
  */
 import { assertEquals } from "./_assert.ts";
 import { dirname, join, normalize, relative } from "node:path";
 
 const LIB = new URL("../lib/", import.meta.url).pathname;
-
-/** Folder cycles that exist today and are to be removed (issue 26). */
-const KNOWN_FOLDER_CYCLES = [
-  "control,ingest", // ingest/handler.ts, errors.ts → control/inspect.ts
-];
 
 /** Static imports and re-exports of every `.ts` file under `lib/`. */
 function importGraph(): Map<string, Set<string>> {
@@ -29,7 +23,7 @@ function importGraph(): Map<string, Set<string>> {
           )
         ) {
           const q = normalize(join(dirname(p), m[1]));
-          if (q.startsWith(LIB)) deps.add(relative(LIB, q));
+          deps.add(relative(LIB, q));
         }
         graph.set(relative(LIB, p), deps);
       }
@@ -78,7 +72,7 @@ Deno.test("lib/ has no import cycle between files", () => {
   assertEquals(cycles(importGraph()), []);
 });
 
-Deno.test("lib/ has no folder cycle beyond the known ones still to remove", () => {
+Deno.test("lib/ has no import cycle between folders", () => {
   const files = importGraph();
   const folders = new Map<string, Set<string>>();
   for (const [f, deps] of files) {
@@ -90,7 +84,13 @@ Deno.test("lib/ has no folder cycle beyond the known ones still to remove", () =
     }
     folders.set(from, set);
   }
-  const found = cycles(folders).map((c) => c.join(","));
-  const unknown = found.filter((c) => !KNOWN_FOLDER_CYCLES.includes(c));
-  assertEquals(unknown, [], `new folder cycles: ${unknown.join("; ")}`);
+  assertEquals(cycles(folders), []);
+});
+
+Deno.test("nothing under lib/ imports an entry, an example or a test", () => {
+  const outside: string[] = [];
+  for (const [f, deps] of importGraph()) {
+    for (const d of deps) if (d.startsWith("..")) outside.push(`${f} → ${d}`);
+  }
+  assertEquals(outside, []);
 });

@@ -20,7 +20,7 @@ import type { EventSink } from "../gateway/event_sink.ts";
 import {
   readActiveCapture,
   writeActiveCapture,
-} from "../ingest/active_capture.ts";
+} from "../store/active_capture.ts";
 import { CAPTURE_EPISODE } from "../lineage/episodes.ts";
 import {
   type CaptureInspection,

@@ -30,7 +30,7 @@ export {
   ACTIVE_CAPTURE_FILE,
   readActiveCapture,
   writeActiveCapture,
-} from "./active_capture.ts";
+} from "../store/active_capture.ts";
 export {
   DEFAULT_HOST,
   DEFAULT_PORT,

@@ -17,7 +17,7 @@ import {
   type IngestHandlerOptions,
   type IngestStats,
 } from "./handler.ts";
-import { activeCaptureReader } from "./active_capture.ts";
+import { activeCaptureReader } from "../store/active_capture.ts";
 
 /** Default ingest port. */
 export const DEFAULT_PORT = 8848;

@@ -11,7 +11,7 @@ import {
 import { findAllSources } from "../../lib/lineage/find_source.ts";
 import { isMeaningful } from "../../lib/lineage/meaningful.ts";
 import { resolvePath } from "../../lib/lineage/paths.ts";
-import { readActiveCapture } from "../../lib/ingest/active_capture.ts";
+import { readActiveCapture } from "../../lib/store/active_capture.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { HOSTS_DIR, tempDir } from "../_helpers.ts";
 import { scenarioFiles, startServer } from "../_server.ts";

@@ -1,7 +1,7 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { annotation, SCHEMA_VERSION } from "../../lib/trace/mod.ts";
 import { IngestConfigError, IngestServer } from "../../lib/ingest/server.ts";
-import { writeActiveCapture } from "../../lib/ingest/active_capture.ts";
+import { writeActiveCapture } from "../../lib/store/active_capture.ts";
 import { fixedContext } from "../_helpers.ts";
 import { startServer } from "../_server.ts";
 

@@ -107,7 +107,7 @@ Deno.test({
   ignore: Deno.build.os === "windows",
   async fn() {
     const { writeActiveCapture } = await import(
-      "../../lib/ingest/active_capture.ts"
+      "../../lib/store/active_capture.ts"
     );
     const { CaptureCoordinator } = await import(
       "../../lib/control/coordinator.ts"
