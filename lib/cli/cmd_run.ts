@@ -256,3 +256,30 @@ export async function runCommand(
     await sink?.close();
   }
 }
+
+/**
+ * Standard input as user messages, one per line (a terminal gets a
+ * `you> ` prompt on stderr).
+ *
+ * @returns The lines, as they come.
+ */
+export async function* stdinLines(): AsyncIterable<string> {
+  const tty = Deno.stdin.isTerminal();
+  const decoder = new TextDecoder();
+  let buf = "";
+  const prompt = () => {
+    if (tty) Deno.stderr.writeSync(new TextEncoder().encode("you> "));
+  };
+  prompt();
+  for await (const chunk of Deno.stdin.readable) {
+    buf += decoder.decode(chunk, { stream: true });
+    let nl;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line) yield line;
+      prompt();
+    }
+  }
+  if (buf.trim()) yield buf.trim();
+}

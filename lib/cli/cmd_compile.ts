@@ -1,0 +1,241 @@
+/**
+ * `compile.ts` commands: compile captures into a package (from the local
+ * store or the team database), `explain` and `report` a package. The entry
+ * parses the command line; these do the work.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { HarnessStore } from "../store/store.ts";
+import { loadEpisodes } from "../lineage/episodes.ts";
+import type { Episode } from "../lineage/records.ts";
+import { type BehaviorPackage, compileBehavior } from "../compiler/package.ts";
+import { explainPackage, summarizePackage } from "../compiler/explain.ts";
+import { describeEffects } from "../compiler/effects.ts";
+import type { Io } from "./io.ts";
+
+/** Options of {@linkcode compileCommand}, from the command line. */
+export interface CompileCommandOptions {
+  /** Capture ids. */
+  captures: string[];
+  /** Output folder. */
+  out: string;
+  /** Store root (when not `db`). */
+  root: string;
+  /** `--db` (a URL or `env`), or undefined for the local store. */
+  db?: string;
+  /** Behavior name. */
+  name?: string;
+  /** Task family. */
+  taskFamily?: string;
+  /** Files of the canonical map, contracts and effects. */
+  canonical?: string;
+  /** Contracts file. */
+  contracts?: string;
+  /** Effects file. */
+  effects?: string;
+  /** Package version. */
+  version?: string;
+  /** Capture fidelity. */
+  fidelity?: string;
+  /** One JSON object out. */
+  json?: boolean;
+}
+
+function readJson(
+  path: string | undefined,
+  what: string,
+): Record<string, never> | null {
+  if (!path) return null;
+  try {
+    return JSON.parse(Deno.readTextFileSync(path));
+  } catch (err) {
+    throw new Error(
+      `Cannot read the ${what} file ${path}: ${(err as Error).message}`,
+    );
+  }
+}
+
+/**
+ * Read a package file (checked only for its shape; `run` validates fully).
+ *
+ * @param path The file.
+ * @returns The package.
+ * @throws {Error} Unreadable, or not a `harness.package.v1` document.
+ */
+export function readPackage(path: string): BehaviorPackage {
+  let pkg: BehaviorPackage;
+  try {
+    pkg = JSON.parse(Deno.readTextFileSync(path));
+  } catch (err) {
+    throw new Error(
+      `Cannot read the package ${path}: ${(err as Error).message}`,
+    );
+  }
+  if (pkg?.schema_version !== "harness.package.v1" || !pkg.ir?.nodes) {
+    throw new Error(
+      `${path} is not a behavior package (harness.package.v1); compile.ts --capture ID --out DIR writes one`,
+    );
+  }
+  return pkg;
+}
+
+function progressLine(stage: string, done: number, total: number): string {
+  const width = 24;
+  const filled = total ? Math.round((done / total) * width) : width;
+  return `\r[${"#".repeat(filled)}${
+    ".".repeat(width - filled)
+  }] ${stage} ${done}/${total}   `;
+}
+
+async function episodesOf(
+  o: CompileCommandOptions,
+  io: Io,
+): Promise<Episode[]> {
+  const episodes: Episode[] = [];
+  if (o.db !== undefined) {
+    // The team database: the same episodes, from the stored lines
+    // (`--db env`: HARNESS_DB_URL; PG* variables and ~/.pgpass fill in).
+    const { DbStore } = await import("../team/db_store.ts");
+    const { dbTarget } = await import("./env.ts");
+    const db = await DbStore.open(await dbTarget(o.db, io.err));
+    try {
+      for (const id of o.captures) {
+        episodes.push(...await loadEpisodes(db, db.resolveName(id)));
+      }
+    } finally {
+      await db.close();
+    }
+    return episodes;
+  }
+  using store = new HarnessStore(o.root, { readOnly: true, index: false });
+  for (const id of o.captures) {
+    if (!store.hasCapture(id)) {
+      throw new Error(`Capture "${id}" not found in store ${o.root}`);
+    }
+    episodes.push(...await loadEpisodes(store, id));
+  }
+  return episodes;
+}
+
+/**
+ * Compile captures into a package file in `out`.
+ *
+ * @param o Options.
+ * @param io Output (progress on `err`).
+ * @returns Exit code (1 when the structure is unsound).
+ * @throws {Error} A capture that is not there, an unreadable map file.
+ */
+export async function compileCommand(
+  o: CompileCommandOptions,
+  io: Io,
+): Promise<number> {
+  const episodes = await episodesOf(o, io);
+  const tty = Deno.stderr.isTerminal();
+  let last = "";
+  const result = compileBehavior(episodes, {
+    name: o.name ?? "behavior",
+    taskFamily: o.taskFamily,
+    canonical: readJson(o.canonical, "canonical map"),
+    contracts: readJson(o.contracts, "contracts"),
+    effects: readJson(o.effects, "effects"),
+    version: o.version,
+    captureFidelity: o.fidelity,
+    onProgress: (stage, done, total) => {
+      if (tty) {
+        Deno.stderr.writeSync(
+          new TextEncoder().encode(progressLine(stage, done, total)),
+        );
+      } else if (stage !== last) io.err(`compile: ${stage}`);
+      last = stage;
+    },
+  });
+  if (tty) Deno.stderr.writeSync(new TextEncoder().encode("\n"));
+  Deno.mkdirSync(o.out, { recursive: true });
+  const file = join(o.out, `${result.package.manifest.name}.package.json`);
+  Deno.writeTextFileSync(file, JSON.stringify(result.package, null, 2) + "\n");
+  if (o.json) {
+    const e = result.effects;
+    io.out(JSON.stringify(
+      {
+        file,
+        digest: result.package.digest,
+        manifest: result.package.manifest,
+        stats: result.compiled.stats,
+        effects: {
+          source: e.source,
+          unknown: e.unknown,
+          inferred: e.inferred,
+          unknown_calls: e.unknown_calls,
+        },
+        verification: {
+          ...result.verification,
+          problems: result.verification.problems.slice(0, 20),
+        },
+      },
+      null,
+      2,
+    ));
+  } else {
+    io.out(
+      `${summarizePackage(result.package)}\n  written to    ${file}\n${
+        describeEffects(result.effects).map((l) => `  ${l}`).join("\n")
+      }`,
+    );
+  }
+  return result.verification.structural_ok ? 0 : 1;
+}
+
+/**
+ * `explain PACKAGE`: the package's nodes, grades and evidence.
+ *
+ * @param path The package file.
+ * @param json One JSON object out.
+ * @param io Output.
+ * @returns Exit code.
+ */
+export function explainCommand(path: string, json: boolean, io: Io): number {
+  const pkg = readPackage(path);
+  io.out(
+    json
+      ? JSON.stringify(
+        { summary: summarizePackage(pkg), provenance: pkg.provenance },
+        null,
+        2,
+      )
+      : explainPackage(pkg),
+  );
+  return 0;
+}
+
+/**
+ * `report PACKAGE --out FILE.html`: the explain view as one HTML file.
+ *
+ * @param path The package file.
+ * @param out The HTML file.
+ * @param json One JSON object out.
+ * @param io Output.
+ * @returns Exit code.
+ */
+export async function reportCommand(
+  path: string,
+  out: string,
+  json: boolean,
+  io: Io,
+): Promise<number> {
+  const pkg = readPackage(path);
+  const { packageReportData } = await import("../report/package_data.ts");
+  const { renderPackageReport } = await import("../report/package_html.ts");
+  const data = packageReportData(pkg);
+  Deno.writeTextFileSync(out, renderPackageReport(data));
+  io.out(
+    json
+      ? JSON.stringify({
+        package: pkg.manifest.name,
+        out,
+        nodes: data.nodes.length,
+      })
+      : `Wrote ${out}: package ${pkg.manifest.name}, ${data.nodes.length} nodes`,
+  );
+  return 0;
+}
