@@ -139,9 +139,14 @@ Deno.test({
     await emit(400);
     await pg.stop("immediate");
     await emit(400); // capture goes on locally
-    await new Promise((r) => setTimeout(r, 300));
+    // The replicator notices the outage on its next round (a connect or a
+    // statement that fails, bounded by its time-outs).
+    const noticed = Date.now() + 15_000;
+    while (rep.status.last_error === null && Date.now() < noticed) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
     assertOk(rep.status.lag_events > 0, JSON.stringify(rep.status));
-    assertOk(rep.status.last_error !== null);
+    assertOk(rep.status.last_error !== null, JSON.stringify(rep.status));
     await pg.start();
     await emit(200);
     const deadline = Date.now() + 20_000;
