@@ -202,11 +202,12 @@ export class TokenCounter {
  * @example
  * ```ts
  * import { countTokens } from "./token_count.ts";
+ * import { ok } from "node:assert/strict";
  * const usage = countTokens(
  *   { messages: [{ role: "user", content: "Hello" }] },
  *   { content: "Hi! How can I help you today?" },
  * );
- * console.assert(usage.prompt_tokens > 0 && usage.completion_tokens > 0);
+ * ok(usage.prompt_tokens > 0 && usage.completion_tokens > 0);
  * ```
  *
  * @param request The request's messages, tools and response format.

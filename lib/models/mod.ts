@@ -10,12 +10,13 @@
  * @example
  * ```ts
  * import { openModel } from "./mod.ts";
+ * import { equal } from "node:assert/strict";
  *
  * const model = openModel("openai/qwen3-8b", {
  *   url: "http://127.0.0.1:8080/v1",
  *   env: {},
  * });
- * console.assert(model.id === "openai/qwen3-8b");
+ * equal(model.id, "openai/qwen3-8b");
  * ```
  *
  * @module

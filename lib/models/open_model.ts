@@ -82,12 +82,13 @@ export interface OpenModelOptions {
  * @example A local vLLM server
  * ```ts
  * import { openModel } from "./open_model.ts";
+ * import { equal } from "node:assert/strict";
  *
  * const model = openModel("openai/meta-llama/Llama-3-8B", {
  *   url: "http://127.0.0.1:8000/v1",
  *   env: {},
  * });
- * console.assert(model.id === "openai/meta-llama/Llama-3-8B");
+ * equal(model.id, "openai/meta-llama/Llama-3-8B");
  * ```
  */
 export function openModel(
