@@ -362,11 +362,11 @@ async function run(args: string[], io: Io): Promise<number> {
       });
     }
     case "status": {
-      const { status } = await import("./lib/cli/cmd_serve.ts");
+      const { status } = await import("./lib/cli/cmd_status.ts");
       return await status(root, values.json, io);
     }
     case "stop": {
-      const { stop } = await import("./lib/cli/cmd_serve.ts");
+      const { stop } = await import("./lib/cli/cmd_status.ts");
       return await stop(root, io);
     }
     case "doctor": {

@@ -1,5 +1,6 @@
 /**
- * `ingest.ts serve`, `status` and `stop`.
+ * `ingest.ts serve` (in the foreground or detached); `status` and `stop`
+ * are `cmd_status.ts`.
  *
  * @module
  */
@@ -19,7 +20,6 @@ import {
   removePidFile,
   writePidFile,
 } from "./daemon_files.ts";
-import { isStoreLocked } from "../store/lock.ts";
 
 /** Options of `serve`. */
 export interface ServeOptions {
@@ -270,142 +270,5 @@ export async function serveDetached(
     await new Promise((r) => setTimeout(r, 50));
   }
   io.err(`harness: the server did not come up; see ${logPath(root)}`);
-  return 1;
-}
-
-/**
- * `status`: is a server running for this root?
- *
- * @param root Store root.
- * @param json JSON output.
- * @param io Output.
- * @returns 0 when running, 1 when not.
- */
-export async function status(
-  root: string,
-  json: boolean,
-  io: Io,
-): Promise<number> {
-  const rec = readPidFile(root);
-  const health = rec ? await probeHealth(rec.url) : null;
-  const state = health
-    ? "running"
-    : rec
-    ? "not answering (stale pid file)"
-    : "not running";
-  if (json) {
-    io.out(JSON.stringify(
-      {
-        running: health !== null,
-        url: rec?.url ?? null,
-        pid: rec?.pid ?? null,
-        root,
-        stats: health?.stats ?? null,
-        replication: health?.replication ?? null,
-        otlp_export: health?.otlp_export ?? null,
-      },
-      null,
-      2,
-    ));
-  } else {
-    io.out(
-      rec
-        ? `ingest server ${state}: ${rec.url} (pid ${rec.pid}, store ${root})`
-        : `ingest server not running for store ${root}`,
-    );
-    const rep = health?.replication as
-      | {
-        lag_events: number;
-        last_error: string | null;
-        shipped: number;
-        stalled?: boolean;
-        database?: string;
-      }
-      | undefined;
-    if (rep) {
-      io.out(
-        `replication${rep.database ? ` to ${rep.database}` : ""}: ${
-          rep.stalled ? "STALLED, " : ""
-        }${rep.lag_events} events behind, ${rep.shipped} shipped${
-          rep.last_error ? `; last error: ${rep.last_error}` : ""
-        }`,
-      );
-    }
-    const otlp = health?.otlp_export as
-      | {
-        endpoint: string;
-        lag_events: number;
-        sent_spans: number;
-        stalled?: boolean;
-        last_error: string | null;
-      }
-      | undefined;
-    if (otlp) {
-      io.out(
-        `OTLP export to ${otlp.endpoint}: ${
-          otlp.stalled ? "STALLED, " : ""
-        }${otlp.lag_events} events behind, ${otlp.sent_spans} spans sent${
-          otlp.last_error ? `; last error: ${otlp.last_error}` : ""
-        }`,
-      );
-    }
-  }
-  return health ? 0 : 1;
-}
-
-/**
- * `stop`: ask the running server to stop and wait for it.
- *
- * @param root Store root.
- * @param io Output.
- * @returns 0 when stopped (or not running), 1 when it would not stop.
- */
-export async function stop(root: string, io: Io): Promise<number> {
-  const rec = readPidFile(root);
-  if (!rec) {
-    io.out(`No ingest server is running for store ${root}`);
-    return 0;
-  }
-  try {
-    const res = await fetch(`${rec.url}/admin/shutdown`, {
-      method: "POST",
-      headers: { "x-harness-admin-key": rec.admin_key },
-    });
-    await res.body?.cancel();
-  } catch {
-    io.out(
-      `The ingest server at ${rec.url} does not answer; its pid file is stale`,
-    );
-    return 0;
-  }
-  // Stopped means the process let go of the store, not only that the
-  // listener closed.
-  const gone = () => !isStoreLocked(root) && readPidFile(root)?.pid !== rec.pid;
-  const deadline = Date.now() + 5_000;
-  while (Date.now() < deadline) {
-    if (gone()) {
-      io.out(`Stopped the ingest server at ${rec.url} (pid ${rec.pid})`);
-      return 0;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  // Still holding the store: end the process if this one may.
-  try {
-    Deno.kill(rec.pid, "SIGKILL");
-    const until = Date.now() + 2_000;
-    while (Date.now() < until && isStoreLocked(root)) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    if (!isStoreLocked(root)) {
-      removePidFile(root, rec.pid);
-      io.out(
-        `Stopped the ingest server at ${rec.url} (pid ${rec.pid}; it did not end in 5 s and was killed — acknowledged events are in the spools)`,
-      );
-      return 0;
-    }
-  } catch { /* not permitted, or gone */ }
-  io.err(
-    `harness: the ingest server at ${rec.url} (pid ${rec.pid}) still holds the store after 5 s: kill ${rec.pid}`,
-  );
   return 1;
 }
