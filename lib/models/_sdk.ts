@@ -232,3 +232,71 @@ export function normalizeBaseUrl(url: string): string | null {
   }
   return url.replace(/\/+$/, "");
 }
+
+/** What a binding checks and keeps of its options. */
+export interface BindingSettings {
+  /** `provider/model`. */
+  id: string;
+  /** The base URL without its trailing slash. */
+  baseUrl: string;
+  /** The key. */
+  apiKey: string;
+  /** Request time-out, ms. */
+  timeoutMs: number;
+  /** Retries the SDK makes. */
+  maxRetries: number;
+}
+
+/**
+ * Check a binding's model name, base URL and key, with errors that name
+ * the variable to set.
+ *
+ * @param provider `openai` or `anthropic`.
+ * @param label How messages name the provider (`OpenAI`, `Anthropic`).
+ * @param model The API's model name.
+ * @param options Base URL, key, time-out, retries.
+ * @param defaults The provider's base URL and an example one for messages.
+ * @returns The settings.
+ * @throws {ModelConfigError} No model name, no key, or a base URL that is not http(s).
+ */
+export function bindingSettings(
+  provider: string,
+  label: string,
+  model: string,
+  options: {
+    baseUrl?: string;
+    apiKey?: string;
+    timeoutMs?: number;
+    maxRetries?: number;
+  },
+  defaults: { baseUrl: string; example: string },
+): BindingSettings {
+  const env = provider.toUpperCase();
+  if (!model) {
+    throw new ModelConfigError(
+      `The ${label} binding needs a model name: give ${provider}/<model>`,
+    );
+  }
+  const baseUrl = normalizeBaseUrl(options.baseUrl ?? defaults.baseUrl);
+  if (baseUrl === null) {
+    throw new ModelConfigError(
+      `The ${label} base URL ${
+        JSON.stringify(options.baseUrl)
+      } is not an http(s) URL: set --model-url or ${env}_BASE_URL to one like ${defaults.example}`,
+      { variable: `${env}_BASE_URL` },
+    );
+  }
+  if (!options.apiKey) {
+    throw new ModelConfigError(
+      `No API key for ${provider}/${model}: set ${env}_API_KEY (or pass apiKey)`,
+      { variable: `${env}_API_KEY` },
+    );
+  }
+  return {
+    id: `${provider}/${model}`,
+    baseUrl,
+    apiKey: options.apiKey,
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+  };
+}

@@ -11,18 +11,12 @@ import type {
   ChatResponse,
   ChatToolCall,
 } from "./chat_types.ts";
+import { ModelResponseError, redactSecret } from "./errors.ts";
 import {
-  ModelConfigError,
-  ModelResponseError,
-  redactSecret,
-} from "./errors.ts";
-import {
+  bindingSettings,
   countingFetch,
-  DEFAULT_MAX_RETRIES,
-  DEFAULT_TIMEOUT_MS,
   makeClient,
   mapSdkError,
-  normalizeBaseUrl,
   type SdkErrorClasses,
   SILENT_LOGGER,
 } from "./_sdk.ts";
@@ -111,34 +105,16 @@ export class AnthropicMessagesModel implements ChatModel {
    *   URL that is not http(s).
    */
   constructor(model: string, options: AnthropicMessagesOptions = {}) {
-    if (!model) {
-      throw new ModelConfigError(
-        "The Anthropic binding needs a model name: give anthropic/<model>",
-      );
-    }
-    const baseUrl = normalizeBaseUrl(
-      options.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL,
-    );
-    if (baseUrl === null) {
-      throw new ModelConfigError(
-        `The Anthropic base URL ${
-          JSON.stringify(options.baseUrl)
-        } is not an http(s) URL: set --model-url or ANTHROPIC_BASE_URL to one like https://api.anthropic.com`,
-        { variable: "ANTHROPIC_BASE_URL" },
-      );
-    }
-    if (!options.apiKey) {
-      throw new ModelConfigError(
-        `No API key for anthropic/${model}: set ANTHROPIC_API_KEY (or pass apiKey)`,
-        { variable: "ANTHROPIC_API_KEY" },
-      );
-    }
-    this.id = `anthropic/${model}`;
+    const b = bindingSettings("anthropic", "Anthropic", model, options, {
+      baseUrl: ANTHROPIC_DEFAULT_BASE_URL,
+      example: "https://api.anthropic.com",
+    });
+    this.id = b.id;
     this.#model = model;
-    this.#baseUrl = baseUrl;
-    this.#apiKey = options.apiKey;
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.#maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    this.#baseUrl = b.baseUrl;
+    this.#apiKey = b.apiKey;
+    this.#timeoutMs = b.timeoutMs;
+    this.#maxRetries = b.maxRetries;
   }
 
   /** The endpoint's base URL. */

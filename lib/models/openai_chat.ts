@@ -14,18 +14,12 @@ import type {
   ChatResponse,
   ChatToolCall,
 } from "./chat_types.ts";
+import { ModelResponseError, redactSecret } from "./errors.ts";
 import {
-  ModelConfigError,
-  ModelResponseError,
-  redactSecret,
-} from "./errors.ts";
-import {
+  bindingSettings,
   countingFetch,
-  DEFAULT_MAX_RETRIES,
-  DEFAULT_TIMEOUT_MS,
   makeClient,
   mapSdkError,
-  normalizeBaseUrl,
   type SdkErrorClasses,
   SILENT_LOGGER,
 } from "./_sdk.ts";
@@ -121,36 +115,18 @@ export class OpenAiChatModel implements ChatModel {
    *   URL that is not http(s).
    */
   constructor(model: string, options: OpenAiChatOptions = {}) {
-    if (!model) {
-      throw new ModelConfigError(
-        "The OpenAI binding needs a model name: give openai/<model>",
-      );
-    }
-    const baseUrl = normalizeBaseUrl(
-      options.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
-    );
-    if (baseUrl === null) {
-      throw new ModelConfigError(
-        `The OpenAI base URL ${
-          JSON.stringify(options.baseUrl)
-        } is not an http(s) URL: set --model-url or OPENAI_BASE_URL to one like http://127.0.0.1:8000/v1`,
-        { variable: "OPENAI_BASE_URL" },
-      );
-    }
-    if (!options.apiKey) {
-      throw new ModelConfigError(
-        `No API key for openai/${model}: set OPENAI_API_KEY (or pass apiKey)`,
-        { variable: "OPENAI_API_KEY" },
-      );
-    }
-    this.id = `openai/${model}`;
+    const b = bindingSettings("openai", "OpenAI", model, options, {
+      baseUrl: OPENAI_DEFAULT_BASE_URL,
+      example: "http://127.0.0.1:8000/v1",
+    });
+    this.id = b.id;
     this.#model = model;
-    this.#baseUrl = baseUrl;
-    this.#apiKey = options.apiKey;
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.#maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    this.#baseUrl = b.baseUrl;
+    this.#apiKey = b.apiKey;
+    this.#timeoutMs = b.timeoutMs;
+    this.#maxRetries = b.maxRetries;
     this.#maxTokensField = options.maxTokensField ??
-      (new URL(baseUrl).hostname === "api.openai.com"
+      (new URL(b.baseUrl).hostname === "api.openai.com"
         ? "max_completion_tokens"
         : "max_tokens");
   }
