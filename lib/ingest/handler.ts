@@ -22,7 +22,6 @@
 import type { HarnessStore } from "../store/store.ts";
 import type { TraceEvent, UnsealedEvent } from "../trace/event.ts";
 import { checkJsonShape, validateEvent } from "../trace/validate.ts";
-
 import { validateId } from "../trace/ids.ts";
 import { adapterFor } from "../adapters/registry.ts";
 import { ToolCallCorrelator } from "../adapters/correlator.ts";
@@ -35,7 +34,6 @@ import {
   type IngestRequest,
   toResponse,
 } from "./exchange.ts";
-import type { ConnectionStats } from "./http1_server.ts";
 import {
   errorAnswer,
   json,
@@ -44,98 +42,21 @@ import {
   statusOf,
 } from "./errors.ts";
 import { createOtlpIntake } from "./otlp_intake.ts";
+import { byCapture, isJsonType, withBytes } from "./_handler_helpers.ts";
+import { DEFAULT_REDACTION_RULES, redactValue } from "./redact.ts";
+
+export { sameSecret } from "./secret.ts";
+import { sameSecret } from "./secret.ts";
+export {
+  DEFAULT_CAPTURE_ID,
+  type IngestHandlerOptions,
+  type IngestStats,
+} from "./handler_types.ts";
 import {
-  DEFAULT_REDACTION_RULES,
-  type RedactionRule,
-  redactValue,
-} from "./redact.ts";
-
-function byCapture(events: UnsealedEvent[]): UnsealedEvent[][] {
-  const groups = new Map<string, UnsealedEvent[]>();
-  for (const ev of events) {
-    const g = groups.get(ev.capture_id);
-    if (g) g.push(ev);
-    else groups.set(ev.capture_id, [ev]);
-  }
-  return [...groups.values()];
-}
-
-/** Capture that hook events go to when there is no `cap` and no active capture. */
-export const DEFAULT_CAPTURE_ID = "default";
-
-/** Options of {@linkcode createIngestHandler}. */
-export interface IngestHandlerOptions {
-  /**
-   * Largest request body accepted, in bytes.
-   * @default 8388608 (8 MiB)
-   */
-  maxBodyBytes?: number;
-  /** When set, every request needs `Authorization: Bearer <token>`. */
-  token?: string | null;
-  /**
-   * Requests handled at once; more are answered 503 with `Retry-After`.
-   * @default 256
-   */
-  maxInFlight?: number;
-  /**
-   * Whether a `Host` header names this server (set for loopback servers,
-   * against DNS rebinding); every host is allowed when absent.
-   */
-  hostAllowed?: ((host: string) => boolean) | null;
-  /**
-   * The active capture, asked on each hook request without `cap`.
-   * @default () => null
-   */
-  activeCapture?: () => string | null;
-  /**
-   * Capture for hook events with no `cap` and no active capture.
-   * @default "default"
-   */
-  defaultCaptureId?: string;
-  /**
-   * Redaction rules for hook-derived events; `false` turns redaction off.
-   * @default DEFAULT_REDACTION_RULES
-   */
-  redaction?: readonly RedactionRule[] | false;
-  /** Model id for `source.model` of hook events, when known. */
-  model?: string | null;
-  /** Correlator (one per server process). */
-  correlator?: ToolCallCorrelator;
-  /** host_b: keep full model requests. */
-  fullModelRequests?: boolean;
-  /**
-   * Secret that `POST /admin/shutdown` must carry in `x-harness-admin-key`
-   * (written to the pid file, readable only by the owner); no admin route
-   * without it.
-   */
-  adminKey?: string;
-  /** Called by an authorized `POST /admin/shutdown`. */
-  onShutdown?: () => void;
-  /** More to show on `/health` (replication). */
-  healthExtra?: () => Record<string, unknown>;
-}
-
-/** Counters the handler keeps (visible on `/health`). */
-export interface IngestStats {
-  /** Requests answered. */
-  requests: number;
-  /** Events recorded. */
-  events: number;
-  /** Hook requests answered with `ok: false`. */
-  rejected_hooks: number;
-  /** `/ingest` requests answered with a 4xx. */
-  rejected_events: number;
-  /** Pending tool calls given back to the correlator from the spools at start. */
-  restored_pending_calls?: number;
-  /** Tool calls pending now (started, not completed). */
-  pending_calls?: number;
-  /** Pending calls dropped to keep within the bound. */
-  dropped_pending_calls?: number;
-  /** Requests answered 503 because too many were in flight. */
-  busy?: number;
-  /** The listener's connection counters (cap, time-outs, accept errors). */
-  connections?: ConnectionStats;
-}
+  DEFAULT_CAPTURE_ID,
+  type IngestHandlerOptions,
+  type IngestStats,
+} from "./handler_types.ts";
 
 /**
  * Build the handler over a store (which it only appends to and reads).
@@ -462,37 +383,4 @@ export function createIngestHandler(
       toResponse(await answer(withBytes(fromRequest(req), req))),
     stats,
   };
-}
-
-/**
- * Compare two secrets in time that does not depend on where they differ.
- *
- * @param given What the request carried.
- * @param expected The secret.
- * @returns Whether they are equal.
- */
-export function sameSecret(given: string, expected: string): boolean {
-  const a = new TextEncoder().encode(given);
-  const b = new TextEncoder().encode(expected);
-  let diff = a.length ^ b.length;
-  for (let i = 0; i < b.length; i++) diff |= (a[i] ?? 0) ^ b[i];
-  return diff === 0;
-}
-
-/** A fetch request that can also give its body as bytes (OTLP protobuf). */
-function withBytes(r: IngestRequest, req: Request): IngestRequest {
-  return Object.assign(r, {
-    bytes: async (limit: number): Promise<Uint8Array> => {
-      const b = new Uint8Array(await req.arrayBuffer());
-      if (b.length > limit) throw new PayloadTooLargeError(limit);
-      return b;
-    },
-  });
-}
-
-/** Whether a Content-Type names JSON (`application/json`, any parameters). */
-function isJsonType(value: string | null): boolean {
-  if (value === null) return false;
-  if (value === "application/json") return true; // the common case, fast
-  return value.split(";")[0].trim().toLowerCase() === "application/json";
 }

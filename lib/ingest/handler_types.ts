@@ -1,0 +1,85 @@
+/**
+ * The ingest handler's options and counters (what `/health` shows).
+ *
+ * @module
+ */
+import type { RedactionRule } from "./redact.ts";
+import type { ToolCallCorrelator } from "../adapters/correlator.ts";
+import type { ConnectionStats } from "./http1_server.ts";
+
+/** Capture that hook events go to when there is no `cap` and no active capture. */
+export const DEFAULT_CAPTURE_ID = "default";
+
+/** Options of {@linkcode createIngestHandler}. */
+export interface IngestHandlerOptions {
+  /**
+   * Largest request body accepted, in bytes.
+   * @default 8388608 (8 MiB)
+   */
+  maxBodyBytes?: number;
+  /** When set, every request needs `Authorization: Bearer <token>`. */
+  token?: string | null;
+  /**
+   * Requests handled at once; more are answered 503 with `Retry-After`.
+   * @default 256
+   */
+  maxInFlight?: number;
+  /**
+   * Whether a `Host` header names this server (set for loopback servers,
+   * against DNS rebinding); every host is allowed when absent.
+   */
+  hostAllowed?: ((host: string) => boolean) | null;
+  /**
+   * The active capture, asked on each hook request without `cap`.
+   * @default () => null
+   */
+  activeCapture?: () => string | null;
+  /**
+   * Capture for hook events with no `cap` and no active capture.
+   * @default "default"
+   */
+  defaultCaptureId?: string;
+  /**
+   * Redaction rules for hook-derived events; `false` turns redaction off.
+   * @default DEFAULT_REDACTION_RULES
+   */
+  redaction?: readonly RedactionRule[] | false;
+  /** Model id for `source.model` of hook events, when known. */
+  model?: string | null;
+  /** Correlator (one per server process). */
+  correlator?: ToolCallCorrelator;
+  /** host_b: keep full model requests. */
+  fullModelRequests?: boolean;
+  /**
+   * Secret that `POST /admin/shutdown` must carry in `x-harness-admin-key`
+   * (written to the pid file, readable only by the owner); no admin route
+   * without it.
+   */
+  adminKey?: string;
+  /** Called by an authorized `POST /admin/shutdown`. */
+  onShutdown?: () => void;
+  /** More to show on `/health` (replication). */
+  healthExtra?: () => Record<string, unknown>;
+}
+
+/** Counters the handler keeps (visible on `/health`). */
+export interface IngestStats {
+  /** Requests answered. */
+  requests: number;
+  /** Events recorded. */
+  events: number;
+  /** Hook requests answered with `ok: false`. */
+  rejected_hooks: number;
+  /** `/ingest` requests answered with a 4xx. */
+  rejected_events: number;
+  /** Pending tool calls given back to the correlator from the spools at start. */
+  restored_pending_calls?: number;
+  /** Tool calls pending now (started, not completed). */
+  pending_calls?: number;
+  /** Pending calls dropped to keep within the bound. */
+  dropped_pending_calls?: number;
+  /** Requests answered 503 because too many were in flight. */
+  busy?: number;
+  /** The listener's connection counters (cap, time-outs, accept errors). */
+  connections?: ConnectionStats;
+}
