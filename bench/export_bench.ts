@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { startServeProcess } from "./_reliability.ts";
 import { HarnessStore } from "../lib/store/mod.ts";
 import { generateDeskEpisodes } from "../examples/order_desk/order_desk.ts";
 import { join } from "node:path";
@@ -91,45 +92,13 @@ export async function exportBench(): Promise<BenchRow[]> {
   }
 }
 
-const INGEST = new URL("../ingest.ts", import.meta.url).pathname;
 
-/** `ingest.ts serve` on a free port; stop it with `kill`. */
-async function startServe(
+/** `ingest.ts serve` on a free port (the shared starter); stop it with `kill`. */
+function startServe(
   root: string,
   extra: string[] = [],
 ): Promise<{ url: string; child: Deno.ChildProcess }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      `--allow-read=${root}`,
-      `--allow-write=${root}`,
-      "--allow-net=127.0.0.1",
-      "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN,OTEL_EXPORTER_OTLP_HEADERS",
-      INGEST,
-      "serve",
-      "--port",
-      "0",
-      "--root",
-      root,
-      ...extra,
-    ],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`serve exited: ${text}`);
-    text += value;
-    const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(text);
-    if (m) {
-      (async () => {
-        while (!(await reader.read()).done) { /* drain */ }
-      })();
-      return { url: m[1], child };
-    }
-  }
+  return startServeProcess(root, { args: extra });
 }
 
 async function stopServe(p: { child: Deno.ChildProcess }): Promise<void> {
