@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { traceUsage } from "./model_events.ts";
 import { callWithArgs, isTool } from "./bind_args.ts";
 import { fieldProblem } from "./signature_check.ts";
 import type { UnsealedEvent } from "../trace/event.ts";
@@ -277,23 +278,12 @@ export class BehaviorRuntime {
     );
     const outputs = await this.#model!.predict(req.signature!, inputs);
     // A binding over a model API reports the answer's token usage.
-    const usage = (this.#model as { lastUsage?: unknown }).lastUsage as
-      | { prompt_tokens: number; completion_tokens: number }
-      | null
-      | undefined;
+    const usage = this.#model!.lastUsage;
     trace?.emit(
       modelResponded(trace.ctx, {
         node_id: req.node.id,
         response: outputs,
-        ...(usage
-          ? {
-            usage: {
-              input_tokens: usage.prompt_tokens,
-              output_tokens: usage.completion_tokens,
-              total_tokens: usage.prompt_tokens + usage.completion_tokens,
-            },
-          }
-          : {}),
+        ...(usage ? { usage: traceUsage(usage) } : {}),
       }, { parentEventId: requested!.event_id }),
     );
     return { outputs };

@@ -21,6 +21,10 @@ export type ReactDecision =
 export interface ModelBinding {
   /** Model id, recorded in events. */
   id?: string;
+  /** Token usage of the last answer, when the binding talks to a model API (recorded in `model.responded`). */
+  readonly lastUsage?:
+    | { prompt_tokens: number; completion_tokens: number }
+    | null;
   /**
    * Fill a predict leaf's typed outputs.
    * @param signature The leaf's signature.
