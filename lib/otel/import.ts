@@ -16,17 +16,12 @@
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
-import { sha256Digest, sha256Hex } from "../trace/hash.ts";
+import { sha256Digest } from "../trace/hash.ts";
 import {
   annotation,
   episodeFinished,
   episodeStarted,
   type EventContext,
-  message,
-  modelResponded,
-  toolCallCompleted,
-  toolCallFailed,
-  toolCallStarted,
 } from "../trace/events.ts";
 import { ImportError } from "../importers/trajectories.ts";
 import { decodeOtlpProtobuf } from "./protobuf.ts";
@@ -36,15 +31,15 @@ import {
   SPAN_ID,
   TRACE_ID,
 } from "./otlp_types.ts";
+import { attrs, first, iso, kindOf, parseValue } from "./_attrs.ts";
 import {
-  type AttrMap,
-  attrs,
-  first,
-  iso,
-  kindOf,
-  parseValue,
-  spanMessages,
-} from "./_attrs.ts";
+  chatItem,
+  eventId,
+  type Found,
+  messageItems,
+  type SpanOut,
+  toolItems,
+} from "./_import_spans.ts";
 
 const utf8Strict = new TextDecoder("utf-8", { fatal: true });
 
@@ -82,24 +77,10 @@ export function parseOtlp(input: string | Uint8Array): OtlpTraces {
   }
 }
 
-/** The error object harness exported (`harness.error`), when it is one. */
-function recordedError(m: AttrMap): Record<string, unknown> | null {
-  const v = parseValue(m.get("harness.error"));
-  return typeof v === "object" && v !== null && !Array.isArray(v)
-    ? v as Record<string, unknown>
-    : null;
-}
-
 interface Item {
   order: number;
   tie: number;
   ev: UnsealedEvent;
-}
-
-interface Found {
-  span: OtlpSpan;
-  where: string;
-  m: AttrMap;
 }
 
 /** A span refused, and why. */
@@ -211,10 +192,6 @@ export function mapOtlp(
   return { episodes, rejected, spans: spans.length };
 }
 
-function eventId(captureId: string, ...parts: string[]): string {
-  return `evt_otlp_${sha256Hex([captureId, ...parts].join("|")).slice(0, 32)}`;
-}
-
 function mapTrace(
   traceId: string,
   list: Found[],
@@ -246,6 +223,7 @@ function mapTrace(
     typeof seq === "number" ? seq : Number(BigInt(nanos ?? "0") / 1000n);
   const push = (order: number, ev: UnsealedEvent) =>
     items.push({ order, tie: tie++, ev });
+  const out: SpanOut = { cap, ctx, at, push };
   const startNanos = list.reduce(
     (min, s) =>
       BigInt(s.span.startTimeUnixNano ?? "0") < min
@@ -261,72 +239,12 @@ function mapTrace(
     }, { timestamp: iso(startNanos) }),
   );
   // Messages: one event per distinct (role, text, occurrence) in the episode.
-  for (const s of list) {
-    const seen = new Map<string, number>();
-    for (const msg of spanMessages(s.span, s.m)) {
-      const key = `${msg.role}|${sha256Hex(msg.text)}`;
-      const k = seen.get(key) ?? 0;
-      seen.set(key, k + 1);
-      push(
-        at(msg.sequence, msg.nanos),
-        message(ctx(eventId(cap, episodeId, "message", key, String(k))), {
-          role: msg.role,
-          text: msg.text,
-        }, { timestamp: iso(msg.nanos) }),
-      );
-    }
-  }
+  for (const s of list) messageItems(s, episodeId, out);
   const kinds = new Map(list.map((s) => [s.span.spanId, kindOf(s.m)]));
   for (const s of list) {
     const kind = kinds.get(s.span.spanId);
-    if (kind === "tool") toolItems(s, traceId, kinds, cap, ctx, at, push);
-    else if (kind === "chat") {
-      const model = first(
-        s.m,
-        "gen_ai.response.model",
-        "gen_ai.request.model",
-        "llm.model_name",
-      );
-      const input = first(
-        s.m,
-        "gen_ai.usage.input_tokens",
-        "gen_ai.usage.prompt_tokens",
-        "llm.token_count.prompt",
-      );
-      const output = first(
-        s.m,
-        "gen_ai.usage.output_tokens",
-        "gen_ai.usage.completion_tokens",
-        "llm.token_count.completion",
-      );
-      const provider = first(s.m, "gen_ai.provider.name", "gen_ai.system");
-      const reasons = parseValue(first(s.m, "gen_ai.response.finish_reasons"));
-      const name = typeof model === "string" ? model : null;
-      push(
-        at(s.m.get("harness.sequence"), s.span.endTimeUnixNano),
-        modelResponded(
-          ctx(eventId(cap, traceId, s.span.spanId, "chat"), name),
-          {
-            response: {
-              model: name,
-              ...(typeof provider === "string" ? { provider } : {}),
-              ...(Array.isArray(reasons) && typeof reasons[0] === "string"
-                ? { finish: reasons[0] }
-                : {}),
-              ...(typeof input === "number"
-                ? {
-                  usage: {
-                    input_tokens: input,
-                    output_tokens: typeof output === "number" ? output : null,
-                  },
-                }
-                : {}),
-            },
-          },
-          { timestamp: iso(s.span.endTimeUnixNano) },
-        ),
-      );
-    }
+    if (kind === "tool") toolItems(s, traceId, kinds, out);
+    else if (kind === "chat") chatItem(s, traceId, out);
   }
   const success = root.m.get("harness.outcome.success");
   if (typeof success === "boolean") {
@@ -355,85 +273,6 @@ function mapTrace(
     ids.has(ev.event_id) ? false : (ids.add(ev.event_id), true)
   );
   return { episode_id: episodeId, events };
-}
-
-function toolItems(
-  s: Found,
-  traceId: string,
-  kinds: Map<string, string | null>,
-  cap: string,
-  ctx: (id: string) => EventContext,
-  at: (seq: unknown, nanos: string | undefined) => number,
-  push: (order: number, ev: UnsealedEvent) => void,
-): void {
-  const name = String(
-    first(s.m, "gen_ai.tool.name", "tool.name", "traceloop.entity.name") ??
-      s.span.name.replace(/^execute_tool /, ""),
-  );
-  const logical = first(s.m, "harness.tool.logical_id");
-  const tool = {
-    host_name: name,
-    logical_id: typeof logical === "string" ? logical : null,
-  };
-  let args = parseValue(
-    first(
-      s.m,
-      "gen_ai.tool.call.arguments",
-      "input.value",
-      "traceloop.entity.input",
-    ),
-  );
-  if (typeof args !== "object" || args === null || Array.isArray(args)) {
-    args = args === null || args === undefined ? {} : { input: args };
-  }
-  const callId = first(s.m, "gen_ai.tool.call.id");
-  const common = {
-    tool,
-    arguments: args as Record<string, unknown>,
-    ...(typeof callId === "string" ? { host_call_id: callId } : {}),
-  };
-  // A tool run inside another tool: its parent is that call.
-  const parent =
-    s.span.parentSpanId && kinds.get(s.span.parentSpanId) === "tool"
-      ? eventId(cap, traceId, s.span.parentSpanId, "started")
-      : undefined;
-  const started = toolCallStarted(
-    ctx(eventId(cap, traceId, s.span.spanId, "started")),
-    common,
-    {
-      timestamp: iso(s.span.startTimeUnixNano),
-      ...(parent ? { parentEventId: parent } : {}),
-    },
-  );
-  push(at(s.m.get("harness.sequence"), s.span.startTimeUnixNano), started);
-  if (s.m.get("harness.incomplete") === true) return;
-  const opts = {
-    parentEventId: started.event_id,
-    timestamp: iso(s.span.endTimeUnixNano),
-  };
-  const id = eventId(cap, traceId, s.span.spanId, "ended");
-  push(
-    at(s.m.get("harness.completion.sequence"), s.span.endTimeUnixNano),
-    s.span.status?.code === 2
-      ? toolCallFailed(ctx(id), {
-        ...common,
-        error: recordedError(s.m) ?? {
-          message: s.span.status.message ?? "error",
-          type: String(first(s.m, "error.type") ?? "error"),
-        },
-      }, opts)
-      : toolCallCompleted(ctx(id), {
-        ...common,
-        result: parseValue(
-          first(
-            s.m,
-            "gen_ai.tool.call.result",
-            "output.value",
-            "traceloop.entity.output",
-          ),
-        ),
-      }, opts),
-  );
 }
 
 /**
