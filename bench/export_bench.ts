@@ -92,7 +92,6 @@ export async function exportBench(): Promise<BenchRow[]> {
   }
 }
 
-
 /** `ingest.ts serve` on a free port (the shared starter); stop it with `kill`. */
 function startServe(
   root: string,
