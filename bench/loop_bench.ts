@@ -97,6 +97,7 @@ export async function loopBench(
       seeds: { type: "string" },
       json: { type: "boolean", default: false },
       out: { type: "string" },
+      validate: { type: "boolean", default: false },
     },
   });
   const dataPath = values.data ?? DEFAULT_DATA;
@@ -139,7 +140,7 @@ export async function loopBench(
         server,
         openChat: (url) =>
           openModel("openai/scripted-replay", { url, env: {} }),
-      }),
+      }, { validate: values.validate }),
     );
     if (!values.json) console.error(`loop: seed ${s}/${n} done`);
   }
@@ -150,6 +151,9 @@ export async function loopBench(
   const report = {
     data: dataPath.split("/").slice(-3).join("/"),
     seeds: n,
+    mode: values.validate
+      ? "validation part of the training split (held-out set aside)"
+      : "held-out",
     model:
       "scripted replay of the recorded agent (OpenAI Chat Completions over HTTP on 127.0.0.1; tokens counted with gpt-tokenizer o200k_base)",
     heldout: {

@@ -230,6 +230,30 @@ export class AgentEngine {
     return out;
   }
 
+  /** State-changing tools training never made, checked by argument name. */
+  get unseenTools(): readonly { tool: string; effect: string }[] {
+    return this.#choice?.unseen_tools ?? [];
+  }
+
+  /**
+   * The arguments of a tool training never made, as the choice leaf checks
+   * them: each path with the union of the sources of the same-named
+   * arguments of the tools training made (null: no tool had it).
+   */
+  #byName(paths: string[]): BoundArg[] {
+    return paths.map((path) => {
+      const same = this.choiceTools.flatMap((t) =>
+        t.args.filter((a) => a.path === path && a.sources !== null)
+      );
+      const seen = new Set<string>();
+      const sources = same.flatMap((a) => a.sources!).filter((s) => {
+        const k = canonicalJson(s);
+        return seen.has(k) ? false : (seen.add(k), true);
+      });
+      return { path, sources: same.length ? sources : null };
+    });
+  }
+
   /** The tools a choice leaf may pick. */
   get choiceTools(): readonly ChoiceTool[] {
     return this.#choice?.tools ?? [];
@@ -256,9 +280,20 @@ export class AgentEngine {
           if (s.from === "user_text") text = true;
           for (const v of candidatesOf(s, this.state)) vals.set(valueKey(v), v);
         }
-        args[a.path] = text && vals.size === 0
-          ? "text the user wrote"
-          : [...vals.values()];
+        // The user's text admits values no list can hold: the model is
+        // told, not given an enum it could not leave. An argument that
+        // also takes values from the data has no candidate until the data
+        // is in the conversation (the tool is not offered before).
+        const data = a.sources.some((s) => s.from !== "user_text");
+        args[a.path] = !text || (data && vals.size === 0)
+          ? [...vals.values()]
+          : vals.size
+          ? `text the user wrote, or one of ${
+            [...vals.values()].map((v) =>
+              typeof v === "string" ? v : JSON.stringify(v)
+            ).join(", ")
+          }`
+          : "text the user wrote";
       }
       out[t.tool] = args;
     }
@@ -267,15 +302,25 @@ export class AgentEngine {
 
   /**
    * Check a state-changing call the model chose: the tool must be one the
-   * choice leaf offers, and every argument value must be allowed by its
-   * sources in the current state.
+   * choice leaf offers (or one training never made, checked by argument
+   * name), and every argument value must be allowed by its sources in the
+   * current state.
    *
    * @param tool Tool.
    * @param args Arguments.
    * @returns ok, or why not.
    */
   check(tool: string, args: Record<string, unknown>): ChoiceCheck {
-    const spec = this.choiceTools.find((t) => t.tool === tool);
+    const unseen = this.unseenTools.find((t) => t.tool === tool);
+    const spec = unseen
+      ? {
+        tool,
+        effect: unseen.effect,
+        args: this.#byName([
+          ...new Set(argumentLeafList(args).map((l) => generalArgPath(l.path))),
+        ]),
+      }
+      : this.choiceTools.find((t) => t.tool === tool);
     if (!spec) {
       return {
         ok: false,
@@ -292,7 +337,14 @@ export class AgentEngine {
           reason: `${tool}: argument ${path} was never seen in training`,
         };
       }
-      if (a.sources === null) continue;
+      if (a.sources === null) {
+        if (unseen?.effect !== "destructive") continue;
+        return {
+          ok: false,
+          reason:
+            `${tool}: training never made this destructive tool, and no tool it made has an argument ${path} to check the value against`,
+        };
+      }
       if (!a.sources.some((s) => allows(s, this.state, value))) {
         return {
           ok: false,

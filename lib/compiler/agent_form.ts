@@ -110,12 +110,34 @@ function lookupNodes(bindings: Binding[], effects: Effects): IrNode[] {
 
 type LookupNode = Extract<IrNode, { kind: "lookup" }>;
 
+/**
+ * Training calls the checking cover of each argument name refused with
+ * their episode held out, pooled over the state-changing tools that share
+ * the name (their sources are pooled the same way).
+ */
+function heldOutRefusals(
+  bindings: Binding[],
+): Map<string, { calls: number; refused: number }> {
+  const out = new Map<string, { calls: number; refused: number }>();
+  for (const b of bindings) {
+    if (!b.holdout) continue;
+    const t = out.get(b.path) ?? { calls: 0, refused: 0 };
+    t.calls += b.holdout.calls;
+    t.refused += b.holdout.refused;
+    out.set(b.path, t);
+  }
+  return out;
+}
+
 function choiceTools(bindings: Binding[], effects: Effects): {
   tools: ChoiceTool[];
   refused: { tool: string; why: string }[];
+  freed: { tool: string; why: string }[];
 } {
   const tools: ChoiceTool[] = [];
   const refused: { tool: string; why: string }[] = [];
+  const freed: { tool: string; why: string }[] = [];
+  const holdout = heldOutRefusals(bindings);
   const byTool = new Map<string, Binding[]>();
   for (const b of bindings) {
     byTool.set(b.tool, [...(byTool.get(b.tool) ?? []), b]);
@@ -133,16 +155,59 @@ function choiceTools(bindings: Binding[], effects: Effects): {
       });
       continue;
     }
+    // A cover that refused training calls with their episode held out
+    // would refuse correct calls of new conversations: such an argument
+    // is left to the model (never for a destructive tool).
+    const unstable = effect === "destructive"
+      ? []
+      : bs.filter((b) =>
+        b.choice.deterministic && (holdout.get(b.path)?.refused ?? 0) > 0
+      );
+    for (const b of unstable) {
+      const h = holdout.get(b.path)!;
+      freed.push({
+        tool,
+        why: `${b.path} left to the model: with its episode held out, ${
+          plural(h.refused, "training call")
+        } of ${h.calls} (${b.path} of every state-changing tool) would have been refused`,
+      });
+    }
     tools.push({
       tool,
       effect,
       args: bs.map((b) => ({
         path: b.path,
-        sources: b.choice.deterministic ? b.choice.sources : null,
+        sources: b.choice.deterministic && !unstable.includes(b)
+          ? b.choice.sources
+          : null,
       })),
     });
   }
-  return { tools, refused };
+  return { tools, refused, freed };
+}
+
+/**
+ * The state-changing tools the effects know that training never made (and
+ * that were not refused for want of evidence): a new conversation may need
+ * one, and each argument of it is checked by name (see the IR's
+ * `unseen_tools`).
+ */
+function unseenTools(
+  effects: Effects,
+  tools: ChoiceTool[],
+  refused: { tool: string }[],
+): { tool: string; effect: string }[] {
+  const known = new Set([
+    ...tools.map((t) => t.tool),
+    ...refused.map((r) => r.tool),
+  ]);
+  return Object.keys(effects).sort()
+    .filter((t) => effects[t] !== "read" && !known.has(t))
+    .map((tool) => ({ tool, effect: effects[tool] }));
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 function assemble(
@@ -150,6 +215,7 @@ function assemble(
   lookups: IrNode[],
   tools: ChoiceTool[],
   fanout: number,
+  unseen: { tool: string; effect: string }[],
 ): BehaviorIr {
   const nodes: Record<string, IrNode> = {};
   for (const n of lookups) nodes[n.id] = n;
@@ -160,6 +226,7 @@ function assemble(
       kind: "choice",
       signature: CHOICE_SIGNATURE,
       tools,
+      ...(unseen.length ? { unseen_tools: unseen } : {}),
     };
   }
   nodes.agent = {
@@ -202,16 +269,17 @@ export function buildAgentForm(
     speculativeCoverage: options.speculativeCoverage,
   });
   let lookups = lookupNodes(bindings, effects);
-  const { tools, refused } = choiceTools(bindings, effects);
-  const dropped: { node: string; why: string }[] = refused.map((r) => ({
-    node: `choice:${r.tool}`,
-    why: r.why,
-  }));
+  const { tools, refused, freed } = choiceTools(bindings, effects);
+  const unseen = unseenTools(effects, tools, refused);
+  const dropped: { node: string; why: string }[] = [
+    ...refused.map((r) => ({ node: `choice:${r.tool}`, why: r.why })),
+    ...freed.map((r) => ({ node: `choice:${r.tool}`, why: r.why })),
+  ];
   // Keep the lookups that pay, judged on training replay only: most
   // useful first, each kept while the training episodes' extra lookups
   // stay within the budget.
   const measure = (nodes: IrNode[]) => {
-    const ir = assemble(name, nodes, tools, fanout);
+    const ir = assemble(name, nodes, tools, fanout, unseen);
     const totals: Record<string, { issued: number; used: number }> = {};
     let extra = 0;
     for (const ep of episodes) {
@@ -269,7 +337,7 @@ export function buildAgentForm(
     else kept.push(n);
   }
   lookups = kept.sort((a, b) => a.id < b.id ? -1 : 1);
-  const ir = assemble(name, lookups, tools, fanout);
+  const ir = assemble(name, lookups, tools, fanout, unseen);
   const replays = episodes.map((ep) =>
     replayAgent(ir, ep, { effects, fanout })
   );
@@ -309,7 +377,13 @@ export function buildAgentForm(
         : n.kind === "choice"
         ? `state-changing calls are one model choice, each argument restricted to its candidates (${
           n.tools.map((t) => t.tool).join(", ")
-        })`
+        })${
+          n.unseen_tools?.length
+            ? `; never made in training, checked by argument name: ${
+              n.unseen_tools.map((t) => t.tool).join(", ")
+            }`
+            : ""
+        }`
         : "conversation root: lookups as soon as arguments bind, a choice leaf for writes",
     });
   }
@@ -330,7 +404,10 @@ export function buildAgentForm(
         },
       },
       outputs: {
-        tool: { type: "string", enum: tools.map((t) => t.tool) },
+        tool: {
+          type: "string",
+          enum: [...tools, ...unseen].map((t) => t.tool),
+        },
         arguments: {
           type: "object",
           description: "every value from its candidates",

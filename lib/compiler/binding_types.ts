@@ -42,6 +42,16 @@ export const ADJACENT_SHARE = 0.8;
 /** Share of training calls a contested binding must explain to drive a lookup. */
 export const SPECULATIVE_COVERAGE = 0.9;
 
+/** What holding each training episode out showed for one argument. */
+export interface Holdout {
+  /** Training calls checked. */
+  calls: number;
+  /** Calls the cover learned without their episode would have refused. */
+  refused: number;
+  /** Episodes behind the refused calls (up to 10). */
+  episodes: string[];
+}
+
 /** What training says about one argument of one tool. */
 export interface Binding {
   /** Tool. */
@@ -58,6 +68,11 @@ export interface Binding {
   lookup: Cover;
   /** The checking cover (choices). */
   choice: Cover;
+  /**
+   * State-changing tools only: the checking cover judged with each
+   * training episode held out in turn (`binding_holdout.ts`).
+   */
+  holdout?: Holdout;
 }
 
 /** One training value of an argument and what explains it. */

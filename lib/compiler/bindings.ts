@@ -35,6 +35,8 @@ import {
   wordsOfMessage,
 } from "./sources.ts";
 import { linkAdjacentWords, poolWriteSources } from "./binding_links.ts";
+import { leaveOneEpisodeOut } from "./binding_holdout.ts";
+import { poolTypedValues } from "./binding_typed.ts";
 import {
   ADJACENT_SHARE,
   type Binding,
@@ -325,6 +327,10 @@ export function learnBindings(
   linkAdjacentWords(out, groups, {
     adjacentShare: options.adjacentShare ?? ADJACENT_SHARE,
   });
-  if (options.effects) poolWriteSources(out, groups, options.effects);
+  if (options.effects) {
+    poolWriteSources(out, groups, options.effects);
+    poolTypedValues(out, groups, options.effects);
+    leaveOneEpisodeOut(out, groups, options.effects, maxEnum);
+  }
   return out;
 }

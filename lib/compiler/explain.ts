@@ -63,7 +63,13 @@ export function describeNode(n: IrNode): string {
     case "choice":
       return `model chooses one of ${
         n.tools.map((t) => t.tool).join(", ")
-      }, every argument from its candidates (${n.signature})`;
+      }, every argument from its candidates${
+        n.unseen_tools?.length
+          ? `, or by argument name: ${
+            n.unseen_tools.map((t) => t.tool).join(", ")
+          }`
+          : ""
+      } (${n.signature})`;
   }
 }
 

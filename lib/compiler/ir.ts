@@ -81,7 +81,20 @@ export type IrNode =
     fanout: number;
   }
   | { id: string; kind: "lookup"; tool: string; args: BoundArg[] }
-  | { id: string; kind: "choice"; signature: string; tools: ChoiceTool[] };
+  | {
+    id: string;
+    kind: "choice";
+    signature: string;
+    tools: ChoiceTool[];
+    /**
+     * State-changing tools the package's effects know that training never
+     * made. Each argument of a call is checked against the sources of the
+     * arguments of the same name in `tools` (state-changing arguments pool
+     * their sources by name); an argument no tool above has is free for a
+     * `write` tool and refused for a `destructive` one.
+     */
+    unseen_tools?: { tool: string; effect: string }[];
+  };
 
 /** An argument of a lookup or a choice and where its values may come from. */
 export interface BoundArg {

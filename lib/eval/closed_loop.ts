@@ -192,6 +192,9 @@ async function runArm(
  * @param data The loaded τ² file.
  * @param seed Split seed.
  * @param setup Database, schemas, the server, the model binding.
+ * @param options `validate`: judge on a validation part of the training
+ *   split instead of the held-out split (for tuning and for checking a
+ *   change without looking at held-out tasks).
  * @returns Per-episode results.
  * @throws {Error} When the compiler chose the tree form (the loop runs conversations).
  */
@@ -199,8 +202,15 @@ export async function closedLoopSeed(
   data: TauData,
   seed: number,
   setup: LoopSetup,
+  options: { validate?: boolean } = {},
 ): Promise<LoopSeed> {
-  const { train, held } = splitByTask(data.episodes, seed);
+  let { train, held } = splitByTask(data.episodes, seed);
+  if (options.validate) {
+    // Tuning mode: the held-out split is set aside untouched; the training
+    // split is split again (as `evaluateSeed` does) and judged on its own
+    // validation part.
+    ({ train, held } = splitByTask(train, seed + 1000));
+  }
   const trainOk = train.filter((e) => e.norm.success === true);
   const result = compileBehavior(trainOk.map((e) => e.norm), {
     name: "tau",

@@ -118,6 +118,15 @@ function checkNode(id: string, n: unknown): void {
       if (typeof node.signature !== "string" || !Array.isArray(node.tools)) {
         fail(`choice ${id} needs signature and tools`);
       }
+      if (
+        node.unseen_tools !== undefined &&
+        (!Array.isArray(node.unseen_tools) ||
+          !node.unseen_tools.every((t) =>
+            typeof t?.tool === "string" && typeof t?.effect === "string"
+          ))
+      ) {
+        fail(`choice ${id}: unseen_tools must be a list of {tool, effect}`);
+      }
   }
 }
 

@@ -105,7 +105,9 @@ export function constrainedToolSchema(
  * The tools an agent-form package offers its model now: every tool the
  * capabilities bind that the package knows only reads, then each choice
  * tool with its arguments narrowed to their candidates (a choice tool with
- * an argument that has no candidate yet is left out).
+ * an argument that has no candidate yet is left out), then the choice
+ * leaf's tools training never made, as they are (their arguments are
+ * checked by name when called).
  *
  * @param pkg The package.
  * @param bound Names of the tools the capabilities bind.
@@ -132,5 +134,65 @@ export function packageOffer(
     );
     if (s) out.push(s);
   }
+  const tools = choice?.kind === "choice" ? choice.tools : [];
+  const unseen = choice?.kind === "choice" ? choice.unseen_tools ?? [] : [];
+  for (const u of unseen) {
+    if (!names.includes(u.tool)) continue;
+    const s = unseenToolSchema(schemaOf(u.tool), u.effect, tools, candidates);
+    if (s) out.push(s);
+  }
   return out;
+}
+
+/**
+ * The schema of a state-changing tool training never made, narrowed by
+ * argument name as the choice leaf checks it: each top-level argument takes
+ * the candidates of the same-named arguments of the choice tools; one that
+ * no choice tool has stays free for a `write` tool, and a destructive tool
+ * with such a required argument is not offered (it could not pass).
+ *
+ * @param base The tool's own schema.
+ * @param effect Its effect.
+ * @param tools The choice leaf's tools.
+ * @param candidates Tool → argument path → candidates now.
+ * @returns The narrowed schema, or null when it cannot be chosen now.
+ */
+export function unseenToolSchema(
+  base: ChatTool,
+  effect: string,
+  tools: ChoiceTool[],
+  candidates: Record<string, Record<string, unknown[] | string>>,
+): ChatTool | null {
+  const params = base.parameters as Obj;
+  const props = Object.keys((params.properties ?? {}) as Obj).sort();
+  const required = new Set((params.required ?? []) as string[]);
+  const spec: ChoiceTool = { tool: base.name, effect, args: [] };
+  const cands: Record<string, unknown[] | string> = {};
+  for (const p of props) {
+    const values = new Map<string, unknown>();
+    let note: string | null = null;
+    let path: string | null = null;
+    for (const t of tools) {
+      for (const a of t.args) {
+        if (a.sources === null || (a.path !== p && a.path !== `${p}[*]`)) {
+          continue;
+        }
+        path = a.path;
+        const c = candidates[t.tool]?.[a.path];
+        if (typeof c === "string") note = c;
+        else for (const v of c ?? []) values.set(JSON.stringify(v), v);
+      }
+    }
+    if (path === null) {
+      if (effect === "destructive" && required.has(p)) return null;
+      continue;
+    }
+    spec.args.push({ path, sources: [] });
+    cands[path] = note !== null && values.size === 0
+      ? note
+      : note !== null
+      ? `${note}, or one of ${JSON.stringify([...values.values()])}`
+      : [...values.values()];
+  }
+  return constrainedToolSchema(base, spec, cands);
 }
