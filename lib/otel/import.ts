@@ -24,7 +24,7 @@ import {
   type EventContext,
 } from "../trace/events.ts";
 import { ImportError } from "../importers/trajectories.ts";
-import { decodeOtlpProtobuf } from "./protobuf.ts";
+import { decodeOtlpProtobuf } from "./protobuf_decode.ts";
 import {
   type OtlpSpan,
   type OtlpTraces,
