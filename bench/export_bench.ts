@@ -18,13 +18,9 @@ import { startServeProcess } from "./_reliability.ts";
 import { HarnessStore } from "../lib/store/mod.ts";
 import { generateDeskEpisodes } from "../examples/order_desk/order_desk.ts";
 import { join } from "node:path";
-import {
-  captureToOtlp,
-  otlpRequest,
-  type OtlpSpan,
-  type OtlpTraces,
-} from "../lib/otel/export.ts";
-import { encodeOtlpProtobuf } from "../lib/otel/protobuf.ts";
+import { captureToOtlp, otlpRequest } from "../lib/otel/export.ts";
+import type { OtlpSpan, OtlpTraces } from "../lib/otel/otlp_types.ts";
+import { encodeOtlpProtobuf } from "../lib/otel/protobuf_encode.ts";
 import type { TraceEvent } from "../lib/trace/mod.ts";
 import { type BenchRow, printTable, rate } from "./_table.ts";
 

@@ -8,7 +8,7 @@
  */
 import { captureToOtlp } from "../otel/export.ts";
 import { type OtlpProtocol, sendOtlp } from "../otel/send.ts";
-import { encodeOtlpProtobuf } from "../otel/protobuf.ts";
+import { encodeOtlpProtobuf } from "../otel/protobuf_encode.ts";
 import type { TraceEvent } from "../trace/event.ts";
 import { openForRead } from "./cmd_store.ts";
 import { type Io, UsageError } from "./io.ts";

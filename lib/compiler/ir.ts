@@ -1,7 +1,8 @@
 /**
  * The behavior IR (`harness.ir.v1`): a tree of nodes addressed by id, with
  * named stores (step results), variables (model choices) and typed
- * signatures for residual leaves. See ARCHITECTURE.md for the JSON schema.
+ * signatures for residual leaves. Its JSON Schema is
+ * `docs/schema/harness.ir.v1.schema.json`.
  *
  * @module
  */

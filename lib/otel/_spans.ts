@@ -1,11 +1,13 @@
 /**
  * Span shapes of the export after the current GenAI conventions: the
- * `invoke_agent` root of an episode and the `chat` span of a model
- * response, plus the error fields of a failed tool span.
+ * `invoke_agent` root of an episode (and its outcome), the `chat` span of
+ * a model response, and the `execute_tool` span of a tool call (opened at
+ * its start, closed by its completion or failure, or marked incomplete).
  *
  * @module
  */
 import type { TraceEvent } from "../trace/event.ts";
+import { canonicalJson } from "../trace/canonical_json.ts";
 import {
   clip,
   derivedId,
@@ -158,4 +160,93 @@ export function errorType(error: unknown): string {
     }
   }
   return "error";
+}
+
+/** The `execute_tool` span a `tool.call.started` event opens (not ended). */
+export function toolSpan(
+  ev: TraceEvent,
+  traceId: string,
+  parentSpanId: string,
+  max: number,
+): OtlpSpan {
+  const p = ev.payload as Record<string, unknown>;
+  const tool = p.tool as { host_name: string; logical_id: string | null };
+  return {
+    traceId,
+    spanId: spanIdOf(ev.event_id),
+    parentSpanId,
+    name: `execute_tool ${tool.host_name}`,
+    kind: 1,
+    startTimeUnixNano: nanos(ev.timestamp),
+    endTimeUnixNano: nanos(ev.timestamp),
+    attributes: [
+      str("gen_ai.operation.name", "execute_tool"),
+      str("gen_ai.tool.name", tool.host_name),
+      str(
+        "gen_ai.tool.call.id",
+        typeof p.host_call_id === "string" ? p.host_call_id : ev.event_id,
+      ),
+      str("gen_ai.tool.call.arguments", clip(p.arguments ?? {}, max)),
+      str("harness.event_id", ev.event_id),
+      str("harness.event_hash", ev.event_hash),
+      int("harness.sequence", ev.sequence),
+      ...(tool.logical_id
+        ? [str("harness.tool.logical_id", tool.logical_id)]
+        : []),
+    ],
+    status: { code: 0 },
+  };
+}
+
+/**
+ * End a tool span with its `tool.call.completed` (result, ok status) or
+ * `tool.call.failed` event (`error.type`, the error, error status).
+ */
+export function endToolSpan(span: OtlpSpan, ev: TraceEvent, max: number): void {
+  const p = ev.payload as Record<string, unknown>;
+  span.endTimeUnixNano = nanos(ev.timestamp);
+  span.attributes.push(
+    str("harness.completion.event_id", ev.event_id),
+    str("harness.completion.event_hash", ev.event_hash),
+    int("harness.completion.sequence", ev.sequence),
+  );
+  if (ev.kind === "tool.call.failed") {
+    span.status = { code: 2, message: errorMessage(p.error) };
+    span.attributes.push(
+      str("error.type", errorType(p.error)),
+      str("harness.error", clip(p.error, max)),
+    );
+  } else {
+    span.attributes.push(
+      str("gen_ai.tool.call.result", clip(p.result, max)),
+    );
+    span.status = { code: 1 };
+  }
+}
+
+/** Set (or replace) a root span's outcome from an `episode.outcome` event. */
+export function setOutcome(root: OtlpSpan, ev: TraceEvent): void {
+  const p = ev.payload as Record<string, unknown>;
+  root.attributes = root.attributes.filter((a) =>
+    !a.key.startsWith("harness.outcome")
+  );
+  root.attributes.push({
+    key: "harness.outcome.success",
+    value: { boolValue: p.success === true },
+  }, int("harness.outcome.sequence", ev.sequence));
+  if (p.outcome !== undefined && p.outcome !== null) {
+    root.attributes.push(str("harness.outcome", canonicalJson(p.outcome)));
+  }
+  root.status = p.success === false
+    ? { code: 2, message: "failed" }
+    : { code: 0 };
+}
+
+/** Mark a span finished early (a call with no completion). */
+export function incomplete(span: OtlpSpan): OtlpSpan {
+  span.attributes.push({
+    key: "harness.incomplete",
+    value: { boolValue: true },
+  });
+  return span;
 }

@@ -24,7 +24,7 @@ import {
   type EventContext,
 } from "../trace/events.ts";
 import { ImportError } from "../importers/trajectories.ts";
-import { decodeOtlpProtobuf } from "./protobuf.ts";
+import { decodeOtlpProtobuf } from "./protobuf_decode.ts";
 import {
   type OtlpSpan,
   type OtlpTraces,
@@ -192,6 +192,27 @@ export function mapOtlp(
   return { episodes, rejected, spans: spans.length };
 }
 
+/**
+ * The episode a trace maps to: the one it mapped to before, else its
+ * conversation (or session) id, else `trace_<id>`; remembered in
+ * `options.episodeOf`.
+ */
+function episodeIdOf(
+  traceId: string,
+  list: Found[],
+  root: Found,
+  options: MapOtlpOptions,
+): string {
+  const named = first(root.m, "gen_ai.conversation.id", "session.id") ??
+    list.map((s) => first(s.m, "gen_ai.conversation.id", "session.id"))
+      .find((v) => v !== undefined);
+  const episodeId = options.episodeOf?.get(traceId) ??
+    String(named ?? `trace_${traceId}`)
+      .replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 120);
+  options.episodeOf?.set(traceId, episodeId);
+  return episodeId;
+}
+
 function mapTrace(
   traceId: string,
   list: Found[],
@@ -200,13 +221,7 @@ function mapTrace(
   const cap = options.captureId;
   const root = list.find((s) => kindOf(s.m) === "agent") ??
     list.find((s) => !s.span.parentSpanId) ?? list[0];
-  const named = first(root.m, "gen_ai.conversation.id", "session.id") ??
-    list.map((s) => first(s.m, "gen_ai.conversation.id", "session.id"))
-      .find((v) => v !== undefined);
-  const episodeId = options.episodeOf?.get(traceId) ??
-    String(named ?? `trace_${traceId}`)
-      .replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 120);
-  options.episodeOf?.set(traceId, episodeId);
+  const episodeId = episodeIdOf(traceId, list, root, options);
   const base: EventContext = {
     captureId: cap,
     episodeId,

@@ -1,8 +1,13 @@
 /**
- * OpenTelemetry: a capture as OTLP/HTTP JSON traces after the GenAI
- * semantic conventions (export and send), and OTLP traces from agents
+ * OpenTelemetry: a capture as OTLP/HTTP traces after the GenAI semantic
+ * conventions (export, send, and live streaming behind a durable cursor),
+ * OTLP protobuf encoding and decoding, and OTLP traces from agents
  * instrumented with the GenAI conventions, OpenInference or OpenLLMetry
  * into capture episodes (import).
+ *
+ * This face is what a user needs; the mechanism (the span builder, the
+ * intake's per-span mapping, batching) is imported from the files that
+ * implement it.
  *
  * @example Export a capture's events
  * ```ts
@@ -15,43 +20,26 @@
  *
  * @module
  */
+export type {
+  OtlpAnyValue,
+  OtlpAttribute,
+  OtlpSpan,
+  OtlpSpanEvent,
+  OtlpTraces,
+} from "./otlp_types.ts";
+export { captureToOtlp, type OtlpExportOptions } from "./export.ts";
 export {
-  captureToOtlp,
-  derivedId,
-  type OtlpAnyValue,
-  type OtlpAttribute,
-  type OtlpExportOptions,
-  otlpRequest,
-  type OtlpSpan,
-  OtlpSpanBuilder,
-  type OtlpSpanBuilderOptions,
-  type OtlpSpanEvent,
-  type OtlpTraces,
-} from "./export.ts";
-export {
-  convertOtlp,
-  mapOtlp,
-  type MapOtlpOptions,
-  type MapOtlpResult,
-  type OtlpRejection,
-  parseOtlp,
-} from "./import.ts";
-export {
-  batchTraces,
   type OtlpProtocol,
   OtlpSendError,
   type OtlpSendOptions,
   type OtlpSendReport,
-  otlpTracesUrl,
   sendOtlp,
 } from "./send.ts";
-export {
-  decodeOtlpProtobuf,
-  encodeOtlpProtobuf,
-  OtlpProtobufError,
-} from "./protobuf.ts";
-export {
-  OtlpStreamer,
-  type OtlpStreamerOptions,
-  type OtlpStreamStatus,
-} from "./stream.ts";
+export { OtlpStreamer } from "./stream.ts";
+export type {
+  OtlpStreamerOptions,
+  OtlpStreamStatus,
+} from "./stream_options.ts";
+export { encodeOtlpProtobuf } from "./protobuf_encode.ts";
+export { decodeOtlpProtobuf, OtlpProtobufError } from "./protobuf_decode.ts";
+export { convertOtlp, parseOtlp } from "./import.ts";

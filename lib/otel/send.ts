@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { OtlpSpan, OtlpTraces } from "./export.ts";
-import { encodeOtlpProtobuf } from "./protobuf.ts";
+import type { OtlpSpan, OtlpTraces } from "./otlp_types.ts";
+import { encodeOtlpProtobuf } from "./protobuf_encode.ts";
 
 /** OTLP/HTTP encodings, named as `OTEL_EXPORTER_OTLP_PROTOCOL` names them. */
 export type OtlpProtocol = "http/json" | "http/protobuf";

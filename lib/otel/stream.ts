@@ -23,17 +23,15 @@
  */
 import type { HarnessStore } from "../store/store.ts";
 import type { TraceEvent } from "../trace/event.ts";
-import { otlpRequest, type OtlpSpan, OtlpSpanBuilder } from "./export.ts";
+import { otlpRequest } from "./export.ts";
+import type { OtlpSpan } from "./otlp_types.ts";
+import { OtlpSpanBuilder } from "./span_builder.ts";
 import { type OtlpProtocol, sendOtlp } from "./send.ts";
 import type {
   OtlpStreamerOptions,
   OtlpStreamStatus,
 } from "./stream_options.ts";
 
-export type {
-  OtlpStreamerOptions,
-  OtlpStreamStatus,
-} from "./stream_options.ts";
 import {
   cursorPath,
   eventsAfter,
