@@ -39,13 +39,13 @@ export {
   type SinkWiring,
   type TraceSink,
 } from "./sink.ts";
-export {
-  HarnessStore,
-  type HarnessStoreOptions,
-  type HeadAnchor,
-  type OpenFinding,
-  type ReadEventsOptions,
-} from "./store.ts";
+export { HarnessStore } from "./store.ts";
+export type {
+  HarnessStoreOptions,
+  HeadAnchor,
+  OpenFinding,
+  ReadEventsOptions,
+} from "./store_types.ts";
 export {
   appendReceipts,
   type HeadReceipt,
