@@ -13,13 +13,12 @@ export {
   type PutBlob,
   resolveBlobRefs,
 } from "./blob_refs.ts";
-export {
-  type CaptureRecord,
-  type EpisodeRecord,
-  type EventIndexRow,
-  SqliteIndex,
-  type SqliteIndexOptions,
-} from "./index_db.ts";
+export { SqliteIndex, type SqliteIndexOptions } from "./index_db.ts";
+export type {
+  CaptureRecord,
+  EpisodeRecord,
+  EventIndexRow,
+} from "./index_records.ts";
 export {
   isStoreLocked,
   type LockOwner,

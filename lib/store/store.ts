@@ -16,7 +16,8 @@ import { validateEvent } from "../trace/validate.ts";
 import { exists } from "./fs_sync.ts";
 import { BlobStore } from "./blobs.ts";
 import { DEFAULT_BLOB_THRESHOLD, resolveBlobRefs } from "./blob_refs.ts";
-import type { CaptureRecord, EpisodeRecord, SqliteIndex } from "./index_db.ts";
+import type { SqliteIndex } from "./index_db.ts";
+import type { CaptureRecord, EpisodeRecord } from "./index_records.ts";
 import type { StoreLock } from "./lock.ts";
 import type { JsonlTraceSink } from "./sink.ts";
 import type {
