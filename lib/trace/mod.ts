@@ -25,25 +25,29 @@ export {
 export {
   annotation,
   type AnnotationPayload,
-  blackboardWrite,
-  type BlackboardWritePayload,
   episodeFinished,
   type EpisodeFinishedPayload,
   episodeStarted,
   type EpisodeStartedPayload,
-  type EventContext,
-  type EventOptions,
-  type ExposedTool,
-  makeEvent,
   message,
   type MessagePayload,
+} from "./episode_events.ts";
+export { type EventContext, type EventOptions, makeEvent } from "./events.ts";
+export {
   modelRequested,
   type ModelRequestedPayload,
   modelResponded,
   type ModelRespondedPayload,
+} from "./model_events.ts";
+export {
+  blackboardWrite,
+  type BlackboardWritePayload,
   nodeEnter,
   nodeExit,
   type NodePayload,
+} from "./runtime_events.ts";
+export {
+  type ExposedTool,
   toolCallCompleted,
   type ToolCallCompletedPayload,
   toolCallFailed,
@@ -53,7 +57,7 @@ export {
   type ToolRef,
   toolsetExposed,
   type ToolsetExposedPayload,
-} from "./events.ts";
+} from "./tool_events.ts";
 export { InvalidIdError, isValidId, MAX_ID_LENGTH, validateId } from "./ids.ts";
 export { EventShapeError, validateEvent } from "./validate.ts";
 export {
