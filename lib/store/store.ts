@@ -42,7 +42,10 @@ export class HarnessStore {
   readonly root: string;
   /** Whether it was opened read-only. */
   readonly readOnly: boolean;
-  /** The blob store. */
+  /**
+   * The blob store (mechanism, for the harness's own use).
+   * @internal
+   */
   readonly blobs: BlobStore;
   /** Repairs and problems found on open. */
   readonly findings: OpenFinding[] = [];
@@ -95,7 +98,10 @@ export class HarnessStore {
     }
   }
 
-  /** The lock, for a server that learns its URL after opening. */
+  /**
+   * The lock, for a server that learns its URL after opening.
+   * @internal
+   */
   get lock(): StoreLock | null {
     return this.#lock;
   }
@@ -245,7 +251,9 @@ export class HarnessStore {
   }
 
   /**
-   * The index, for queries the store does not wrap.
+   * The index, for queries the store does not wrap (mechanism, for the
+   * harness's own use).
+   * @internal
    * @throws {TypeError} When the store was opened with `index: false`.
    */
   get index(): SqliteIndex {
@@ -297,12 +305,8 @@ export class HarnessStore {
     captureId: string,
     options: ReadEventsOptions = {},
   ): AsyncGenerator<TraceEvent> {
-    yield* readSpoolEvents(
-      this.spoolPath(captureId),
-      captureId,
-      options,
-      (ev) => this.resolve(ev),
-    );
+    const path = this.spoolPath(captureId);
+    yield* readSpoolEvents(path, captureId, options, (ev) => this.resolve(ev));
   }
 
   /**
@@ -332,11 +336,7 @@ export class HarnessStore {
   ): Promise<ChainReport & { anchor: HeadAnchor | null }> {
     const { expectHead } = options;
     const anchors = headAnchors(this.root, this.#index, captureId, expectHead);
-    return await verifyAnchored(
-      this.spoolPath(captureId),
-      captureId,
-      anchors,
-    );
+    return await verifyAnchored(this.spoolPath(captureId), captureId, anchors);
   }
 
   /**
