@@ -8,8 +8,8 @@
  */
 import { normalizeEpisode } from "../lib/lineage/normalize.ts";
 import type { Episode } from "../lib/lineage/records.ts";
+import { HashChainer } from "../lib/trace/chain.ts";
 import {
-  HashChainer,
   toolCallCompleted,
   toolCallStarted,
   type TraceEvent,

@@ -8,9 +8,9 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { HarnessStore } from "../lib/store/mod.ts";
-import { toolCallCompleted, verifyChain } from "../lib/trace/mod.ts";
+import { toolCallCompleted } from "../lib/trace/mod.ts";
 import { readChunks } from "../lib/store/file_chunks.ts";
-import { splitLines } from "../lib/trace/jsonl.ts";
+import { splitLines, verifyChain } from "../lib/trace/jsonl.ts";
 import { type BenchRow, printTable, rate } from "./_table.ts";
 
 /**

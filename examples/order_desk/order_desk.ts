@@ -16,7 +16,7 @@ import {
   episodeFinished,
   episodeStarted,
   message,
-} from "../../lib/trace/events.ts";
+} from "../../lib/trace/episode_events.ts";
 
 /** Items customers order. */
 export const ITEMS = [

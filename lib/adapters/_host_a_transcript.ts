@@ -9,7 +9,8 @@
  */
 import type { UnsealedEvent } from "../trace/event.ts";
 import type { EventContext } from "../trace/events.ts";
-import { message, modelResponded } from "../trace/events.ts";
+import { message } from "../trace/episode_events.ts";
+import { modelResponded } from "../trace/model_events.ts";
 import { objectField } from "./common.ts";
 
 function num(v: unknown): number | null {

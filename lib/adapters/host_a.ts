@@ -32,11 +32,13 @@ import {
   episodeFinished,
   episodeStarted,
   message,
+} from "../trace/episode_events.ts";
+import {
   toolCallCompleted,
   toolCallFailed,
   toolCallStarted,
   type ToolRef,
-} from "../trace/events.ts";
+} from "../trace/tool_events.ts";
 import {
   type AdapterOptions,
   asObject,

@@ -31,13 +31,14 @@ import {
   episodeFinished,
   episodeStarted,
   message,
-  modelRequested,
-  modelResponded,
+} from "../trace/episode_events.ts";
+import { modelRequested, modelResponded } from "../trace/model_events.ts";
+import {
   toolCallCompleted,
   toolCallFailed,
   toolCallStarted,
   type ToolRef,
-} from "../trace/events.ts";
+} from "../trace/tool_events.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { sha256Digest } from "../trace/hash.ts";
 import {

@@ -30,12 +30,14 @@ import {
   episodeFinished,
   episodeStarted,
   message,
-  modelResponded,
+} from "../trace/episode_events.ts";
+import { modelResponded } from "../trace/model_events.ts";
+import {
   toolCallCompleted,
   toolCallFailed,
   toolCallStarted,
   type ToolRef,
-} from "../trace/events.ts";
+} from "../trace/tool_events.ts";
 import {
   type AdapterOptions,
   contextFor,

@@ -7,7 +7,7 @@
 import { HarnessStore } from "../store/store.ts";
 import { isStoreLocked, readLockOwner } from "../store/lock.ts";
 import type { CaptureInspection } from "../control/inspect.ts";
-import type { CaptureRecord } from "../store/index_db.ts";
+import type { CaptureRecord } from "../store/index_records.ts";
 import { inspectCapture } from "../control/inspect.ts";
 import {
   formatCaptureList,

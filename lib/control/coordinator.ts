@@ -12,9 +12,10 @@
  * @module
  */
 import type { HarnessStore } from "../store/store.ts";
-import type { CaptureRecord } from "../store/index_db.ts";
+import type { CaptureRecord } from "../store/index_records.ts";
 import type { UnsealedEvent } from "../trace/event.ts";
-import { annotation, type EventContext } from "../trace/events.ts";
+import { annotation } from "../trace/episode_events.ts";
+import type { EventContext } from "../trace/events.ts";
 import { validateId } from "../trace/ids.ts";
 import type { EventSink } from "../gateway/event_sink.ts";
 import {

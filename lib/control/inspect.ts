@@ -5,7 +5,7 @@
  * @module
  */
 import type { CaptureReader } from "../store/reader.ts";
-import type { CaptureRecord } from "../store/index_db.ts";
+import type { CaptureRecord } from "../store/index_records.ts";
 import type { ChainReport } from "../trace/jsonl.ts";
 import { type Fidelity, FidelityTracker } from "./fidelity.ts";
 

@@ -13,14 +13,14 @@
  */
 import { readParameters } from "./parameters.ts";
 import type { EventSource, UnsealedEvent } from "../trace/event.ts";
+import { annotation } from "../trace/episode_events.ts";
+import type { EventContext } from "../trace/events.ts";
 import {
-  annotation,
-  type EventContext,
   toolCallCompleted,
   toolCallFailed,
   toolCallStarted,
   type ToolRef,
-} from "../trace/events.ts";
+} from "../trace/tool_events.ts";
 import { validateId } from "../trace/ids.ts";
 import type { EventSink } from "./event_sink.ts";
 

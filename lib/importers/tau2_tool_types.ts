@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { ExposedTool } from "../trace/events.ts";
+import type { ExposedTool } from "../trace/tool_events.ts";
 
 /** A τ² tool type (`ToolType` in `tau2/environment/toolkit.py`). */
 export type Tau2ToolType = "read" | "write" | "think" | "generic";

@@ -10,7 +10,10 @@
  *
  * @module
  */
-import type { ExposedTool, ToolsetExposedPayload } from "../trace/events.ts";
+import type {
+  ExposedTool,
+  ToolsetExposedPayload,
+} from "../trace/tool_events.ts";
 import { toolAnnotations } from "../proxy/proxied_tool.ts";
 import { tau2DomainTools, tau2ToolAnnotations } from "./tau2_tool_types.ts";
 

@@ -31,14 +31,16 @@ import {
   annotation,
   episodeFinished,
   episodeStarted,
-  type EventContext,
   message,
+} from "../trace/episode_events.ts";
+import type { EventContext } from "../trace/events.ts";
+import {
   toolCallCompleted,
   toolCallFailed,
   toolCallStarted,
   toolsetExposed,
   type ToolsetExposedPayload,
-} from "../trace/events.ts";
+} from "../trace/tool_events.ts";
 import { sha256Digest } from "../trace/hash.ts";
 import { openaiToolset, tau2Toolset } from "./tool_defs.ts";
 import { CallLedger, parseCall, type Party, requestorOf } from "./_calls.ts";

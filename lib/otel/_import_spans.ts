@@ -9,14 +9,14 @@
  */
 import type { UnsealedEvent } from "../trace/event.ts";
 import { sha256Hex } from "../trace/hash.ts";
+import { message } from "../trace/episode_events.ts";
+import type { EventContext } from "../trace/events.ts";
+import { modelResponded } from "../trace/model_events.ts";
 import {
-  type EventContext,
-  message,
-  modelResponded,
   toolCallCompleted,
   toolCallFailed,
   toolCallStarted,
-} from "../trace/events.ts";
+} from "../trace/tool_events.ts";
 import type { OtlpSpan } from "./otlp_types.ts";
 import {
   type AttrMap,

@@ -21,8 +21,8 @@ import {
   annotation,
   episodeFinished,
   episodeStarted,
-  type EventContext,
-} from "../trace/events.ts";
+} from "../trace/episode_events.ts";
+import type { EventContext } from "../trace/events.ts";
 import { ImportError } from "../importers/trajectories.ts";
 import { decodeOtlpProtobuf } from "./protobuf_decode.ts";
 import {

@@ -17,7 +17,8 @@ import {
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { UnsealedEvent } from "../trace/event.ts";
-import { type EventContext, toolsetExposed } from "../trace/events.ts";
+import type { EventContext } from "../trace/events.ts";
+import { toolsetExposed } from "../trace/tool_events.ts";
 import { validateId } from "../trace/ids.ts";
 import type { EventSink } from "../gateway/event_sink.ts";
 import type { ProxiedTool } from "./proxied_tool.ts";

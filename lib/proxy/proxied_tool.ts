@@ -12,7 +12,7 @@
  * @module
  */
 import { sha256Hex } from "../trace/hash.ts";
-import type { ExposedTool } from "../trace/events.ts";
+import type { ExposedTool } from "../trace/tool_events.ts";
 
 /** Longest tool name MCP allows. */
 export const MAX_TOOL_NAME = 128;

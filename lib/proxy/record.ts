@@ -4,12 +4,12 @@
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
+import type { EventContext } from "../trace/events.ts";
 import {
-  type EventContext,
   toolCallCompleted,
   toolCallFailed,
   toolCallStarted,
-} from "../trace/events.ts";
+} from "../trace/tool_events.ts";
 import type { EventSink } from "../gateway/event_sink.ts";
 import type { ProxiedTool } from "./proxied_tool.ts";
 

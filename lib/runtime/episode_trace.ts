@@ -12,8 +12,8 @@ import {
   annotation,
   episodeFinished,
   episodeStarted,
-  type EventContext,
-} from "../trace/events.ts";
+} from "../trace/episode_events.ts";
+import type { EventContext } from "../trace/events.ts";
 
 /** The episode frame of one traced run. */
 export class EpisodeTrace {

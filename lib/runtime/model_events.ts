@@ -6,11 +6,8 @@
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
-import {
-  type EventContext,
-  modelRequested,
-  modelResponded,
-} from "../trace/events.ts";
+import type { EventContext } from "../trace/events.ts";
+import { modelRequested, modelResponded } from "../trace/model_events.ts";
 import type {
   ChatRequest,
   ChatResponse,

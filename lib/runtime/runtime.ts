@@ -17,20 +17,23 @@ import { fieldProblem } from "./signature_check.ts";
 import type { UnsealedEvent } from "../trace/event.ts";
 import {
   annotation,
-  blackboardWrite,
   episodeFinished,
   episodeStarted,
-  type EventContext,
   message,
-  modelRequested,
-  modelResponded,
+} from "../trace/episode_events.ts";
+import type { EventContext } from "../trace/events.ts";
+import { modelRequested, modelResponded } from "../trace/model_events.ts";
+import {
+  blackboardWrite,
   nodeEnter,
   nodeExit,
+} from "../trace/runtime_events.ts";
+import {
   toolCallCompleted,
   toolCallFailed,
   toolCallStarted,
   toolsetExposed,
-} from "../trace/events.ts";
+} from "../trace/tool_events.ts";
 import type { EventSink } from "../gateway/event_sink.ts";
 import type { BehaviorPackage } from "../compiler/package.ts";
 import { walkTree } from "../compiler/tree_engine.ts";

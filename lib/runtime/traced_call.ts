@@ -8,12 +8,12 @@
  * @module
  */
 import type { EventSink } from "../gateway/event_sink.ts";
+import type { EventContext } from "../trace/events.ts";
 import {
-  type EventContext,
   toolCallCompleted,
   toolCallFailed,
   toolCallStarted,
-} from "../trace/events.ts";
+} from "../trace/tool_events.ts";
 import { type BoundTool, callWithArgs } from "./bind_args.ts";
 
 /** What a traced call gave back. */

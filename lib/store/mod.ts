@@ -1,55 +1,38 @@
 /**
- * The store: `HarnessStore` (append-only JSONL spools, content-addressed blobs, the rebuildable SQLite index, the single-writer lock) and its sinks.
+ * The store: `HarnessStore` (append-only JSONL spools, content-addressed
+ * blobs, the rebuildable SQLite index, the single-writer lock) and its
+ * sinks; the records it reads back; the check of a spool's hash chain (what
+ * `verifyCapture` runs, and `verifyChain` for spool bytes held elsewhere);
+ * and the errors a caller catches.
+ *
+ * The mechanism behind it (spool writer, index, lock, blob store, heads
+ * log) is imported by the harness from its files under `lib/store/`.
  *
  * @module
  */
-export { BlobError, BlobStore } from "./blobs.ts";
-export {
-  type BlobRef,
-  DEFAULT_BLOB_THRESHOLD,
-  externalizePayload,
-  type GetBlobText,
-  isBlobRef,
-  type PutBlob,
-  resolveBlobRefs,
-} from "./blob_refs.ts";
-export {
-  type CaptureRecord,
-  type EpisodeRecord,
-  type EventIndexRow,
-  SqliteIndex,
-  type SqliteIndexOptions,
-} from "./index_db.ts";
-export {
-  isStoreLocked,
-  type LockOwner,
-  readLockOwner,
-  StoreLock,
-  StoreLockedError,
-} from "./lock.ts";
-export {
-  SpoolError,
-  type SpoolOpenInfo,
-  SpoolWriter,
-  type SpoolWriterOptions,
-} from "./spool.ts";
+export { HarnessStore } from "./store.ts";
+export type {
+  HarnessStoreOptions,
+  HeadAnchor,
+  OpenFinding,
+  ReadEventsOptions,
+} from "./store_types.ts";
+export type { CaptureRecord, EpisodeRecord } from "./index_records.ts";
+export type { CaptureReader } from "./reader.ts";
 export {
   CaptureFinishedError,
   JsonlTraceSink,
-  type SinkWiring,
   type TraceSink,
 } from "./sink.ts";
+export { type BlobRef, isBlobRef } from "./blob_refs.ts";
+export type { ChainHead } from "../trace/chain.ts";
 export {
-  HarnessStore,
-  type HarnessStoreOptions,
-  type HeadAnchor,
-  type OpenFinding,
-  type ReadEventsOptions,
-} from "./store.ts";
-export {
-  appendReceipts,
-  type HeadReceipt,
-  headsPath,
-  lastReceipt,
-} from "./heads.ts";
-export type { CaptureReader } from "./reader.ts";
+  type ChainProblem,
+  type ChainProblemKind,
+  type ChainReport,
+  verifyChain,
+  type VerifyChainOptions,
+} from "../trace/jsonl.ts";
+export { BlobError } from "./blobs.ts";
+export { SpoolError } from "./spool.ts";
+export { type LockOwner, StoreLockedError } from "./lock.ts";

@@ -6,7 +6,7 @@
  */
 import type { TraceEvent } from "../trace/event.ts";
 import type { ChainReport } from "../trace/jsonl.ts";
-import type { CaptureRecord } from "./index_db.ts";
+import type { CaptureRecord } from "./index_records.ts";
 
 /** The read side of a store. */
 export interface CaptureReader {

@@ -76,8 +76,9 @@ export class JsonlTraceSink implements TraceSink {
   #lastEpisode = "";
 
   /**
-   * Create a `JsonlTraceSink`.
+   * Create a `JsonlTraceSink`. The store does, in `store.sink(id)`.
    *
+   * @internal
    * @param captureId The capture.
    * @param wiring Spool, head, blobs and callbacks from the store.
    */

@@ -9,7 +9,7 @@
  */
 import type { TraceEvent } from "../trace/event.ts";
 import { type ChainReport, verifyChain } from "../trace/jsonl.ts";
-import type { CaptureRecord } from "../store/index_db.ts";
+import type { CaptureRecord } from "../store/index_records.ts";
 import {
   asTarget,
   checkSchema,

@@ -1,49 +1,35 @@
 /**
- * Canonical `harness.trace.v1` events: constructors for every kind, canonical JSON, hashes, the hash chain and its streaming check, ids, JSONL reading.
+ * Canonical `harness.trace.v1` events, for producers: the event envelope,
+ * the context and options every constructor takes, the constructors of an
+ * episode's events (start, finish, messages, annotations) and of tool calls,
+ * and canonical JSON (the form of a spool line, which its hash covers).
+ *
+ * Recording the events, reading them back and checking their hash chain is
+ * `./store`. The constructors of the other kinds (model, toolset, runtime)
+ * and of any kind, the chain sealer, ids and validation are mechanism the
+ * harness uses itself, from their files under `lib/trace/`.
  *
  * @module
  */
-export { canonicalJson } from "./canonical_json.ts";
-export {
-  DIGEST_PREFIX,
-  GENESIS_HASH,
-  isDigest,
-  sha256Digest,
-  sha256Hex,
-} from "./hash.ts";
-export {
-  type Actor,
-  ACTORS,
-  EVENT_KINDS,
-  type EventKind,
-  type EventSource,
-  type Payload,
-  SCHEMA_VERSION,
-  type TraceEvent,
-  type UnsealedEvent,
+export type {
+  EventSource,
+  Payload,
+  TraceEvent,
+  UnsealedEvent,
 } from "./event.ts";
+export type { EventContext, EventOptions } from "./events.ts";
 export {
   annotation,
   type AnnotationPayload,
-  blackboardWrite,
-  type BlackboardWritePayload,
   episodeFinished,
   type EpisodeFinishedPayload,
   episodeStarted,
   type EpisodeStartedPayload,
-  type EventContext,
-  type EventOptions,
-  type ExposedTool,
-  makeEvent,
   message,
   type MessagePayload,
-  modelRequested,
-  type ModelRequestedPayload,
-  modelResponded,
-  type ModelRespondedPayload,
-  nodeEnter,
-  nodeExit,
-  type NodePayload,
+} from "./episode_events.ts";
+export {
+  type ExposedTool,
   toolCallCompleted,
   type ToolCallCompletedPayload,
   toolCallFailed,
@@ -51,26 +37,5 @@ export {
   toolCallStarted,
   type ToolCallStartedPayload,
   type ToolRef,
-  toolsetExposed,
-  type ToolsetExposedPayload,
-} from "./events.ts";
-export { InvalidIdError, isValidId, MAX_ID_LENGTH, validateId } from "./ids.ts";
-export { EventShapeError, validateEvent } from "./validate.ts";
-export {
-  type ChainHead,
-  computeEventHash,
-  GENESIS_HEAD,
-  HashChainer,
-  type SealedEvent,
-} from "./chain.ts";
-export {
-  type ChainProblem,
-  type ChainProblemKind,
-  type ChainReport,
-  checkLine,
-  splitLines,
-  splitLinesSync,
-  type SpoolLine,
-  verifyChain,
-  type VerifyChainOptions,
-} from "./jsonl.ts";
+} from "./tool_events.ts";
+export { canonicalJson } from "./canonical_json.ts";

@@ -8,7 +8,7 @@
  */
 import { assertEquals, assertOk } from "../_assert.ts";
 import { fixedContext, tempDir } from "../_helpers.ts";
-import { message } from "../../lib/trace/events.ts";
+import { message } from "../../lib/trace/episode_events.ts";
 import { postgresAvailable, startCluster } from "../_postgres.ts";
 import { CHECKOUT, task } from "./_tasks.ts";
 

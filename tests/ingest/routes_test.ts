@@ -1,5 +1,6 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { annotation, SCHEMA_VERSION } from "../../lib/trace/mod.ts";
+import { SCHEMA_VERSION } from "../../lib/trace/event.ts";
+import { annotation } from "../../lib/trace/mod.ts";
 import { IngestConfigError, IngestServer } from "../../lib/ingest/server.ts";
 import { writeActiveCapture } from "../../lib/store/active_capture.ts";
 import { fixedContext } from "../_helpers.ts";

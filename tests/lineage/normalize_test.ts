@@ -1,6 +1,6 @@
 import { assertEquals } from "../_assert.ts";
+import { HashChainer } from "../../lib/trace/chain.ts";
 import {
-  HashChainer,
   message,
   toolCallCompleted,
   toolCallStarted,

@@ -1,5 +1,6 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { canonicalJson, sha256Digest } from "../../lib/trace/mod.ts";
+import { sha256Digest } from "../../lib/trace/hash.ts";
+import { canonicalJson } from "../../lib/trace/mod.ts";
 import { BehaviorRuntime } from "../../lib/runtime/runtime.ts";
 import { validatePackage } from "../../lib/runtime/load_package.ts";
 import type { BehaviorPackage } from "../../lib/compiler/package.ts";

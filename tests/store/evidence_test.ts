@@ -281,7 +281,7 @@ Deno.test("past its in-flight limit the handler (fetch API) answers 503 with Ret
 
 Deno.test("head receipts: a clean truncation or a rewrite re-hashed to the end fails verify, and so does a head someone kept", async () => {
   const { main } = await import("../../ingest.ts");
-  const { HashChainer } = await import("../../lib/trace/mod.ts");
+  const { HashChainer } = await import("../../lib/trace/chain.ts");
   await using dir = await tempDir();
   let kept = "";
   {
@@ -340,7 +340,7 @@ Deno.test("head receipts: a clean truncation or a rewrite re-hashed to the end f
 
 Deno.test("store files are private, ids stay portable, a deleted lock file lets no second writer in, and packages keep their captures across a rebuild", async () => {
   const { StoreLockedError } = await import("../../lib/store/mod.ts");
-  const { InvalidIdError, validateId } = await import("../../lib/trace/mod.ts");
+  const { InvalidIdError, validateId } = await import("../../lib/trace/ids.ts");
   const { CaptureCoordinator } = await import("../../lib/control/mod.ts");
   const { generateDeskEpisodes, DESK_EFFECTS } = await import(
     "../../examples/order_desk/order_desk.ts"

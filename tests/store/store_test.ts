@@ -6,13 +6,13 @@ import {
   isBlobRef,
   StoreLockedError,
 } from "../../lib/store/mod.ts";
+import { InvalidIdError } from "../../lib/trace/ids.ts";
 import {
   annotation,
-  EventShapeError,
-  InvalidIdError,
   toolCallCompleted,
   toolCallStarted,
 } from "../../lib/trace/mod.ts";
+import { EventShapeError } from "../../lib/trace/validate.ts";
 import { fixedContext, tempDir } from "../_helpers.ts";
 
 function fill(store: HarnessStore, captureId: string, episodes: number): void {

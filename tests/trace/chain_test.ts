@@ -1,11 +1,9 @@
 import { assertEquals, assertNotEquals, assertThrows } from "../_assert.ts";
+import { computeEventHash, HashChainer } from "../../lib/trace/chain.ts";
+import { GENESIS_HASH, sha256Digest } from "../../lib/trace/hash.ts";
 import {
   annotation,
   canonicalJson,
-  computeEventHash,
-  GENESIS_HASH,
-  HashChainer,
-  sha256Digest,
   toolCallStarted,
 } from "../../lib/trace/mod.ts";
 import { fixedContext } from "../_helpers.ts";

@@ -1,5 +1,5 @@
 import { assertEquals, assertThrows } from "../_assert.ts";
-import { InvalidIdError, isValidId, validateId } from "../../lib/trace/mod.ts";
+import { InvalidIdError, isValidId, validateId } from "../../lib/trace/ids.ts";
 
 Deno.test("validateId() accepts host session ids and harness ids", () => {
   for (

@@ -1,11 +1,7 @@
 import { assertEquals } from "../_assert.ts";
-import {
-  annotation,
-  HashChainer,
-  splitLines,
-  toolCallCompleted,
-  verifyChain,
-} from "../../lib/trace/mod.ts";
+import { HashChainer } from "../../lib/trace/chain.ts";
+import { splitLines, verifyChain } from "../../lib/trace/jsonl.ts";
+import { annotation, toolCallCompleted } from "../../lib/trace/mod.ts";
 import { fixedContext } from "../_helpers.ts";
 
 const enc = new TextEncoder();
