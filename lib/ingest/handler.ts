@@ -28,12 +28,8 @@ import { ToolCallCorrelator } from "../adapters/correlator.ts";
 import { SessionMemory } from "../adapters/session_memory.ts";
 import { inspectCapture } from "../control/inspect.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
-import {
-  fromRequest,
-  type IngestAnswer,
-  type IngestRequest,
-  toResponse,
-} from "./exchange.ts";
+import { fromRequest, toResponse } from "./exchange.ts";
+import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
 import {
   errorAnswer,
   json,

@@ -18,13 +18,12 @@ export {
   SECRET_KEY_PATTERN,
 } from "./redact.ts";
 export { PayloadTooLargeError } from "./errors.ts";
-export {
-  fromRequest,
-  type IngestAnswer,
-  type IngestRequest,
-  toResponse,
-} from "./exchange.ts";
-export type { ConnectionStats } from "./http1_server.ts";
+export { fromRequest, toResponse } from "./exchange.ts";
+export type {
+  ConnectionStats,
+  IngestAnswer,
+  IngestRequest,
+} from "./http1/mod.ts";
 export { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 export {
   ACTIVE_CAPTURE_FILE,

@@ -15,7 +15,7 @@ import type { UnsealedEvent } from "../trace/event.ts";
 import { validateId } from "../trace/ids.ts";
 import { mapOtlp, parseOtlp } from "../otel/import.ts";
 import type { OtlpTraces } from "../otel/otlp_types.ts";
-import type { IngestAnswer, IngestRequest } from "./exchange.ts";
+import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
 import { json, messageOf, PayloadTooLargeError } from "./errors.ts";
 
 /** Options of {@linkcode createOtlpIntake}. */
