@@ -6,7 +6,7 @@
 import { EventShapeError } from "../trace/validate.ts";
 import { InvalidIdError } from "../trace/ids.ts";
 import { HookPayloadError } from "../adapters/common.ts";
-import { CaptureNotFoundError } from "../control/inspect.ts";
+import { CaptureNotFoundError } from "../store/inspect.ts";
 import { CaptureFinishedError } from "../store/sink.ts";
 import { SpoolError } from "../store/spool.ts";
 import type { IngestAnswer } from "./http1/mod.ts";

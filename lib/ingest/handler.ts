@@ -26,7 +26,7 @@ import { validateId } from "../trace/ids.ts";
 import { adapterFor } from "../adapters/registry.ts";
 import { ToolCallCorrelator } from "../adapters/correlator.ts";
 import { SessionMemory } from "../adapters/session_memory.ts";
-import { inspectCapture } from "../control/inspect.ts";
+import { inspectCapture } from "../store/inspect.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import { fromRequest, toResponse } from "./exchange.ts";
 import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
