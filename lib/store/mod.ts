@@ -53,3 +53,8 @@ export {
   lastReceipt,
 } from "./heads.ts";
 export type { CaptureReader } from "./reader.ts";
+export {
+  ACTIVE_CAPTURE_FILE,
+  readActiveCapture,
+  writeActiveCapture,
+} from "./active_capture.ts";
