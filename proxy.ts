@@ -19,35 +19,10 @@ import { parseArgs } from "node:util";
 import { resolveRoot } from "./lib/cli/root.ts";
 import { readActiveCapture } from "./lib/store/active_capture.ts";
 import { openRecordingSink } from "./lib/gateway/open_sink.ts";
-import { serveProxy } from "./lib/proxy/mcp_proxy.ts";
-import { DEFAULT_PROXY_EPISODE } from "./lib/proxy/record.ts";
+import { DEFAULT_PROXY_EPISODE, serveProxy } from "./lib/proxy/mod.ts";
 
-export {
-  buildStdioProxyServer,
-  McpProxy,
-  type McpProxyOptions,
-  serveProxy,
-} from "./lib/proxy/mcp_proxy.ts";
-export {
-  MAX_TOOL_NAME,
-  namespacedName,
-  ProxiedTool,
-} from "./lib/proxy/proxied_tool.ts";
-export {
-  DEFAULT_PROXY_EPISODE,
-  PROXY_SOURCE,
-  recordProxiedCall,
-  type RecordProxiedCallOptions,
-} from "./lib/proxy/record.ts";
-export {
-  callStdioTool,
-  discoverStdioTools,
-  type StdioUpstream,
-  UpstreamConnection,
-  UpstreamError,
-  type UpstreamOptions,
-  type UpstreamState,
-} from "./lib/proxy/upstream.ts";
+/** The proxy as a library: `./proxy` (`lib/proxy/mod.ts`) exports the same. */
+export * from "./lib/proxy/mod.ts";
 
 const USAGE = `harness proxy: record every call to an upstream MCP server
 

@@ -94,3 +94,52 @@ Deno.test("nothing under lib/ imports an entry, an example or a test", () => {
   }
   assertEquals(outside, []);
 });
+
+/**
+ * The folders of `lib/`, lowest first: a file may import its own folder and
+ * folders before it, never one after it. The same order is in
+ * ARCHITECTURE.md ("Layers").
+ */
+const LAYERS = [
+  "trace",
+  "models",
+  "store",
+  "team",
+  "forwarder",
+  "installers",
+  "adapters",
+  "gateway",
+  "proxy",
+  "importers",
+  "otel",
+  "ingest",
+  "lineage",
+  "compiler",
+  "runtime",
+  "envs",
+  "eval",
+  "control",
+  "report",
+  "cli",
+];
+
+Deno.test("lib/ folders import only their own layer and the layers below it", () => {
+  const rank = new Map(LAYERS.map((name, i) => [name, i]));
+  const folders = new Set<string>();
+  const upward: string[] = [];
+  for (const [f, deps] of importGraph()) {
+    if (!f.includes("/")) continue;
+    const from = f.split("/")[0];
+    folders.add(from);
+    for (const d of deps) {
+      const to = d.split("/")[0];
+      if (!d.includes("/") || d.startsWith("..") || to === from) continue;
+      if ((rank.get(to) ?? -1) > (rank.get(from) ?? Infinity)) {
+        upward.push(`${f} → ${d}`);
+      }
+    }
+  }
+  // Every folder has a place (a new one is added to LAYERS and ARCHITECTURE.md).
+  assertEquals([...folders].filter((f) => !rank.has(f)).sort(), []);
+  assertEquals(upward.sort(), []);
+});

@@ -38,15 +38,6 @@ export interface CaptureArgs {
   token?: string;
 }
 
-/** The capture control commands this module runs. */
-export const CAPTURE_CONTROL = [
-  "start",
-  "finish",
-  "outcome",
-  "summary",
-  "lineage",
-];
-
 /**
  * Run one capture control command.
  *

@@ -21,7 +21,6 @@
 import { commandParts } from "./cmd_doctor.ts";
 import { basename, dirname, join } from "node:path";
 import { hostCPluginSource } from "../adapters/host_c_plugin.ts";
-import { canonicalJson } from "../trace/canonical_json.ts";
 import {
   addHarnessHooks,
   hostAPlan,
@@ -29,9 +28,15 @@ import {
   removeHarnessHooks,
   type Settings,
 } from "../installers/hook_settings.ts";
-import type { Io } from "./io.ts";
-import { unwrapServerEntry, wrapServerEntry } from "../installers/mcp_wrap.ts";
-import { exists, UsageError } from "./io.ts";
+import { exists, type Io, UsageError } from "./io.ts";
+import {
+  baseDir,
+  opencodeUserDir,
+  parseJsonc,
+  readText,
+  sameJson,
+  stamp,
+} from "./_install_files.ts";
 
 /** Arguments of install and uninstall. */
 export interface InstallArgs {
@@ -61,122 +66,6 @@ export interface InstallArgs {
   proxyCommand?: { command: string; args: string[] };
 }
 
-/** The folder install works in: the project (default: here) or the user's home. */
-function baseDir(a: InstallArgs): string {
-  const base = a.user ? a.home : (a.project ?? ".");
-  if (!base) throw new UsageError("--user needs HOME (grant --allow-env=HOME)");
-  return base;
-}
-
-/** OpenCode's user config folder. */
-function opencodeUserDir(a: InstallArgs, base: string): string {
-  return join(a.xdgConfigHome ?? join(base, ".config"), "opencode");
-}
-
-/**
- * The file that holds a host's MCP server entries.
- *
- * @param a Arguments.
- * @returns Its path.
- */
-export function mcpConfigFile(a: InstallArgs): string {
-  const base = baseDir(a);
-  switch (a.host) {
-    case "host_a":
-      return a.user ? join(base, ".claude.json") : join(base, ".mcp.json");
-    case "host_b":
-      return join(base, ".gemini", "settings.json");
-    case "host_c":
-      return a.user
-        ? join(opencodeUserDir(a, base), "opencode.json")
-        : join(base, "opencode.json");
-    default:
-      throw new UsageError(
-        `unknown host "${a.host}": use host_a, host_b or host_c`,
-      );
-  }
-}
-
-/** The host's own folder (`.claude`, `.gemini`, `.opencode` or its user equivalent). */
-function hostDir(a: InstallArgs): string {
-  const base = baseDir(a);
-  switch (a.host) {
-    case "host_a":
-      return join(base, ".claude");
-    case "host_b":
-      return join(base, ".gemini");
-    default:
-      return a.user ? opencodeUserDir(a, base) : join(base, ".opencode");
-  }
-}
-
-/**
- * Put the harness proxy in front of an MCP server entry (`install --proxy`),
- * or take it out (`uninstall --proxy`), keeping the original entry in
- * `<host folder>/harness-proxy-<config file>.json` (backups go there too).
- *
- * @param a Arguments (with `proxy`).
- * @param remove Take it out.
- * @param io Output.
- * @returns Exit code.
- */
-export function proxyEntry(a: InstallArgs, remove: boolean, io: Io): number {
-  const file = mcpConfigFile(a);
-  const text = readText(file);
-  if (text === null) {
-    throw new Error(
-      `${file} does not exist: add the MCP server "${a.proxy}" to the host first`,
-    );
-  }
-  const config = JSON.parse(text);
-  // Backups and the record of wrapped entries live in the host's own folder.
-  const keep = hostDir(a);
-  Deno.mkdirSync(keep, { recursive: true });
-  const sidecar = join(keep, `harness-proxy-${basename(file)}.json`);
-  const saved = JSON.parse(readText(sidecar) ?? "{}") as Record<
-    string,
-    { original: unknown; before: string }
-  >;
-  const name = a.proxy!;
-  if (remove) {
-    const rec = saved[name];
-    if (!rec) {
-      io.out(
-        `${a.host}: MCP server "${name}" is not behind the harness proxy in ${file}`,
-      );
-      return 0;
-    }
-    const next = unwrapServerEntry(a.host, config, name, rec.original);
-    const out = sameJson(rec.before, next)
-      ? rec.before
-      : JSON.stringify(next, null, 2) + "\n";
-    Deno.writeTextFileSync(file, out);
-    delete saved[name];
-    if (Object.keys(saved).length) {
-      Deno.writeTextFileSync(sidecar, JSON.stringify(saved, null, 2) + "\n");
-    } else Deno.removeSync(sidecar);
-    io.out(`${a.host}: MCP server "${name}" in ${file} runs directly again`);
-    return 0;
-  }
-  const { config: next, original } = wrapServerEntry(
-    a.host,
-    config,
-    name,
-    a.proxyCommand!,
-  );
-  Deno.writeTextFileSync(
-    join(keep, `${basename(file)}.harness-backup-${stamp()}`),
-    text,
-  );
-  Deno.writeTextFileSync(file, JSON.stringify(next, null, 2) + "\n");
-  saved[name] = { original, before: text };
-  Deno.writeTextFileSync(sidecar, JSON.stringify(saved, null, 2) + "\n");
-  io.out(
-    `${a.host}: MCP server "${name}" in ${file} now runs behind the harness proxy (calls recorded as ${name}__<tool>)`,
-  );
-  return 0;
-}
-
 /** Marker line at the top of the host_c plugin file. */
 const PLUGIN_MARKER = "// harness: capture plugin for OpenCode";
 
@@ -204,15 +93,6 @@ export function targetFile(a: InstallArgs): string {
   }
 }
 
-function readText(path: string): string | null {
-  try {
-    return Deno.readTextFileSync(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return null;
-    throw err;
-  }
-}
-
 function firstBackup(file: string): string | null {
   const dir = dirname(file);
   const prefix = `${file.slice(dir.length + 1)}.harness-backup-`;
@@ -224,18 +104,6 @@ function firstBackup(file: string): string | null {
     return null;
   }
   return names.length ? readText(join(dir, names[0])) : null;
-}
-
-function sameJson(text: string, value: Settings): boolean {
-  try {
-    return canonicalJson(parseJsonc(text)) === canonicalJson(value);
-  } catch {
-    return false;
-  }
-}
-
-function stamp(): string {
-  return new Date().toISOString().replace(/[-:]/g, "").slice(0, 15);
 }
 
 function hookUrl(a: InstallArgs): string {
@@ -255,39 +123,8 @@ export function install(a: InstallArgs, io: Io): number {
   const file = targetFile(a);
   warnUnstableLauncher(a.forwarderCommand, io);
   const before = readText(file);
-  if (a.host === "host_c") {
-    if (before !== null && !before.startsWith(PLUGIN_MARKER)) {
-      throw new Error(
-        `${file} exists and is not the harness plugin; move it away first`,
-      );
-    }
-    const source = hostCPluginSource({ url: a.url, capture: a.capture });
-    if (before === source) {
-      io.out(`host_c: ${file} is already installed`);
-      return 0;
-    }
-    Deno.mkdirSync(dirname(file), { recursive: true });
-    Deno.writeTextFileSync(file, source);
-    io.out(`host_c: wrote the capture plugin ${file} (posts to ${a.url})`);
-    return 0;
-  }
-  let settings: Settings = {};
-  if (before !== null && before.trim() !== "") {
-    try {
-      settings = parseJsonc(before);
-      if (!isJson(before)) {
-        io.out(
-          `${a.host}: ${file} has comments; they are not kept in the merged file (the backup keeps them)`,
-        );
-      }
-    } catch (err) {
-      throw new Error(
-        `${file} is not valid JSON (${
-          (err as Error).message
-        }); fix it by hand, nothing was changed`,
-      );
-    }
-  }
+  if (a.host === "host_c") return installPlugin(a, file, before, io);
+  const settings = readSettings(a.host, file, before, io);
   // host_a blanks credential-like variables in http hook headers, so with
   // a token every event goes through the forwarder, which sends it.
   const mode = a.token && a.mode === "http" ? "command" : a.mode;
@@ -339,6 +176,54 @@ export function install(a: InstallArgs, io: Io): number {
     );
   }
   return 0;
+}
+
+/** host_c: write the capture plugin (unless another file is there). */
+function installPlugin(
+  a: InstallArgs,
+  file: string,
+  before: string | null,
+  io: Io,
+): number {
+  if (before !== null && !before.startsWith(PLUGIN_MARKER)) {
+    throw new Error(
+      `${file} exists and is not the harness plugin; move it away first`,
+    );
+  }
+  const source = hostCPluginSource({ url: a.url, capture: a.capture });
+  if (before === source) {
+    io.out(`host_c: ${file} is already installed`);
+    return 0;
+  }
+  Deno.mkdirSync(dirname(file), { recursive: true });
+  Deno.writeTextFileSync(file, source);
+  io.out(`host_c: wrote the capture plugin ${file} (posts to ${a.url})`);
+  return 0;
+}
+
+/** The host's settings as they are (comments allowed; they are not kept). */
+function readSettings(
+  host: string,
+  file: string,
+  before: string | null,
+  io: Io,
+): Settings {
+  if (before === null || before.trim() === "") return {};
+  try {
+    const settings = parseJsonc(before);
+    if (!isJson(before)) {
+      io.out(
+        `${host}: ${file} has comments; they are not kept in the merged file (the backup keeps them)`,
+      );
+    }
+    return settings;
+  } catch (err) {
+    throw new Error(
+      `${file} is not valid JSON (${
+        (err as Error).message
+      }); fix it by hand, nothing was changed`,
+    );
+  }
 }
 
 /**
@@ -421,40 +306,6 @@ function isJson(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * Parse JSON with comments and trailing commas (Gemini CLI accepts them in
- * its settings).
- *
- * @param text The text.
- * @returns The value.
- * @throws {SyntaxError} When it is not JSON even without comments.
- */
-export function parseJsonc(text: string): Settings {
-  let out = "";
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      out += c;
-      if (c === "\\") out += text[++i] ?? "";
-      else if (c === '"') inString = false;
-      continue;
-    }
-    if (c === '"') {
-      inString = true;
-      out += c;
-    } else if (c === "/" && text[i + 1] === "/") {
-      while (i < text.length && text[i] !== "\n") i++;
-      out += "\n";
-    } else if (c === "/" && text[i + 1] === "*") {
-      i += 2;
-      while (i < text.length && !(text[i] === "*" && text[i + 1] === "/")) i++;
-      i++;
-    } else out += c;
-  }
-  return JSON.parse(out.replace(/,(\s*[}\]])/g, "$1"));
 }
 
 /**

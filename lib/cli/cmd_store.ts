@@ -6,9 +6,9 @@
  */
 import { HarnessStore } from "../store/store.ts";
 import { isStoreLocked, readLockOwner } from "../store/lock.ts";
-import type { CaptureInspection } from "../control/inspect.ts";
+import type { CaptureInspection } from "../store/inspect.ts";
 import type { CaptureRecord } from "../store/index_records.ts";
-import { inspectCapture } from "../control/inspect.ts";
+import { inspectCapture } from "../store/inspect.ts";
 import {
   formatCaptureList,
   formatChain,

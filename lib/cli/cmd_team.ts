@@ -10,7 +10,7 @@ import { connectDb, migrate, resolveDbTarget } from "../team/db.ts";
 import { pushCapture } from "../team/push.ts";
 import { storeId } from "../team/store_id.ts";
 import { DbStore } from "../team/db_store.ts";
-import { inspectCapture } from "../control/inspect.ts";
+import { inspectCapture } from "../store/inspect.ts";
 import { buildLineageReport } from "../control/lineage_report.ts";
 import {
   formatCaptureList,

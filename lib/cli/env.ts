@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { UsageError } from "./io.ts";
 
 /**
  * A variable's value, when this process is allowed to read it.
@@ -19,6 +20,30 @@ export function grantedEnv(name: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A database flag's value: an empty one is an error (never "the local
+ * store"); absent, `db migrate` and `store push` use `HARNESS_DB_URL`.
+ *
+ * @param value The flag's value, if given.
+ * @param flag The flag (`--db`, `--to`, `--replicate`), for the message.
+ * @returns The value, `"env"` when absent and `HARNESS_DB_URL` is set, else undefined.
+ * @throws {UsageError} For an empty value.
+ */
+export function dbSpec(
+  value: string | undefined,
+  flag: string,
+): string | undefined {
+  if (value === undefined) {
+    return grantedEnv("HARNESS_DB_URL") ? "env" : undefined;
+  }
+  if (!value.trim()) {
+    throw new UsageError(
+      `${flag} is empty: give postgres://user@host:port/db, or "env" to use HARNESS_DB_URL`,
+    );
+  }
+  return value;
 }
 
 /**

@@ -4,7 +4,7 @@
  * @module
  */
 import type { CaptureRecord } from "../store/index_records.ts";
-import type { CaptureInspection } from "../control/inspect.ts";
+import type { CaptureInspection } from "../store/inspect.ts";
 import type { ChainReport } from "../trace/jsonl.ts";
 import { renderTable } from "./table.ts";
 

@@ -17,9 +17,10 @@ export interface Io {
 export class UsageError extends Error {
   /**
    * @param message What is wrong.
+   * @param options `cause`: the error it comes from.
    */
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = "UsageError";
   }
 }

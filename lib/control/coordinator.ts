@@ -27,7 +27,7 @@ import {
   type CaptureInspection,
   CaptureNotFoundError,
   inspectCapture,
-} from "./inspect.ts";
+} from "../store/inspect.ts";
 import { buildLineageReport, type LineageReport } from "./lineage_report.ts";
 import { loadEpisodes } from "../lineage/episodes.ts";
 import {

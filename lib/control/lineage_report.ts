@@ -10,7 +10,7 @@
  */
 import type { CaptureReader } from "../store/reader.ts";
 import type { ChainReport } from "../trace/jsonl.ts";
-import { type Fidelity, FidelityTracker } from "./fidelity.ts";
+import { type Fidelity, FidelityTracker } from "../store/fidelity.ts";
 import { loadEpisodes } from "../lineage/episodes.ts";
 import { argumentLeaves, normalizeEpisode } from "../lineage/normalize.ts";
 import {
@@ -18,7 +18,7 @@ import {
   isMeaningful,
   words,
 } from "../lineage/meaningful.ts";
-import { CaptureNotFoundError } from "./inspect.ts";
+import { CaptureNotFoundError } from "../store/inspect.ts";
 
 /** How an argument got its value. */
 export type ArgumentKind =

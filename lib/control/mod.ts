@@ -8,13 +8,13 @@ export {
   FidelityTracker,
   inferFidelity,
   STATE_KEYS,
-} from "./fidelity.ts";
+} from "../store/fidelity.ts";
 export {
   type CaptureInspection,
   CaptureNotFoundError,
   type EpisodeInspection,
   inspectCapture,
-} from "./inspect.ts";
+} from "../store/inspect.ts";
 export {
   CaptureCoordinator,
   type CaptureCoordinatorOptions,

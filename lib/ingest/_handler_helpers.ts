@@ -5,7 +5,7 @@
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
-import type { IngestRequest } from "./exchange.ts";
+import type { IngestRequest } from "./http1/mod.ts";
 import { PayloadTooLargeError } from "./payload_too_large.ts";
 
 /** Events grouped by capture, in order of first appearance. */

@@ -6,10 +6,10 @@
 import { EventShapeError } from "../trace/validate.ts";
 import { InvalidIdError } from "../trace/ids.ts";
 import { HookPayloadError } from "../adapters/common.ts";
-import { CaptureNotFoundError } from "../control/inspect.ts";
+import { CaptureNotFoundError } from "../store/inspect.ts";
 import { CaptureFinishedError } from "../store/sink.ts";
 import { SpoolError } from "../store/spool.ts";
-import type { IngestAnswer } from "./exchange.ts";
+import type { IngestAnswer } from "./http1/mod.ts";
 import { PayloadTooLargeError } from "./payload_too_large.ts";
 
 export { PayloadTooLargeError };

@@ -26,14 +26,10 @@ import { validateId } from "../trace/ids.ts";
 import { adapterFor } from "../adapters/registry.ts";
 import { ToolCallCorrelator } from "../adapters/correlator.ts";
 import { SessionMemory } from "../adapters/session_memory.ts";
-import { inspectCapture } from "../control/inspect.ts";
+import { inspectCapture } from "../store/inspect.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
-import {
-  fromRequest,
-  type IngestAnswer,
-  type IngestRequest,
-  toResponse,
-} from "./exchange.ts";
+import { fromRequest, toResponse } from "./exchange.ts";
+import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
 import {
   errorAnswer,
   json,
@@ -42,7 +38,8 @@ import {
   statusOf,
 } from "./errors.ts";
 import { createOtlpIntake } from "./otlp_intake.ts";
-import { byCapture, isJsonType, withBytes } from "./_handler_helpers.ts";
+import { byCapture, withBytes } from "./_handler_helpers.ts";
+import { refusal } from "./_guard.ts";
 import { DEFAULT_REDACTION_RULES, redactValue } from "./redact.ts";
 
 export { sameSecret } from "./secret.ts";
@@ -58,6 +55,7 @@ import {
   type IngestStats,
 } from "./handler_types.ts";
 
+// Over 80 lines: its routes are closures over one handler's store, limits, redaction and counters.
 /**
  * Build the handler over a store (which it only appends to and reads).
  *
@@ -243,66 +241,8 @@ export function createIngestHandler(
     const target = req.target;
     const q = target.indexOf("?");
     const path = q < 0 ? target : target.slice(0, q);
-    // A web page can reach a loopback server; nothing of ours sends Origin.
-    if (req.header("origin") !== null) {
-      await req.discard();
-      return json(403, {
-        ok: false,
-        error:
-          "Requests from web pages are refused (they carry an Origin header); hooks, forwarders and the CLI send none",
-      });
-    }
-    const hostHeader = req.header("host") ?? "";
-    if (options.hostAllowed && !options.hostAllowed(hostHeader)) {
-      await req.discard();
-      return json(403, {
-        ok: false,
-        error: `Host ${
-          JSON.stringify(hostHeader)
-        } is not this server's loopback address`,
-      });
-    }
-    if (
-      req.method === "POST" &&
-      (path === "/ingest" || path.startsWith("/hook/")) &&
-      !isJsonType(req.header("content-type"))
-    ) {
-      await req.discard();
-      return json(415, {
-        ok: false,
-        error: "Send events with Content-Type: application/json",
-      });
-    }
-    if (
-      req.method === "POST" && path === "/v1/traces" &&
-      !isJsonType(req.header("content-type")) &&
-      (req.header("content-type") ?? "").split(";")[0].trim()
-          .toLowerCase() !== "application/x-protobuf"
-    ) {
-      await req.discard();
-      return json(415, {
-        ok: false,
-        error:
-          "Send OTLP traces with Content-Type: application/x-protobuf or application/json",
-      });
-    }
-    if (options.token) {
-      const auth = req.header("authorization") ?? "";
-      // The pid file's admin key (owner-readable only) is enough to stop it.
-      const admin = path === "/admin/shutdown" && !!options.adminKey &&
-        sameSecret(
-          req.header("x-harness-admin-key") ?? "",
-          options.adminKey,
-        );
-      if (!admin && !sameSecret(auth, `Bearer ${options.token}`)) {
-        await req.discard();
-        return json(401, {
-          ok: false,
-          error:
-            "Missing or wrong bearer token: send Authorization: Bearer $HARNESS_INGEST_TOKEN",
-        }, { "www-authenticate": "Bearer" });
-      }
-    }
+    const refused = await refusal(req, path, options);
+    if (refused) return refused;
     const method = req.method;
     const only = async (allowed: string) => {
       await req.discard();

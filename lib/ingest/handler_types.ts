@@ -5,7 +5,7 @@
  */
 import type { RedactionRule } from "./redact.ts";
 import type { ToolCallCorrelator } from "../adapters/correlator.ts";
-import type { ConnectionStats } from "./http1_server.ts";
+import type { ConnectionStats } from "./http1/mod.ts";
 
 /** Capture that hook events go to when there is no `cap` and no active capture. */
 export const DEFAULT_CAPTURE_ID = "default";

@@ -1,41 +1,37 @@
 /**
- * The loopback ingest server: request handling, redaction, the active capture.
+ * The loopback ingest server: {@linkcode IngestServer} (our own HTTP/1.1
+ * listener, its options and defaults), the same routes as a fetch handler
+ * ({@linkcode createIngestHandler} with {@linkcode fromRequest} and
+ * {@linkcode toResponse}), the body limit, and redaction of secrets before
+ * sealing. The active capture pointer is the store's (`./store`).
  *
  * @module
  */
-export {
-  createIngestHandler,
-  DEFAULT_CAPTURE_ID,
-  type IngestHandlerOptions,
-  type IngestStats,
-} from "./handler.ts";
-export {
-  DEFAULT_REDACTION_RULES,
-  parseRedactionRules,
-  type RedactionCounts,
-  type RedactionRule,
-  redactValue,
-  SECRET_KEY_PATTERN,
-} from "./redact.ts";
-export { PayloadTooLargeError } from "./errors.ts";
-export {
-  fromRequest,
-  type IngestAnswer,
-  type IngestRequest,
-  toResponse,
-} from "./exchange.ts";
-export type { ConnectionStats } from "./http1_server.ts";
-export { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
-export {
-  ACTIVE_CAPTURE_FILE,
-  readActiveCapture,
-  writeActiveCapture,
-} from "../store/active_capture.ts";
 export {
   DEFAULT_HOST,
   DEFAULT_PORT,
   IngestConfigError,
   IngestServer,
   type IngestServerOptions,
-  isLoopback,
 } from "./server.ts";
+export {
+  createIngestHandler,
+  DEFAULT_CAPTURE_ID,
+  type IngestHandlerOptions,
+  type IngestStats,
+} from "./handler.ts";
+export type {
+  ConnectionStats,
+  IngestAnswer,
+  IngestRequest,
+} from "./http1/mod.ts";
+export { fromRequest, toResponse } from "./exchange.ts";
+export { PayloadTooLargeError } from "./errors.ts";
+export { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
+export {
+  DEFAULT_REDACTION_RULES,
+  parseRedactionRules,
+  type RedactionCounts,
+  type RedactionRule,
+  redactValue,
+} from "./redact.ts";

@@ -15,7 +15,7 @@ import type { UnsealedEvent } from "../trace/event.ts";
 import { validateId } from "../trace/ids.ts";
 import { mapOtlp, parseOtlp } from "../otel/import.ts";
 import type { OtlpTraces } from "../otel/otlp_types.ts";
-import type { IngestAnswer, IngestRequest } from "./exchange.ts";
+import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
 import { json, messageOf, PayloadTooLargeError } from "./errors.ts";
 
 /** Options of {@linkcode createOtlpIntake}. */
@@ -80,6 +80,36 @@ function protobufAnswer(rejected: number, message: string): string | null {
   return String.fromCharCode(0x0a, inner.length) + inner;
 }
 
+/** The OTLP answer: partial success when spans were refused, as protobuf or JSON. */
+function reply(
+  rejected: number,
+  message: string,
+  protobuf: boolean,
+): IngestAnswer {
+  if (protobuf) {
+    const text = protobufAnswer(rejected, message);
+    if (text !== null) {
+      return {
+        status: 200,
+        headers: { "content-type": "application/x-protobuf" },
+        body: text,
+      };
+    }
+  }
+  return json(
+    200,
+    rejected
+      ? {
+        partialSuccess: {
+          rejectedSpans: String(rejected),
+          errorMessage: message,
+        },
+      }
+      : {},
+  );
+}
+
+// Over 80 lines: record and answer are closures over the route's counters and seen-event sets.
 /**
  * Build the route.
  *
@@ -134,6 +164,52 @@ export function createOtlpIntake(
     );
   }
 
+  /** Store the spans' events (each once); count and say what was refused. */
+  function record(
+    req: IngestRequest,
+    data: OtlpTraces,
+  ): { rejected: number; message: string } {
+    let rejected = 0;
+    const reasons: string[] = [];
+    const out = new Map<string, UnsealedEvent[]>();
+    for (const rs of data.resourceSpans) {
+      const cap = captureOf(req, rs);
+      let byTrace = episodes.get(cap);
+      if (!byTrace) episodes.set(cap, byTrace = new Map());
+      if (byTrace.size > TRACES_KEPT) byTrace.clear();
+      const r = mapOtlp({ resourceSpans: [rs] }, {
+        captureId: cap,
+        partial: true,
+        finishAll: false,
+        episodeOf: byTrace,
+        provenance: { transport: "otlp/http" },
+      });
+      rejected += r.rejected.length;
+      for (const x of r.rejected.slice(0, 3)) reasons.push(x.reason);
+      stats.otlp_spans += r.spans;
+      const have = seenIn(cap);
+      const list = out.get(cap) ?? [];
+      for (const ep of r.episodes) {
+        for (const ev of ep.events) {
+          if (have.has(ev.event_id)) stats.otlp_duplicate_events++;
+          else {
+            have.add(ev.event_id);
+            list.push(ev);
+          }
+        }
+      }
+      out.set(cap, list);
+    }
+    for (const [cap, list] of out) {
+      if (list.length) store.sink(cap).emitMany(list);
+    }
+    stats.otlp_rejected_spans += rejected;
+    const message = rejected
+      ? `${rejected} spans refused: ${reasons.join("; ")}`
+      : "";
+    return { rejected, message };
+  }
+
   async function answer(req: IngestRequest): Promise<IngestAnswer> {
     const type = (req.header("content-type") ?? "").split(";")[0].trim()
       .toLowerCase();
@@ -154,65 +230,8 @@ export function createOtlpIntake(
       if (!Array.isArray(data?.resourceSpans)) {
         throw new SyntaxError("The body has no resourceSpans list");
       }
-      let rejected = 0;
-      const reasons: string[] = [];
-      const out = new Map<string, UnsealedEvent[]>();
-      for (const rs of data.resourceSpans) {
-        const cap = captureOf(req, rs);
-        let byTrace = episodes.get(cap);
-        if (!byTrace) episodes.set(cap, byTrace = new Map());
-        if (byTrace.size > TRACES_KEPT) byTrace.clear();
-        const r = mapOtlp({ resourceSpans: [rs] }, {
-          captureId: cap,
-          partial: true,
-          finishAll: false,
-          episodeOf: byTrace,
-          provenance: { transport: "otlp/http" },
-        });
-        rejected += r.rejected.length;
-        for (const x of r.rejected.slice(0, 3)) reasons.push(x.reason);
-        stats.otlp_spans += r.spans;
-        const have = seenIn(cap);
-        const list = out.get(cap) ?? [];
-        for (const ep of r.episodes) {
-          for (const ev of ep.events) {
-            if (have.has(ev.event_id)) stats.otlp_duplicate_events++;
-            else {
-              have.add(ev.event_id);
-              list.push(ev);
-            }
-          }
-        }
-        out.set(cap, list);
-      }
-      for (const [cap, list] of out) {
-        if (list.length) store.sink(cap).emitMany(list);
-      }
-      stats.otlp_rejected_spans += rejected;
-      const message = rejected
-        ? `${rejected} spans refused: ${reasons.join("; ")}`
-        : "";
-      if (protobuf) {
-        const text = protobufAnswer(rejected, message);
-        if (text !== null) {
-          return {
-            status: 200,
-            headers: { "content-type": "application/x-protobuf" },
-            body: text,
-          };
-        }
-      }
-      return json(
-        200,
-        rejected
-          ? {
-            partialSuccess: {
-              rejectedSpans: String(rejected),
-              errorMessage: message,
-            },
-          }
-          : {},
-      );
+      const { rejected, message } = record(req, data);
+      return reply(rejected, message, protobuf);
     } catch (err) {
       if (err instanceof PayloadTooLargeError) {
         return json(413, { ok: false, error: err.message });

@@ -236,7 +236,7 @@ Deno.test("mod.ts's module graph reaches no server, no process spawning and no n
   // The same walk finds what the entry module reaches, so it can fail.
   const entry = await forbiddenReach("../../ingest.ts");
   assertOk(
-    entry.some((f) => f.includes("/lib/ingest/http1_server.ts names Deno")),
+    entry.some((f) => f.includes("/lib/ingest/http1/_server.ts names Deno")),
     entry.join("\n"),
   );
   assertOk(

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { Http1Server } from "../../lib/ingest/http1_server.ts";
+import { Http1Server } from "../../lib/ingest/http1/mod.ts";
 
 const json = (status: number, body: unknown) => ({
   status,

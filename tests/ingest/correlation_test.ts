@@ -181,7 +181,7 @@ Deno.test("host_b: the assistant's words come from the streamed answer (not the 
     total_tokens: 222,
   });
   assertEquals(usage.length, 5);
-  const { inspectCapture } = await import("../../lib/control/inspect.ts");
+  const { inspectCapture } = await import("../../lib/store/inspect.ts");
   const inspected = await inspectCapture(store, "c");
   assertEquals(inspected.episodes[0].tokens?.responses, 5);
   assertEquals(

@@ -1,11 +1,8 @@
 import { assertEquals, assertMatch, assertOk } from "../_assert.ts";
 import { startServer } from "../_server.ts";
 import { messageEventJson } from "../_helpers.ts";
-import {
-  DEFAULT_HANDLER_TIMEOUT_MS,
-  Http1Server,
-} from "../../lib/ingest/http1_server.ts";
-import type { IngestAnswer } from "../../lib/ingest/exchange.ts";
+import { Http1Server, type IngestAnswer } from "../../lib/ingest/http1/mod.ts";
+import { DEFAULT_HANDLER_TIMEOUT_MS } from "../../lib/ingest/http1/_options.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();

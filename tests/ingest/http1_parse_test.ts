@@ -6,10 +6,10 @@ import {
 } from "../_assert.ts";
 import {
   HttpProtocolError,
-  parseHead,
   readRequestBody,
-} from "../../lib/ingest/http1_request.ts";
-import { ByteReader } from "../../lib/ingest/http1_reader.ts";
+} from "../../lib/ingest/http1/_request.ts";
+import { parseHead } from "../../lib/ingest/http1/_head.ts";
+import { ByteReader } from "../../lib/ingest/http1/_reader.ts";
 
 const enc = new TextEncoder();
 

@@ -1,10 +1,10 @@
 /**
- * Options of {@linkcode Http1Server} (`lib/ingest/http1_server.ts`) and the
+ * Options of {@linkcode Http1Server} (`lib/ingest/http1/_server.ts`) and the
  * counters it keeps, with their defaults.
  *
  * @module
  */
-import type { IngestAnswer } from "./exchange.ts";
+import type { IngestAnswer } from "./_exchange.ts";
 
 /** Options of `Http1Server`. */
 export interface Http1ServerOptions {

@@ -12,8 +12,8 @@
  *
  * @module
  */
-import { type ByteReader, headText } from "./http1_reader.ts";
-import { HttpProtocolError } from "./http1_errors.ts";
+import { type ByteReader, headText } from "./_reader.ts";
+import { HttpProtocolError } from "./_errors.ts";
 
 /** What each chunk costs against the body limit, beside its data. */
 export const CHUNK_COST = 1024;

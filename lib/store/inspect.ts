@@ -1,11 +1,14 @@
 /**
  * `capture inspect`: one pass over a capture's spool for counts and
- * fidelity, one streaming chain check, plus the index's records.
+ * fidelity, one streaming chain check, plus the index's records. A reading
+ * of the store, so that the ingest server (`GET /capture/<id>/summary`) and
+ * the control plane share it without ingest importing control; `./control`
+ * re-exports it.
  *
  * @module
  */
-import type { CaptureReader } from "../store/reader.ts";
-import type { CaptureRecord } from "../store/index_records.ts";
+import type { CaptureReader } from "./reader.ts";
+import type { CaptureRecord } from "./index_records.ts";
 import type { ChainReport } from "../trace/jsonl.ts";
 import { type Fidelity, FidelityTracker } from "./fidelity.ts";
 

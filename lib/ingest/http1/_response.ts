@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { IngestAnswer } from "./exchange.ts";
-import type { RequestHead } from "./http1_request.ts";
+import type { IngestAnswer } from "./_exchange.ts";
+import type { RequestHead } from "./_head.ts";
 
 const REASONS: Record<number, string> = {
   100: "Continue",

@@ -1,0 +1,235 @@
+/**
+ * The commands of `ingest.ts`, by their first word: the flags each reads
+ * and how it runs (each loads its module on use, so a command pays only for
+ * its own imports). The help of each is its lines of
+ * {@linkcode INGEST_USAGE}. `hook` is not here: the entry runs it before
+ * any parsing (`cmd_hook.ts`), and `demo` is the entry's (it runs an
+ * example).
+ *
+ * @module
+ */
+import type { CommandTable } from "./command.ts";
+import type { IngestContext } from "./ingest_context.ts";
+import { dbSpec, grantedEnv as env } from "./env.ts";
+import { UsageError } from "./io.ts";
+import { INSTALL_OPTIONS, installCommand } from "./install_command_line.ts";
+import { SERVE_OPTIONS, serveCommand } from "./serve_command_line.ts";
+
+export { INGEST_USAGE } from "./ingest_usage.ts";
+
+/** The commands of `ingest.ts` but `hook` and `demo`. */
+export const INGEST_COMMANDS: CommandTable<IngestContext> = {
+  root: {
+    // For the deno tasks: ",<dir>" of the store HARNESS_ROOT names.
+    options: {},
+    run: async ({ cl, io }) => {
+      if (cl.positionals[1] !== "grant") {
+        throw new UsageError(
+          `unknown command "root ${cl.positionals[1] ?? ""}"`,
+        );
+      }
+      const { rootWriteGrant } = await import("./root.ts");
+      io.out(rootWriteGrant(env));
+      return 0;
+    },
+  },
+  db: { options: { db: { type: "string" } }, run: db },
+  capture: {
+    options: {
+      db: { type: "string" },
+      id: { type: "string" },
+      label: { type: "string" },
+      success: { type: "boolean", default: false },
+      failure: { type: "boolean", default: false },
+      note: { type: "string" },
+      "expect-head": { type: "string" },
+    },
+    run: capture,
+  },
+  store: {
+    options: { to: { type: "string" }, "expect-head": { type: "string" } },
+    run: async (c) => {
+      const [, command, id] = c.cl.positionals;
+      if (command === "push") {
+        const to = dbSpec(c.cl.string("to"), "--to");
+        if (to === undefined) {
+          throw new UsageError(
+            "store push needs --to postgres://… or --to env (HARNESS_DB_URL)",
+          );
+        }
+        const { storePush } = await import("./cmd_team.ts");
+        return await storePush(c.root, to, c.json, c.io);
+      }
+      return await storeCommand(c, "store", command, id);
+    },
+  },
+  serve: { options: SERVE_OPTIONS, run: serveCommand },
+  import: {
+    options: {
+      format: { type: "string" },
+      capture: { type: "string" },
+      tools: { type: "string" },
+    },
+    run: async (c) => {
+      const { importCommand } = await import("./cmd_import.ts");
+      return await importCommand({
+        format: c.cl.string("format"),
+        // Under `deno task`, a relative path is the user's folder's.
+        file: c.here(c.cl.positionals[1]),
+        capture: c.cl.string("capture"),
+        tools: c.cl.string("tools"),
+        root: c.root,
+        json: c.json,
+      }, c.io);
+    },
+  },
+  report: {
+    options: { out: { type: "string" } },
+    run: async (c) => {
+      const { reportCommand } = await import("./cmd_report.ts");
+      return await reportCommand({
+        capture: c.cl.positionals[1],
+        out: c.here(c.cl.string("out")),
+        root: c.root,
+        json: c.json,
+      }, c.io);
+    },
+  },
+  export: {
+    options: {
+      endpoint: { type: "string" },
+      out: { type: "string" },
+      headers: { type: "string" },
+      "max-value-chars": { type: "string" },
+      protocol: { type: "string" },
+    },
+    run: exportOtlp,
+  },
+  mcp: {
+    options: {},
+    run: async (c) => {
+      const { serveMcp } = await import("./cmd_mcp.ts");
+      return await serveMcp(c.root, env("HARNESS_INGEST_TOKEN"), {
+        out: c.io.err, // stdout is the protocol's
+        err: c.io.err,
+      });
+    },
+  },
+  status: {
+    options: {},
+    run: async (c) =>
+      await (await import("./cmd_status.ts")).status(c.root, c.json, c.io),
+  },
+  stop: {
+    options: {},
+    run: async (c) =>
+      await (await import("./cmd_status.ts")).stop(c.root, c.io),
+  },
+  doctor: {
+    options: {
+      project: { type: "string" },
+      user: { type: "boolean", default: false },
+    },
+    run: doctor,
+  },
+  install: { options: INSTALL_OPTIONS, run: installCommand },
+  uninstall: { options: INSTALL_OPTIONS, run: installCommand },
+};
+
+async function db(c: IngestContext): Promise<number> {
+  if (c.cl.positionals[1] === "net") {
+    // For the deno tasks: ",host:port" of the database the environment
+    // names (HARNESS_DB_URL, PGHOST/PGPORT), or nothing.
+    const { dbNetGrant } = await import("./cmd_team.ts");
+    c.io.out(dbNetGrant(env));
+    return 0;
+  }
+  const spec = dbSpec(c.cl.string("db"), "--db");
+  if (c.cl.positionals[1] !== "migrate" || spec === undefined) {
+    throw new UsageError(
+      "db migrate needs --db postgres://… or --db env (HARNESS_DB_URL)",
+    );
+  }
+  const { dbMigrate } = await import("./cmd_team.ts");
+  return await dbMigrate(spec, c.io);
+}
+
+/** The `capture` commands `cmd_capture.ts` runs (the others are `cmd_store.ts`'s). */
+const CAPTURE_CONTROL = ["start", "finish", "outcome", "summary", "lineage"];
+
+async function capture(c: IngestContext): Promise<number> {
+  const { cl } = c;
+  const [, command, id] = cl.positionals;
+  if (cl.string("db") !== undefined) {
+    const { captureFromDb } = await import("./cmd_team.ts");
+    const spec = dbSpec(cl.string("db"), "--db")!;
+    return await captureFromDb(command ?? "", id, spec, c.json, c.io);
+  }
+  if (command && CAPTURE_CONTROL.includes(command)) {
+    const { captureControl } = await import("./cmd_capture.ts");
+    return await captureControl({
+      command,
+      rest: cl.positionals.slice(2),
+      root: c.root,
+      json: c.json,
+      id: cl.string("id"),
+      label: cl.string("label"),
+      success: cl.flag("success"),
+      failure: cl.flag("failure"),
+      note: cl.string("note"),
+      token: env("HARNESS_INGEST_TOKEN"),
+    }, c.io);
+  }
+  return await storeCommand(c, "capture", command, id);
+}
+
+/** `capture list|inspect|verify` and `store rebuild-index`. */
+async function storeCommand(
+  c: IngestContext,
+  group: string,
+  command: string | undefined,
+  id: string | undefined,
+): Promise<number> {
+  const m = await import("./cmd_store.ts");
+  return await m.storeCommand(group, command, id, c.root, c.json, c.io, {
+    token: env("HARNESS_INGEST_TOKEN"),
+    expectHead: c.cl.string("expect-head"),
+  });
+}
+
+async function exportOtlp(c: IngestContext): Promise<number> {
+  const [, format, id] = c.cl.positionals;
+  if (format !== "otlp") {
+    throw new UsageError(
+      "export takes otlp: export otlp <capture_id> [--endpoint URL | --out FILE.json]",
+    );
+  }
+  const { exportOtlpCommand } = await import("./cmd_otel.ts");
+  return await exportOtlpCommand({
+    capture: id,
+    root: c.root,
+    endpoint: c.cl.string("endpoint"),
+    out: c.here(c.cl.string("out")),
+    headers: c.cl.string("headers") ?? env("OTEL_EXPORTER_OTLP_HEADERS"),
+    maxValueChars: c.cl.string("max-value-chars"),
+    protocol: c.cl.string("protocol"),
+    json: c.json,
+  }, c.io);
+}
+
+async function doctor(c: IngestContext): Promise<number> {
+  const m = await import("./cmd_doctor.ts");
+  const user = c.cl.flag("user");
+  const base = user ? env("HOME") : c.cl.string("project") ??
+    env("INIT_CWD") ?? ".";
+  if (!base) throw new UsageError("--user needs HOME");
+  return m.printFindings(
+    await m.checkHooks(base, {
+      user,
+      xdgConfigHome: env("XDG_CONFIG_HOME"),
+      token: env("HARNESS_INGEST_TOKEN"),
+    }),
+    c.json,
+    c.io,
+  );
+}

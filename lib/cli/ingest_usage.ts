@@ -1,0 +1,63 @@
+/**
+ * The usage text of `ingest.ts`: `ingest.ts -h` prints it, and
+ * `ingest.ts <command> -h` the lines of that command (`commandHelp`).
+ *
+ * @module
+ */
+import { DEFAULT_HOOK_TIMEOUT_MS } from "../forwarder/forward.ts";
+
+/** Every command of `ingest.ts`, its flags, and the environment it reads. */
+export const INGEST_USAGE: string =
+  `harness ingest: capture, store and server commands
+
+Usage:
+  ingest.ts demo                             write a small capture, show its summary and chain check
+  ingest.ts serve [--host H] [--port P] [--detach] [--allow-remote] [--max-body-bytes N]
+                  [--max-connections N (256)] [--idle-timeout SECONDS (15)]
+                  [--redact-rules FILE] [--no-redact] [--replicate postgres://…]
+                  [--export-otlp URL [--protocol http/json|http/protobuf] [--headers K=V,…]
+                   [--export-otlp-queue N]]   (spans per request and in memory; a remote collector needs --allow-net for its host)
+                                             run the loopback ingest server (default 127.0.0.1:8848)
+  ingest.ts status | stop                    is a server running for this store / stop it
+  ingest.ts hook <host_a|host_b|host_c> [--url URL]
+                                             forward one hook payload (stdin) to the server; always exits 0
+  ingest.ts install <host> [--project DIR | --user] [--command] [--url URL] [--capture ID]
+                                             host: host_a|claude-code, host_b|gemini-cli, host_c|opencode
+  ingest.ts doctor [--project DIR | --user] [--json]
+                                             can the installed hooks record? (exit 1, and why, when not)
+  ingest.ts uninstall <host> [--project DIR | --user]
+  ingest.ts install|uninstall <host> --proxy NAME [--project DIR | --user] [--capture ID]
+                                             put the recording MCP proxy in front of the host's
+                                             MCP server NAME (or take it out)
+  ingest.ts capture start [--id ID] [--label TEXT]
+                                             start a capture and make it the active one
+  ingest.ts capture finish <id>              finish it
+  ingest.ts capture outcome <id> <episode> --success|--failure [--note TEXT]
+                                             record an episode's task outcome
+  ingest.ts capture summary <id> [--json]    inspection plus recorded outcomes
+  ingest.ts capture lineage <id> [--json]    the exact-lineage report
+  ingest.ts mcp                              serve the control operations as an MCP server on stdio
+  ingest.ts import --format openai-messages|tau-bench|tau2|otlp FILE --capture ID [--tools a,b,…]
+                                             import existing trajectories or OTLP JSON traces
+                                             (all or nothing, once per file)
+  ingest.ts report <id> --out FILE.html      a self-contained HTML report: timeline, call tree,
+                                             lineage graph, tokens, chain status
+  ingest.ts export otlp <id> [--endpoint URL | --out FILE.json|FILE.pb] [--protocol http/json|http/protobuf] [--headers K=V,…] [--max-value-chars N]
+                                             the capture as OpenTelemetry traces (GenAI conventions)
+  ingest.ts capture list [--json]            list captures
+  ingest.ts capture inspect <id> [--json]    episodes, counts by kind, fidelity, chain status
+  ingest.ts capture verify <id> [--expect-head SEQ:HASH] [--json]
+                                             check the hash chain and its head receipts (exit 1 when broken)
+  ingest.ts store rebuild-index [--json]     rebuild harness.db from the spools
+  ingest.ts store push --to postgres://…     ship every capture to the team database (once each)
+  ingest.ts db migrate --db postgres://…     create or migrate the team database's schema
+  ingest.ts capture list|inspect|verify|lineage|summary [<id>] --db postgres://…
+                                             the same, on the team database (id: STORE:CAPTURE)
+
+Options:
+  --root DIR   store root (default: $HARNESS_ROOT, else ./.harness)
+  --json       machine-readable output
+  -h, --help   this text
+
+Environment: HARNESS_ROOT, HARNESS_INGEST_URL, HARNESS_CAPTURE_ID, HARNESS_HOOK_TIMEOUT (milliseconds,
+default ${DEFAULT_HOOK_TIMEOUT_MS}), HARNESS_INGEST_TOKEN (required with --allow-remote), OTEL_EXPORTER_OTLP_HEADERS.`;

@@ -1,0 +1,150 @@
+/**
+ * `ingest.ts install|uninstall <host>`'s flags: the host's own names
+ * accepted, the capture id checked, and the command lines the hooks
+ * (`ingest.ts hook <host>`) and a wrapped MCP server (`proxy.ts`) run.
+ *
+ * @module
+ */
+import type { Options } from "./command.ts";
+import type { IngestContext } from "./ingest_context.ts";
+import type { InstallArgs } from "./cmd_install.ts";
+import { grantedEnv as env } from "./env.ts";
+import { UsageError } from "./io.ts";
+import { FORWARDER_ENV } from "./cmd_hook.ts";
+import { DEFAULT_INGEST_URL, hostAnswer } from "../forwarder/forward.ts";
+
+/** The flags of `install` and `uninstall`. */
+export const INSTALL_OPTIONS: Options = {
+  project: { type: "string" },
+  user: { type: "boolean", default: false },
+  command: { type: "boolean", default: false },
+  url: { type: "string" },
+  capture: { type: "string" },
+  proxy: { type: "string" },
+};
+
+/** The hosts' own names are accepted beside host_a|b|c. */
+const HOST_NAMES: Record<string, string> = {
+  "claude-code": "host_a",
+  "claude": "host_a",
+  "gemini-cli": "host_b",
+  "gemini": "host_b",
+  "opencode": "host_c",
+};
+
+/**
+ * Run `install` or `uninstall` from its command line.
+ *
+ * @param c The command's context (`install <host>` or `uninstall <host>`).
+ * @returns The exit code.
+ * @throws {UsageError} Without a host, with `--project` and `--user`, or a bad `--capture`.
+ */
+export async function installCommand(c: IngestContext): Promise<number> {
+  const [group, name] = c.cl.positionals;
+  if (!name) throw new UsageError(`${group} needs a host`);
+  const m = await import("./cmd_install.ts");
+  const project = c.cl.string("project");
+  const user = c.cl.flag("user");
+  if (project && user) {
+    throw new UsageError("use --project DIR or --user, not both");
+  }
+  const url = c.cl.string("url") ?? env("HARNESS_INGEST_URL") ??
+    DEFAULT_INGEST_URL;
+  const capture = c.cl.string("capture");
+  if (capture !== undefined) await checkCapture(capture);
+  const host = HOST_NAMES[name] ?? name;
+  const a: InstallArgs = {
+    host,
+    // Under `deno task`, "here" is the folder the user ran it from.
+    project: project ?? (user ? undefined : env("INIT_CWD")),
+    user,
+    mode: c.cl.flag("command") ? "command" : "http",
+    url,
+    capture,
+    token: env("HARNESS_INGEST_TOKEN") !== undefined,
+    forwarderCommand: await forwarderCommand(c.entry, host, url, capture),
+    home: env("HOME"),
+    xdgConfigHome: env("XDG_CONFIG_HOME"),
+  };
+  const proxy = c.cl.string("proxy");
+  if (proxy) {
+    const { proxyEntry } = await import("./cmd_install_proxy.ts");
+    const proxyCommand = await proxyCommandLine(c, proxy, capture);
+    return proxyEntry(
+      { ...a, proxy, proxyCommand },
+      group === "uninstall",
+      c.io,
+    );
+  }
+  return group === "install" ? m.install(a, c.io) : m.uninstall(a, c.io);
+}
+
+async function checkCapture(capture: string): Promise<void> {
+  const { validateId } = await import("../trace/ids.ts");
+  try {
+    validateId("capture", capture);
+  } catch (err) {
+    throw new UsageError(
+      `--capture ${JSON.stringify(capture)}: ${(err as Error).message}`,
+    );
+  }
+}
+
+/** The command line a command hook runs (see `lib/installers/hook_command.ts`). */
+async function forwarderCommand(
+  entry: string,
+  host: string,
+  url: string,
+  capture: string | undefined,
+): Promise<string> {
+  const { hookCommand, stableLauncher } = await import(
+    "../installers/hook_command.ts"
+  );
+  return hookCommand({
+    launcher: stableLauncher(),
+    module: await pathOf(new URL(entry)),
+    host,
+    url,
+    defaultUrl: DEFAULT_INGEST_URL,
+    capture,
+    env: [...FORWARDER_ENV],
+    answer: hostAnswer(host).trim(),
+  });
+}
+
+/** `deno run … proxy.ts --server NAME … --`: what a wrapped MCP server runs. */
+async function proxyCommandLine(
+  c: IngestContext,
+  proxy: string,
+  capture: string | undefined,
+): Promise<{ command: string; args: string[] }> {
+  const { resolve } = await import("node:path");
+  const storeRoot = resolve(c.root);
+  return {
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--quiet",
+      "--no-prompt",
+      "--allow-run",
+      "--allow-read",
+      `--allow-write=${storeRoot}`,
+      "--allow-env",
+      "--allow-net=127.0.0.1",
+      await pathOf(new URL("./proxy.ts", c.entry)),
+      "--server",
+      proxy,
+      ...(capture ? ["--capture", capture] : []),
+      "--root",
+      storeRoot,
+      "--",
+    ],
+  };
+}
+
+/** A module's path, or its URL when it is not a local file. */
+async function pathOf(url: URL): Promise<string> {
+  if (url.protocol !== "file:") return url.href;
+  const { fileURLToPath } = await import("node:url");
+  return fileURLToPath(url);
+}

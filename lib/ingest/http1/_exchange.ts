@@ -1,0 +1,44 @@
+/**
+ * What a handler of the listener sees of HTTP: an {@linkcode IngestRequest}
+ * in, an {@linkcode IngestAnswer} out. The listener builds requests straight
+ * from the bytes it read (no `Request`, no body stream: they were a fifth of
+ * the server's CPU per event).
+ *
+ * @module
+ */
+
+/** One request, as the ingest handler reads it. */
+export interface IngestRequest {
+  /** Method, e.g. `POST`. */
+  readonly method: string;
+  /** Path and query as sent, e.g. `/hook/host_a?cap=c1`. */
+  readonly target: string;
+  /**
+   * A header's value.
+   *
+   * @param name Lower-case name.
+   * @returns The value (repeated headers joined with `, `), or null.
+   */
+  header(name: string): string | null;
+  /**
+   * The body as text.
+   *
+   * @param limit Most bytes accepted.
+   * @returns The text.
+   * @throws {PayloadTooLargeError} Past `limit`.
+   * @throws {SyntaxError} When it is not UTF-8.
+   */
+  text(limit: number): Promise<string>;
+  /** Drop the body unread. */
+  discard(): Promise<void>;
+}
+
+/** One answer of the ingest handler. */
+export interface IngestAnswer {
+  /** HTTP status. */
+  status: number;
+  /** Header names (lower case) and values. */
+  headers: Record<string, string>;
+  /** Body text, or null for none. */
+  body: string | null;
+}
