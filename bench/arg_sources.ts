@@ -42,15 +42,15 @@
 import { parseArgs } from "node:util";
 import { loadTauData, type TauData } from "../lib/eval/tau_data.ts";
 import { splitByTask } from "../lib/eval/split_eval.ts";
-import { compileBehavior } from "../lib/compiler/package.ts";
-import { replayAgent } from "../lib/compiler/agent_replay.ts";
+import { compileBehavior } from "../lib/compiler/core/package.ts";
+import { replayAgent } from "../lib/compiler/agent/agent_replay.ts";
 import {
   CLASSES,
   classifyStep,
   HAVE,
   type SourceClass,
   todayOf,
-} from "../lib/compiler/arg_classes.ts";
+} from "../lib/compiler/agent/arg_classes.ts";
 
 function citiesOf(data: TauData): Map<string, string> {
   const out = new Map<string, string>();

@@ -15,41 +15,41 @@ export {
   type Recovery,
   type Signature,
   type SignatureField,
-} from "./ir.ts";
+} from "./core/ir.ts";
 export {
   changesState,
   type CoreStep,
   coreSteps,
   type Effects,
   errorCode,
-} from "./core_steps.ts";
-export { extractFacts, type Fact, FACT_TYPES, factKey } from "./facts.ts";
+} from "./core/core_steps.ts";
+export { extractFacts, type Fact, FACT_TYPES, factKey } from "./tree/facts.ts";
 export {
   type Candidate,
   consolidate,
   type ConsolidateOptions,
   type Evidence,
-} from "./consolidate.ts";
-export { staticize, type StaticizeOptions } from "./staticize.ts";
+} from "./tree/consolidate.ts";
+export { staticize, type StaticizeOptions } from "./tree/staticize.ts";
 export {
   type CompilerModel,
   type DecisionDetail,
   residualizeDecision,
   type ResidualizeOptions,
-} from "./residualize.ts";
+} from "./tree/residualize.ts";
 export {
   promoteReplayVerified,
   type VerificationReport,
   verify,
   type VerifyOptions,
-} from "./verify.ts";
+} from "./core/verification.ts";
 export {
   chooseCase,
   evalArg,
   evalArgs,
   resolveRef,
   UnresolvedRefError,
-} from "./evaluate.ts";
+} from "./tree/evaluate.ts";
 export {
   type BehaviorPackage,
   buildPackage,
@@ -58,8 +58,12 @@ export {
   type CompileOptions,
   type CompileResult,
   PACKAGE_VERSION,
-} from "./package.ts";
-export { describeNode, explainPackage, summarizePackage } from "./explain.ts";
+} from "./core/package.ts";
+export {
+  describeNode,
+  explainPackage,
+  summarizePackage,
+} from "./core/explain.ts";
 export {
   describeEffects,
   EFFECT_SOURCES,
@@ -69,8 +73,8 @@ export {
   looksReadOnly,
   resolveEffects,
   type ResolveEffectsOptions,
-} from "./effects.ts";
-export { HOST_TOOL_EFFECTS, hostToolEffect } from "./host_tools.ts";
+} from "./core/effects.ts";
+export { HOST_TOOL_EFFECTS, hostToolEffect } from "./core/host_tools.ts";
 export {
   TAU2_TOOL_TYPES,
   tau2ToolAnnotations,
@@ -88,25 +92,25 @@ export {
   type AgentFormOptions,
   type AgentTuning,
   buildAgentForm,
-} from "./agent_form.ts";
+} from "./agent/agent_form.ts";
 export {
   AgentEngine,
   type ChoiceCheck,
   DEFAULT_FANOUT,
   type EngineCall,
   type LookupCall,
-} from "./agent_engine.ts";
+} from "./agent/agent_engine.ts";
 export {
   type AgentReplay,
   replayAgent,
   type StepVerdict,
-} from "./agent_replay.ts";
+} from "./agent/agent_replay.ts";
 export {
   type Binding,
   type Cover,
   learnBindings,
   type LearnOptions,
-} from "./bindings.ts";
+} from "./agent/bindings.ts";
 export {
   allows,
   type CallRecord,
@@ -114,7 +118,7 @@ export {
   type ConversationState,
   describeSource,
   type Source,
-} from "./sources.ts";
-export type { BoundArg, ChoiceTool } from "./ir.ts";
-export type { AgentNode, CallOrigin } from "./agent_engine.ts";
-export type { GeneralPath, Leaf, MessageWords } from "./sources.ts";
+} from "./agent/sources.ts";
+export type { BoundArg, ChoiceTool } from "./core/ir.ts";
+export type { AgentNode, CallOrigin } from "./agent/agent_engine.ts";
+export type { GeneralPath, Leaf, MessageWords } from "./agent/sources.ts";

@@ -33,8 +33,8 @@ import {
   type BehaviorPackage,
   compileBehavior,
   type CompileOptions,
-} from "../compiler/package.ts";
-import { summarizePackage } from "../compiler/explain.ts";
+} from "../compiler/core/package.ts";
+import { summarizePackage } from "../compiler/core/explain.ts";
 import { join } from "node:path";
 
 /** A capture with this id already exists. */

@@ -6,12 +6,12 @@ import {
 } from "../../examples/order_desk/order_desk.ts";
 import { deskModel } from "../../examples/order_desk/capabilities.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
-import { compileBehavior } from "../../lib/compiler/package.ts";
-import type { Signature } from "../../lib/compiler/ir.ts";
+import { compileBehavior } from "../../lib/compiler/core/package.ts";
+import type { Signature } from "../../lib/compiler/core/ir.ts";
 import { tempDir } from "../_helpers.ts";
 import { loadTauData } from "../../lib/eval/tau_data.ts";
 import { splitByTask } from "../../lib/eval/split_eval.ts";
-import { changesState } from "../../lib/compiler/core_steps.ts";
+import { changesState } from "../../lib/compiler/core/core_steps.ts";
 import {
   scriptFromTau2,
   type Tau2Simulation,

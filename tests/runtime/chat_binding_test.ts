@@ -10,7 +10,7 @@ import {
   openModel,
 } from "../../lib/models/mod.ts";
 import { chatModelBinding } from "../../lib/runtime/chat_binding.ts";
-import type { Signature } from "../../lib/compiler/ir.ts";
+import type { Signature } from "../../lib/compiler/core/ir.ts";
 import { fieldProblem } from "../../lib/runtime/signature_check.ts";
 import { completion, startOpenAiServer } from "../models/_openai_server.ts";
 

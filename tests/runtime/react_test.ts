@@ -2,7 +2,7 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import { canonicalJson, sha256Digest } from "../../lib/trace/mod.ts";
 import { BehaviorRuntime } from "../../lib/runtime/runtime.ts";
 import { validatePackage } from "../../lib/runtime/load_package.ts";
-import type { BehaviorPackage } from "../../lib/compiler/package.ts";
+import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
 
 function packageWithReact(maxSteps: number): BehaviorPackage {
   const body = {

@@ -8,7 +8,7 @@ import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import {
   type BehaviorPackage,
   compileBehavior,
-} from "../../lib/compiler/package.ts";
+} from "../../lib/compiler/core/package.ts";
 import { BehaviorRuntime } from "../../lib/runtime/runtime.ts";
 import { MissingCapabilityError } from "../../lib/runtime/runtime_types.ts";
 import {

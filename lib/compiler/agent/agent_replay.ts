@@ -20,11 +20,11 @@
  *
  * @module
  */
-import { canonicalJson } from "../trace/canonical_json.ts";
-import type { NormEpisode } from "../lineage/records.ts";
-import type { BehaviorIr } from "./ir.ts";
+import { canonicalJson } from "../../trace/canonical_json.ts";
+import type { NormEpisode } from "../../lineage/records.ts";
+import type { BehaviorIr } from "../core/ir.ts";
 import { AgentEngine } from "./agent_engine.ts";
-import { changesState, type Effects } from "./core_steps.ts";
+import { changesState, type Effects } from "../core/core_steps.ts";
 
 /** The verdict on one step. */
 export type StepVerdict = "lookup" | "model" | "choice" | "stop" | "after_stop";

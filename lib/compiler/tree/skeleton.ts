@@ -6,13 +6,13 @@
  *
  * @module
  */
-import { canonicalJson } from "../trace/canonical_json.ts";
-import type { NormEpisode } from "../lineage/records.ts";
-import { type CoreStep, coreSteps, type Effects } from "./core_steps.ts";
+import { canonicalJson } from "../../trace/canonical_json.ts";
+import type { NormEpisode } from "../../lineage/records.ts";
+import { type CoreStep, coreSteps, type Effects } from "../core/core_steps.ts";
 import { coreNames, factKey } from "./facts.ts";
 import { evalArg } from "./evaluate.ts";
 import type { Candidate } from "./consolidate.ts";
-import type { IrNode, NodeProvenance, Signature } from "./ir.ts";
+import type { IrNode, NodeProvenance, Signature } from "../core/ir.ts";
 import {
   type CompilerModel,
   type DecisionDetail,

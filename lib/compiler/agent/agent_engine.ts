@@ -11,8 +11,8 @@
  *
  * @module
  */
-import { canonicalJson } from "../trace/canonical_json.ts";
-import type { BehaviorIr, BoundArg, ChoiceTool, IrNode } from "./ir.ts";
+import { canonicalJson } from "../../trace/canonical_json.ts";
+import type { BehaviorIr, BoundArg, ChoiceTool, IrNode } from "../core/ir.ts";
 import {
   allows,
   argumentLeafList,

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { NormStep } from "../lineage/records.ts";
-import type { IrNode } from "./ir.ts";
+import type { NormStep } from "../../lineage/records.ts";
+import type { IrNode } from "../core/ir.ts";
 import { argAt } from "./evaluate.ts";
 
 /**

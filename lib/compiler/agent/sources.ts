@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { canonicalJson } from "../trace/canonical_json.ts";
+import { canonicalJson } from "../../trace/canonical_json.ts";
 import {
   type MessageWords,
   shapeOf,

@@ -7,8 +7,8 @@
  *
  * @module
  */
-import type { ModelDecision } from "../lineage/records.ts";
-import type { Decides, IrNode, Signature, SignatureField } from "./ir.ts";
+import type { ModelDecision } from "../../lineage/records.ts";
+import type { Decides, IrNode, Signature, SignatureField } from "../core/ir.ts";
 
 /** An optional compiler model: it may word a signature's instructions, nothing else. */
 export interface CompilerModel {

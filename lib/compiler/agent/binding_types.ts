@@ -6,7 +6,7 @@
  * @module
  */
 import type { ConversationState, Source } from "./sources.ts";
-import { canonicalJson } from "../trace/canonical_json.ts";
+import { canonicalJson } from "../../trace/canonical_json.ts";
 
 /** One union of sources and how well it explains training. */
 export interface Cover {

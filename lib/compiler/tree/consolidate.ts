@@ -22,11 +22,11 @@
  *
  * @module
  */
-import { canonicalJson } from "../trace/canonical_json.ts";
-import { sha256Hex } from "../trace/hash.ts";
-import type { NormEpisode } from "../lineage/records.ts";
+import { canonicalJson } from "../../trace/canonical_json.ts";
+import { sha256Hex } from "../../trace/hash.ts";
+import type { NormEpisode } from "../../lineage/records.ts";
 import { extractFacts, type Fact, factKey } from "./facts.ts";
-import type { Effects } from "./core_steps.ts";
+import type { Effects } from "../core/core_steps.ts";
 
 /** Evidence of a candidate. */
 export interface Evidence {

@@ -7,12 +7,12 @@
  *
  * @module
  */
-import { canonicalJson } from "../trace/canonical_json.ts";
-import { sha256Digest } from "../trace/hash.ts";
-import type { Episode, NormEpisode } from "../lineage/records.ts";
-import { normalizeAll } from "../lineage/normalize.ts";
-import { type Candidate, consolidate } from "./consolidate.ts";
-import { extractFacts } from "./facts.ts";
+import { canonicalJson } from "../../trace/canonical_json.ts";
+import { sha256Digest } from "../../trace/hash.ts";
+import type { Episode, NormEpisode } from "../../lineage/records.ts";
+import { normalizeAll } from "../../lineage/normalize.ts";
+import { type Candidate, consolidate } from "../tree/consolidate.ts";
+import { extractFacts } from "../tree/facts.ts";
 import type { Effects } from "./core_steps.ts";
 import {
   type EffectSource,
@@ -25,16 +25,16 @@ import type {
   NodeProvenance,
   Signature,
 } from "./ir.ts";
-import type { CompilerModel } from "./residualize.ts";
-import { staticize } from "./staticize.ts";
-import { buildAgentForm } from "./agent_form.ts";
-import { agentVerification } from "./agent_verify.ts";
+import type { CompilerModel } from "../tree/residualize.ts";
+import { staticize } from "../tree/staticize.ts";
+import { buildAgentForm } from "../agent/agent_form.ts";
+import { agentVerification } from "../agent/agent_verify.ts";
 import {
   checkStructure,
   promoteReplayVerified,
   type VerificationReport,
   verify,
-} from "./verify.ts";
+} from "./verification.ts";
 
 /** Version of the package format. */
 export const PACKAGE_VERSION = "harness.package.v1";

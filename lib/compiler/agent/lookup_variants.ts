@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { NormEpisode } from "../lineage/records.ts";
-import type { IrNode } from "./ir.ts";
+import type { NormEpisode } from "../../lineage/records.ts";
+import type { IrNode } from "../core/ir.ts";
 import { statesOf } from "./bindings.ts";
 import {
   generalLeaves,

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { canonicalJson } from "../trace/canonical_json.ts";
-import type { NormEpisode, NormStep } from "../lineage/records.ts";
-import { parsePath } from "../lineage/paths.ts";
+import { canonicalJson } from "../../trace/canonical_json.ts";
+import type { NormEpisode, NormStep } from "../../lineage/records.ts";
+import { parsePath } from "../../lineage/paths.ts";
 
 /** A step that stays, with what it took to get it done. */
 export interface CoreStep {

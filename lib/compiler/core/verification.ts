@@ -10,13 +10,13 @@
  *
  * @module
  */
-import type { NormEpisode } from "../lineage/records.ts";
-import { parsePath } from "../lineage/paths.ts";
+import type { NormEpisode } from "../../lineage/records.ts";
+import { parsePath } from "../../lineage/paths.ts";
 import type { Effects } from "./core_steps.ts";
 import type { CompiledBehavior } from "./ir.ts";
-import { replayEpisode } from "./tree_replay.ts";
+import { replayEpisode } from "../tree/tree_replay.ts";
 
-export { type EpisodeReplay, replayEpisode } from "./tree_replay.ts";
+export { type EpisodeReplay, replayEpisode } from "../tree/tree_replay.ts";
 
 /** The verification report. */
 export interface VerificationReport {

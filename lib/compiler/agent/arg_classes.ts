@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { NormStep } from "../lineage/records.ts";
+import type { NormStep } from "../../lineage/records.ts";
 
 /** Classes of an argument value, in the order they are tried. */
 export const CLASSES = [

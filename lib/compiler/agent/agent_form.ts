@@ -15,9 +15,9 @@
  *
  * @module
  */
-import type { NormEpisode } from "../lineage/records.ts";
-import type { Candidate } from "./consolidate.ts";
-import type { Effects } from "./core_steps.ts";
+import type { NormEpisode } from "../../lineage/records.ts";
+import type { Candidate } from "../tree/consolidate.ts";
+import type { Effects } from "../core/core_steps.ts";
 import { type Binding, learnBindings } from "./bindings.ts";
 import type {
   BehaviorIr,
@@ -27,8 +27,8 @@ import type {
   IrNode,
   NodeProvenance,
   Signature,
-} from "./ir.ts";
-import { IR_VERSION } from "./ir.ts";
+} from "../core/ir.ts";
+import { IR_VERSION } from "../core/ir.ts";
 import { type AgentReplay, replayAgent } from "./agent_replay.ts";
 import { DEFAULT_FANOUT } from "./agent_engine.ts";
 import { describeSource } from "./sources.ts";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { tokenize, words } from "../lineage/meaningful.ts";
+import { tokenize, words } from "../../lineage/meaningful.ts";
 
 /**
  * The shape of a word: runs of capitals `A`, small letters `a` and digits

@@ -9,10 +9,10 @@
  *
  * @module
  */
-import type { NormEpisode } from "../lineage/records.ts";
-import { argumentLeaves } from "../lineage/normalize.ts";
-import { type CoreStep, coreSteps, type Effects } from "./core_steps.ts";
-import { formatPath, parsePath } from "../lineage/paths.ts";
+import type { NormEpisode } from "../../lineage/records.ts";
+import { argumentLeaves } from "../../lineage/normalize.ts";
+import { type CoreStep, coreSteps, type Effects } from "../core/core_steps.ts";
+import { formatPath, parsePath } from "../../lineage/paths.ts";
 
 /** The six atom types. */
 export const FACT_TYPES = [

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { canonicalJson } from "../trace/canonical_json.ts";
-import { resolvePath } from "../lineage/paths.ts";
-import type { ArgExpr } from "./ir.ts";
+import { canonicalJson } from "../../trace/canonical_json.ts";
+import { resolvePath } from "../../lineage/paths.ts";
+import type { ArgExpr } from "../core/ir.ts";
 
 /** A ref that does not resolve on this instance. */
 export class UnresolvedRefError extends Error {

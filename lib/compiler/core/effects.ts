@@ -18,9 +18,9 @@
  *
  * @module
  */
-import type { Episode } from "../lineage/records.ts";
-import type { TraceEvent } from "../trace/event.ts";
-import type { ExposedTool, ToolsetExposedPayload } from "../trace/events.ts";
+import type { Episode } from "../../lineage/records.ts";
+import type { TraceEvent } from "../../trace/event.ts";
+import type { ExposedTool, ToolsetExposedPayload } from "../../trace/events.ts";
 import type { Effects } from "./core_steps.ts";
 import { hostToolEffect } from "./host_tools.ts";
 

@@ -18,7 +18,7 @@
  *
  * @module
  */
-import type { NormEpisode } from "../lineage/records.ts";
+import type { NormEpisode } from "../../lineage/records.ts";
 import {
   argumentLeafList,
   type CallRecord,

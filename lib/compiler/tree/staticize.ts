@@ -11,13 +11,13 @@
  *
  * @module
  */
-import type { NormEpisode } from "../lineage/records.ts";
-import { synthNodeId, synthStore } from "../lineage/normalize.ts";
-import type { Effects } from "./core_steps.ts";
+import type { NormEpisode } from "../../lineage/records.ts";
+import { synthNodeId, synthStore } from "../../lineage/normalize.ts";
+import type { Effects } from "../core/core_steps.ts";
 import { factKey } from "./facts.ts";
 import type { Candidate } from "./consolidate.ts";
-import type { BehaviorIr, CompiledBehavior } from "./ir.ts";
-import { IR_VERSION } from "./ir.ts";
+import type { BehaviorIr, CompiledBehavior } from "../core/ir.ts";
+import { IR_VERSION } from "../core/ir.ts";
 import type { CompilerModel } from "./residualize.ts";
 import { skeletonContext, type Trie } from "./skeleton.ts";
 import { compileArgs } from "./skeleton_args.ts";

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import type { Candidate } from "./consolidate.ts";
+import type { Candidate } from "../tree/consolidate.ts";
 import type { Binding } from "./bindings.ts";
 import type { AgentReplay } from "./agent_replay.ts";
-import type { VerificationReport } from "./verify.ts";
+import type { VerificationReport } from "../core/verification.ts";
 import { describeSource } from "./sources.ts";
 
 function safe(name: string): string {
