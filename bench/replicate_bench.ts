@@ -12,7 +12,7 @@
 import { HarnessStore } from "../lib/store/mod.ts";
 import { annotation } from "../lib/trace/mod.ts";
 import { loadEpisodes } from "../lib/lineage/episodes.ts";
-import { compileBehavior } from "../lib/compiler/core/package.ts";
+import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
 import { connectDb, migrate } from "../lib/team/db.ts";
 import { pushCapture } from "../lib/team/push.ts";
 import { Replicator } from "../lib/team/replicator.ts";

@@ -12,7 +12,7 @@ import {
   generateDeskEpisodes,
 } from "../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../lib/lineage/episodes.ts";
-import { compileBehavior } from "../lib/compiler/core/package.ts";
+import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
 import { BehaviorRuntime } from "../lib/runtime/runtime.ts";
 import { createCapabilities } from "../examples/order_desk/capabilities.ts";
 import { type BenchRow, printTable, rate } from "./_table.ts";

@@ -30,7 +30,7 @@ import { parseArgs } from "node:util";
 import { loadTauData, type TauData } from "../lib/eval/tau_data.ts";
 import { splitByTask } from "../lib/eval/split_eval.ts";
 import { buildAgentForm } from "../lib/compiler/agent/agent_form.ts";
-import { compileBehavior } from "../lib/compiler/core/package.ts";
+import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
 import { replayAgent } from "../lib/compiler/agent/agent_replay.ts";
 import type { NormEpisode } from "../lib/lineage/records.ts";
 

@@ -24,12 +24,8 @@ export {
   errorCode,
 } from "./core/core_steps.ts";
 export { extractFacts, type Fact, FACT_TYPES, factKey } from "./tree/facts.ts";
-export {
-  type Candidate,
-  consolidate,
-  type ConsolidateOptions,
-  type Evidence,
-} from "./tree/consolidate.ts";
+export { consolidate, type ConsolidateOptions } from "./tree/consolidate.ts";
+export type { Candidate, Evidence } from "./core/candidate.ts";
 export { staticize, type StaticizeOptions } from "./tree/staticize.ts";
 export {
   type CompilerModel,
@@ -40,9 +36,8 @@ export {
 export {
   promoteReplayVerified,
   type VerificationReport,
-  verify,
-  type VerifyOptions,
 } from "./core/verification.ts";
+export { verify, type VerifyOptions } from "./tree/verify.ts";
 export {
   chooseCase,
   evalArg,
@@ -54,11 +49,13 @@ export {
   type BehaviorPackage,
   buildPackage,
   type BuildPackageOptions,
+  PACKAGE_VERSION,
+} from "./core/package.ts";
+export {
   compileBehavior,
   type CompileOptions,
   type CompileResult,
-  PACKAGE_VERSION,
-} from "./core/package.ts";
+} from "./compile_behavior.ts";
 export {
   describeNode,
   explainPackage,
@@ -116,9 +113,12 @@ export {
   type CallRecord,
   candidatesOf,
   type ConversationState,
-  describeSource,
-  type Source,
 } from "./agent/sources.ts";
+export {
+  describeSource,
+  type GeneralPath,
+  type Source,
+} from "./core/source.ts";
 export type { BoundArg, ChoiceTool } from "./core/ir.ts";
 export type { AgentNode, CallOrigin } from "./agent/agent_engine.ts";
-export type { GeneralPath, Leaf, MessageWords } from "./agent/sources.ts";
+export type { Leaf, MessageWords } from "./agent/sources.ts";

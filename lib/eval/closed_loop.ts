@@ -16,7 +16,7 @@
  * @module
  */
 import { canonicalJson } from "../trace/canonical_json.ts";
-import { compileBehavior } from "../compiler/core/package.ts";
+import { compileBehavior } from "../compiler/compile_behavior.ts";
 import type { BehaviorPackage } from "../compiler/core/package.ts";
 import { changesState, type Effects } from "../compiler/core/core_steps.ts";
 import { declareTool } from "../gateway/parameters.ts";

@@ -21,7 +21,7 @@
  *
  * @module
  */
-import { compileBehavior } from "../compiler/core/package.ts";
+import { compileBehavior } from "../compiler/compile_behavior.ts";
 import { replayAgent } from "../compiler/agent/agent_replay.ts";
 import type { AgentTuning } from "../compiler/agent/agent_form.ts";
 import { addCoverage, coverageOf, emptyCoverage } from "./coverage.ts";

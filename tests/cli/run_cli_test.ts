@@ -6,7 +6,7 @@ import {
 } from "../../examples/order_desk/order_desk.ts";
 import { deskModel } from "../../examples/order_desk/capabilities.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
-import { compileBehavior } from "../../lib/compiler/core/package.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import type { Signature } from "../../lib/compiler/core/ir.ts";
 import { tempDir } from "../_helpers.ts";
 import { loadTauData } from "../../lib/eval/tau_data.ts";

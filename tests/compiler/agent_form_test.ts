@@ -10,7 +10,7 @@ import {
 import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
 import { buildAgentForm } from "../../lib/compiler/agent/agent_form.ts";
 import { replayAgent } from "../../lib/compiler/agent/agent_replay.ts";
-import { compileBehavior } from "../../lib/compiler/core/package.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { splitByTask } from "../../lib/eval/split_eval.ts";
 import {
   AgentSession,

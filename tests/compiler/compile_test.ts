@@ -6,10 +6,10 @@ import {
 } from "../../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import type { Episode } from "../../lib/lineage/records.ts";
-import { compileBehavior } from "../../lib/compiler/core/package.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { consolidate } from "../../lib/compiler/tree/consolidate.ts";
 import { normalizeAll } from "../../lib/lineage/normalize.ts";
-import { verify } from "../../lib/compiler/core/verification.ts";
+import { verify } from "../../lib/compiler/tree/verify.ts";
 import type { IrNode } from "../../lib/compiler/core/ir.ts";
 import { tempDir } from "../_helpers.ts";
 

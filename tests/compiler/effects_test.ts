@@ -14,7 +14,7 @@ import {
   looksReadOnly,
   resolveEffects,
 } from "../../lib/compiler/core/effects.ts";
-import { compileBehavior } from "../../lib/compiler/core/package.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import {
   episodeStarted,
   toolCallCompleted,

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { main } from "../../ingest.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
-import { compileBehavior } from "../../lib/compiler/core/package.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import type { IrNode } from "../../lib/compiler/core/ir.ts";
 import type { TraceEvent } from "../../lib/trace/event.ts";
 import { tempDir } from "../_helpers.ts";

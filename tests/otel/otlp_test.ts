@@ -6,7 +6,7 @@ import {
   generateDeskEpisodes,
 } from "../../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
-import { compileBehavior } from "../../lib/compiler/core/package.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { buildLineageReport } from "../../lib/control/lineage_report.ts";
 import {
   captureToOtlp,

@@ -4,7 +4,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { resolveEffects } from "../../lib/compiler/core/effects.ts";
-import { compileBehavior } from "../../lib/compiler/core/package.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import type { ExposedTool } from "../../lib/trace/mod.ts";
 import { buildStdioProxyServer } from "../../lib/proxy/mod.ts";
 import { tempDir } from "../_helpers.ts";

@@ -1,7 +1,7 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { loadTauData } from "../../lib/eval/tau_data.ts";
 import { splitByTask } from "../../lib/eval/split_eval.ts";
-import { compileBehavior } from "../../lib/compiler/core/package.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { replayAgent } from "../../lib/compiler/agent/agent_replay.ts";
 import { changesState } from "../../lib/compiler/core/core_steps.ts";
 import { Conversation } from "../../lib/runtime/conversation.ts";

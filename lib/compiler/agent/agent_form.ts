@@ -16,7 +16,7 @@
  * @module
  */
 import type { NormEpisode } from "../../lineage/records.ts";
-import type { Candidate } from "../tree/consolidate.ts";
+import type { Candidate } from "../core/candidate.ts";
 import type { Effects } from "../core/core_steps.ts";
 import { type Binding, learnBindings } from "./bindings.ts";
 import type {
@@ -31,7 +31,7 @@ import type {
 import { IR_VERSION } from "../core/ir.ts";
 import { type AgentReplay, replayAgent } from "./agent_replay.ts";
 import { DEFAULT_FANOUT } from "./agent_engine.ts";
-import { describeSource } from "./sources.ts";
+import { describeSource } from "../core/source.ts";
 import { mentionedVariant, primaryVariant } from "./lookup_variants.ts";
 import { bindingCandidates, gradeOf } from "./agent_verify.ts";
 

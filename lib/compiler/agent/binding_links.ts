@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Source } from "./sources.ts";
+import type { Source } from "../core/source.ts";
 import { type Binding, type Observation, sourceKey } from "./binding_types.ts";
 
 /**

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { ConversationState, Source } from "./sources.ts";
+import type { ConversationState } from "./sources.ts";
+import type { Source } from "../core/source.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
 
 /** One union of sources and how well it explains training. */

@@ -29,11 +29,11 @@ import {
   type MessageWords,
   parsedResult,
   shapeOf,
-  type Source,
   userWords,
   valueKey,
   wordsOfMessage,
 } from "./sources.ts";
+import type { Source } from "../core/source.ts";
 import { linkAdjacentWords, poolWriteSources } from "./binding_links.ts";
 import {
   ADJACENT_SHARE,

@@ -1,29 +1,14 @@
 /**
- * Binding sources: where an argument value can come from in a conversation
- * so far, and the candidate values each source offers. Shared by the
- * binding learner (training), the agent-form runtime (lookups and choice
- * checks) and the replay that verifies and evaluates both, so all three
- * see the same candidates.
- *
- * A source is one of:
- * - `result`: a leaf of an earlier successful call's result, by tool and
- *   generalized path (`["orders", "[*]"]`; `*` for any key of an object
- *   keyed by ids, `[*]` for any list item); optionally only leaves `where`
- *   a sibling field (or, `*`, the leaf's own key) names something the user
- *   mentioned (see {@linkcode isMentioned});
- * - `arg`: an argument of an earlier call, by tool and path;
- * - `user`: a word of a user message whose shape (see {@linkcode shapeOf})
- *   was seen in training, optionally the word right `after` the word bound
- *   to another argument of the same call, optionally behind a constant
- *   `prefix` of punctuation (the user wrote `W123`, the tool takes `#W123`),
- *   optionally from the `latest` user message only;
- * - `user_text`: any text the user wrote verbatim (checked, never
- *   enumerated);
- * - `const`: a small set of values seen in training.
+ * Binding sources: the candidate values each source (`Source`, in
+ * `../core/source.ts`) offers in a conversation so
+ * far. Shared by the binding learner (training), the agent-form runtime
+ * (lookups and choice checks) and the replay that verifies and evaluates
+ * both, so all three see the same candidates.
  *
  * @module
  */
 import { canonicalJson } from "../../trace/canonical_json.ts";
+import type { GeneralPath, Source } from "../core/source.ts";
 import {
   type MessageWords,
   shapeOf,
@@ -35,23 +20,6 @@ export { type MessageWords, shapeOf, userWords, wordsOfMessage };
 import { isMentioned, mentionStems } from "./mentions.ts";
 
 export { isMentioned, mentionStems };
-
-/** A generalized path: keys, `*` (any key) and `[*]` (any item). */
-export type GeneralPath = string[];
-
-/** Where a value can come from. */
-export type Source =
-  | { from: "result"; tool: string; path: GeneralPath; where?: string }
-  | { from: "arg"; tool: string; path: string }
-  | {
-    from: "user";
-    shape: string;
-    after?: string;
-    prefix?: string;
-    latest?: boolean;
-  }
-  | { from: "user_text" }
-  | { from: "const"; values: unknown[] };
 
 /** One call made in a conversation. */
 export interface CallRecord {
@@ -321,28 +289,4 @@ export function allows(
   }
   const k = valueKey(value);
   return candidatesOf(source, state, bound).some((c) => valueKey(c) === k);
-}
-
-/** A short text form of a source, for reports and explain mode. */
-export function describeSource(s: Source): string {
-  switch (s.from) {
-    case "result":
-      return `result of ${s.tool} at ${s.path.join(".") || "(whole)"}${
-        s.where === undefined
-          ? ""
-          : ` where the user mentioned its ${s.where === "*" ? "key" : s.where}`
-      }`;
-    case "arg":
-      return `argument ${s.path} of an earlier ${s.tool}`;
-    case "user":
-      return `a user word shaped ${s.shape}${
-        s.after ? ` right after ${s.after}` : ""
-      }${s.prefix ? ` behind ${JSON.stringify(s.prefix)}` : ""}${
-        s.latest ? " in the latest user message" : ""
-      }`;
-    case "user_text":
-      return "text the user wrote";
-    case "const":
-      return `one of ${JSON.stringify(s.values)}`;
-  }
 }

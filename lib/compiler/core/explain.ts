@@ -6,7 +6,7 @@
  */
 import type { BehaviorPackage } from "./package.ts";
 import type { ArgExpr, IrNode } from "./ir.ts";
-import { describeSource } from "../agent/sources.ts";
+import { describeSource } from "./source.ts";
 
 function arg(e: ArgExpr): string {
   if ("const" in e) return JSON.stringify(e.const);

@@ -9,7 +9,7 @@
 /** Version of the IR. */
 export const IR_VERSION = "harness.ir.v1";
 
-import type { Source } from "../agent/sources.ts";
+import type { Source } from "./source.ts";
 
 /** How an action argument gets its value. */
 export type ArgExpr =

@@ -1,22 +1,14 @@
 /**
- * Verification: structural checks first (refs resolve to
- * stores written earlier, tools exist, no unreachable nodes, signatures
- * typed), then replay of the compiled deterministic behavior against every
- * historical episode on the tree engine the runtime runs (`tree_engine.ts`),
- * with recorded tool results standing in for the tools and the recorded
- * choices standing in for residual leaves: every action's arguments must
- * equal the recorded ones, every branch must choose the recorded arm. No
- * check trusts a model.
+ * What verification reports, for either form: the report, the structural
+ * check (refs resolve to stores written earlier, tools exist, no
+ * unreachable nodes, signatures typed), and the promotion of a cleanly
+ * replayed behavior to E4. Replay itself is per form: the tree form's in
+ * `../tree/verify.ts`, the agent form's in `../agent/agent_verify.ts`.
  *
  * @module
  */
-import type { NormEpisode } from "../../lineage/records.ts";
 import { parsePath } from "../../lineage/paths.ts";
-import type { Effects } from "./core_steps.ts";
 import type { CompiledBehavior } from "./ir.ts";
-import { replayEpisode } from "../tree/tree_replay.ts";
-
-export { type EpisodeReplay, replayEpisode } from "../tree/tree_replay.ts";
 
 /** The verification report. */
 export interface VerificationReport {
@@ -34,14 +26,6 @@ export interface VerificationReport {
   episodes_replayed: number;
   /** Episodes replayed without a mismatch. */
   episodes_clean: number;
-}
-
-/** Options of {@linkcode verify}. */
-export interface VerifyOptions {
-  /** Tools the runtime will have; absent tools are structural problems. */
-  requiredCapabilities?: Set<string> | null;
-  /** Effects, for finding core steps. */
-  effects?: Effects;
 }
 
 /**
@@ -158,44 +142,6 @@ export function checkStructure(
     if (!reached.has(id)) problems.push(`node ${id} is unreachable`);
   }
   return problems;
-}
-
-/**
- * Verify a compiled behavior against episodes.
- *
- * @param compiled The compiled behavior.
- * @param episodes Every historical episode.
- * @param options Capabilities, effects.
- * @returns The report.
- */
-export function verify(
-  compiled: CompiledBehavior,
-  episodes: NormEpisode[],
-  options: VerifyOptions = {},
-): VerificationReport {
-  const structural_problems = checkStructure(
-    compiled,
-    options.requiredCapabilities ?? null,
-  );
-  const report: VerificationReport = {
-    structural_ok: structural_problems.length === 0,
-    structural_problems,
-    replay_checks: 0,
-    replay_passed: 0,
-    problems: [],
-    episodes_replayed: 0,
-    episodes_clean: 0,
-  };
-  if (!report.structural_ok) return report;
-  for (const ep of episodes) {
-    const r = replayEpisode(compiled, ep, { effects: options.effects });
-    report.episodes_replayed++;
-    report.replay_checks += r.checks;
-    report.replay_passed += r.passed;
-    if (r.problems.length === 0) report.episodes_clean++;
-    report.problems.push(...r.problems);
-  }
-  return report;
 }
 
 /**

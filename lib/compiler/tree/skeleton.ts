@@ -11,7 +11,7 @@ import type { NormEpisode } from "../../lineage/records.ts";
 import { type CoreStep, coreSteps, type Effects } from "../core/core_steps.ts";
 import { coreNames, factKey } from "./facts.ts";
 import { evalArg } from "./evaluate.ts";
-import type { Candidate } from "./consolidate.ts";
+import type { Candidate } from "../core/candidate.ts";
 import type { IrNode, NodeProvenance, Signature } from "../core/ir.ts";
 import {
   type CompilerModel,

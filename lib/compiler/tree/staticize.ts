@@ -15,7 +15,7 @@ import type { NormEpisode } from "../../lineage/records.ts";
 import { synthNodeId, synthStore } from "../../lineage/normalize.ts";
 import type { Effects } from "../core/core_steps.ts";
 import { factKey } from "./facts.ts";
-import type { Candidate } from "./consolidate.ts";
+import type { Candidate } from "../core/candidate.ts";
 import type { BehaviorIr, CompiledBehavior } from "../core/ir.ts";
 import { IR_VERSION } from "../core/ir.ts";
 import type { CompilerModel } from "./residualize.ts";
