@@ -1,8 +1,9 @@
 /**
- * `compileBehavior` runs the whole pipeline — normalize, consolidate,
- * staticize (tree or agent form), verify, package. Deterministic: the
- * same episodes (and compiler model) give the same bytes; nothing in the
- * package depends on the clock.
+ * `compileBehavior` runs the whole pipeline: resolve effects, normalize,
+ * then the chosen form's own pipeline (the tree form's in
+ * `tree/compile_tree.ts`, the agent form's in `agent/compile_agent.ts`),
+ * promote, package. Deterministic: the same episodes (and compiler model)
+ * give the same bytes; nothing in the package depends on the clock.
  *
  * @module
  */
@@ -12,19 +13,19 @@ import type { Candidate } from "./core/candidate.ts";
 import type { Effects } from "./core/core_steps.ts";
 import { type EffectsResolution, resolveEffects } from "./core/effects.ts";
 import type { CompiledBehavior } from "./core/ir.ts";
-import { type BehaviorPackage, buildPackage } from "./core/package.ts";
 import {
-  checkStructure,
+  type BehaviorPackage,
+  buildPackage,
+  type CompiledForm,
+} from "./core/package.ts";
+import {
   promoteReplayVerified,
   type VerificationReport,
+  verifiedClean,
 } from "./core/verification.ts";
-import { consolidate } from "./tree/consolidate.ts";
-import { extractFacts } from "./tree/facts.ts";
 import type { CompilerModel } from "./tree/residualize.ts";
-import { staticize } from "./tree/staticize.ts";
-import { verify } from "./tree/verify.ts";
-import { buildAgentForm } from "./agent/agent_form.ts";
-import { agentVerification } from "./agent/agent_verify.ts";
+import { compileTree } from "./tree/compile_tree.ts";
+import { compileAgent } from "./agent/compile_agent.ts";
 
 /** What {@linkcode compileBehavior} returns. */
 export interface CompileResult {
@@ -97,7 +98,10 @@ export interface CompileOptions {
 }
 
 /**
- * The whole pipeline: normalize, consolidate, staticize, verify, package.
+ * The whole pipeline: resolve effects, normalize, build and verify the
+ * form, promote, package. The form is chosen before anything is built:
+ * `agent` builds no tree; `tree` builds only the tree; `auto` builds the
+ * tree and keeps it when it verifies clean, else builds the agent form.
  * Tool effects come from `options.effects` and, for tools it does not name,
  * from what the captured episodes say (`resolveEffects`); already normalized
  * episodes carry no toolsets or hosts, so for them only `options.effects`
@@ -129,37 +133,22 @@ export function compileBehavior(
       a.episode_id < b.episode_id ? -1 : a.episode_id > b.episode_id ? 1 : 0
     );
   progress("normalize", episodes.length, episodes.length);
-  const facts = normalized.flatMap((e, i) => {
-    if (i % 500 === 0) progress("facts", i, normalized.length);
-    return extractFacts(e, { effects });
-  });
-  progress("consolidate", 0, 1);
-  const candidates = consolidate(normalized, {
-    contracts: options.contracts,
-    effects,
-    facts,
-  });
-  progress("staticize", 0, 1);
-  const compiled = staticize(normalized, candidates, {
-    name: options.name,
-    model: options.model,
-    compilerModelId: options.compilerModelId,
-    effects,
-  });
-  progress("verify", 0, 1);
-  let verification = verify(compiled, normalized, {
-    requiredCapabilities: new Set(compiled.required_capabilities),
-    effects,
-  });
   const form = options.form ?? "auto";
-  const treeClean = verification.structural_ok &&
-    verification.replay_checks > 0 &&
-    verification.replay_passed === verification.replay_checks;
-  let chosen: CompiledBehavior = compiled;
-  let chosenCandidates = candidates;
-  if (form === "agent" || (form === "auto" && !treeClean)) {
+  let built: CompiledForm | null = null;
+  if (form !== "agent") {
+    built = compileTree(normalized, {
+      name: options.name,
+      effects,
+      contracts: options.contracts,
+      model: options.model,
+      compilerModelId: options.compilerModelId,
+      onProgress: progress,
+    });
+    if (form === "auto" && !verifiedClean(built.verification)) built = null;
+  }
+  if (built === null) {
     progress("agent form", 0, 1);
-    const agent = buildAgentForm(normalized, {
+    built = compileAgent(normalized, {
       name: options.name,
       effects,
       fanout: options.fanout,
@@ -168,15 +157,10 @@ export function compileBehavior(
       adjacentShare: options.adjacentShare,
       speculativeCoverage: options.speculativeCoverage,
     });
-    chosen = agent.compiled;
-    chosenCandidates = agent.candidates;
-    verification = agentVerification(
-      agent.replays,
-      checkStructure(chosen, new Set(chosen.required_capabilities)),
-    );
   }
-  const promoted = promoteReplayVerified(chosen, verification);
-  const pkg = buildPackage(chosen, verification, chosenCandidates, normalized, {
+  const { compiled, candidates, verification } = built;
+  const promoted = promoteReplayVerified(compiled, verification);
+  const pkg = buildPackage(compiled, verification, candidates, normalized, {
     name: options.name ?? "behavior",
     taskFamily: options.taskFamily,
     effects,
@@ -189,8 +173,8 @@ export function compileBehavior(
   progress("package", 1, 1);
   return {
     package: pkg,
-    compiled: chosen,
-    candidates: chosenCandidates,
+    compiled,
+    candidates,
     verification,
     normalized,
     effects: resolution,

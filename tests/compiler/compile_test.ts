@@ -191,6 +191,35 @@ Deno.test("compiling twice gives byte-identical packages", async () => {
   assertEquals(a, b);
 });
 
+Deno.test("compileBehavior() chooses the form before building: the agent form builds no tree, a clean tree builds no agent form", async () => {
+  const episodes = await deskEpisodes(30);
+  const stagesOf = (form: "auto" | "tree" | "agent") => {
+    const stages = new Set<string>();
+    const r = compileBehavior(episodes, {
+      name: "desk",
+      effects: DESK_EFFECTS,
+      form,
+      onProgress: (stage) => stages.add(stage),
+    });
+    return { root: r.compiled.ir.nodes[r.compiled.ir.root].kind, stages };
+  };
+  const agent = stagesOf("agent");
+  assertEquals(agent.root, "agent");
+  assertEquals([...agent.stages], ["normalize", "agent form", "package"]);
+  for (const form of ["auto", "tree"] as const) {
+    const tree = stagesOf(form);
+    assertEquals(tree.root, "sequence");
+    assertEquals([...tree.stages], [
+      "normalize",
+      "facts",
+      "consolidate",
+      "staticize",
+      "verify",
+      "package",
+    ]);
+  }
+});
+
 Deno.test("held-out: compiled on 80% of episodes, the package reproduces the other 20% exactly", async () => {
   const episodes = await deskEpisodes(250);
   const train = episodes.filter((_, i) => i % 5 !== 0);

@@ -20,6 +20,16 @@ import type {
 } from "./ir.ts";
 import type { VerificationReport } from "./verification.ts";
 
+/** What one form's pipeline gives {@linkcode buildPackage}. */
+export interface CompiledForm {
+  /** The compiled behavior. */
+  compiled: CompiledBehavior;
+  /** Its candidates (the evidence behind its nodes). */
+  candidates: Candidate[];
+  /** Its verification. */
+  verification: VerificationReport;
+}
+
 /** Version of the package format. */
 export const PACKAGE_VERSION = "harness.package.v1";
 

@@ -145,6 +145,18 @@ export function checkStructure(
 }
 
 /**
+ * Whether a behavior verified clean: sound structure, and every replay
+ * check made (at least one) passed.
+ *
+ * @param report A verification report.
+ * @returns True when clean.
+ */
+export function verifiedClean(report: VerificationReport): boolean {
+  return report.structural_ok && report.replay_checks > 0 &&
+    report.replay_passed === report.replay_checks;
+}
+
+/**
  * Lift every deterministic node's provenance to E4 when replay was fully
  * clean (residual and structural nodes keep their marks).
  *
@@ -156,9 +168,7 @@ export function promoteReplayVerified(
   compiled: CompiledBehavior,
   report: VerificationReport,
 ): boolean {
-  const clean = report.structural_ok && report.replay_checks > 0 &&
-    report.replay_passed === report.replay_checks;
-  if (!clean) return false;
+  if (!verifiedClean(report)) return false;
   for (const p of compiled.provenance) {
     if (p.grade !== "residual" && p.grade !== "structural") p.grade = "E4";
   }
