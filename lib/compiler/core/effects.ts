@@ -24,8 +24,18 @@ import type { ExposedTool, ToolsetExposedPayload } from "../../trace/events.ts";
 import type { Effects } from "./core_steps.ts";
 import { hostToolEffect } from "./host_tools.ts";
 
+/** Where a tool's effect came from. */
+export type EffectSource =
+  | "override"
+  | "annotation"
+  | "schema"
+  | "domain"
+  | "host"
+  | "inferred"
+  | "unknown";
+
 /** Where a tool's effect came from, most trusted first. */
-export const EFFECT_SOURCES = [
+export const EFFECT_SOURCES: readonly EffectSource[] = [
   "override",
   "annotation",
   "schema",
@@ -33,10 +43,7 @@ export const EFFECT_SOURCES = [
   "host",
   "inferred",
   "unknown",
-] as const;
-
-/** Where a tool's effect came from. */
-export type EffectSource = typeof EFFECT_SOURCES[number];
+];
 
 /** What {@linkcode resolveEffects} returns. */
 export interface EffectsResolution {
