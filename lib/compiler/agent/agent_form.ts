@@ -32,7 +32,7 @@ import { IR_VERSION } from "../core/ir.ts";
 import { type AgentReplay, replayAgent } from "./agent_replay.ts";
 import { DEFAULT_FANOUT } from "./agent_engine.ts";
 import { describeSource } from "../core/source.ts";
-import { mentionedVariant, primaryVariant } from "./lookup_variants.ts";
+import { selectLookups } from "./lookup_selection.ts";
 import { bindingCandidates, gradeOf } from "./agent_verify.ts";
 
 /**
@@ -108,8 +108,6 @@ function lookupNodes(bindings: Binding[], effects: Effects): IrNode[] {
   return out;
 }
 
-type LookupNode = Extract<IrNode, { kind: "lookup" }>;
-
 function choiceTools(bindings: Binding[], effects: Effects): {
   tools: ChoiceTool[];
   refused: { tool: string; why: string }[];
@@ -180,6 +178,87 @@ function assemble(
   };
 }
 
+/** Why each node of the agent form exists: the bindings behind it. */
+function agentProvenance(
+  ir: BehaviorIr,
+  bindings: Binding[],
+  episodes: number,
+): NodeProvenance[] {
+  const byTool = new Map<string, Binding[]>();
+  for (const b of bindings) {
+    byTool.set(b.tool, [...(byTool.get(b.tool) ?? []), b]);
+  }
+  const provenance: NodeProvenance[] = [];
+  for (const n of Object.values(ir.nodes)) {
+    const bs = n.kind === "lookup"
+      ? byTool.get(n.tool) ?? []
+      : n.kind === "choice"
+      ? n.tools.flatMap((t) => byTool.get(t.tool) ?? [])
+      : [];
+    const grades = bs.map(gradeOf).sort();
+    provenance.push({
+      node_id: n.id,
+      candidate_ids: bs.map((b) => `c_binding_${safe(b.tool)}_${safe(b.path)}`),
+      grade: n.kind === "choice"
+        ? "residual"
+        : n.kind === "agent"
+        ? "structural"
+        : grades[0] ?? "E0",
+      support: Math.min(...bs.map((b) => b.applicable), episodes),
+      applicable: episodes,
+      counterexamples: 0,
+      episodes: [...new Set(bs.flatMap((b) => b.episodes))].sort().slice(
+        0,
+        10,
+      ),
+      why: n.kind === "lookup"
+        ? `every argument of ${n.tool} binds in training: ${
+          n.args.map((a) =>
+            `${a.path} from ${a.sources!.map(describeSource).join(" or ")}`
+          ).join("; ")
+        }`
+        : n.kind === "choice"
+        ? `state-changing calls are one model choice, each argument restricted to its candidates (${
+          n.tools.map((t) => t.tool).join(", ")
+        })`
+        : "conversation root: lookups as soon as arguments bind, a choice leaf for writes",
+    });
+  }
+  provenance.sort((a, b) => a.node_id < b.node_id ? -1 : 1);
+  return provenance;
+}
+
+/** The choice leaf's signature (none without state-changing tools). */
+function choiceSignatures(tools: ChoiceTool[]): Record<string, Signature> {
+  const signatures: Record<string, Signature> = {};
+  if (tools.length) {
+    signatures[CHOICE_SIGNATURE] = {
+      id: CHOICE_SIGNATURE,
+      kind: "choice",
+      inputs: {
+        conversation: {
+          type: "object",
+          description: "user messages and calls so far",
+        },
+        candidates: {
+          type: "object",
+          description: "tool → argument → allowed values",
+        },
+      },
+      outputs: {
+        tool: { type: "string", enum: tools.map((t) => t.tool) },
+        arguments: {
+          type: "object",
+          description: "every value from its candidates",
+        },
+      },
+      instructions:
+        "Pick the state-changing call the conversation asks for; every argument value must be one of its candidates.",
+    };
+  }
+  return signatures;
+}
+
 /**
  * Build the agent form from training episodes.
  *
@@ -207,139 +286,21 @@ export function buildAgentForm(
     node: `choice:${r.tool}`,
     why: r.why,
   }));
-  // Keep the lookups that pay, judged on training replay only: most
-  // useful first, each kept while the training episodes' extra lookups
-  // stay within the budget.
-  const measure = (nodes: IrNode[]) => {
-    const ir = assemble(name, nodes, tools, fanout);
-    const totals: Record<string, { issued: number; used: number }> = {};
-    let extra = 0;
-    for (const ep of episodes) {
-      const r = replayAgent(ir, ep, { effects, fanout });
-      extra += r.extra_lookups;
-      for (const [id, c] of Object.entries(r.by_node)) {
-        const t = (totals[id] ??= { issued: 0, used: 0 });
-        t.issued += c.issued;
-        t.used += c.used;
-      }
-    }
-    return {
-      totals,
-      extraPerEpisode: episodes.length ? extra / episodes.length : 0,
-    };
-  };
-  const alone = measure(lookups).totals;
-  // A narrowed variant of each lookup: only result leaves whose name the
-  // user mentioned (measured beside the other tools' plain lookups).
-  // A fallback that keeps each argument's primary source only, tried for
-  // a tool none of whose other nodes was kept.
-  const fallbacks: LookupNode[] = [];
-  const variants = lookups.flatMap((n) => {
-    const p = primaryVariant(n as LookupNode);
-    if (p) fallbacks.push(p);
-    const v = mentionedVariant(n as LookupNode, episodes);
-    if (!v) return [];
-    const others = lookups.filter((o) => (o as LookupNode).tool !== v.tool);
-    Object.assign(alone, { [v.id]: measure([...others, v]).totals[v.id] });
-    return [v];
+  const selection = selectLookups(episodes, lookups, {
+    irOf: (nodes) => assemble(name, nodes, tools, fanout),
+    effects,
+    fanout,
+    minYield,
+    budget,
   });
-  const yieldOf = (id: string) => {
-    const t = alone[id] ?? { issued: 0, used: 0 };
-    return t.issued ? t.used / t.issued : 0;
-  };
-  const ranked = [...lookups, ...variants].sort((a, b) =>
-    yieldOf(b.id) - yieldOf(a.id) || (a.id < b.id ? -1 : 1)
-  );
-  const kept: IrNode[] = [];
-  for (const n of [...ranked, ...fallbacks]) {
-    const tool = (n as LookupNode).tool;
-    if (kept.some((k) => (k as LookupNode).tool === tool)) continue;
-    const trial = measure([...kept, n]);
-    const t = trial.totals[n.id] ?? { issued: 0, used: 0 };
-    const why = t.used < 2 || t.used < minYield * t.issued
-      ? `training replay: ${t.used} of ${t.issued} calls used (needs ${
-        Math.round(minYield * 100)
-      }% and 2)`
-      : trial.extraPerEpisode > budget
-      ? `training replay: ${
-        trial.extraPerEpisode.toFixed(2)
-      } extra lookups per episode with it (budget ${budget})`
-      : null;
-    if (why) dropped.push({ node: n.id, why });
-    else kept.push(n);
-  }
-  lookups = kept.sort((a, b) => a.id < b.id ? -1 : 1);
+  dropped.push(...selection.dropped);
+  lookups = selection.kept;
   const ir = assemble(name, lookups, tools, fanout);
   const replays = episodes.map((ep) =>
     replayAgent(ir, ep, { effects, fanout })
   );
-  const byTool = new Map<string, Binding[]>();
-  for (const b of bindings) {
-    byTool.set(b.tool, [...(byTool.get(b.tool) ?? []), b]);
-  }
-  const provenance: NodeProvenance[] = [];
-  for (const n of Object.values(ir.nodes)) {
-    const bs = n.kind === "lookup"
-      ? byTool.get(n.tool) ?? []
-      : n.kind === "choice"
-      ? n.tools.flatMap((t) => byTool.get(t.tool) ?? [])
-      : [];
-    const grades = bs.map(gradeOf).sort();
-    provenance.push({
-      node_id: n.id,
-      candidate_ids: bs.map((b) => `c_binding_${safe(b.tool)}_${safe(b.path)}`),
-      grade: n.kind === "choice"
-        ? "residual"
-        : n.kind === "agent"
-        ? "structural"
-        : grades[0] ?? "E0",
-      support: Math.min(...bs.map((b) => b.applicable), episodes.length),
-      applicable: episodes.length,
-      counterexamples: 0,
-      episodes: [...new Set(bs.flatMap((b) => b.episodes))].sort().slice(
-        0,
-        10,
-      ),
-      why: n.kind === "lookup"
-        ? `every argument of ${n.tool} binds in training: ${
-          n.args.map((a) =>
-            `${a.path} from ${a.sources!.map(describeSource).join(" or ")}`
-          ).join("; ")
-        }`
-        : n.kind === "choice"
-        ? `state-changing calls are one model choice, each argument restricted to its candidates (${
-          n.tools.map((t) => t.tool).join(", ")
-        })`
-        : "conversation root: lookups as soon as arguments bind, a choice leaf for writes",
-    });
-  }
-  provenance.sort((a, b) => a.node_id < b.node_id ? -1 : 1);
-  const signatures: Record<string, Signature> = {};
-  if (tools.length) {
-    signatures[CHOICE_SIGNATURE] = {
-      id: CHOICE_SIGNATURE,
-      kind: "choice",
-      inputs: {
-        conversation: {
-          type: "object",
-          description: "user messages and calls so far",
-        },
-        candidates: {
-          type: "object",
-          description: "tool → argument → allowed values",
-        },
-      },
-      outputs: {
-        tool: { type: "string", enum: tools.map((t) => t.tool) },
-        arguments: {
-          type: "object",
-          description: "every value from its candidates",
-        },
-      },
-      instructions:
-        "Pick the state-changing call the conversation asks for; every argument value must be one of its candidates.",
-    };
-  }
+  const provenance = agentProvenance(ir, bindings, episodes.length);
+  const signatures = choiceSignatures(tools);
   const required = [
     ...new Set([
       ...lookups.map((n) => (n as Extract<IrNode, { kind: "lookup" }>).tool),
