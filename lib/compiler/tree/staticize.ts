@@ -16,10 +16,14 @@ import { synthNodeId, synthStore } from "../../lineage/normalize.ts";
 import type { Effects } from "../core/core_steps.ts";
 import { factKey } from "./facts.ts";
 import type { Candidate } from "../core/candidate.ts";
-import type { BehaviorIr, CompiledBehavior } from "../core/ir.ts";
+import type { BehaviorIr, CompiledBehavior, Recovery } from "../core/ir.ts";
 import { IR_VERSION } from "../core/ir.ts";
 import type { CompilerModel } from "./residualize.ts";
-import { skeletonContext, type Trie } from "./skeleton.ts";
+import {
+  type SkeletonContext,
+  skeletonContext,
+  type Trie,
+} from "./skeleton.ts";
 import { compileArgs } from "./skeleton_args.ts";
 import { buildBranch } from "./skeleton_branch.ts";
 
@@ -39,6 +43,96 @@ export interface StaticizeOptions {
 }
 
 /**
+ * Recovery of the action at `t`: retry on the codes its episodes recovered
+ * from, up to the most attempts seen (at most 5), only when every such
+ * recovery candidate is uncontested (those are appended to `used`).
+ */
+function recoveryOf(
+  ctx: SkeletonContext,
+  t: Trie,
+  used: Candidate[],
+): Recovery | null {
+  const codes = new Set<string>();
+  let attempts = 1;
+  for (const m of t.members) {
+    const c = ctx.cores[m.ep][m.idx];
+    c.recovered.forEach((x) => codes.add(x));
+    attempts = Math.max(attempts, c.attempts);
+  }
+  const recCands = [...codes].sort().map((code) =>
+    ctx.byKey.get(factKey(["recovery", t.tool, code]))
+  );
+  if (codes.size && recCands.every((c) => c && c.status !== "contested")) {
+    for (const c of recCands) used.push(c!);
+    const max = Math.max(
+      attempts,
+      ...recCands.map((c) => Number(c!.claim.max_attempts) || 1),
+    );
+    return { retry_on: [...codes].sort(), max_attempts: Math.min(max, 5) };
+  }
+  return null;
+}
+
+/** Build the action for trie node `t` and everything after it. */
+function buildAction(
+  ctx: SkeletonContext,
+  t: Trie,
+  scope: Map<string, string>,
+): string[] {
+  const at = t.path;
+  const index = ctx.actions++;
+  const nodeId = synthNodeId(t.tool, index);
+  const store = synthStore(t.tool, index);
+  const ids: string[] = [];
+  const used: Candidate[] = [];
+  const prevPath = at.includes(">")
+    ? at.slice(0, at.lastIndexOf(">"))
+    : "start";
+  const fixed = ctx.byKey.get(factKey(["fixed_action", prevPath]));
+  if (fixed && fixed.status !== "contested") used.push(fixed);
+  const args = compileArgs(ctx, t, nodeId, scope, used, ids);
+  const recovery = recoveryOf(ctx, t, used);
+  ctx.nodes[nodeId] = {
+    id: nodeId,
+    kind: "action",
+    tool: t.tool,
+    args,
+    store,
+    effect: ctx.effects[t.tool] ?? "write",
+    recovery,
+  };
+  ids.push(nodeId);
+  ctx.stores.push(store);
+  for (const m of t.members) {
+    ctx.storeMaps[m.ep].set(ctx.cores[m.ep][m.idx].step.store!, store);
+  }
+  const nextScope = new Map(scope).set(store, store);
+  ctx.provenanceOf(
+    nodeId,
+    used,
+    t.members,
+    `${t.tool} is called by ${t.members.length} successful episodes at this point`,
+  );
+  // What follows.
+  const children = ctx.keptChildren(t);
+  if (children.length === 1) {
+    ids.push(...buildAction(ctx, children[0], nextScope));
+  } else if (children.length > 1) {
+    ids.push(
+      ...buildBranch(
+        ctx,
+        t,
+        at,
+        children,
+        nextScope,
+        (c, s) => buildAction(ctx, c, s),
+      ),
+    );
+  }
+  return ids;
+}
+
+/**
  * Build the behavior IR from episodes and candidates.
  *
  * @param episodes Normalized episodes (the successful ones shape the skeleton).
@@ -52,74 +146,8 @@ export function staticize(
   options: StaticizeOptions = {},
 ): CompiledBehavior {
   const ctx = skeletonContext(episodes, candidates, options);
-
-  /** Build the action for trie node t and everything after it. */
-  const buildFrom = (t: Trie, scope: Map<string, string>): string[] => {
-    const at = t.path;
-    const index = ctx.actions++;
-    const nodeId = synthNodeId(t.tool, index);
-    const store = synthStore(t.tool, index);
-    const ids: string[] = [];
-    const used: Candidate[] = [];
-    const prevPath = at.includes(">")
-      ? at.slice(0, at.lastIndexOf(">"))
-      : "start";
-    const fixed = ctx.byKey.get(factKey(["fixed_action", prevPath]));
-    if (fixed && fixed.status !== "contested") used.push(fixed);
-    const args = compileArgs(ctx, t, nodeId, scope, used, ids);
-    // Recovery.
-    const codes = new Set<string>();
-    let attempts = 1;
-    for (const m of t.members) {
-      const c = ctx.cores[m.ep][m.idx];
-      c.recovered.forEach((x) => codes.add(x));
-      attempts = Math.max(attempts, c.attempts);
-    }
-    let recovery = null;
-    const recCands = [...codes].sort().map((code) =>
-      ctx.byKey.get(factKey(["recovery", t.tool, code]))
-    );
-    if (codes.size && recCands.every((c) => c && c.status !== "contested")) {
-      for (const c of recCands) used.push(c!);
-      const max = Math.max(
-        attempts,
-        ...recCands.map((c) => Number(c!.claim.max_attempts) || 1),
-      );
-      recovery = {
-        retry_on: [...codes].sort(),
-        max_attempts: Math.min(max, 5),
-      };
-    }
-    ctx.nodes[nodeId] = {
-      id: nodeId,
-      kind: "action",
-      tool: t.tool,
-      args,
-      store,
-      effect: ctx.effects[t.tool] ?? "write",
-      recovery,
-    };
-    ids.push(nodeId);
-    ctx.stores.push(store);
-    for (const m of t.members) {
-      ctx.storeMaps[m.ep].set(ctx.cores[m.ep][m.idx].step.store!, store);
-    }
-    const nextScope = new Map(scope).set(store, store);
-    ctx.provenanceOf(
-      nodeId,
-      used,
-      t.members,
-      `${t.tool} is called by ${t.members.length} successful episodes at this point`,
-    );
-    // What follows.
-    const children = ctx.keptChildren(t);
-    if (children.length === 1) ids.push(...buildFrom(children[0], nextScope));
-    else if (children.length > 1) {
-      ids.push(...buildBranch(ctx, t, at, children, nextScope, buildFrom));
-    }
-    return ids;
-  };
-
+  const buildFrom = (t: Trie, scope: Map<string, string>) =>
+    buildAction(ctx, t, scope);
   const top = ctx.keptChildren(ctx.root);
   const rootId = "root";
   const children = top.length === 1
