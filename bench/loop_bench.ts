@@ -79,6 +79,7 @@ function perSeed(s: LoopSeed) {
   };
 }
 
+// Over 80 lines: arguments, data, the two arms and the report, in the order they run.
 /**
  * Run the closed loop.
  *
@@ -248,6 +249,7 @@ export async function loopBench(
   return report;
 }
 
+// Over 80 lines: the report's sections in order, one table each.
 function renderLoop(
   report: {
     data: string;

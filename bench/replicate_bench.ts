@@ -36,6 +36,7 @@ function quantile(xs: number[], q: number): number {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 }
 
+// Over 80 lines: the benchmark's phases in order over one database cluster and store.
 /** Run the replication benchmark. */
 export async function replicateBench(): Promise<void> {
   await using pg = await startCluster();

@@ -17,6 +17,7 @@ import { BehaviorRuntime } from "../lib/runtime/runtime.ts";
 import { createCapabilities } from "../examples/order_desk/capabilities.ts";
 import { type BenchRow, printTable, rate } from "./_table.ts";
 
+// Over 80 lines: the compared arms in order over one package and temp store.
 /**
  * Run the runtime benchmark.
  *

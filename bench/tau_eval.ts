@@ -65,6 +65,7 @@ async function readIfExists(path: string | null): Promise<string | null> {
   }
 }
 
+// Over 80 lines: load, every seed, the summary record and the output, in the order they run.
 /**
  * Run the evaluation.
  *
@@ -185,6 +186,7 @@ function countLines(counts: Record<string, number>[]): string[] {
   ).map(([k, v]) => `- ${k} (${v})`);
 }
 
+// Over 80 lines: the report's sections in order, one table each.
 function renderMarkdown(
   report: {
     data: string;

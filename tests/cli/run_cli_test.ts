@@ -213,6 +213,7 @@ Deno.test("compile.ts run: an agent-form package without --model, and an Anthrop
   assertOk(/ANTHROPIC_API_KEY/.test(noKey.err), noKey.err);
 });
 
+// Over 80 lines: one scenario end to end, its steps and checks in order.
 Deno.test("compile.ts run: a held-out τ² retail task finishes with the compiled agent-form package, the retail environment, a scripted --user-file and --model openai/… against a local server", async () => {
   const read = (p: string) =>
     Deno.readTextFileSync(new URL(`../../fixtures/${p}`, import.meta.url));

@@ -13,6 +13,7 @@ import { cacheEverything, everythingUpstream } from "./_upstreams.ts";
 const opts = { sanitizeOps: false, sanitizeResources: false };
 const NOTES = new URL("./_annotated_server.ts", import.meta.url).pathname;
 
+// Over 80 lines: one scenario end to end, its steps and checks in order.
 Deno.test({
   name:
     "resolveEffects() takes a proxied capture's effects from the upstreams' MCP annotations",

@@ -14,6 +14,7 @@ import { BROWSER, open, required } from "./_browser.ts";
 
 const attr = (s: string) => s.replaceAll("&gt;", ">").replaceAll("&amp;", "&");
 
+// Over 80 lines: one scenario end to end, its steps and checks in order.
 Deno.test({
   name:
     "compile.ts report: the package explain view opens in headless Chromium with every node, its grade, evidence counts and example episodes",

@@ -144,6 +144,7 @@ Deno.test("chatModelBinding().predict() fails with ModelResponseError on an answ
   assertMatch(e3.message, /refused sig\.classify: "No\."/);
 });
 
+// Over 80 lines: one scenario end to end, its steps and checks in order.
 Deno.test("chatModelBinding().react() offers the toolset and finish, shows the history as its own calls, and maps the answer", async () => {
   await using s = startOpenAiServer([
     completion({

@@ -57,6 +57,7 @@ function key(epoch: number, tool: string, args: unknown): string {
   return `${epoch}\u0000${tool}\u0000${canonicalJson(args)}`;
 }
 
+// Over 80 lines: one walk of the episode that feeds the engine and tallies every measure as it goes.
 /**
  * Replay one episode.
  *

@@ -28,6 +28,7 @@ export interface VerificationReport {
   episodes_clean: number;
 }
 
+// Over 80 lines: one recursive walk with a case per node kind, carrying the stores in scope.
 /**
  * Structural problems of a compiled behavior (empty when sound): refs read
  * stores and variables written earlier on their path, tools are in the
