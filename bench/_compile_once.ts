@@ -11,7 +11,7 @@ import {
   generateDeskEpisodes,
 } from "../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../lib/lineage/episodes.ts";
-import { compileBehavior } from "../lib/compiler/package.ts";
+import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
 
 const n = Number(Deno.args[0]);
 const root = await Deno.makeTempDir({ prefix: "harness_compile_bench_" });

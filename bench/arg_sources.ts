@@ -42,15 +42,15 @@
 import { parseArgs } from "node:util";
 import { loadTauData, type TauData } from "../lib/eval/tau_data.ts";
 import { splitByTask } from "../lib/eval/split_eval.ts";
-import { compileBehavior } from "../lib/compiler/package.ts";
-import { replayAgent } from "../lib/compiler/agent_replay.ts";
+import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
+import { replayAgent } from "../lib/compiler/agent/agent_replay.ts";
 import {
   CLASSES,
   classifyStep,
   HAVE,
   type SourceClass,
   todayOf,
-} from "../lib/compiler/arg_classes.ts";
+} from "../lib/compiler/agent/arg_classes.ts";
 
 function citiesOf(data: TauData): Map<string, string> {
   const out = new Map<string, string>();
@@ -131,6 +131,7 @@ export function hardest(classes: SourceClass[]): SourceClass | "no_args" {
 
 const pct = (n: number, d: number) => d ? `${(100 * n / d).toFixed(1)}%` : "-";
 
+// Over 80 lines: the report's tables in order, each from the same classified calls.
 /**
  * The markdown report.
  *

@@ -18,7 +18,7 @@ import { loadTauData } from "../lib/eval/tau_data.ts";
 import { closedLoopSeed, type LoopSeed } from "../lib/eval/closed_loop.ts";
 import { startScriptedModelServer } from "../lib/eval/scripted_model_server.ts";
 import { openModel } from "../lib/models/open_model.ts";
-import { changesState } from "../lib/compiler/core_steps.ts";
+import { changesState } from "../lib/compiler/core/core_steps.ts";
 import { replayCheck, RETAIL_TOOL_SCHEMAS } from "../lib/envs/tau2/mod.ts";
 import { renderTable as table } from "../lib/cli/table.ts";
 
@@ -79,6 +79,7 @@ function perSeed(s: LoopSeed) {
   };
 }
 
+// Over 80 lines: arguments, data, the two arms and the report, in the order they run.
 /**
  * Run the closed loop.
  *
@@ -252,6 +253,7 @@ export async function loopBench(
   return report;
 }
 
+// Over 80 lines: the report's sections in order, one table each.
 function renderLoop(
   report: {
     data: string;

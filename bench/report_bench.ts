@@ -20,7 +20,7 @@ import { captureReportData } from "../lib/report/capture_data.ts";
 import { renderCaptureReport } from "../lib/report/capture_html.ts";
 import { packageReportData } from "../lib/report/package_data.ts";
 import { renderPackageReport } from "../lib/report/package_html.ts";
-import { compileBehavior } from "../lib/compiler/package.ts";
+import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
 import { loadEpisodes } from "../lib/lineage/episodes.ts";
 import { IngestServer } from "../lib/ingest/server.ts";
 import type { TraceEvent } from "../lib/trace/mod.ts";

@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import { loadTauData } from "../lib/eval/tau_data.ts";
 import { evaluateSeed, type SeedResult } from "../lib/eval/split_eval.ts";
 import { emptyLineageScore, scoreLineage } from "../lib/eval/lineage_score.ts";
-import { DEFAULT_FANOUT } from "../lib/compiler/agent_engine.ts";
+import { DEFAULT_FANOUT } from "../lib/compiler/agent/agent_engine.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -65,6 +65,7 @@ async function readIfExists(path: string | null): Promise<string | null> {
   }
 }
 
+// Over 80 lines: load, every seed, the summary record and the output, in the order they run.
 /**
  * Run the evaluation.
  *
@@ -185,6 +186,7 @@ function countLines(counts: Record<string, number>[]): string[] {
   ).map(([k, v]) => `- ${k} (${v})`);
 }
 
+// Over 80 lines: the report's sections in order, one table each.
 function renderMarkdown(
   report: {
     data: string;

@@ -9,9 +9,10 @@ import { join } from "node:path";
 import { HarnessStore } from "../store/store.ts";
 import { loadEpisodes } from "../lineage/episodes.ts";
 import type { Episode } from "../lineage/records.ts";
-import { type BehaviorPackage, compileBehavior } from "../compiler/package.ts";
-import { explainPackage, summarizePackage } from "../compiler/explain.ts";
-import { describeEffects } from "../compiler/effects.ts";
+import type { BehaviorPackage } from "../compiler/core/package.ts";
+import { compileBehavior } from "../compiler/compile_behavior.ts";
+import { explainPackage, summarizePackage } from "../compiler/core/explain.ts";
+import { describeEffects } from "../compiler/core/effects.ts";
 import type { Io } from "./io.ts";
 
 /** Options of {@linkcode compileCommand}, from the command line. */

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { BehaviorPackage } from "../compiler/package.ts";
+import type { BehaviorPackage } from "../compiler/core/package.ts";
 import type { ChatModel } from "../models/chat_types.ts";
 import type {
   PackageCapabilities,

@@ -1,81 +1,49 @@
 /**
- * The behavior compiler: normalize, consolidate, staticize (a skeleton tree, or the agent form for conversations), verify, package; importers of existing trajectories (held-out coverage is in lib/eval/coverage.ts).
+ * The behavior compiler: {@linkcode compileBehavior} turns captured
+ * episodes into a portable package of either form (a skeleton tree, or the
+ * agent form for conversations), with the tool effects it used and its
+ * verification; {@linkcode explainPackage} and {@linkcode summarizePackage}
+ * render a package for people; {@linkcode convertTrajectories} imports
+ * existing τ-bench, τ²-bench and OpenAI-message trajectories as captures.
+ *
+ * The implementation lives in rooms: `core/` (the IR, the package, effects,
+ * verification's report; shared by both forms), `tree/` (the tree form and
+ * its engine) and `agent/` (the agent form and its engine). The engines run
+ * through `./runtime`; nothing else of the rooms is public. The IR's types
+ * are here because a package carries them.
  *
  * @module
  */
 export {
-  type ArgExpr,
-  type BehaviorIr,
-  type CompiledBehavior,
-  type Decides,
-  IR_VERSION,
-  type IrNode,
-  type IrNodeKind,
-  type NodeProvenance,
-  type Recovery,
-  type Signature,
-  type SignatureField,
-} from "./ir.ts";
-export {
-  changesState,
-  type CoreStep,
-  coreSteps,
-  type Effects,
-  errorCode,
-} from "./core_steps.ts";
-export { extractFacts, type Fact, FACT_TYPES, factKey } from "./facts.ts";
-export {
-  type Candidate,
-  consolidate,
-  type ConsolidateOptions,
-  type Evidence,
-} from "./consolidate.ts";
-export { staticize, type StaticizeOptions } from "./staticize.ts";
-export {
-  type CompilerModel,
-  type DecisionDetail,
-  residualizeDecision,
-  type ResidualizeOptions,
-} from "./residualize.ts";
-export {
-  promoteReplayVerified,
-  type VerificationReport,
-  verify,
-  type VerifyOptions,
-} from "./verify.ts";
-export {
-  chooseCase,
-  evalArg,
-  evalArgs,
-  resolveRef,
-  UnresolvedRefError,
-} from "./evaluate.ts";
-export {
-  type BehaviorPackage,
-  buildPackage,
-  type BuildPackageOptions,
   compileBehavior,
   type CompileOptions,
   type CompileResult,
-  PACKAGE_VERSION,
-} from "./package.ts";
-export { describeNode, explainPackage, summarizePackage } from "./explain.ts";
+} from "./compile_behavior.ts";
+export type { BehaviorPackage } from "./core/package.ts";
+export type {
+  ArgExpr,
+  BehaviorIr,
+  BoundArg,
+  ChoiceTool,
+  CompiledBehavior,
+  Decides,
+  IrNode,
+  NodeProvenance,
+  Recovery,
+  Signature,
+  SignatureField,
+} from "./core/ir.ts";
+export type { GeneralPath, Source } from "./core/source.ts";
+export type { Candidate, Evidence } from "./core/candidate.ts";
+export type { VerificationReport } from "./core/verification.ts";
+export type { Effects } from "./core/core_steps.ts";
 export {
   describeEffects,
-  EFFECT_SOURCES,
-  effectFromAnnotations,
   type EffectSource,
   type EffectsResolution,
-  looksReadOnly,
-  resolveEffects,
-  type ResolveEffectsOptions,
-} from "./effects.ts";
-export { HOST_TOOL_EFFECTS, hostToolEffect } from "./host_tools.ts";
-export {
-  TAU2_TOOL_TYPES,
-  tau2ToolAnnotations,
-  type Tau2ToolType,
-} from "../importers/tau2_tool_types.ts";
+} from "./core/effects.ts";
+export { explainPackage, summarizePackage } from "./core/explain.ts";
+export type { CompilerModel } from "./tree/residualize.ts";
 export {
   type ConvertOptions,
   convertTrajectories,
@@ -83,38 +51,3 @@ export {
   ImportError,
   type ImportFormat,
 } from "../importers/trajectories.ts";
-export {
-  type AgentForm,
-  type AgentFormOptions,
-  type AgentTuning,
-  buildAgentForm,
-} from "./agent_form.ts";
-export {
-  AgentEngine,
-  type ChoiceCheck,
-  DEFAULT_FANOUT,
-  type EngineCall,
-  type LookupCall,
-} from "./agent_engine.ts";
-export {
-  type AgentReplay,
-  replayAgent,
-  type StepVerdict,
-} from "./agent_replay.ts";
-export {
-  type Binding,
-  type Cover,
-  learnBindings,
-  type LearnOptions,
-} from "./bindings.ts";
-export {
-  allows,
-  type CallRecord,
-  candidatesOf,
-  type ConversationState,
-  describeSource,
-  type Source,
-} from "./sources.ts";
-export type { BoundArg, ChoiceTool } from "./ir.ts";
-export type { AgentNode, CallOrigin } from "./agent_engine.ts";
-export type { GeneralPath, Leaf, MessageWords } from "./sources.ts";

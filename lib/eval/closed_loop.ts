@@ -16,9 +16,9 @@
  * @module
  */
 import { canonicalJson } from "../trace/canonical_json.ts";
-import { compileBehavior } from "../compiler/package.ts";
-import type { BehaviorPackage } from "../compiler/package.ts";
-import { changesState, type Effects } from "../compiler/core_steps.ts";
+import { compileBehavior } from "../compiler/compile_behavior.ts";
+import type { BehaviorPackage } from "../compiler/core/package.ts";
+import { changesState, type Effects } from "../compiler/core/core_steps.ts";
 import { declareTool } from "../gateway/parameters.ts";
 import { Conversation } from "../runtime/conversation.ts";
 import type { ToolRegistry } from "../runtime/runtime_types.ts";

@@ -7,23 +7,23 @@
  * (it makes that call with different deterministic arguments), or
  * `uncovered` (the package does not make it: a step it dropped as noise, or
  * everything after the package and the episode part ways). The package
- * is walked by the tree engine the runtime runs (`compiler/tree_engine.ts`).
+ * is walked by the tree engine the runtime runs (`compiler/tree/tree_engine.ts`).
  *
  * @module
  */
 import { canonicalJson } from "../trace/canonical_json.ts";
 import type { NormEpisode } from "../lineage/records.ts";
-import { coreSteps, type Effects } from "../compiler/core_steps.ts";
-import type { ArgExpr, CompiledBehavior } from "../compiler/ir.ts";
-import { recordedOutputs } from "../compiler/oracle.ts";
-import { walkTree } from "../compiler/tree_engine.ts";
-import { driveTree } from "../compiler/tree_drive.ts";
+import { coreSteps, type Effects } from "../compiler/core/core_steps.ts";
+import type { ArgExpr, CompiledBehavior } from "../compiler/core/ir.ts";
+import { recordedOutputs } from "../compiler/tree/oracle.ts";
+import { walkTree } from "../compiler/tree/tree_engine.ts";
+import { driveTree } from "../compiler/tree/tree_drive.ts";
 import type {
   ActionNode,
   TreeAnswer,
   TreeHalt,
   TreeRequest,
-} from "../compiler/tree_requests.ts";
+} from "../compiler/tree/tree_requests.ts";
 
 /** Verdicts over one or more episodes. */
 export interface Coverage {
@@ -157,7 +157,7 @@ export function coverageOf(
         return judge(req.node, null);
       case "branch":
         return;
-      // Agent-form packages are judged by replayAgent (compiler/agent_replay.ts).
+      // Agent-form packages are judged by replayAgent (compiler/agent/agent_replay.ts).
       case "react_open":
       case "react":
       case "react_call":

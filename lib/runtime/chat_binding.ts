@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Signature } from "../compiler/ir.ts";
+import type { Signature } from "../compiler/core/ir.ts";
 import type { ModelBinding, ReactDecision } from "./runtime_types.ts";
 import type {
   ChatMessage,
@@ -103,6 +103,7 @@ function historyMessages(history: unknown[]): ChatMessage[] {
   return out;
 }
 
+// Over 80 lines: the binding is one object whose predict and react share the request path and the usage tally.
 /**
  * Bind residual leaves to a chat model.
  *

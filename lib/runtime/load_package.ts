@@ -7,10 +7,10 @@
  */
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { sha256Digest } from "../trace/hash.ts";
-import type { BehaviorPackage } from "../compiler/package.ts";
-import { PACKAGE_VERSION } from "../compiler/package.ts";
-import { IR_VERSION, type IrNode } from "../compiler/ir.ts";
-import { checkStructure } from "../compiler/verify.ts";
+import type { BehaviorPackage } from "../compiler/core/package.ts";
+import { PACKAGE_VERSION } from "../compiler/core/package.ts";
+import { IR_VERSION, type IrNode } from "../compiler/core/ir.ts";
+import { checkStructure } from "../compiler/core/verification.ts";
 
 /** A package that cannot be run. */
 export class PackageError extends Error {

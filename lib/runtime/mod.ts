@@ -38,6 +38,7 @@ export {
   type RunPackageOptions,
 } from "./run_package.ts";
 export { type LookupResult } from "./agent_session.ts";
+export type { LookupCall } from "../compiler/agent/agent_engine.ts";
 export {
   type ChatModelBinding,
   chatModelBinding,

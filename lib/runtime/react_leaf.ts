@@ -1,13 +1,13 @@
 /**
- * The react leaf, live: the tree engine (`compiler/tree_engine.ts`) runs
+ * The react leaf, live: the tree engine (`compiler/tree/tree_engine.ts`) runs
  * its bounded loop — the model picks a tool of the leaf's toolset (or
  * finishes), the tool is called, the history grows — and these functions
  * answer its requests with the bound model and tools.
  *
  * @module
  */
-import type { ReactNode, TreeAnswer } from "../compiler/tree_requests.ts";
-import type { Signature } from "../compiler/ir.ts";
+import type { ReactNode, TreeAnswer } from "../compiler/tree/tree_requests.ts";
+import type { Signature } from "../compiler/core/ir.ts";
 import { type BoundTool, callWithArgs } from "./bind_args.ts";
 import type { ModelBinding } from "./runtime_types.ts";
 

@@ -8,7 +8,7 @@
  * @module
  */
 import type { EventSink } from "../gateway/event_sink.ts";
-import type { BehaviorPackage } from "../compiler/package.ts";
+import type { BehaviorPackage } from "../compiler/core/package.ts";
 import type { ChatModel } from "../models/chat_types.ts";
 import { BehaviorRuntime } from "./runtime.ts";
 import {

@@ -4,7 +4,7 @@
  * It never guesses: an unresolved ref, a branch value with no case, a model
  * answer that breaks its signature or an unrecovered tool error ends the
  * run with an explained stop and what was done so far. The walk is the
- * tree engine's (`compiler/tree_engine.ts`), the one the verifier replays
+ * tree engine's (`compiler/tree/tree_engine.ts`), the one the verifier replays
  * episodes on; this answers its requests with the bound tools and model.
  * Without a sink it emits nothing; with one it emits canonical events
  * (episode, node, tool, model, blackboard), chained like any capture.
@@ -35,14 +35,17 @@ import {
   toolsetExposed,
 } from "../trace/tool_events.ts";
 import type { EventSink } from "../gateway/event_sink.ts";
-import type { BehaviorPackage } from "../compiler/package.ts";
-import { walkTree } from "../compiler/tree_engine.ts";
-import { driveTreeAsync, toolErrorRecord } from "../compiler/tree_drive.ts";
+import type { BehaviorPackage } from "../compiler/core/package.ts";
+import { walkTree } from "../compiler/tree/tree_engine.ts";
+import {
+  driveTreeAsync,
+  toolErrorRecord,
+} from "../compiler/tree/tree_drive.ts";
 import type {
   TreeAnswer,
   TreeObserver,
   TreeRequest,
-} from "../compiler/tree_requests.ts";
+} from "../compiler/tree/tree_requests.ts";
 import { openReactLeaf, reactDecision, reactToolCall } from "./react_leaf.ts";
 import {
   MissingCapabilityError,

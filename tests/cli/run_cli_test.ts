@@ -6,12 +6,12 @@ import {
 } from "../../examples/order_desk/order_desk.ts";
 import { deskModel } from "../../examples/order_desk/capabilities.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
-import { compileBehavior } from "../../lib/compiler/package.ts";
-import type { Signature } from "../../lib/compiler/ir.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
+import type { Signature } from "../../lib/compiler/core/ir.ts";
 import { tempDir } from "../_helpers.ts";
 import { loadTauData } from "../../lib/eval/tau_data.ts";
 import { splitByTask } from "../../lib/eval/split_eval.ts";
-import { changesState } from "../../lib/compiler/core_steps.ts";
+import { changesState } from "../../lib/compiler/core/core_steps.ts";
 import {
   scriptFromTau2,
   type Tau2Simulation,
@@ -213,6 +213,7 @@ Deno.test("compile.ts run: an agent-form package without --model, and an Anthrop
   assertOk(/ANTHROPIC_API_KEY/.test(noKey.err), noKey.err);
 });
 
+// Over 80 lines: one scenario end to end, its steps and checks in order.
 Deno.test("compile.ts run: a held-out τ² retail task finishes with the compiled agent-form package, the retail environment, a scripted --user-file and --model openai/… against a local server", async () => {
   const read = (p: string) =>
     Deno.readTextFileSync(new URL(`../../fixtures/${p}`, import.meta.url));

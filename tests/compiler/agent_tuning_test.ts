@@ -1,10 +1,10 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { loadTauData } from "../../lib/eval/tau_data.ts";
-import { learnBindings } from "../../lib/compiler/bindings.ts";
-import { buildAgentForm } from "../../lib/compiler/agent_form.ts";
+import { learnBindings } from "../../lib/compiler/agent/bindings.ts";
+import { buildAgentForm } from "../../lib/compiler/agent/agent_form.ts";
 import { evaluateSeed } from "../../lib/eval/split_eval.ts";
-import { primaryVariant } from "../../lib/compiler/lookup_variants.ts";
-import { replayAgent } from "../../lib/compiler/agent_replay.ts";
+import { primaryVariant } from "../../lib/compiler/agent/lookup_variants.ts";
+import { replayAgent } from "../../lib/compiler/agent/agent_replay.ts";
 
 const slice = loadTauData(
   Deno.readTextFileSync(

@@ -6,11 +6,11 @@ import {
 } from "../../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import type { Episode } from "../../lib/lineage/records.ts";
-import { compileBehavior } from "../../lib/compiler/package.ts";
-import { consolidate } from "../../lib/compiler/consolidate.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
+import { consolidate } from "../../lib/compiler/tree/consolidate.ts";
 import { normalizeAll } from "../../lib/lineage/normalize.ts";
-import { verify } from "../../lib/compiler/verify.ts";
-import type { IrNode } from "../../lib/compiler/ir.ts";
+import { verify } from "../../lib/compiler/tree/verify.ts";
+import type { IrNode } from "../../lib/compiler/core/ir.ts";
 import { tempDir } from "../_helpers.ts";
 
 const CONTRACTS = {
@@ -189,6 +189,35 @@ Deno.test("compiling twice gives byte-identical packages", async () => {
     }).package,
   );
   assertEquals(a, b);
+});
+
+Deno.test("compileBehavior() chooses the form before building: the agent form builds no tree, a clean tree builds no agent form", async () => {
+  const episodes = await deskEpisodes(30);
+  const stagesOf = (form: "auto" | "tree" | "agent") => {
+    const stages = new Set<string>();
+    const r = compileBehavior(episodes, {
+      name: "desk",
+      effects: DESK_EFFECTS,
+      form,
+      onProgress: (stage) => stages.add(stage),
+    });
+    return { root: r.compiled.ir.nodes[r.compiled.ir.root].kind, stages };
+  };
+  const agent = stagesOf("agent");
+  assertEquals(agent.root, "agent");
+  assertEquals([...agent.stages], ["normalize", "agent form", "package"]);
+  for (const form of ["auto", "tree"] as const) {
+    const tree = stagesOf(form);
+    assertEquals(tree.root, "sequence");
+    assertEquals([...tree.stages], [
+      "normalize",
+      "facts",
+      "consolidate",
+      "staticize",
+      "verify",
+      "package",
+    ]);
+  }
 });
 
 Deno.test("held-out: compiled on 80% of episodes, the package reproduces the other 20% exactly", async () => {

@@ -13,8 +13,8 @@ import {
   describeEffects,
   looksReadOnly,
   resolveEffects,
-} from "../../lib/compiler/effects.ts";
-import { compileBehavior } from "../../lib/compiler/package.ts";
+} from "../../lib/compiler/core/effects.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import {
   episodeStarted,
   toolCallCompleted,

@@ -5,7 +5,7 @@ import {
   generateDeskEpisodes,
 } from "../../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
-import { compileBehavior } from "../../lib/compiler/package.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { tempDir } from "../_helpers.ts";
 import { assertGolden } from "../_golden.ts";
 

@@ -10,13 +10,14 @@ import type { NormEpisode } from "../../lib/lineage/records.ts";
 import {
   compileBehavior,
   type CompileResult,
-} from "../../lib/compiler/package.ts";
-import { coreSteps } from "../../lib/compiler/core_steps.ts";
-import type { BehaviorIr, IrNode } from "../../lib/compiler/ir.ts";
-import { recordedOutputs } from "../../lib/compiler/oracle.ts";
-import { replayEpisode, verify } from "../../lib/compiler/verify.ts";
-import { walkTree } from "../../lib/compiler/tree_engine.ts";
-import { driveTree } from "../../lib/compiler/tree_drive.ts";
+} from "../../lib/compiler/compile_behavior.ts";
+import { coreSteps } from "../../lib/compiler/core/core_steps.ts";
+import type { BehaviorIr, IrNode } from "../../lib/compiler/core/ir.ts";
+import { recordedOutputs } from "../../lib/compiler/tree/oracle.ts";
+import { verify } from "../../lib/compiler/tree/verify.ts";
+import { replayEpisode } from "../../lib/compiler/tree/tree_replay.ts";
+import { walkTree } from "../../lib/compiler/tree/tree_engine.ts";
+import { driveTree } from "../../lib/compiler/tree/tree_drive.ts";
 import { coverageOf } from "../../lib/eval/coverage.ts";
 import { BehaviorRuntime } from "../../lib/runtime/runtime.ts";
 import type {

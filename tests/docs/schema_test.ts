@@ -76,6 +76,15 @@ async function compiledPackages(): Promise<Map<string, BehaviorPackage>> {
           .package,
       );
     }
+    // Few episodes: state-changing tools training never made (`unseen_tools`).
+    out.set(
+      `τ² ${domain} (agent, 3 episodes)`,
+      compileBehavior(norm.slice(0, 3), {
+        name: domain,
+        effects: slice.effects,
+        form: "agent",
+      }).package,
+    );
   }
   return out;
 }
@@ -84,10 +93,14 @@ Deno.test("docs/schema: every package compiled here validates against harness.pa
   const ajv = validator();
   const kinds = new Set<string>();
   const forms = new Set<string>();
+  let unseen = 0;
   for (const [name, pkg] of await compiledPackages()) {
     assertEquals(errorsOf(ajv, PACKAGE_SCHEMA, pkg), [], name);
     assertEquals(errorsOf(ajv, IR_SCHEMA, pkg.ir), [], name);
-    for (const node of Object.values(pkg.ir.nodes)) kinds.add(node.kind);
+    for (const node of Object.values(pkg.ir.nodes)) {
+      kinds.add(node.kind);
+      if (node.kind === "choice") unseen += node.unseen_tools?.length ?? 0;
+    }
     forms.add(pkg.ir.nodes[pkg.ir.root].kind);
   }
   // `react` is run by the runtime but not made by the compiler.
@@ -102,6 +115,7 @@ Deno.test("docs/schema: every package compiled here validates against harness.pa
     "stop",
   ]);
   assertEquals([...forms].sort(), ["agent", "sequence"]);
+  assertOk(unseen > 0, "a choice leaf with tools training never made");
 });
 
 Deno.test("docs/schema: the golden order-desk package's IR, manifest, signatures, provenance, candidates and verification validate", () => {

@@ -7,7 +7,7 @@ import {
 } from "../../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { normalizeAll } from "../../lib/lineage/normalize.ts";
-import { compileBehavior } from "../../lib/compiler/package.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import {
   addCoverage,
   coverageOf,

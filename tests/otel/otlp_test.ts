@@ -6,7 +6,7 @@ import {
   generateDeskEpisodes,
 } from "../../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
-import { compileBehavior } from "../../lib/compiler/package.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { buildLineageReport } from "../../lib/control/lineage_report.ts";
 import {
   captureToOtlp,
@@ -67,6 +67,7 @@ Deno.test("OTLP round trip: export → JSON → import gives the same calls, arg
   assertEquals(await compile("back"), await compile("desk"));
 });
 
+// Over 80 lines: one scenario end to end, its steps and checks in order.
 Deno.test("OTLP import: GenAI, OpenInference and OpenLLMetry tool and LLM spans; bad input names where and writes nothing", () => {
   const span = (
     id: string,
@@ -228,6 +229,7 @@ Deno.test("sendOtlp batches, sends JSON, retries 429/503 with backoff and honour
   assertEquals((e as OtlpSendError).status, 400);
 });
 
+// Over 80 lines: one scenario end to end, its steps and checks in order.
 Deno.test("ingest.ts export otlp --out, import --format otlp (once per file), report --out; bad arguments say what to do", async () => {
   await using dir = await tempDir();
   const root = join(dir.path, "store");

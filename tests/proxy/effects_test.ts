@@ -3,8 +3,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
-import { resolveEffects } from "../../lib/compiler/effects.ts";
-import { compileBehavior } from "../../lib/compiler/package.ts";
+import { resolveEffects } from "../../lib/compiler/core/effects.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import type { ExposedTool } from "../../lib/trace/mod.ts";
 import { buildStdioProxyServer } from "../../lib/proxy/mod.ts";
 import { tempDir } from "../_helpers.ts";
@@ -13,6 +13,7 @@ import { cacheEverything, everythingUpstream } from "./_upstreams.ts";
 const opts = { sanitizeOps: false, sanitizeResources: false };
 const NOTES = new URL("./_annotated_server.ts", import.meta.url).pathname;
 
+// Over 80 lines: one scenario end to end, its steps and checks in order.
 Deno.test({
   name:
     "resolveEffects() takes a proxied capture's effects from the upstreams' MCP annotations",

@@ -5,7 +5,7 @@ import {
   DESK_EFFECTS,
   generateDeskEpisodes,
 } from "../../examples/order_desk/order_desk.ts";
-import { compileBehavior } from "../../lib/compiler/package.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import {
   type PackageReportData,

@@ -7,13 +7,14 @@ import {
 } from "../../examples/order_desk/order_desk.ts";
 import { captureReportData } from "../../lib/report/capture_data.ts";
 import { renderCaptureReport } from "../../lib/report/capture_html.ts";
-import type { BehaviorPackage } from "../../lib/compiler/package.ts";
+import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
 import { main as compileMain } from "../../compile.ts";
 import { tempDir } from "../_helpers.ts";
 import { BROWSER, open, required } from "./_browser.ts";
 
 const attr = (s: string) => s.replaceAll("&gt;", ">").replaceAll("&amp;", "&");
 
+// Over 80 lines: one scenario end to end, its steps and checks in order.
 Deno.test({
   name:
     "compile.ts report: the package explain view opens in headless Chromium with every node, its grade, evidence counts and example episodes",

@@ -10,7 +10,7 @@ import {
   openModel,
 } from "../../lib/models/mod.ts";
 import { chatModelBinding } from "../../lib/runtime/chat_binding.ts";
-import type { Signature } from "../../lib/compiler/ir.ts";
+import type { Signature } from "../../lib/compiler/core/ir.ts";
 import { fieldProblem } from "../../lib/runtime/signature_check.ts";
 import { completion, startOpenAiServer } from "../models/_openai_server.ts";
 
@@ -144,6 +144,7 @@ Deno.test("chatModelBinding().predict() fails with ModelResponseError on an answ
   assertMatch(e3.message, /refused sig\.classify: "No\."/);
 });
 
+// Over 80 lines: one scenario end to end, its steps and checks in order.
 Deno.test("chatModelBinding().react() offers the toolset and finish, shows the history as its own calls, and maps the answer", async () => {
   await using s = startOpenAiServer([
     completion({

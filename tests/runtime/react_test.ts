@@ -3,7 +3,7 @@ import { sha256Digest } from "../../lib/trace/hash.ts";
 import { canonicalJson } from "../../lib/trace/mod.ts";
 import { BehaviorRuntime } from "../../lib/runtime/runtime.ts";
 import { validatePackage } from "../../lib/runtime/load_package.ts";
-import type { BehaviorPackage } from "../../lib/compiler/package.ts";
+import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
 
 function packageWithReact(maxSteps: number): BehaviorPackage {
   const body = {

@@ -5,10 +5,8 @@ import {
   generateDeskEpisodes,
 } from "../../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
-import {
-  type BehaviorPackage,
-  compileBehavior,
-} from "../../lib/compiler/package.ts";
+import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { BehaviorRuntime } from "../../lib/runtime/runtime.ts";
 import { MissingCapabilityError } from "../../lib/runtime/runtime_types.ts";
 import {

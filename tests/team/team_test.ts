@@ -2,7 +2,7 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { annotation } from "../../lib/trace/mod.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
-import { compileBehavior } from "../../lib/compiler/package.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
 import { DbStore } from "../../lib/team/db_store.ts";
 import { Replicator } from "../../lib/team/replicator.ts";

@@ -1,0 +1,359 @@
+/**
+ * {@linkcode AgentEngine}: the pure core of the agent form (an `agent`
+ * root with `lookup` nodes and a `choice` leaf). It keeps the conversation
+ * (user messages, calls), says which read-only lookups are due as soon as
+ * their arguments bind, serves the model's reads from what the lookups
+ * fetched, and checks a state-changing call the model chose against the
+ * candidate sets before anything acts. It never calls a tool itself: the
+ * async runtime (`lib/runtime/agent_session.ts`) and the synchronous replay
+ * that verifies and evaluates (`agent_replay.ts`) drive it, so both see the
+ * same decisions.
+ *
+ * @module
+ */
+import { canonicalJson } from "../../trace/canonical_json.ts";
+import type { BehaviorIr, BoundArg, ChoiceTool, IrNode } from "../core/ir.ts";
+import {
+  allows,
+  argumentLeafList,
+  type CallRecord,
+  candidatesOf,
+  type ConversationState,
+  generalArgPath,
+  type MessageWords,
+  parsedResult,
+  valueKey,
+  wordsOfMessage,
+} from "./sources.ts";
+
+/** A lookup the engine wants made. */
+export interface LookupCall {
+  /** Lookup node id. */
+  node: string;
+  /** Tool. */
+  tool: string;
+  /** Arguments. */
+  args: Record<string, unknown>;
+}
+
+/** How a call entered the conversation. */
+export type CallOrigin = "lookup" | "model" | "choice";
+
+/** A recorded call with where it came from. */
+export interface EngineCall extends CallRecord {
+  /** Who made it. */
+  by: CallOrigin;
+  /** Writes before it. */
+  epoch: number;
+  /** The result is not known (an evaluation oracle had none). */
+  unknown?: boolean;
+}
+
+/** The verdict on a proposed state-changing call. */
+export type ChoiceCheck =
+  | { ok: true }
+  | { ok: false; reason: string };
+
+/** The root node of an agent-form IR. */
+export type AgentNode = Extract<IrNode, { kind: "agent" }>;
+type LookupNode = Extract<IrNode, { kind: "lookup" }>;
+type ChoiceNode = Extract<IrNode, { kind: "choice" }>;
+
+/** Default fan-out cap of a lookup node. */
+export const DEFAULT_FANOUT = 5;
+
+function callKey(tool: string, args: Record<string, unknown>): string {
+  return `${tool}\u0000${canonicalJson(args)}`;
+}
+
+/** The agent-form core. */
+export class AgentEngine {
+  readonly #agent: AgentNode;
+  readonly #lookups: LookupNode[];
+  readonly #choice: ChoiceNode | null;
+  readonly #fanout: number;
+  readonly #user: string[] = [];
+  readonly #userWords: MessageWords[] = [];
+  readonly #calls: EngineCall[] = [];
+  readonly #issued = new Map<string, Set<string>>();
+  readonly #cache = new Map<string, EngineCall>();
+  #epoch = 0;
+  /** Lookup nodes that had more new candidates than their cap allowed. */
+  capped = 0;
+  /** The same, by lookup node id. */
+  readonly cappedBy: Record<string, number> = {};
+
+  /**
+   * Create a `AgentEngine`.
+   *
+   * @param ir An agent-form IR (root of kind `agent`).
+   * @param options Fan-out cap (the node's own when absent).
+   * @throws {TypeError} When the root is not an agent node.
+   */
+  constructor(ir: BehaviorIr, options: { fanout?: number } = {}) {
+    const root = ir.nodes[ir.root];
+    if (!root || root.kind !== "agent") {
+      throw new TypeError(
+        `The IR's root ${ir.root} is not an agent node; run it with BehaviorRuntime`,
+      );
+    }
+    this.#agent = root;
+    this.#lookups = root.lookups.map((id) => ir.nodes[id] as LookupNode);
+    this.#choice = root.choice ? ir.nodes[root.choice] as ChoiceNode : null;
+    this.#fanout = options.fanout ?? root.fanout ?? DEFAULT_FANOUT;
+  }
+
+  /** The conversation so far. */
+  get state(): ConversationState {
+    return { user: this.#user, calls: this.#calls, userWords: this.#userWords };
+  }
+
+  /** Calls so far, with origin. */
+  get calls(): readonly EngineCall[] {
+    return this.#calls;
+  }
+
+  /** Writes so far. */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  /** The agent node. */
+  get node(): AgentNode {
+    return this.#agent;
+  }
+
+  /**
+   * A user message arrived.
+   *
+   * @param text Its text.
+   */
+  user(text: string): void {
+    this.#user.push(text);
+    this.#userWords.push(wordsOfMessage(text));
+  }
+
+  /**
+   * Record a call that was made (by a lookup, the model, or a choice).
+   * A state-changing call drops every cached lookup result.
+   *
+   * @param call The call.
+   * @param by Who made it.
+   * @param options `changesState`: it was a write; `unknown`: no result is known.
+   * @returns The recorded call.
+   */
+  record(
+    call: CallRecord,
+    by: CallOrigin,
+    options: { changesState?: boolean; unknown?: boolean } = {},
+  ): EngineCall {
+    const rec: EngineCall = {
+      ...call,
+      result: parsedResult(call.result),
+      by,
+      epoch: this.#epoch,
+      ...(options.unknown ? { unknown: true } : {}),
+    };
+    this.#calls.push(rec);
+    if (options.changesState) {
+      this.#epoch++;
+      this.#cache.clear();
+    } else if (by === "lookup") {
+      this.#cache.set(callKey(call.tool, call.args), rec);
+    }
+    return rec;
+  }
+
+  /**
+   * The lookup result for this call, when a lookup made it since the last write.
+   *
+   * @param tool Tool.
+   * @param args Arguments.
+   * @returns The call, or null.
+   */
+  cached(tool: string, args: Record<string, unknown>): EngineCall | null {
+    return this.#cache.get(callKey(tool, args)) ?? null;
+  }
+
+  #tuples(node: LookupNode, limit: number): Record<string, unknown>[] | null {
+    let partial: Record<string, unknown>[] = [{}];
+    // Partial tuples may be many (every capitalized word for a first name)
+    // before a later argument (`after` it) narrows them; only the final set
+    // is held to the cap.
+    const partialLimit = Math.max(limit, 256);
+    for (const [i, arg] of node.args.entries()) {
+      const cap = i === node.args.length - 1 ? limit : partialLimit;
+      const next: Record<string, unknown>[] = [];
+      for (const bound of partial) {
+        const seen = new Set<string>();
+        for (const s of arg.sources ?? []) {
+          for (const v of candidatesOf(s, this.state, bound)) {
+            const k = valueKey(v);
+            if (seen.has(k)) continue;
+            seen.add(k);
+            next.push({ ...bound, [arg.path]: v });
+            if (next.length > cap) return null;
+          }
+        }
+      }
+      partial = next;
+    }
+    return partial;
+  }
+
+  /**
+   * The lookups due now: for each lookup node, every candidate tuple not
+   * issued before, unless the node would pass its fan-out cap (then none,
+   * and `capped` counts it). Marks them issued.
+   *
+   * @returns Calls to make, node by node.
+   */
+  dueLookups(): LookupCall[] {
+    const out: LookupCall[] = [];
+    for (const node of this.#lookups) {
+      const issued = this.#issued.get(node.id) ?? new Set<string>();
+      const room = this.#fanout - issued.size;
+      const tuples = this.#tuples(node, this.#fanout + issued.size + 1);
+      const fresh = tuples?.filter((t) => !issued.has(canonicalJson(t)));
+      if (fresh?.length === 0) continue;
+      if (!fresh || fresh.length > room) {
+        this.capped++;
+        this.cappedBy[node.id] = (this.cappedBy[node.id] ?? 0) + 1;
+        continue;
+      }
+      for (const t of fresh) {
+        issued.add(canonicalJson(t));
+        out.push({ node: node.id, tool: node.tool, args: t });
+      }
+      this.#issued.set(node.id, issued);
+    }
+    return out;
+  }
+
+  /** State-changing tools training never made, checked by argument name. */
+  get unseenTools(): readonly { tool: string; effect: string }[] {
+    return this.#choice?.unseen_tools ?? [];
+  }
+
+  /**
+   * The arguments of a tool training never made, as the choice leaf checks
+   * them: each path with the union of the sources of the same-named
+   * arguments of the tools training made (null: no tool had it).
+   */
+  #byName(paths: string[]): BoundArg[] {
+    return paths.map((path) => {
+      const same = this.choiceTools.flatMap((t) =>
+        t.args.filter((a) => a.path === path && a.sources !== null)
+      );
+      const seen = new Set<string>();
+      const sources = same.flatMap((a) => a.sources!).filter((s) => {
+        const k = canonicalJson(s);
+        return seen.has(k) ? false : (seen.add(k), true);
+      });
+      return { path, sources: same.length ? sources : null };
+    });
+  }
+
+  /** The tools a choice leaf may pick. */
+  get choiceTools(): readonly ChoiceTool[] {
+    return this.#choice?.tools ?? [];
+  }
+
+  /**
+   * The candidate values of every argument of every choice tool now, as
+   * shown to the model (`user_text` and free arguments as such).
+   *
+   * @returns Tool → argument path → values or a note.
+   */
+  choiceCandidates(): Record<string, Record<string, unknown[] | string>> {
+    const out: Record<string, Record<string, unknown[] | string>> = {};
+    for (const t of this.choiceTools) {
+      const args: Record<string, unknown[] | string> = {};
+      for (const a of t.args) {
+        if (a.sources === null) {
+          args[a.path] = "free text";
+          continue;
+        }
+        const vals = new Map<string, unknown>();
+        let text = false;
+        for (const s of a.sources) {
+          if (s.from === "user_text") text = true;
+          for (const v of candidatesOf(s, this.state)) vals.set(valueKey(v), v);
+        }
+        // The user's text admits values no list can hold: the model is
+        // told, not given an enum it could not leave. An argument that
+        // also takes values from the data has no candidate until the data
+        // is in the conversation (the tool is not offered before).
+        const data = a.sources.some((s) => s.from !== "user_text");
+        args[a.path] = !text || (data && vals.size === 0)
+          ? [...vals.values()]
+          : vals.size
+          ? `text the user wrote, or one of ${
+            [...vals.values()].map((v) =>
+              typeof v === "string" ? v : JSON.stringify(v)
+            ).join(", ")
+          }`
+          : "text the user wrote";
+      }
+      out[t.tool] = args;
+    }
+    return out;
+  }
+
+  /**
+   * Check a state-changing call the model chose: the tool must be one the
+   * choice leaf offers (or one training never made, checked by argument
+   * name), and every argument value must be allowed by its sources in the
+   * current state.
+   *
+   * @param tool Tool.
+   * @param args Arguments.
+   * @returns ok, or why not.
+   */
+  check(tool: string, args: Record<string, unknown>): ChoiceCheck {
+    const unseen = this.unseenTools.find((t) => t.tool === tool);
+    const spec = unseen
+      ? {
+        tool,
+        effect: unseen.effect,
+        args: this.#byName([
+          ...new Set(argumentLeafList(args).map((l) => generalArgPath(l.path))),
+        ]),
+      }
+      : this.choiceTools.find((t) => t.tool === tool);
+    if (!spec) {
+      return {
+        ok: false,
+        reason:
+          `${tool} is not a choice this package offers (training never made it with restricted arguments)`,
+      };
+    }
+    const byPath = new Map<string, BoundArg>(spec.args.map((a) => [a.path, a]));
+    for (const { path, value } of argumentLeafList(args)) {
+      const a = byPath.get(generalArgPath(path));
+      if (!a) {
+        return {
+          ok: false,
+          reason: `${tool}: argument ${path} was never seen in training`,
+        };
+      }
+      if (a.sources === null) {
+        if (unseen?.effect !== "destructive") continue;
+        return {
+          ok: false,
+          reason:
+            `${tool}: training never made this destructive tool, and no tool it made has an argument ${path} to check the value against`,
+        };
+      }
+      if (!a.sources.some((s) => allows(s, this.state, value))) {
+        return {
+          ok: false,
+          reason: `${tool}: ${path} = ${
+            JSON.stringify(value)
+          } is not among its candidates`,
+        };
+      }
+    }
+    return { ok: true };
+  }
+}

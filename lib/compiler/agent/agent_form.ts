@@ -1,0 +1,409 @@
+/**
+ * The agent form of a compiled behavior, for conversations where one
+ * exact-sequence skeleton fragments (agents vary how many lookups they
+ * make and in which order): an `agent` root, one `lookup` node per
+ * read-only tool whose every argument binds deterministically (called as
+ * soon as the arguments bind, over every candidate up to the fan-out cap),
+ * and one `choice` leaf for state-changing calls, each argument restricted
+ * to the candidate set its binding gives.
+ *
+ * Lookup nodes are kept only where training replay shows they pay: most
+ * useful first, a node is kept when at least `minYield` of its calls (and
+ * at least 2) were calls the agent made too between the same writes, and
+ * the kept nodes together cost at most `extraLookupBudget` extra lookups
+ * per training episode. Everything is measured on training episodes only.
+ *
+ * @module
+ */
+import type { NormEpisode } from "../../lineage/records.ts";
+import type { Candidate } from "../core/candidate.ts";
+import type { Effects } from "../core/core_steps.ts";
+import { type Binding, learnBindings } from "./bindings.ts";
+import type {
+  BehaviorIr,
+  BoundArg,
+  ChoiceTool,
+  CompiledBehavior,
+  IrNode,
+  NodeProvenance,
+  Signature,
+} from "../core/ir.ts";
+import { IR_VERSION } from "../core/ir.ts";
+import { type AgentReplay, replayAgent } from "./agent_replay.ts";
+import { DEFAULT_FANOUT } from "./agent_engine.ts";
+import { describeSource } from "../core/source.ts";
+import { selectLookups } from "./lookup_selection.ts";
+import { bindingCandidates, gradeOf } from "./agent_verify.ts";
+
+/**
+ * The agent form's tuning parameters (swept by `bench/tune.ts` on
+ * validation parts of the training split only).
+ */
+export interface AgentTuning {
+  /** Fan-out cap per lookup node. @default 5 */
+  fanout?: number;
+  /** Least share of a lookup node's calls the agent must have made. @default 0.25 */
+  minYield?: number;
+  /** Most extra lookups per training episode the kept nodes may cost. @default 3 */
+  extraLookupBudget?: number;
+  /** Adjacency share of paired user words (`learnBindings`). @default 0.8 */
+  adjacentShare?: number;
+  /** Coverage a contested binding needs to drive a lookup (`learnBindings`). @default 0.9 */
+  speculativeCoverage?: number;
+}
+
+/** Options of {@linkcode buildAgentForm}. */
+export interface AgentFormOptions extends AgentTuning {
+  /** Behavior name. */
+  name?: string;
+  /** Tool effects (`read` tools may be looked up; others go to the choice leaf). */
+  effects: Effects;
+}
+
+/** The agent form and what it was built from. */
+export interface AgentForm {
+  /** The compiled behavior. */
+  compiled: CompiledBehavior;
+  /** The bindings learned. */
+  bindings: Binding[];
+  /** Bindings as package candidates. */
+  candidates: Candidate[];
+  /** Lookup nodes left out, with why. */
+  dropped: { node: string; why: string }[];
+  /** Training replay of the final form. */
+  replays: AgentReplay[];
+}
+
+function safe(name: string): string {
+  return name.replace(/[^A-Za-z0-9_]/g, "_");
+}
+
+const CHOICE_SIGNATURE = "choose_state_change";
+
+function lookupNodes(bindings: Binding[], effects: Effects): IrNode[] {
+  const byTool = new Map<string, Binding[]>();
+  for (const b of bindings) {
+    byTool.set(b.tool, [...(byTool.get(b.tool) ?? []), b]);
+  }
+  const out: IrNode[] = [];
+  for (const [tool, bs] of [...byTool].sort(([a], [b]) => a < b ? -1 : 1)) {
+    if (effects[tool] !== "read") continue;
+    const flat = bs.every((b) => /^[A-Za-z0-9_]+$/.test(b.path));
+    const sameShape = bs.every((b) => b.applicable === bs[0].applicable);
+    if (!flat || !sameShape || !bs.every((b) => b.lookup.speculative)) {
+      continue;
+    }
+    const args: BoundArg[] = bs.map((b) => ({
+      path: b.path,
+      sources: b.lookup.sources,
+    }));
+    // An argument bound `after` another comes after it.
+    args.sort((a, b) => {
+      const da = a.sources!.some((s) => s.from === "user" && s.after) ? 1 : 0;
+      const db = b.sources!.some((s) => s.from === "user" && s.after) ? 1 : 0;
+      return da - db || (a.path < b.path ? -1 : 1);
+    });
+    out.push({ id: `lookup_${safe(tool)}`, kind: "lookup", tool, args });
+  }
+  return out;
+}
+
+/**
+ * Training calls the checking cover of each argument name refused with
+ * their episode held out, pooled over the state-changing tools that share
+ * the name (their sources are pooled the same way).
+ */
+function heldOutRefusals(
+  bindings: Binding[],
+): Map<string, { calls: number; refused: number }> {
+  const out = new Map<string, { calls: number; refused: number }>();
+  for (const b of bindings) {
+    if (!b.holdout) continue;
+    const t = out.get(b.path) ?? { calls: 0, refused: 0 };
+    t.calls += b.holdout.calls;
+    t.refused += b.holdout.refused;
+    out.set(b.path, t);
+  }
+  return out;
+}
+
+function choiceTools(bindings: Binding[], effects: Effects): {
+  tools: ChoiceTool[];
+  refused: { tool: string; why: string }[];
+  freed: { tool: string; why: string }[];
+} {
+  const tools: ChoiceTool[] = [];
+  const refused: { tool: string; why: string }[] = [];
+  const freed: { tool: string; why: string }[] = [];
+  const holdout = heldOutRefusals(bindings);
+  const byTool = new Map<string, Binding[]>();
+  for (const b of bindings) {
+    byTool.set(b.tool, [...(byTool.get(b.tool) ?? []), b]);
+  }
+  for (const [tool, bs] of [...byTool].sort(([a], [b]) => a < b ? -1 : 1)) {
+    const effect = effects[tool] ?? "write";
+    if (effect === "read") continue;
+    const open = bs.filter((b) => !b.choice.deterministic);
+    if (open.length && effect === "destructive") {
+      refused.push({
+        tool,
+        why: `arguments with no restricting source in training: ${
+          open.map((b) => b.path).join(", ")
+        }`,
+      });
+      continue;
+    }
+    // A cover that refused training calls with their episode held out
+    // would refuse correct calls of new conversations: such an argument
+    // is left to the model (never for a destructive tool).
+    const unstable = effect === "destructive"
+      ? []
+      : bs.filter((b) =>
+        b.choice.deterministic && (holdout.get(b.path)?.refused ?? 0) > 0
+      );
+    for (const b of unstable) {
+      const h = holdout.get(b.path)!;
+      freed.push({
+        tool,
+        why: `${b.path} left to the model: with its episode held out, ${
+          plural(h.refused, "training call")
+        } of ${h.calls} (${b.path} of every state-changing tool) would have been refused`,
+      });
+    }
+    tools.push({
+      tool,
+      effect,
+      args: bs.map((b) => ({
+        path: b.path,
+        sources: b.choice.deterministic && !unstable.includes(b)
+          ? b.choice.sources
+          : null,
+      })),
+    });
+  }
+  return { tools, refused, freed };
+}
+
+/**
+ * The state-changing tools the effects know that training never made (and
+ * that were not refused for want of evidence): a new conversation may need
+ * one, and each argument of it is checked by name (see the IR's
+ * `unseen_tools`).
+ */
+function unseenTools(
+  effects: Effects,
+  tools: ChoiceTool[],
+  refused: { tool: string }[],
+): { tool: string; effect: string }[] {
+  const known = new Set([
+    ...tools.map((t) => t.tool),
+    ...refused.map((r) => r.tool),
+  ]);
+  return Object.keys(effects).sort()
+    .filter((t) => effects[t] !== "read" && !known.has(t))
+    .map((tool) => ({ tool, effect: effects[tool] }));
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function assemble(
+  name: string,
+  lookups: IrNode[],
+  tools: ChoiceTool[],
+  fanout: number,
+  unseen: { tool: string; effect: string }[],
+): BehaviorIr {
+  const nodes: Record<string, IrNode> = {};
+  for (const n of lookups) nodes[n.id] = n;
+  const choice = tools.length ? "choice" : null;
+  if (choice) {
+    nodes[choice] = {
+      id: choice,
+      kind: "choice",
+      signature: CHOICE_SIGNATURE,
+      tools,
+      ...(unseen.length ? { unseen_tools: unseen } : {}),
+    };
+  }
+  nodes.agent = {
+    id: "agent",
+    kind: "agent",
+    lookups: lookups.map((n) => n.id),
+    choice,
+    fanout,
+  };
+  return {
+    schema_version: IR_VERSION,
+    name,
+    root: "agent",
+    nodes,
+    stores: [],
+    variables: [],
+    inputs: ["input.user"],
+  };
+}
+
+/** Why each node of the agent form exists: the bindings behind it. */
+function agentProvenance(
+  ir: BehaviorIr,
+  bindings: Binding[],
+  episodes: number,
+): NodeProvenance[] {
+  const byTool = new Map<string, Binding[]>();
+  for (const b of bindings) {
+    byTool.set(b.tool, [...(byTool.get(b.tool) ?? []), b]);
+  }
+  const provenance: NodeProvenance[] = [];
+  for (const n of Object.values(ir.nodes)) {
+    const bs = n.kind === "lookup"
+      ? byTool.get(n.tool) ?? []
+      : n.kind === "choice"
+      ? n.tools.flatMap((t) => byTool.get(t.tool) ?? [])
+      : [];
+    const grades = bs.map(gradeOf).sort();
+    provenance.push({
+      node_id: n.id,
+      candidate_ids: bs.map((b) => `c_binding_${safe(b.tool)}_${safe(b.path)}`),
+      grade: n.kind === "choice"
+        ? "residual"
+        : n.kind === "agent"
+        ? "structural"
+        : grades[0] ?? "E0",
+      support: Math.min(...bs.map((b) => b.applicable), episodes),
+      applicable: episodes,
+      counterexamples: 0,
+      episodes: [...new Set(bs.flatMap((b) => b.episodes))].sort().slice(
+        0,
+        10,
+      ),
+      why: n.kind === "lookup"
+        ? `every argument of ${n.tool} binds in training: ${
+          n.args.map((a) =>
+            `${a.path} from ${a.sources!.map(describeSource).join(" or ")}`
+          ).join("; ")
+        }`
+        : n.kind === "choice"
+        ? `state-changing calls are one model choice, each argument restricted to its candidates (${
+          n.tools.map((t) => t.tool).join(", ")
+        })${
+          n.unseen_tools?.length
+            ? `; never made in training, checked by argument name: ${
+              n.unseen_tools.map((t) => t.tool).join(", ")
+            }`
+            : ""
+        }`
+        : "conversation root: lookups as soon as arguments bind, a choice leaf for writes",
+    });
+  }
+  provenance.sort((a, b) => a.node_id < b.node_id ? -1 : 1);
+  return provenance;
+}
+
+/** The choice leaf's signature (none without state-changing tools). */
+function choiceSignatures(
+  tools: ChoiceTool[],
+  unseen: { tool: string }[],
+): Record<string, Signature> {
+  const signatures: Record<string, Signature> = {};
+  if (tools.length) {
+    signatures[CHOICE_SIGNATURE] = {
+      id: CHOICE_SIGNATURE,
+      kind: "choice",
+      inputs: {
+        conversation: {
+          type: "object",
+          description: "user messages and calls so far",
+        },
+        candidates: {
+          type: "object",
+          description: "tool → argument → allowed values",
+        },
+      },
+      outputs: {
+        tool: {
+          type: "string",
+          enum: [...tools, ...unseen].map((t) => t.tool),
+        },
+        arguments: {
+          type: "object",
+          description: "every value from its candidates",
+        },
+      },
+      instructions:
+        "Pick the state-changing call the conversation asks for; every argument value must be one of its candidates.",
+    };
+  }
+  return signatures;
+}
+
+/**
+ * Build the agent form from training episodes.
+ *
+ * @param episodes Normalized training episodes.
+ * @param options Effects, name and the tuning parameters.
+ * @returns The form, its bindings, what was dropped, the training replay.
+ */
+export function buildAgentForm(
+  episodes: NormEpisode[],
+  options: AgentFormOptions,
+): AgentForm {
+  const name = options.name ?? "behavior";
+  const fanout = options.fanout ?? DEFAULT_FANOUT;
+  const minYield = options.minYield ?? 0.25;
+  const budget = options.extraLookupBudget ?? 3;
+  const effects = options.effects;
+  const bindings = learnBindings(episodes, {
+    effects,
+    adjacentShare: options.adjacentShare,
+    speculativeCoverage: options.speculativeCoverage,
+  });
+  let lookups = lookupNodes(bindings, effects);
+  const { tools, refused, freed } = choiceTools(bindings, effects);
+  const unseen = unseenTools(effects, tools, refused);
+  const dropped: { node: string; why: string }[] = [
+    ...refused.map((r) => ({ node: `choice:${r.tool}`, why: r.why })),
+    ...freed.map((r) => ({ node: `choice:${r.tool}`, why: r.why })),
+  ];
+  const selection = selectLookups(episodes, lookups, {
+    irOf: (nodes) => assemble(name, nodes, tools, fanout, unseen),
+    effects,
+    fanout,
+    minYield,
+    budget,
+  });
+  dropped.push(...selection.dropped);
+  lookups = selection.kept;
+  const ir = assemble(name, lookups, tools, fanout, unseen);
+  const replays = episodes.map((ep) =>
+    replayAgent(ir, ep, { effects, fanout })
+  );
+  const provenance = agentProvenance(ir, bindings, episodes.length);
+  const signatures = choiceSignatures(tools, unseen);
+  const required = [
+    ...new Set([
+      ...lookups.map((n) => (n as Extract<IrNode, { kind: "lookup" }>).tool),
+      ...tools.map((t) => t.tool),
+    ]),
+  ].sort();
+  return {
+    compiled: {
+      ir,
+      signatures,
+      provenance,
+      stats: {
+        episodes: episodes.length,
+        bindings: bindings.length,
+        lookup_nodes: lookups.length,
+        choice_tools: tools.length,
+        dropped: dropped.length,
+      },
+      required_capabilities: required,
+    },
+    bindings,
+    candidates: bindingCandidates(bindings),
+    dropped,
+    replays,
+  };
+}

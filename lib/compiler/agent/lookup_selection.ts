@@ -1,0 +1,115 @@
+/**
+ * Which lookup nodes the agent form keeps, judged on training replay
+ * only: most useful first (the share of a node's calls the agent made
+ * too), each kept while the training episodes' extra lookups stay within
+ * the budget; a narrowed variant of each lookup (only result leaves whose
+ * name the user mentioned) is measured beside the other tools' plain
+ * lookups, and a fallback keeping each argument's primary source is tried
+ * for a tool none of whose other nodes was kept.
+ *
+ * @module
+ */
+import type { NormEpisode } from "../../lineage/records.ts";
+import type { Effects } from "../core/core_steps.ts";
+import type { BehaviorIr, IrNode } from "../core/ir.ts";
+import { replayAgent } from "./agent_replay.ts";
+import { mentionedVariant, primaryVariant } from "./lookup_variants.ts";
+
+type LookupNode = Extract<IrNode, { kind: "lookup" }>;
+
+/** Calls a lookup node issued in training replay, and those the agent made too. */
+type Yield = { issued: number; used: number };
+
+/** Options of {@linkcode selectLookups}. */
+export interface LookupSelectionOptions {
+  /** The agent form's IR with these lookup nodes. */
+  irOf: (lookups: IrNode[]) => BehaviorIr;
+  /** Tool effects. */
+  effects: Effects;
+  /** Fan-out cap per lookup node. */
+  fanout: number;
+  /** Least share of a node's calls the agent must have made. */
+  minYield: number;
+  /** Most extra lookups per training episode the kept nodes may cost. */
+  budget: number;
+}
+
+/** What a set of lookup nodes yields over the training replay. */
+function measure(
+  episodes: NormEpisode[],
+  ir: BehaviorIr,
+  options: LookupSelectionOptions,
+): { totals: Record<string, Yield>; extraPerEpisode: number } {
+  const { effects, fanout } = options;
+  const totals: Record<string, Yield> = {};
+  let extra = 0;
+  for (const ep of episodes) {
+    const r = replayAgent(ir, ep, { effects, fanout });
+    extra += r.extra_lookups;
+    for (const [id, c] of Object.entries(r.by_node)) {
+      const t = (totals[id] ??= { issued: 0, used: 0 });
+      t.issued += c.issued;
+      t.used += c.used;
+    }
+  }
+  return {
+    totals,
+    extraPerEpisode: episodes.length ? extra / episodes.length : 0,
+  };
+}
+
+/**
+ * Keep the lookup nodes that pay.
+ *
+ * @param episodes Normalized training episodes.
+ * @param lookups Every lookup node whose arguments bind.
+ * @param options How to build the IR, effects, fan-out, least yield, budget.
+ * @returns The kept nodes sorted by id, and the dropped ones with why.
+ */
+export function selectLookups(
+  episodes: NormEpisode[],
+  lookups: IrNode[],
+  options: LookupSelectionOptions,
+): { kept: IrNode[]; dropped: { node: string; why: string }[] } {
+  const { minYield, budget } = options;
+  const measured = (nodes: IrNode[]) =>
+    measure(episodes, options.irOf(nodes), options);
+  const alone = measured(lookups).totals;
+  const fallbacks: LookupNode[] = [];
+  const variants = lookups.flatMap((n) => {
+    const p = primaryVariant(n as LookupNode);
+    if (p) fallbacks.push(p);
+    const v = mentionedVariant(n as LookupNode, episodes);
+    if (!v) return [];
+    const others = lookups.filter((o) => (o as LookupNode).tool !== v.tool);
+    Object.assign(alone, { [v.id]: measured([...others, v]).totals[v.id] });
+    return [v];
+  });
+  const yieldOf = (id: string) => {
+    const t = alone[id] ?? { issued: 0, used: 0 };
+    return t.issued ? t.used / t.issued : 0;
+  };
+  const ranked = [...lookups, ...variants].sort((a, b) =>
+    yieldOf(b.id) - yieldOf(a.id) || (a.id < b.id ? -1 : 1)
+  );
+  const kept: IrNode[] = [];
+  const dropped: { node: string; why: string }[] = [];
+  for (const n of [...ranked, ...fallbacks]) {
+    const tool = (n as LookupNode).tool;
+    if (kept.some((k) => (k as LookupNode).tool === tool)) continue;
+    const trial = measured([...kept, n]);
+    const t = trial.totals[n.id] ?? { issued: 0, used: 0 };
+    const why = t.used < 2 || t.used < minYield * t.issued
+      ? `training replay: ${t.used} of ${t.issued} calls used (needs ${
+        Math.round(minYield * 100)
+      }% and 2)`
+      : trial.extraPerEpisode > budget
+      ? `training replay: ${
+        trial.extraPerEpisode.toFixed(2)
+      } extra lookups per episode with it (budget ${budget})`
+      : null;
+    if (why) dropped.push({ node: n.id, why });
+    else kept.push(n);
+  }
+  return { kept: kept.sort((a, b) => a.id < b.id ? -1 : 1), dropped };
+}

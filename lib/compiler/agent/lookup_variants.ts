@@ -1,0 +1,94 @@
+/**
+ * Narrowed variants of lookup nodes: result sources that keep only the
+ * leaves whose name (a sibling field, or the leaf's own key) the user
+ * mentioned — the product of the item the user talks about, not of every
+ * item of every order.
+ *
+ * @module
+ */
+import type { NormEpisode } from "../../lineage/records.ts";
+import type { IrNode } from "../core/ir.ts";
+import { statesOf } from "./bindings.ts";
+import {
+  generalLeaves,
+  isMentioned,
+  mentionStems,
+  whereText,
+} from "./sources.ts";
+
+type LookupNode = Extract<IrNode, { kind: "lookup" }>;
+
+/**
+ * The variant of a lookup whose result sources keep only leaves the user
+ * mentioned: per argument, the sibling field (or the leaf's own key) that
+ * most often named something the user had said when the agent made the
+ * call in training (at least twice). Null when no argument has one.
+ */
+export function mentionedVariant(
+  node: LookupNode,
+  episodes: NormEpisode[],
+): LookupNode | null {
+  let changed = false;
+  const args = node.args.map((a) => {
+    const sources = (a.sources ?? []).map((s) => {
+      if (s.from !== "result") return s;
+      const counts = new Map<string, number>();
+      for (const ep of episodes) {
+        const states = statesOf(ep);
+        ep.steps.forEach((step, i) => {
+          if (step.logical_tool !== node.tool || !step.ok) return;
+          const value = step.arguments[a.path];
+          const stems = mentionStems(states[i]);
+          const keys = new Set<string>();
+          for (const c of states[i].calls) {
+            if (c.tool !== s.tool || !c.ok) continue;
+            for (const l of generalLeaves(c.result)) {
+              if (l.key !== s.path.join("\u0000") || l.value !== value) {
+                continue;
+              }
+              const fields = [
+                ...(s.path.at(-1) === "*" ? ["*"] : []),
+                ...Object.keys(l.parent ?? {}).filter((k) => k !== l.ownKey),
+              ];
+              for (const k of fields) {
+                const text = whereText(l, k);
+                if (text !== null && isMentioned(text, stems)) keys.add(k);
+              }
+            }
+          }
+          for (const k of keys) counts.set(k, (counts.get(k) ?? 0) + 1);
+        });
+      }
+      const best = [...counts].sort((x, y) =>
+        y[1] - x[1] || (x[0] < y[0] ? -1 : 1)
+      )[0];
+      if (!best || best[1] < 2) return s;
+      changed = true;
+      return { ...s, where: best[0] };
+    });
+    return { ...a, sources };
+  });
+  return changed ? { ...node, id: `${node.id}_mentioned`, args } : null;
+}
+
+/**
+ * The variant of a lookup that keeps, per argument, only the source that
+ * explained the most training calls (the first of its cover): a source
+ * that explained a few calls but offers many candidates (every field of a
+ * result) can make the node pass its fan-out cap or cost more lookups than
+ * it saves. Null when every argument has one source already.
+ *
+ * @param node The lookup node.
+ * @returns The narrowed node (id `<id>_primary`), or null.
+ */
+export function primaryVariant(node: LookupNode): LookupNode | null {
+  if (node.args.every((a) => (a.sources ?? []).length <= 1)) return null;
+  return {
+    ...node,
+    id: `${node.id}_primary`,
+    args: node.args.map((a) => ({
+      ...a,
+      sources: (a.sources ?? []).slice(0, 1),
+    })),
+  };
+}

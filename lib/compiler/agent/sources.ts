@@ -1,0 +1,292 @@
+/**
+ * Binding sources: the candidate values each source (`Source`, in
+ * `../core/source.ts`) offers in a conversation so
+ * far. Shared by the binding learner (training), the agent-form runtime
+ * (lookups and choice checks) and the replay that verifies and evaluates
+ * both, so all three see the same candidates.
+ *
+ * @module
+ */
+import { canonicalJson } from "../../trace/canonical_json.ts";
+import type { GeneralPath, Source } from "../core/source.ts";
+import {
+  type MessageWords,
+  shapeOf,
+  userWords,
+  wordsOfMessage,
+} from "./user_words.ts";
+
+export { type MessageWords, shapeOf, userWords, wordsOfMessage };
+import { isMentioned, mentionStems } from "./mentions.ts";
+
+export { isMentioned, mentionStems };
+
+/** One call made in a conversation. */
+export interface CallRecord {
+  /** Tool name. */
+  tool: string;
+  /** Arguments. */
+  args: Record<string, unknown>;
+  /** Whether it succeeded. */
+  ok: boolean;
+  /** Its result (parsed when it was JSON text). */
+  result: unknown;
+}
+
+/** What is known at a point of a conversation. */
+export interface ConversationState {
+  /** User messages so far. */
+  user: string[];
+  /** Words of each user message (computed when absent). */
+  userWords?: MessageWords[];
+  /** Calls so far, in order (failed ones included). */
+  calls: CallRecord[];
+}
+
+/** Objects with more keys than this are keyed by data: their keys generalize to `*`. */
+export const WIDE_OBJECT = 10;
+
+const ID_KEY = /\d/;
+
+/**
+ * Parse JSON text that holds an object or a list; anything else as is.
+ *
+ * @param value Any value.
+ * @returns The parsed value, or the value.
+ */
+export function parsedResult(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const t = value.trimStart();
+  if (!t.startsWith("{") && !t.startsWith("[")) return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * Every primitive leaf of a value with its generalized path.
+ *
+ * @param value A result (JSON text is parsed).
+ * @param maxDepth How deep to walk.
+ * @returns Leaves in document order.
+ *
+ * @example
+ * ```ts
+ * import { generalLeaves } from "./sources.ts";
+ * import { deepStrictEqual } from "node:assert/strict";
+ * deepStrictEqual(
+ *   generalLeaves({ orders: ["#W1", "#W2"] }).map((l) => [l.path, l.value]),
+ *   [[["orders", "[*]"], "#W1"], [["orders", "[*]"], "#W2"]],
+ * );
+ * ```
+ */
+export function generalLeaves(
+  value: unknown,
+  maxDepth = 8,
+): Leaf[] {
+  const cacheable = typeof value === "object" && value !== null &&
+    maxDepth === 8;
+  if (cacheable) {
+    const hit = leafCache.get(value);
+    if (hit) return hit;
+  }
+  const out: Leaf[] = [];
+  const walk = (
+    v: unknown,
+    path: GeneralPath,
+    depth: number,
+    parent: Record<string, unknown> | null,
+    ownKey: string | null,
+  ) => {
+    if (
+      typeof v === "string" || typeof v === "number" || typeof v === "boolean"
+    ) {
+      out.push({ path, key: path.join("\u0000"), value: v, parent, ownKey });
+      return;
+    }
+    if (depth <= 0 || typeof v !== "object" || v === null) return;
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x, [...path, "[*]"], depth - 1, null, null);
+      return;
+    }
+    const keys = Object.keys(v);
+    const wide = keys.length > WIDE_OBJECT;
+    for (const k of keys) {
+      const seg = wide || ID_KEY.test(k) ? "*" : k;
+      walk(
+        (v as Record<string, unknown>)[k],
+        [...path, seg],
+        depth - 1,
+        v as Record<string, unknown>,
+        k,
+      );
+    }
+  };
+  walk(parsedResult(value), [], maxDepth, null, null);
+  if (cacheable) leafCache.set(value as object, out);
+  return out;
+}
+
+/** Leaves of result objects already walked (results are never changed). */
+const leafCache = new WeakMap<object, Leaf[]>();
+
+/** A leaf of a result: generalized path, its key form, the value. */
+export interface Leaf {
+  /** Generalized path. */
+  path: GeneralPath;
+  /** The path joined (for comparisons). */
+  key: string;
+  /** The value. */
+  value: string | number | boolean;
+  /** The object holding it (null in a list). */
+  parent: Record<string, unknown> | null;
+  /** Its key in that object. */
+  ownKey: string | null;
+}
+
+/**
+ * The text a `where` filter reads for a leaf: the sibling field, or (`*`)
+ * the leaf's own key.
+ *
+ * @param leaf A result leaf.
+ * @param where The filter key.
+ * @returns The text, or null when there is none.
+ */
+export function whereText(leaf: Leaf, where: string): string | null {
+  if (where === "*") return leaf.ownKey;
+  const v = leaf.parent?.[where];
+  return typeof v === "string" ? v : null;
+}
+
+/** Path of an argument leaf with list indices generalized (`item_ids[*]`). */
+export function generalArgPath(path: string): string {
+  return path.replace(/\[\d+\]/g, "[*]");
+}
+
+/** Whether a generalized path matches a concrete argument leaf path. */
+function argPathMatches(general: string, concrete: string): boolean {
+  return generalArgPath(concrete) === general;
+}
+
+function leavesOfArgs(
+  args: Record<string, unknown>,
+): { path: string; value: unknown }[] {
+  const out: { path: string; value: unknown }[] = [];
+  const walk = (v: unknown, path: string) => {
+    if (typeof v === "object" && v !== null) {
+      if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+      else {
+        for (const [k, x] of Object.entries(v)) {
+          walk(x, path ? `${path}.${k}` : k);
+        }
+      }
+      return;
+    }
+    if (path) out.push({ path, value: v });
+  };
+  walk(args, "");
+  return out;
+}
+
+/** Argument leaves of a call with their paths (`item_ids[0]`). */
+export { leavesOfArgs as argumentLeafList };
+
+/** Key of a value in candidate sets. */
+export function valueKey(v: unknown): string {
+  return typeof v === "string" ? `s:${v}` : canonicalJson(v);
+}
+
+/**
+ * Candidate values of a source in a state.
+ *
+ * @param source The source (`user_text` enumerates nothing).
+ * @param state The conversation so far.
+ * @param bound Values already chosen for other arguments (for `after`).
+ * @returns Distinct values, in the order they appeared.
+ */
+export function candidatesOf(
+  source: Source,
+  state: ConversationState,
+  bound: Record<string, unknown> = {},
+): unknown[] {
+  const out = new Map<string, unknown>();
+  const add = (v: unknown) => {
+    const k = valueKey(v);
+    if (!out.has(k)) out.set(k, v);
+  };
+  switch (source.from) {
+    case "result": {
+      const want = source.path.join("\u0000");
+      const stems = source.where === undefined ? null : mentionStems(state);
+      for (const c of state.calls) {
+        if (c.tool !== source.tool || !c.ok) continue;
+        for (const l of generalLeaves(c.result)) {
+          if (l.key !== want) continue;
+          if (stems) {
+            const text = whereText(l, source.where!);
+            if (text === null || !isMentioned(text, stems)) continue;
+          }
+          add(l.value);
+        }
+      }
+      break;
+    }
+    case "arg":
+      for (const c of state.calls) {
+        if (c.tool !== source.tool) continue;
+        for (const l of leavesOfArgs(c.args)) {
+          if (argPathMatches(source.path, l.path)) add(l.value);
+        }
+      }
+      break;
+    case "user":
+      state.user.forEach((text, m) => {
+        if (source.latest && m !== state.user.length - 1) return;
+        const mw = state.userWords?.[m] ?? wordsOfMessage(text);
+        const after = source.after !== undefined;
+        const all = after ? mw.words : mw.all;
+        const shapes = after ? mw.wordShapes : mw.allShapes;
+        all.forEach((w, i) => {
+          if (shapes[i] !== source.shape) return;
+          if (after) {
+            if (!(source.after! in bound) || i === 0) return;
+            if (mw.words[i - 1] !== bound[source.after!]) return;
+          }
+          add(source.prefix ? source.prefix + w : w);
+        });
+      });
+      break;
+    case "const":
+      source.values.forEach(add);
+      break;
+    case "user_text":
+      break;
+  }
+  return [...out.values()];
+}
+
+/**
+ * Whether a value is allowed by a source in a state: it is one of the
+ * candidates, or (`user_text`) the user wrote it verbatim.
+ *
+ * @param source The source.
+ * @param state The conversation so far.
+ * @param value The value to check.
+ * @param bound Values of the call's other arguments.
+ * @returns True when allowed.
+ */
+export function allows(
+  source: Source,
+  state: ConversationState,
+  value: unknown,
+  bound: Record<string, unknown> = {},
+): boolean {
+  if (source.from === "user_text") {
+    return typeof value === "string" && value.length >= 2 &&
+      state.user.some((t) => t.includes(value));
+  }
+  const k = valueKey(value);
+  return candidatesOf(source, state, bound).some((c) => valueKey(c) === k);
+}

@@ -1,0 +1,182 @@
+/**
+ * `compileBehavior` runs the whole pipeline: resolve effects, normalize,
+ * then the chosen form's own pipeline (the tree form's in
+ * `tree/compile_tree.ts`, the agent form's in `agent/compile_agent.ts`),
+ * promote, package. Deterministic: the same episodes (and compiler model)
+ * give the same bytes; nothing in the package depends on the clock.
+ *
+ * @module
+ */
+import type { Episode, NormEpisode } from "../lineage/records.ts";
+import { normalizeAll } from "../lineage/normalize.ts";
+import type { Candidate } from "./core/candidate.ts";
+import type { Effects } from "./core/core_steps.ts";
+import { type EffectsResolution, resolveEffects } from "./core/effects.ts";
+import type { CompiledBehavior } from "./core/ir.ts";
+import {
+  type BehaviorPackage,
+  buildPackage,
+  type CompiledForm,
+} from "./core/package.ts";
+import {
+  promoteReplayVerified,
+  type VerificationReport,
+  verifiedClean,
+} from "./core/verification.ts";
+import type { CompilerModel } from "./tree/residualize.ts";
+import { compileTree } from "./tree/compile_tree.ts";
+import { compileAgent } from "./agent/compile_agent.ts";
+
+/** What {@linkcode compileBehavior} returns. */
+export interface CompileResult {
+  /** The package. */
+  package: BehaviorPackage;
+  /** The compiled behavior. */
+  compiled: CompiledBehavior;
+  /** The candidates. */
+  candidates: Candidate[];
+  /** The verification report. */
+  verification: VerificationReport;
+  /** The normalized episodes. */
+  normalized: NormEpisode[];
+  /** The tool effects used and where each came from (print `describeEffects` of it). */
+  effects: EffectsResolution;
+}
+
+/** Options of {@linkcode compileBehavior}. */
+export interface CompileOptions {
+  /**
+   * Behavior name.
+   * @default "behavior"
+   */
+  name?: string;
+  /** Task family label. */
+  taskFamily?: string;
+  /** Host tool → logical id. */
+  canonical?: Record<string, string> | null;
+  /** Fact key → contract source ids (lifts to E3). */
+  contracts?: Record<string, string[]> | null;
+  /**
+   * Tool → effect (`read`, `write`, `destructive`): wins over what the
+   * captured episodes say (`resolveEffects`); tools it does not name are
+   * resolved from the episodes' toolsets, hosts and names.
+   */
+  effects?: Effects | null;
+  /** Optional compiler model (wording only). */
+  model?: CompilerModel | null;
+  /** Its id. */
+  compilerModelId?: string | null;
+  /**
+   * Capture fidelity.
+   * @default "F3"
+   */
+  captureFidelity?: string;
+  /**
+   * Package version.
+   * @default "0.1.0"
+   */
+  version?: string;
+  /** Progress callback (stage, done, total). */
+  onProgress?: (stage: string, done: number, total: number) => void;
+  /**
+   * Which form: `tree` (one skeleton of core steps), `agent` (lookups and
+   * a choice leaf, for conversations), or `auto`: the tree when its replay
+   * of every training episode is clean, else the agent form.
+   * @default "auto"
+   */
+  form?: "auto" | "tree" | "agent";
+  /** Agent form: fan-out cap per lookup node. @default 5 */
+  fanout?: number;
+  /** Agent form: extra lookups per training episode the lookups may cost. @default 3 */
+  extraLookupBudget?: number;
+  /** Agent form: least share of a lookup node's calls the agent made in training. @default 0.25 */
+  minYield?: number;
+  /** Agent form: adjacency share of paired user words. @default 0.8 */
+  adjacentShare?: number;
+  /** Agent form: coverage a contested binding needs to drive a lookup. @default 0.9 */
+  speculativeCoverage?: number;
+}
+
+/**
+ * The whole pipeline: resolve effects, normalize, build and verify the
+ * form, promote, package. The form is chosen before anything is built:
+ * `agent` builds no tree; `tree` builds only the tree; `auto` builds the
+ * tree and keeps it when it verifies clean, else builds the agent form.
+ * Tool effects come from `options.effects` and, for tools it does not name,
+ * from what the captured episodes say (`resolveEffects`); already normalized
+ * episodes carry no toolsets or hosts, so for them only `options.effects`
+ * counts.
+ *
+ * @param episodes Captured episodes (or already normalized ones).
+ * @param options Name, maps, contracts, effects, model, fidelity, version.
+ * @returns The result.
+ * @throws {TypeError} When `options.effects` gives an effect other than `read`, `write` or `destructive`.
+ */
+export function compileBehavior(
+  episodes: (Episode | NormEpisode)[],
+  options: CompileOptions = {},
+): CompileResult {
+  const progress = options.onProgress ?? (() => {});
+  const raw = episodes.filter((e): e is Episode => "events" in e);
+  const resolution = resolveEffects(raw, {
+    override: options.effects,
+    canonical: options.canonical,
+  });
+  const effects = resolution.effects;
+  const pre = episodes.filter((e): e is NormEpisode => "steps" in e);
+  progress("normalize", 0, episodes.length);
+  const normalized = [
+    ...pre,
+    ...normalizeAll(raw, { canonical: options.canonical }),
+  ]
+    .sort((a, b) =>
+      a.episode_id < b.episode_id ? -1 : a.episode_id > b.episode_id ? 1 : 0
+    );
+  progress("normalize", episodes.length, episodes.length);
+  const form = options.form ?? "auto";
+  let built: CompiledForm | null = null;
+  if (form !== "agent") {
+    built = compileTree(normalized, {
+      name: options.name,
+      effects,
+      contracts: options.contracts,
+      model: options.model,
+      compilerModelId: options.compilerModelId,
+      onProgress: progress,
+    });
+    if (form === "auto" && !verifiedClean(built.verification)) built = null;
+  }
+  if (built === null) {
+    progress("agent form", 0, 1);
+    built = compileAgent(normalized, {
+      name: options.name,
+      effects,
+      fanout: options.fanout,
+      extraLookupBudget: options.extraLookupBudget,
+      minYield: options.minYield,
+      adjacentShare: options.adjacentShare,
+      speculativeCoverage: options.speculativeCoverage,
+    });
+  }
+  const { compiled, candidates, verification } = built;
+  const promoted = promoteReplayVerified(compiled, verification);
+  const pkg = buildPackage(compiled, verification, candidates, normalized, {
+    name: options.name ?? "behavior",
+    taskFamily: options.taskFamily,
+    effects,
+    effectsSource: resolution.source,
+    compilerModelId: options.compilerModelId ?? options.model?.id ?? null,
+    captureFidelity: options.captureFidelity,
+    version: options.version,
+    promoted,
+  });
+  progress("package", 1, 1);
+  return {
+    package: pkg,
+    compiled,
+    candidates,
+    verification,
+    normalized,
+    effects: resolution,
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * Packaging: `buildPackage` assembles one portable, versioned JSON document
+ * (`harness.package.v1`) from a compiled behavior of either form, its
+ * verification and candidates. Deterministic: the same input gives the
+ * same bytes; nothing in the package depends on the clock.
+ *
+ * @module
+ */
+import { canonicalJson } from "../../trace/canonical_json.ts";
+import { sha256Digest } from "../../trace/hash.ts";
+import type { NormEpisode } from "../../lineage/records.ts";
+import type { Candidate } from "./candidate.ts";
+import type { Effects } from "./core_steps.ts";
+import type { EffectSource } from "./effects.ts";
+import type {
+  BehaviorIr,
+  CompiledBehavior,
+  NodeProvenance,
+  Signature,
+} from "./ir.ts";
+import type { VerificationReport } from "./verification.ts";
+
+/** What one form's pipeline gives {@linkcode buildPackage}. */
+export interface CompiledForm {
+  /** The compiled behavior. */
+  compiled: CompiledBehavior;
+  /** Its candidates (the evidence behind its nodes). */
+  candidates: Candidate[];
+  /** Its verification. */
+  verification: VerificationReport;
+}
+
+/** Version of the package format. */
+export const PACKAGE_VERSION = "harness.package.v1";
+
+/** The portable behavior package. */
+export interface BehaviorPackage {
+  /** `harness.package.v1`. */
+  schema_version: string;
+  /** What it is and what it needs. */
+  manifest: {
+    name: string;
+    version: string;
+    task_family: string;
+    capture_fidelity: string;
+    compiler_model_id: string | null;
+    required_capabilities: string[];
+    effects: Effects;
+    /**
+     * Where each tool's effect came from (`override`, `annotation`,
+     * `schema`, `domain`, `host`, `inferred`, `unknown`); always written,
+     * absent from packages made before it existed.
+     */
+    effects_source?: Record<string, EffectSource>;
+    episodes: number;
+    promoted_to_e4: boolean;
+  };
+  /** The behavior IR. */
+  ir: BehaviorIr;
+  /** Residual leaf signatures. */
+  signatures: Record<string, Signature>;
+  /** Why each node exists. */
+  provenance: NodeProvenance[];
+  /** The candidates (episode lists cut to 10 ids). */
+  candidates: Candidate[];
+  /** The verification report. */
+  verification: VerificationReport;
+  /** Evidence: each source episode's digest, and a digest over them. */
+  sources: {
+    digest: string;
+    episodes: { episode_id: string; source_digest: string | null }[];
+  };
+  /** `sha256:` over the canonical package without this field. */
+  digest: string;
+}
+
+/** Options of {@linkcode buildPackage}. */
+export interface BuildPackageOptions {
+  /** Package name. */
+  name: string;
+  /** Task family label. */
+  taskFamily?: string;
+  /** Tool effects. */
+  effects?: Effects | null;
+  /** Where each tool's effect came from. */
+  effectsSource?: Record<string, EffectSource> | null;
+  /** Compiler model id. */
+  compilerModelId?: string | null;
+  /**
+   * Capture fidelity.
+   * @default "F3"
+   */
+  captureFidelity?: string;
+  /**
+   * Package version.
+   * @default "0.1.0"
+   */
+  version?: string;
+  /** Whether replay promoted the nodes to E4. */
+  promoted?: boolean;
+}
+
+/**
+ * Assemble the package document.
+ *
+ * @param compiled The compiled behavior.
+ * @param report Its verification.
+ * @param candidates The candidates.
+ * @param norm The normalized episodes (for source digests).
+ * @param options Name, family, effects, model, fidelity, version.
+ * @returns The package.
+ */
+export function buildPackage(
+  compiled: CompiledBehavior,
+  report: VerificationReport,
+  candidates: Candidate[],
+  norm: NormEpisode[],
+  options: BuildPackageOptions,
+): BehaviorPackage {
+  const episodes = norm.map((e) => ({
+    episode_id: e.episode_id,
+    source_digest: e.source_digest,
+  }))
+    .sort((a, b) => a.episode_id < b.episode_id ? -1 : 1);
+  const body: Omit<BehaviorPackage, "digest"> = {
+    schema_version: PACKAGE_VERSION,
+    manifest: {
+      name: options.name,
+      version: options.version ?? "0.1.0",
+      task_family: options.taskFamily ?? "",
+      capture_fidelity: options.captureFidelity ?? "F3",
+      compiler_model_id: options.compilerModelId ?? null,
+      required_capabilities: compiled.required_capabilities,
+      effects: options.effects ?? {},
+      effects_source: options.effectsSource ?? {},
+      episodes: norm.length,
+      promoted_to_e4: options.promoted ?? false,
+    },
+    ir: compiled.ir,
+    signatures: compiled.signatures,
+    provenance: compiled.provenance,
+    candidates: candidates.map((c) => ({
+      ...c,
+      evidence: { ...c.evidence, episodes: c.evidence.episodes.slice(0, 10) },
+    })),
+    verification: { ...report, problems: report.problems.slice(0, 200) },
+    sources: {
+      digest: sha256Digest(canonicalJson(episodes)),
+      episodes,
+    },
+  };
+  return { ...body, digest: sha256Digest(canonicalJson(body)) };
+}

@@ -1,0 +1,65 @@
+/**
+ * Where an argument value of a lookup or a choice may come from in a
+ * conversation (the `sources` of a `BoundArg` in the IR), and its
+ * short text form. The candidate values a source offers are computed by the
+ * agent form (`../agent/sources.ts`).
+ *
+ * A source is one of:
+ * - `result`: a leaf of an earlier successful call's result, by tool and
+ *   generalized path (`["orders", "[*]"]`; `*` for any key of an object
+ *   keyed by ids, `[*]` for any list item); optionally only leaves `where`
+ *   a sibling field (or, `*`, the leaf's own key) names something the user
+ *   mentioned;
+ * - `arg`: an argument of an earlier call, by tool and path;
+ * - `user`: a word of a user message whose shape was seen in training,
+ *   optionally the word right `after` the word bound to another argument
+ *   of the same call, optionally behind a constant `prefix` of punctuation
+ *   (the user wrote `W123`, the tool takes `#W123`), optionally from the
+ *   `latest` user message only;
+ * - `user_text`: any text the user wrote verbatim (checked, never
+ *   enumerated);
+ * - `const`: a small set of values seen in training.
+ *
+ * @module
+ */
+
+/** A generalized path: keys, `*` (any key) and `[*]` (any item). */
+export type GeneralPath = string[];
+
+/** Where a value can come from. */
+export type Source =
+  | { from: "result"; tool: string; path: GeneralPath; where?: string }
+  | { from: "arg"; tool: string; path: string }
+  | {
+    from: "user";
+    shape: string;
+    after?: string;
+    prefix?: string;
+    latest?: boolean;
+  }
+  | { from: "user_text" }
+  | { from: "const"; values: unknown[] };
+
+/** A short text form of a source, for reports and explain mode. */
+export function describeSource(s: Source): string {
+  switch (s.from) {
+    case "result":
+      return `result of ${s.tool} at ${s.path.join(".") || "(whole)"}${
+        s.where === undefined
+          ? ""
+          : ` where the user mentioned its ${s.where === "*" ? "key" : s.where}`
+      }`;
+    case "arg":
+      return `argument ${s.path} of an earlier ${s.tool}`;
+    case "user":
+      return `a user word shaped ${s.shape}${
+        s.after ? ` right after ${s.after}` : ""
+      }${s.prefix ? ` behind ${JSON.stringify(s.prefix)}` : ""}${
+        s.latest ? " in the latest user message" : ""
+      }`;
+    case "user_text":
+      return "text the user wrote";
+    case "const":
+      return `one of ${JSON.stringify(s.values)}`;
+  }
+}
