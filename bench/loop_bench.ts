@@ -258,6 +258,7 @@ function renderLoop(
   report: {
     data: string;
     seeds: number;
+    mode: string;
     model: string;
     heldout: Record<string, unknown>;
     env_replay: Record<string, unknown>;
@@ -295,7 +296,7 @@ function renderLoop(
   return [
     "# Closed loop: the compiled package in live conversations (τ² retail)",
     "",
-    `${report.data}, ${report.seeds} split seeds. Model: ${report.model}. Tools: the TypeScript retail environment over the τ² database. User: the recorded user messages in order. Solved: the database after the run equals the database after the task's ground-truth actions.`,
+    `${report.data}, ${report.seeds} split seeds, judged on the ${report.mode} tasks. Model: ${report.model}. Tools: the TypeScript retail environment over the τ² database. User: the recorded user messages in order. Solved: the database after the run equals the database after the task's ground-truth actions.`,
     "",
     table(
       [
