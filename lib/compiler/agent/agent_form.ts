@@ -58,6 +58,11 @@ export interface AgentFormOptions extends AgentTuning {
   name?: string;
   /** Tool effects (`read` tools may be looked up; others go to the choice leaf). */
   effects: Effects;
+  /**
+   * Keep no lookup node, each dropped with this reason (set when the
+   * validation part of training showed the lookups save nothing).
+   */
+  dropLookups?: string;
 }
 
 /** The agent form and what it was built from. */
@@ -375,6 +380,11 @@ export function buildAgentForm(
   });
   dropped.push(...selection.dropped);
   lookups = selection.kept;
+  if (options.dropLookups) {
+    const why = options.dropLookups;
+    dropped.push(...lookups.map((n) => ({ node: n.id, why })));
+    lookups = [];
+  }
   const ir = assemble(name, lookups, tools, fanout, unseen);
   const replays = episodes.map((ep) =>
     replayAgent(ir, ep, { effects, fanout })

@@ -128,9 +128,33 @@ export function summarizePackage(pkg: BehaviorPackage): string {
     }; replay ${v.replay_passed}/${v.replay_checks} checks passed over ${v.episodes_replayed} episodes (${v.episodes_clean} clean)${
       m.promoted_to_e4 ? "; nodes promoted to E4" : ""
     }`,
+    ...validationLines(v.validation),
     ...v.structural_problems.slice(0, 5).map((p) => `    structure: ${p}`),
     ...v.problems.slice(0, 5).map((p) => `    replay: ${p}`),
   ].join("\n");
+}
+
+function validationLines(
+  val: BehaviorPackage["verification"]["validation"],
+): string[] {
+  if (val === undefined) return [];
+  if (val === null) {
+    return [
+      "  validation    too few training episodes to hold a quarter out (needs 8)",
+    ];
+  }
+  const pct = val.calls ? Math.round((100 * val.served) / val.calls) : 0;
+  const head =
+    `  validation    ${val.verdict}: on ${val.episodes} held-out training episodes (built from ${val.fit_episodes}), ${val.served} of ${val.calls} calls (${pct}%) without the model, ${
+      (val.extra_lookups / val.episodes).toFixed(2)
+    } extra lookups per episode, ${val.stopped} conversations stopped`;
+  return [
+    head,
+    ...(val.verdict === "saves nothing"
+      ? ["    the lookups saved nothing there: the package keeps none"]
+      : []),
+    ...val.stop_reasons.map((r) => `    stopped: ${r}`),
+  ];
 }
 
 /**

@@ -26,6 +26,32 @@ export interface VerificationReport {
   episodes_replayed: number;
   /** Episodes replayed without a mismatch. */
   episodes_clean: number;
+  /**
+   * Agent form: the package judged on a validation part of its own
+   * training data (`agent/self_validation.ts`); null when there were too
+   * few episodes to hold any out. Absent for the tree form.
+   */
+  validation?: SelfValidation | null;
+}
+
+/** What the validation part showed. */
+export interface SelfValidation {
+  /** Training episodes the validation form was built from. */
+  fit_episodes: number;
+  /** Training episodes held out and replayed. */
+  episodes: number;
+  /** The agent's calls in them. */
+  calls: number;
+  /** Of those, calls a lookup had already made (no model call). */
+  served: number;
+  /** Lookups the episodes did not make between the same writes. */
+  extra_lookups: number;
+  /** Held-out conversations the choice leaf stopped (a correct call refused). */
+  stopped: number;
+  /** The first reasons of those stops. */
+  stop_reasons: string[];
+  /** `pays`, `saves nothing` (no call served) or `stops conversations`. */
+  verdict: "pays" | "saves nothing" | "stops conversations";
 }
 
 // Over 80 lines: one recursive walk with a case per node kind, carrying the stores in scope.

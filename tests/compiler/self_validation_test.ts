@@ -1,0 +1,143 @@
+import { assertEquals, assertOk } from "../_assert.ts";
+import { loadTauData } from "../../lib/eval/tau_data.ts";
+import { buildAgentForm } from "../../lib/compiler/agent/agent_form.ts";
+import {
+  MIN_VALIDATION_EPISODES,
+  validateAgentForm,
+} from "../../lib/compiler/agent/self_validation.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
+import { summarizePackage } from "../../lib/compiler/core/explain.ts";
+import { learnBindings } from "../../lib/compiler/agent/bindings.ts";
+import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
+
+const load = (domain: string) => {
+  const data = loadTauData(
+    Deno.readTextFileSync(
+      new URL(`../../fixtures/tau2_${domain}_slice.json`, import.meta.url),
+    ),
+  );
+  return {
+    effects: data.effects,
+    ok: data.episodes.filter((e) => e.norm.success === true).map((e) => e.norm),
+  };
+};
+
+Deno.test("self-validation: the agent form is judged on a held-out quarter of its training episodes, reported in the package and its summary", () => {
+  const { effects, ok } = load("retail");
+  const r = compileBehavior(ok, { name: "retail", effects, form: "agent" });
+  const v = r.package.verification.validation;
+  assertOk(v, "a validation report");
+  assertEquals(v.fit_episodes + v.episodes, ok.length);
+  assertOk(v.episodes >= 2 && v.fit_episodes > v.episodes);
+  assertOk(v.served > 0 && v.served <= v.calls, JSON.stringify(v));
+  assertEquals(v.verdict, v.stopped ? "stops conversations" : "pays");
+  // Deterministic: the same episodes in another order give the same report.
+  const again = validateAgentForm([...ok].reverse(), { effects });
+  assertEquals(again, v);
+  const summary = summarizePackage(r.package);
+  assertOk(
+    summary.includes(
+      `validation    ${v.verdict}: on ${v.episodes} held-out training episodes`,
+    ),
+    summary,
+  );
+});
+
+Deno.test("self-validation: too few episodes to hold a quarter out is said, not hidden", () => {
+  const { effects, ok } = load("telecom");
+  assertOk(ok.length < MIN_VALIDATION_EPISODES);
+  const r = compileBehavior(ok, { name: "telecom", effects, form: "agent" });
+  assertEquals(r.package.verification.validation, null);
+  assertOk(
+    summarizePackage(r.package).includes("too few training episodes"),
+  );
+});
+
+Deno.test("self-validation: lookups that saved nothing on validation are not shipped, each dropped with that reason", () => {
+  const { effects, ok } = load("retail");
+  const kept = buildAgentForm(ok, { effects });
+  const lookups = (kept.compiled.ir.nodes.agent as { lookups: string[] })
+    .lookups;
+  assertOk(lookups.length > 0);
+  const why = "validation: the lookups served none of 10 calls";
+  const none = buildAgentForm(ok, { effects, dropLookups: why });
+  assertEquals(
+    (none.compiled.ir.nodes.agent as { lookups: string[] }).lookups,
+    [],
+  );
+  for (const id of lookups) {
+    assertOk(none.dropped.some((d) => d.node === id && d.why === why), id);
+  }
+});
+
+Deno.test("hold-out check of each checking cover: a value seen in one episode only is refused with that episode held out", () => {
+  const { effects, ok } = load("retail");
+  const bindings = learnBindings(ok, { effects });
+  const writes = bindings.filter((b) => effects[b.tool] !== "read");
+  assertOk(writes.length > 0 && writes.every((b) => b.holdout));
+  for (const b of writes) {
+    assertOk(b.holdout!.refused <= b.holdout!.calls);
+    assertEquals(b.holdout!.calls, b.applicable);
+  }
+  // A state-changing argument whose every value came from one source seen
+  // in a single episode cannot survive holding that episode out.
+  const one = ok.slice(0, 1);
+  const single = learnBindings([...one, ...ok.slice(1, 4)], { effects })
+    .filter((b) => b.holdout && b.holdout.refused > 0);
+  assertOk(single.length > 0, "some argument refused when held out");
+  for (const b of single) assertOk(b.holdout!.episodes.length > 0);
+});
+
+Deno.test("unseen_tools: a state-changing tool training never made is checked by argument name; a destructive one's unknown argument is refused, a write tool's is free", () => {
+  const { effects, ok } = load("retail");
+  const full = compileBehavior(ok, { name: "retail", effects, form: "agent" })
+    .package;
+  const choice = Object.values(full.ir.nodes).find((n) => n.kind === "choice")!;
+  assertOk(choice.kind === "choice");
+  const cancel = choice.tools.find((t) => t.tool === "cancel_pending_order")!;
+  const ir = structuredClone(full.ir);
+  ir.nodes[choice.id] = {
+    ...choice,
+    tools: [cancel],
+    unseen_tools: [
+      { tool: "modify_pending_order_payment", effect: "destructive" },
+      { tool: "transfer_to_human_agents", effect: "write" },
+    ],
+  };
+  const engine = new AgentEngine(ir);
+  engine.user("Hi, I'm ana_lima_1, please move order #W10 to my card.");
+  engine.record({
+    tool: "get_user_details",
+    args: { user_id: "ana_lima_1" },
+    ok: true,
+    result: JSON.stringify({ user_id: "ana_lima_1", orders: ["#W10"] }),
+  }, "model");
+  engine.record({
+    tool: "get_order_details",
+    args: { order_id: "#W10" },
+    ok: true,
+    result: JSON.stringify({ order_id: "#W10", status: "pending" }),
+  }, "model");
+  assertEquals(
+    engine.check("modify_pending_order_payment", { order_id: "#W10" }),
+    { ok: true },
+  );
+  const other = engine.check("modify_pending_order_payment", {
+    order_id: "#W99",
+  });
+  assertOk(!other.ok && other.reason.includes("not among its candidates"));
+  const unknownArg = engine.check("modify_pending_order_payment", {
+    order_id: "#W10",
+    payment_method_id: "credit_card_1",
+  });
+  assertOk(
+    !unknownArg.ok && unknownArg.reason.includes("payment_method_id"),
+    JSON.stringify(unknownArg),
+  );
+  assertEquals(
+    engine.check("transfer_to_human_agents", { summary: "wants a person" }),
+    { ok: true },
+  );
+  const never = engine.check("book_flight", { id: "x" });
+  assertOk(!never.ok && never.reason.includes("not a choice"));
+});
