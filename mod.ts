@@ -3,8 +3,10 @@
  * and compile what they do repeatedly into deterministic, verified behavior.
  *
  * This module is what an agent written in Deno needs: record its tool calls
- * (a gateway and a sink), control captures, compile, and run a package. It
- * has no side effects on import. Each area has its own entry point as well:
+ * (a gateway and a sink), the events it emits itself, the store, control
+ * captures, compile, and run a package in either form. It has no side
+ * effects on import. The types these take and return beyond the main ones
+ * are on the area's own entry point. Each area has its own entry point as well:
  * `./trace`, `./store`, `./adapters`, `./ingest`, `./control`, `./gateway`,
  * `./lineage`, `./compiler`, `./runtime`, `./proxy`, `./team`, `./otel`,
  * `./models`.
@@ -34,17 +36,17 @@
  */
 
 export {
-  type EnvironmentAdapter,
-  HttpTraceSink,
-  type HttpTraceSinkOptions,
-  openRecordingSink,
-  type RecordingSink,
+  declareTool,
+  ToolBindingError,
   ToolGateway,
   type ToolGatewayOptions,
-  type WrapOptions,
 } from "./lib/gateway/mod.ts";
-export type { EventSink } from "./lib/gateway/mod.ts";
-export { declareTool, ToolBindingError } from "./lib/gateway/mod.ts";
+export {
+  type EventSink,
+  HttpTraceSink,
+  openRecordingSink,
+  type RecordingSink,
+} from "./lib/gateway/mod.ts";
 export {
   annotation,
   type EventContext,
@@ -59,18 +61,11 @@ export {
   compileBehavior,
   type CompileOptions,
   type CompileResult,
-  explainPackage,
 } from "./lib/compiler/mod.ts";
 export {
-  AgentSession,
-  type AgentSessionOptions,
-  BehaviorRuntime,
-  ChoiceRefusedError,
   loadPackage,
-  MissingCapabilityError,
-  type ModelBinding,
+  type PackageCapabilities,
   PackageError,
-  type RunResult,
-  type ToolRegistry,
-  validatePackage,
+  runPackage,
+  type RunPackageOptions,
 } from "./lib/runtime/mod.ts";

@@ -31,7 +31,12 @@ import { compileAgent } from "./agent/compile_agent.ts";
 export interface CompileResult {
   /** The package. */
   package: BehaviorPackage;
-  /** The compiled behavior. */
+  /**
+   * The compiled behavior before packaging (the package's IR, signatures
+   * and provenance, with the compiler's stats): for the CLI and the
+   * evaluation.
+   * @internal
+   */
   compiled: CompiledBehavior;
   /** The candidates. */
   candidates: Candidate[];
@@ -62,9 +67,15 @@ export interface CompileOptions {
    * resolved from the episodes' toolsets, hosts and names.
    */
   effects?: Effects | null;
-  /** Optional compiler model (wording only). */
+  /**
+   * Optional compiler model (wording only; no caller passes one yet).
+   * @internal
+   */
   model?: CompilerModel | null;
-  /** Its id. */
+  /**
+   * Its id.
+   * @internal
+   */
   compilerModelId?: string | null;
   /**
    * Capture fidelity.

@@ -2,15 +2,18 @@
  * The behavior compiler: {@linkcode compileBehavior} turns captured
  * episodes into a portable package of either form (a skeleton tree, or the
  * agent form for conversations), with the tool effects it used and its
- * verification; {@linkcode explainPackage} and {@linkcode summarizePackage}
- * render a package for people; {@linkcode convertTrajectories} imports
- * existing τ-bench, τ²-bench and OpenAI-message trajectories as captures.
+ * verification; {@linkcode explainPackage} renders a package for people and
+ * {@linkcode describeEffects} the tool effects a compilation used.
  *
  * The implementation lives in rooms: `core/` (the IR, the package, effects,
  * verification's report; shared by both forms), `tree/` (the tree form and
  * its engine) and `agent/` (the agent form and its engine). The engines run
  * through `./runtime`; nothing else of the rooms is public. The IR's types
  * are here because a package carries them.
+ *
+ * Existing τ-bench, τ²-bench and OpenAI-message trajectories become captures
+ * with `ingest.ts import` (the importers in `lib/importers/` are not a
+ * library face).
  *
  * @module
  */
@@ -25,7 +28,6 @@ export type {
   BehaviorIr,
   BoundArg,
   ChoiceTool,
-  CompiledBehavior,
   Decides,
   IrNode,
   NodeProvenance,
@@ -42,12 +44,4 @@ export {
   type EffectSource,
   type EffectsResolution,
 } from "./core/effects.ts";
-export { explainPackage, summarizePackage } from "./core/explain.ts";
-export type { CompilerModel } from "./tree/residualize.ts";
-export {
-  type ConvertOptions,
-  convertTrajectories,
-  IMPORT_FORMATS,
-  ImportError,
-  type ImportFormat,
-} from "../importers/trajectories.ts";
+export { explainPackage } from "./core/explain.ts";

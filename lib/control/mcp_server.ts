@@ -104,7 +104,10 @@ export interface McpServerOptions extends CaptureCoordinatorOptions {
    * @default "harness"
    */
   name?: string;
-  /** SDK loader (for tests and embedding); defaults to the pinned npm SDK. */
+  /**
+   * SDK loader (for tests); defaults to the pinned npm SDK.
+   * @internal
+   */
   loadSdk?: () => Promise<McpSdk>;
 }
 

@@ -1,5 +1,8 @@
 /**
- * The control plane: `CaptureCoordinator` (start, finish, outcome, summary, lineage, compile), inspection, fidelity, the lineage report, and the MCP control server.
+ * The control plane: `CaptureCoordinator` (start, finish, outcome, summary,
+ * lineage, compile), inspection, fidelity, the lineage report, and the MCP
+ * control server ({@linkcode buildMcpServer}: connect the server it returns
+ * to a transport of the MCP SDK; `ingest.ts mcp` runs it on stdio).
  *
  * @module
  */
@@ -7,7 +10,6 @@ export {
   type Fidelity,
   FidelityTracker,
   inferFidelity,
-  STATE_KEYS,
 } from "../store/fidelity.ts";
 export {
   type CaptureInspection,
@@ -35,11 +37,6 @@ export {
 export {
   buildMcpServer,
   CONTROL_TOOL_NAMES,
-  loadMcpSdk,
-  loadStdioTransport,
-  MCP_SDK,
-  type McpSdk,
   type McpServerOptions,
   McpUnavailableError,
-  type ZodLike,
 } from "./mcp_server.ts";

@@ -1,47 +1,38 @@
 /**
- * Normalization and exact lineage: episodes as steps with argument sources, the state index, source search.
+ * Normalization and exact lineage: a capture's episodes
+ * ({@linkcode loadEpisodes}) as steps with argument sources
+ * ({@linkcode normalizeEpisode}), the state index, source search
+ * ({@linkcode findSource}) and the path syntax sources are written in.
+ *
+ * The mechanism (tokenizing, the synthetic stores and node ids, the limits of
+ * what counts as meaningful) stays in its files.
  *
  * @module
  */
-export {
-  comparePaths,
-  DEFAULT_MAX_DEPTH,
-  findAllSources,
-  findSource,
-  type FindSourceOptions,
-} from "./find_source.ts";
-export {
-  isMeaningful,
-  MIN_STRING_LENGTH,
-  SMALL_INT_LIMIT,
-  type Token,
-} from "./meaningful.ts";
-export {
-  formatPath,
-  parsePath,
-  type PathSegment,
-  resolvePath,
-} from "./paths.ts";
-export { StateIndex, type StateIndexOptions } from "./state_index.ts";
+export { loadEpisodes, type LoadEpisodesOptions } from "./episodes.ts";
 export {
   type Episode,
   type ModelDecision,
   type NormEpisode,
   NormStep,
   type NormStepFields,
-  refMarker,
 } from "./records.ts";
 export {
   argLineage,
-  argumentLeaves,
   normalizeAll,
   normalizeEpisode,
   type NormalizeOptions,
-  synthNodeId,
-  synthStore,
 } from "./normalize.ts";
+export { StateIndex, type StateIndexOptions } from "./state_index.ts";
 export {
-  CAPTURE_EPISODE,
-  loadEpisodes,
-  type LoadEpisodesOptions,
-} from "./episodes.ts";
+  findAllSources,
+  findSource,
+  type FindSourceOptions,
+} from "./find_source.ts";
+export { isMeaningful } from "./meaningful.ts";
+export {
+  formatPath,
+  parsePath,
+  type PathSegment,
+  resolvePath,
+} from "./paths.ts";

@@ -37,24 +37,13 @@ export {
   type ModelApiFailure,
   ModelConfigError,
   ModelResponseError,
-  redactSecret,
 } from "./errors.ts";
-export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from "./_sdk.ts";
+export { OpenAiChatModel, type OpenAiChatOptions } from "./openai_chat.ts";
 export {
-  OPENAI_DEFAULT_BASE_URL,
-  OPENAI_SDK,
-  OpenAiChatModel,
-  type OpenAiChatOptions,
-} from "./openai_chat.ts";
-export {
-  ANTHROPIC_DEFAULT_BASE_URL,
-  ANTHROPIC_SDK,
   AnthropicMessagesModel,
   type AnthropicMessagesOptions,
-  DEFAULT_ANTHROPIC_MAX_TOKENS,
 } from "./anthropic_messages.ts";
 export {
-  LOCAL_PLACEHOLDER_KEY,
   MODEL_ENV_VARS,
   MODEL_PROVIDERS,
   openModel,

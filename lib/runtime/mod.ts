@@ -1,26 +1,34 @@
 /**
- * Running a compiled package: `runPackage()` (either form), `BehaviorRuntime` (tree packages), `Conversation` and `AgentSession` (agent-form packages), package loading and checks.
+ * Running a compiled package: {@linkcode runPackage} runs either form (a
+ * tree package once on an input, an agent-form package as a conversation
+ * over the user's messages); {@linkcode Conversation} drives an agent-form
+ * package one user message at a time; {@linkcode chatModelBinding} answers a
+ * tree package's model leaves with a chat model; {@linkcode loadPackage}
+ * and {@linkcode validatePackage} read and check a package first.
+ *
+ * The engines' own drivers (`BehaviorRuntime` for the tree form,
+ * `AgentSession` under `Conversation`) stay in their files: `runPackage` and
+ * `Conversation` are how they are run.
  *
  * @module
  */
+export {
+  type ConversationRun,
+  type PackageCapabilities,
+  type PackageRun,
+  runPackage,
+  type RunPackageOptions,
+} from "./run_package.ts";
 export { loadPackage, PackageError, validatePackage } from "./load_package.ts";
-export { BehaviorRuntime } from "./runtime.ts";
+export type { BoundTool } from "./bind_args.ts";
 export {
   MissingCapabilityError,
   type ModelBinding,
   type ReactDecision,
-  type RunOptions,
   type RunResult,
   type RunStep,
   type ToolRegistry,
 } from "./runtime_types.ts";
-export {
-  AgentSession,
-  type AgentSessionOptions,
-  ChoiceRefusedError,
-  type SessionCallResult,
-} from "./agent_session.ts";
-export { type BoundTool, callWithArgs, isTool } from "./bind_args.ts";
 export {
   Conversation,
   type ConversationCall,
@@ -29,16 +37,6 @@ export {
   type ConversationStats,
   type TurnResult,
 } from "./conversation.ts";
-export {
-  type ConversationRun,
-  type PackageCapabilities,
-  packageForm,
-  type PackageRun,
-  runPackage,
-  type RunPackageOptions,
-} from "./run_package.ts";
-export { type LookupResult } from "./agent_session.ts";
-export type { LookupCall } from "../compiler/agent/agent_engine.ts";
 export {
   type ChatModelBinding,
   chatModelBinding,

@@ -6,12 +6,12 @@ import {
 } from "../_assert.ts";
 import {
   AnthropicMessagesModel,
-  LOCAL_PLACEHOLDER_KEY,
   MODEL_ENV_VARS,
   ModelConfigError,
   OpenAiChatModel,
   openModel,
 } from "../../lib/models/mod.ts";
+import { LOCAL_PLACEHOLDER_KEY } from "../../lib/models/open_model.ts";
 import { completion, startOpenAiServer } from "./_openai_server.ts";
 import { message, startAnthropicServer } from "./_anthropic_server.ts";
 
