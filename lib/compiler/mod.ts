@@ -37,7 +37,10 @@ export type {
 } from "./core/ir.ts";
 export type { GeneralPath, Source } from "./core/source.ts";
 export type { Candidate, Evidence } from "./core/candidate.ts";
-export type { VerificationReport } from "./core/verification.ts";
+export type {
+  SelfValidation,
+  VerificationReport,
+} from "./core/verification.ts";
 export type { Effects } from "./core/core_steps.ts";
 export {
   describeEffects,
