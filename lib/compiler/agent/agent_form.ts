@@ -26,7 +26,6 @@ import type {
   CompiledBehavior,
   IrNode,
   NodeProvenance,
-  Signature,
 } from "../core/ir.ts";
 import { IR_VERSION } from "../core/ir.ts";
 import { type AgentReplay, replayAgent } from "./agent_replay.ts";
@@ -34,6 +33,12 @@ import { DEFAULT_FANOUT } from "./agent_engine.ts";
 import { describeSource } from "../core/source.ts";
 import { selectLookups } from "./lookup_selection.ts";
 import { bindingCandidates, gradeOf } from "./agent_verify.ts";
+import {
+  CHOICE_SIGNATURE,
+  choiceSignatures,
+  choiceTools,
+  unseenTools,
+} from "./choice_leaf.ts";
 
 /**
  * The agent form's tuning parameters (swept by `bench/tune.ts` on
@@ -83,8 +88,6 @@ function safe(name: string): string {
   return name.replace(/[^A-Za-z0-9_]/g, "_");
 }
 
-const CHOICE_SIGNATURE = "choose_state_change";
-
 function lookupNodes(bindings: Binding[], effects: Effects): IrNode[] {
   const byTool = new Map<string, Binding[]>();
   for (const b of bindings) {
@@ -111,106 +114,6 @@ function lookupNodes(bindings: Binding[], effects: Effects): IrNode[] {
     out.push({ id: `lookup_${safe(tool)}`, kind: "lookup", tool, args });
   }
   return out;
-}
-
-/**
- * Training calls the checking cover of each argument name refused with
- * their episode held out, pooled over the state-changing tools that share
- * the name (their sources are pooled the same way).
- */
-function heldOutRefusals(
-  bindings: Binding[],
-): Map<string, { calls: number; refused: number }> {
-  const out = new Map<string, { calls: number; refused: number }>();
-  for (const b of bindings) {
-    if (!b.holdout) continue;
-    const t = out.get(b.path) ?? { calls: 0, refused: 0 };
-    t.calls += b.holdout.calls;
-    t.refused += b.holdout.refused;
-    out.set(b.path, t);
-  }
-  return out;
-}
-
-function choiceTools(bindings: Binding[], effects: Effects): {
-  tools: ChoiceTool[];
-  refused: { tool: string; why: string }[];
-  freed: { tool: string; why: string }[];
-} {
-  const tools: ChoiceTool[] = [];
-  const refused: { tool: string; why: string }[] = [];
-  const freed: { tool: string; why: string }[] = [];
-  const holdout = heldOutRefusals(bindings);
-  const byTool = new Map<string, Binding[]>();
-  for (const b of bindings) {
-    byTool.set(b.tool, [...(byTool.get(b.tool) ?? []), b]);
-  }
-  for (const [tool, bs] of [...byTool].sort(([a], [b]) => a < b ? -1 : 1)) {
-    const effect = effects[tool] ?? "write";
-    if (effect === "read") continue;
-    const open = bs.filter((b) => !b.choice.deterministic);
-    if (open.length && effect === "destructive") {
-      refused.push({
-        tool,
-        why: `arguments with no restricting source in training: ${
-          open.map((b) => b.path).join(", ")
-        }`,
-      });
-      continue;
-    }
-    // A cover that refused training calls with their episode held out
-    // would refuse correct calls of new conversations: such an argument
-    // is left to the model (never for a destructive tool).
-    const unstable = effect === "destructive"
-      ? []
-      : bs.filter((b) =>
-        b.choice.deterministic && (holdout.get(b.path)?.refused ?? 0) > 0
-      );
-    for (const b of unstable) {
-      const h = holdout.get(b.path)!;
-      freed.push({
-        tool,
-        why: `${b.path} left to the model: with its episode held out, ${
-          plural(h.refused, "training call")
-        } of ${h.calls} (${b.path} of every state-changing tool) would have been refused`,
-      });
-    }
-    tools.push({
-      tool,
-      effect,
-      args: bs.map((b) => ({
-        path: b.path,
-        sources: b.choice.deterministic && !unstable.includes(b)
-          ? b.choice.sources
-          : null,
-      })),
-    });
-  }
-  return { tools, refused, freed };
-}
-
-/**
- * The state-changing tools the effects know that training never made (and
- * that were not refused for want of evidence): a new conversation may need
- * one, and each argument of it is checked by name (see the IR's
- * `unseen_tools`).
- */
-function unseenTools(
-  effects: Effects,
-  tools: ChoiceTool[],
-  refused: { tool: string }[],
-): { tool: string; effect: string }[] {
-  const known = new Set([
-    ...tools.map((t) => t.tool),
-    ...refused.map((r) => r.tool),
-  ]);
-  return Object.keys(effects).sort()
-    .filter((t) => effects[t] !== "read" && !known.has(t))
-    .map((tool) => ({ tool, effect: effects[tool] }));
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 function assemble(
@@ -304,43 +207,6 @@ function agentProvenance(
   }
   provenance.sort((a, b) => a.node_id < b.node_id ? -1 : 1);
   return provenance;
-}
-
-/** The choice leaf's signature (none without state-changing tools). */
-function choiceSignatures(
-  tools: ChoiceTool[],
-  unseen: { tool: string }[],
-): Record<string, Signature> {
-  const signatures: Record<string, Signature> = {};
-  if (tools.length) {
-    signatures[CHOICE_SIGNATURE] = {
-      id: CHOICE_SIGNATURE,
-      kind: "choice",
-      inputs: {
-        conversation: {
-          type: "object",
-          description: "user messages and calls so far",
-        },
-        candidates: {
-          type: "object",
-          description: "tool → argument → allowed values",
-        },
-      },
-      outputs: {
-        tool: {
-          type: "string",
-          enum: [...tools, ...unseen].map((t) => t.tool),
-        },
-        arguments: {
-          type: "object",
-          description: "every value from its candidates",
-        },
-      },
-      instructions:
-        "Pick the state-changing call the conversation asks for; every argument value must be one of its candidates.",
-    };
-  }
-  return signatures;
 }
 
 /**
