@@ -141,3 +141,63 @@ Deno.test("unseen_tools: a state-changing tool training never made is checked by
   const never = engine.check("book_flight", { id: "x" });
   assertOk(!never.ok && never.reason.includes("not a choice"));
 });
+
+Deno.test("learned fan-out caps: a lookup whose tool the agent called more often in one conversation than the root's cap gets the most it made, and the engine keeps to each node's own cap", () => {
+  const { effects, ok } = load("retail");
+  const pkg = compileBehavior(ok, { name: "retail", effects, form: "agent" })
+    .package;
+  const root = pkg.ir.nodes[pkg.ir.root];
+  assertOk(root.kind === "agent");
+  const most = (tool: string) =>
+    Math.max(
+      ...ok.map((ep) =>
+        new Set(
+          ep.steps.filter((s) => s.ok && s.logical_tool === tool).map((s) =>
+            JSON.stringify(s.arguments)
+          ),
+        ).size
+      ),
+    );
+  let learned = 0;
+  for (const id of root.lookups) {
+    const n = pkg.ir.nodes[id];
+    assertOk(n.kind === "lookup");
+    const m = Math.min(most(n.tool), 20);
+    if (m > root.fanout) {
+      assertEquals(n.fanout, m, id);
+      learned++;
+    } else assertEquals(n.fanout, undefined, id);
+  }
+  assertOk(learned > 0, "get_order_details is read more than 5 times");
+  // A node's own cap of 1 with two candidates: capped, nothing issued.
+  const ir = structuredClone(pkg.ir);
+  const node = Object.values(ir.nodes).find((n) =>
+    n.kind === "lookup" && n.tool === "get_order_details"
+  )!;
+  assertOk(node.kind === "lookup");
+  node.fanout = 1;
+  const engine = new AgentEngine(ir);
+  engine.user("Hi, please check my orders.");
+  engine.record({
+    tool: "get_user_details",
+    args: { user_id: "ana_lima_1" },
+    ok: true,
+    result: JSON.stringify({ user_id: "ana_lima_1", orders: ["#W10", "#W11"] }),
+  }, "model");
+  const due = engine.dueLookups().filter((c) => c.node === node.id);
+  assertEquals(due, []);
+  assertEquals(engine.cappedBy[node.id], 1);
+  node.fanout = 2;
+  const wide = new AgentEngine(ir);
+  wide.user("Hi, please check my orders.");
+  wide.record({
+    tool: "get_user_details",
+    args: { user_id: "ana_lima_1" },
+    ok: true,
+    result: JSON.stringify({ user_id: "ana_lima_1", orders: ["#W10", "#W11"] }),
+  }, "model");
+  assertEquals(
+    wide.dueLookups().filter((c) => c.node === node.id).length,
+    2,
+  );
+});

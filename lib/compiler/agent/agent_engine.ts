@@ -72,6 +72,7 @@ export class AgentEngine {
   readonly #lookups: LookupNode[];
   readonly #choice: ChoiceNode | null;
   readonly #fanout: number;
+  readonly #override: number | undefined;
   readonly #user: string[] = [];
   readonly #userWords: MessageWords[] = [];
   readonly #calls: EngineCall[] = [];
@@ -101,6 +102,7 @@ export class AgentEngine {
     this.#lookups = root.lookups.map((id) => ir.nodes[id] as LookupNode);
     this.#choice = root.choice ? ir.nodes[root.choice] as ChoiceNode : null;
     this.#fanout = options.fanout ?? root.fanout ?? DEFAULT_FANOUT;
+    this.#override = options.fanout;
   }
 
   /** The conversation so far. */
@@ -212,8 +214,9 @@ export class AgentEngine {
     const out: LookupCall[] = [];
     for (const node of this.#lookups) {
       const issued = this.#issued.get(node.id) ?? new Set<string>();
-      const room = this.#fanout - issued.size;
-      const tuples = this.#tuples(node, this.#fanout + issued.size + 1);
+      const cap = this.#override ?? node.fanout ?? this.#fanout;
+      const room = cap - issued.size;
+      const tuples = this.#tuples(node, cap + issued.size + 1);
       const fresh = tuples?.filter((t) => !issued.has(canonicalJson(t)));
       if (fresh?.length === 0) continue;
       if (!fresh || fresh.length > room) {
@@ -267,33 +270,62 @@ export class AgentEngine {
    */
   choiceCandidates(): Record<string, Record<string, unknown[] | string>> {
     const out: Record<string, Record<string, unknown[] | string>> = {};
-    for (const t of this.choiceTools) {
-      const args: Record<string, unknown[] | string> = {};
-      for (const a of t.args) {
-        if (a.sources === null) {
-          args[a.path] = "free text";
-          continue;
-        }
-        const vals = new Map<string, unknown>();
-        let text = false;
-        for (const s of a.sources) {
-          if (s.from === "user_text") text = true;
-          for (const v of candidatesOf(s, this.state)) vals.set(valueKey(v), v);
-        }
+    for (const [tool, args] of Object.entries(this.choiceValues())) {
+      out[tool] = {};
+      for (const [path, c] of Object.entries(args)) {
         // The user's text admits values no list can hold: the model is
         // told, not given an enum it could not leave. An argument that
         // also takes values from the data has no candidate until the data
         // is in the conversation (the tool is not offered before).
-        const data = a.sources.some((s) => s.from !== "user_text");
-        args[a.path] = !text || (data && vals.size === 0)
-          ? [...vals.values()]
-          : vals.size
+        out[tool][path] = c === null
+          ? "free text"
+          : !c.text || (c.data && c.values.length === 0)
+          ? c.values
+          : c.values.length
           ? `text the user wrote, or one of ${
-            [...vals.values()].map((v) =>
-              typeof v === "string" ? v : JSON.stringify(v)
-            ).join(", ")
+            c.values.map((v) => typeof v === "string" ? v : JSON.stringify(v))
+              .join(", ")
           }`
           : "text the user wrote";
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The values each restricted argument of each choice tool may take now:
+   * the enumerated candidates, whether the user's text is a source too, and
+   * whether any source takes values from the data (null: a free argument).
+   *
+   * @returns Tool → argument path → candidates.
+   */
+  choiceValues(): Record<
+    string,
+    Record<string, { values: unknown[]; text: boolean; data: boolean } | null>
+  > {
+    const out: Record<
+      string,
+      Record<string, { values: unknown[]; text: boolean; data: boolean } | null>
+    > = {};
+    for (const t of this.choiceTools) {
+      const args: Record<
+        string,
+        { values: unknown[]; text: boolean; data: boolean } | null
+      > = {};
+      for (const a of t.args) {
+        if (a.sources === null) {
+          args[a.path] = null;
+          continue;
+        }
+        const vals = new Map<string, unknown>();
+        for (const s of a.sources) {
+          for (const v of candidatesOf(s, this.state)) vals.set(valueKey(v), v);
+        }
+        args[a.path] = {
+          values: [...vals.values()],
+          text: a.sources.some((s) => s.from === "user_text"),
+          data: a.sources.some((s) => s.from !== "user_text"),
+        };
       }
       out[t.tool] = args;
     }

@@ -28,6 +28,7 @@ import type {
   NodeProvenance,
 } from "../core/ir.ts";
 import { IR_VERSION } from "../core/ir.ts";
+import { canonicalJson } from "../../trace/canonical_json.ts";
 import { type AgentReplay, replayAgent } from "./agent_replay.ts";
 import { DEFAULT_FANOUT } from "./agent_engine.ts";
 import { describeSource } from "../core/source.ts";
@@ -209,6 +210,37 @@ function agentProvenance(
   return provenance;
 }
 
+/** Most a learned per-node fan-out cap may be. */
+const MAX_LEARNED_FANOUT = 20;
+
+/**
+ * Give a lookup node its own fan-out cap where training shows the agent
+ * calling its tool with more distinct arguments in one conversation than
+ * the root's cap (a customer's reservations read one by one): the most it
+ * did in any training episode, at most {@linkcode MAX_LEARNED_FANOUT}.
+ */
+function withLearnedCaps(
+  nodes: IrNode[],
+  episodes: NormEpisode[],
+  fanout: number,
+): IrNode[] {
+  return nodes.map((n) => {
+    if (n.kind !== "lookup") return n;
+    let most = 0;
+    for (const ep of episodes) {
+      const seen = new Set<string>();
+      for (const s of ep.steps) {
+        if (s.ok && s.logical_tool === n.tool) {
+          seen.add(canonicalJson(s.arguments));
+        }
+      }
+      most = Math.max(most, seen.size);
+    }
+    const cap = Math.min(most, MAX_LEARNED_FANOUT);
+    return cap > fanout ? { ...n, fanout: cap } : n;
+  });
+}
+
 /**
  * Build the agent form from training episodes.
  *
@@ -230,7 +262,11 @@ export function buildAgentForm(
     adjacentShare: options.adjacentShare,
     speculativeCoverage: options.speculativeCoverage,
   });
-  let lookups = lookupNodes(bindings, effects);
+  let lookups = withLearnedCaps(
+    lookupNodes(bindings, effects),
+    episodes,
+    fanout,
+  );
   const { tools, refused, freed } = choiceTools(bindings, effects);
   const unseen = unseenTools(effects, tools, refused);
   const dropped: { node: string; why: string }[] = [
@@ -240,7 +276,6 @@ export function buildAgentForm(
   const selection = selectLookups(episodes, lookups, {
     irOf: (nodes) => assemble(name, nodes, tools, fanout, unseen),
     effects,
-    fanout,
     minYield,
     budget,
   });
@@ -252,9 +287,7 @@ export function buildAgentForm(
     lookups = [];
   }
   const ir = assemble(name, lookups, tools, fanout, unseen);
-  const replays = episodes.map((ep) =>
-    replayAgent(ir, ep, { effects, fanout })
-  );
+  const replays = episodes.map((ep) => replayAgent(ir, ep, { effects }));
   const provenance = agentProvenance(ir, bindings, episodes.length);
   const signatures = choiceSignatures(tools, unseen);
   const required = [

@@ -149,9 +149,9 @@ export function replayAgent(
         continue;
       }
       out.verdicts.push("choice");
-      const offered = engine.choiceCandidates()[s.logical_tool] ?? {};
+      const offered = engine.choiceValues()[s.logical_tool] ?? {};
       for (const v of Object.values(offered)) {
-        if (Array.isArray(v)) out.choice_candidates.push(v.length);
+        if (v) out.choice_candidates.push(v.values.length);
       }
       engine.record(call, "choice", { changesState: true });
     } else if (engine.cached(s.logical_tool, s.arguments)) {

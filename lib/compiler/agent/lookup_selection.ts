@@ -26,8 +26,6 @@ export interface LookupSelectionOptions {
   irOf: (lookups: IrNode[]) => BehaviorIr;
   /** Tool effects. */
   effects: Effects;
-  /** Fan-out cap per lookup node. */
-  fanout: number;
   /** Least share of a node's calls the agent must have made. */
   minYield: number;
   /** Most extra lookups per training episode the kept nodes may cost. */
@@ -40,11 +38,11 @@ function measure(
   ir: BehaviorIr,
   options: LookupSelectionOptions,
 ): { totals: Record<string, Yield>; extraPerEpisode: number } {
-  const { effects, fanout } = options;
+  const { effects } = options;
   const totals: Record<string, Yield> = {};
   let extra = 0;
   for (const ep of episodes) {
-    const r = replayAgent(ir, ep, { effects, fanout });
+    const r = replayAgent(ir, ep, { effects });
     extra += r.extra_lookups;
     for (const [id, c] of Object.entries(r.by_node)) {
       const t = (totals[id] ??= { issued: 0, used: 0 });

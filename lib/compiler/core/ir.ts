@@ -81,7 +81,17 @@ export type IrNode =
     choice: string | null;
     fanout: number;
   }
-  | { id: string; kind: "lookup"; tool: string; args: BoundArg[] }
+  | {
+    id: string;
+    kind: "lookup";
+    tool: string;
+    args: BoundArg[];
+    /**
+     * This node's fan-out cap when training shows the agent calling the
+     * tool more often in one conversation than the agent root's cap.
+     */
+    fanout?: number;
+  }
   | {
     id: string;
     kind: "choice";
