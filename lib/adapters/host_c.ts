@@ -25,6 +25,7 @@
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
+import type { EventContext } from "../trace/events.ts";
 import {
   annotation,
   episodeFinished,
@@ -32,19 +33,12 @@ import {
   message,
 } from "../trace/episode_events.ts";
 import { modelResponded } from "../trace/model_events.ts";
-import {
-  toolCallCompleted,
-  toolCallFailed,
-  toolCallStarted,
-  type ToolRef,
-} from "../trace/tool_events.ts";
+import { toolEnded, toolStarted } from "./_host_c_tools.ts";
 import {
   type AdapterOptions,
   contextFor,
   episodeIdOf,
   HookPayloadError,
-  mcpLogicalId,
-  parseJsonText,
 } from "./common.ts";
 
 const HOST = "host_c";
@@ -195,15 +189,6 @@ export function parseHostCEnvelope(payload: unknown): HostCEnvelope {
   return env;
 }
 
-function toolRef(env: HostCEnvelope): ToolRef {
-  return {
-    host_name: env.tool!,
-    logical_id: env.mcp_server && env.mcp_tool
-      ? mcpLogicalId(env.mcp_server, env.mcp_tool)
-      : null,
-  };
-}
-
 /**
  * Map one host_c envelope to canonical events.
  *
@@ -245,78 +230,10 @@ export function hostCToEvents(
       return [message(ctx, { role: "user", text: env.text ?? "" })];
     case "message.text":
       return [message(ctx, { role: "assistant", text: env.text ?? "" })];
-    case "tool.execute.before": {
-      const args = env.args ?? {};
-      const ev = toolCallStarted(ctx, {
-        tool: toolRef(env),
-        arguments: args,
-        host_call_id: env.call_id!,
-      });
-      correlator?.start({
-        host: HOST,
-        session,
-        tool: env.tool!,
-        input: args,
-        callId: env.call_id,
-      }, ev.event_id);
-      return [ev];
-    }
-    case "tool.execute.after": {
-      const args = env.args ?? {};
-      const link = correlator?.finish({
-        host: HOST,
-        session,
-        tool: env.tool!,
-        input: args,
-        callId: env.call_id,
-      });
-      const common = {
-        tool: toolRef(env),
-        arguments: args,
-        host_call_id: env.call_id!,
-        ...(link ? { correlation: link.correlation } : {}),
-      };
-      const opts = { parentEventId: link?.parentEventId ?? null };
-      if (env.error !== undefined && env.error !== null) {
-        const e = env.error;
-        return [toolCallFailed(ctx, {
-          ...common,
-          error: {
-            ...(typeof e === "object" && !Array.isArray(e)
-              ? e
-              : { message: String(e) }),
-            outcome: env.refused ? "refused" : "failed",
-          },
-        }, opts)];
-      }
-      const result = env.result ?? null;
-      const exit = (result as { metadata?: { exit?: unknown } } | null)
-        ?.metadata?.exit;
-      if (env.tool === "bash" && typeof exit === "number" && exit !== 0) {
-        return [toolCallFailed(ctx, {
-          ...common,
-          result,
-          error: {
-            type: "exit_code",
-            exit_code: exit,
-            outcome: "failed",
-            message: String((result as { output?: unknown }).output ?? ""),
-          },
-        }, opts)];
-      }
-      let structured: unknown;
-      const r = result as { structuredContent?: unknown; content?: unknown };
-      if (r && typeof r === "object" && "structuredContent" in r) {
-        structured = r.structuredContent;
-      } else if (r && Array.isArray(r.content) && r.content.length === 1) {
-        structured = parseJsonText((r.content[0] as { text?: unknown })?.text);
-      }
-      return [toolCallCompleted(ctx, {
-        ...common,
-        result,
-        ...(structured !== undefined ? { structured_result: structured } : {}),
-      }, opts)];
-    }
+    case "tool.execute.before":
+      return [toolStarted(env, ctx, correlator)];
+    case "tool.execute.after":
+      return [toolEnded(env, ctx, correlator)];
     case "session.error":
       // A model or API failure: the episode failed.
       return [
@@ -337,30 +254,8 @@ export function hostCToEvents(
         ...(env.attempt !== undefined ? { attempt: env.attempt } : {}),
         ...(env.message !== undefined ? { message: env.message } : {}),
       }, { actor: "host" })];
-    case "model.responded": {
-      const t = env.tokens ?? {};
-      const num = (v: unknown) => typeof v === "number" ? v : null;
-      return [modelResponded(
-        {
-          ...ctx,
-          source: { ...ctx.source, model: env.model ?? ctx.source.model },
-        },
-        {
-          response: {
-            model: env.model ?? null,
-            provider: env.provider ?? null,
-            finish: env.finish ?? null,
-            usage: {
-              input_tokens: num(t.input),
-              output_tokens: num(t.output),
-              total_tokens: num(t.total),
-              reasoning_tokens: num(t.reasoning),
-            },
-          },
-        },
-        { actor: "host" },
-      )];
-    }
+    case "model.responded":
+      return [modelAnswer(env, ctx)];
     case "session.deleted":
     case "session.finished":
     case "session.ended": {
@@ -375,4 +270,30 @@ export function hostCToEvents(
     default:
       return [];
   }
+}
+
+/** `model.responded`: the model, provider, finish reason and token usage. */
+function modelAnswer(env: HostCEnvelope, ctx: EventContext): UnsealedEvent {
+  const t = env.tokens ?? {};
+  const num = (v: unknown) => typeof v === "number" ? v : null;
+  return modelResponded(
+    {
+      ...ctx,
+      source: { ...ctx.source, model: env.model ?? ctx.source.model },
+    },
+    {
+      response: {
+        model: env.model ?? null,
+        provider: env.provider ?? null,
+        finish: env.finish ?? null,
+        usage: {
+          input_tokens: num(t.input),
+          output_tokens: num(t.output),
+          total_tokens: num(t.total),
+          reasoning_tokens: num(t.reasoning),
+        },
+      },
+    },
+    { actor: "host" },
+  );
 }
