@@ -14,7 +14,7 @@ import {
 } from "../trace/tool_events.ts";
 import type { ToolCallCorrelator } from "./correlator.ts";
 import { mcpLogicalId, parseJsonText } from "./common.ts";
-import type { HostCEnvelope } from "./host_c.ts";
+import type { HostCEnvelope } from "./_host_c_envelope.ts";
 
 const HOST = "host_c";
 
