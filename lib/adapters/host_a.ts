@@ -51,6 +51,8 @@ import {
   requireString,
 } from "./common.ts";
 import { transcriptEvents } from "./_host_a_transcript.ts";
+import type { EventContext } from "../trace/events.ts";
+import type { ToolCallCorrelator } from "./correlator.ts";
 
 const HOST = "host_a";
 
@@ -115,6 +117,7 @@ export function hostAToEvents(
   const episodeId = episodeIdOf(session);
   const ctx = contextFor(options, HOST, episodeId);
   const correlator = options.correlator ?? null;
+  const h: Hook = { p, ctx, correlator, session };
   switch (hook) {
     case "SessionStart":
       return [episodeStarted(ctx, {
@@ -127,106 +130,13 @@ export function hostAToEvents(
         text: optString(p, "prompt") ?? "",
         ...extras(p),
       })];
-    case "PreToolUse": {
-      const name = requireString(p, "tool_name");
-      const input = objectField(p, "tool_input");
-      const callId = optString(p, "tool_use_id");
-      const ev = toolCallStarted(ctx, {
-        tool: toolRef(p, name),
-        arguments: input,
-        ...(callId ? { host_call_id: callId } : {}),
-        ...extras(p),
-      });
-      correlator?.start({
-        host: HOST,
-        session,
-        tool: name,
-        input,
-        callId,
-      }, ev.event_id);
-      return [ev];
-    }
+    case "PreToolUse":
+      return [toolStarted(h)];
     case "PostToolUse":
-    case "PostToolUseFailure": {
-      const name = requireString(p, "tool_name");
-      const input = objectField(p, "tool_input");
-      const callId = optString(p, "tool_use_id");
-      const link = correlator?.finish({
-        host: HOST,
-        session,
-        tool: name,
-        input,
-        callId,
-      });
-      const common = {
-        tool: toolRef(p, name),
-        arguments: input,
-        ...(callId ? { host_call_id: callId } : {}),
-        ...(typeof p.duration_ms === "number"
-          ? { duration_ms: p.duration_ms }
-          : {}),
-        ...(link ? { correlation: link.correlation } : {}),
-        ...extras(p),
-      };
-      const opts = { parentEventId: link?.parentEventId ?? null };
-      if (hook === "PostToolUseFailure") {
-        const error = optString(p, "error") ?? "";
-        const code = exitCode(name, error);
-        return [toolCallFailed(ctx, {
-          ...common,
-          error: {
-            message: error,
-            is_interrupt: p.is_interrupt === true,
-            outcome: "failed",
-            ...(code !== null ? { type: "exit_code", exit_code: code } : {}),
-          },
-        }, opts)];
-      }
-      const result = p.tool_response ?? null;
-      const structured = common.tool.logical_id?.startsWith("mcp:")
-        ? parseJsonText(result)
-        : undefined;
-      return [toolCallCompleted(ctx, {
-        ...common,
-        result,
-        ...(structured !== undefined ? { structured_result: structured } : {}),
-      }, opts)];
-    }
-    case "PostToolBatch": {
-      if (!correlator) return [];
-      const calls = Array.isArray(p.tool_calls) ? p.tool_calls : [];
-      const out: UnsealedEvent[] = [];
-      for (const c of calls) {
-        if (typeof c !== "object" || c === null) continue;
-        const call = c as Record<string, unknown>;
-        const callId = optString(call, "tool_use_id");
-        const name = optString(call, "tool_name");
-        if (!callId || !name) continue;
-        if (!correlator.isPending(HOST, session, callId)) continue;
-        const input = objectField(call, "tool_input");
-        const link = correlator.finish({
-          host: HOST,
-          session,
-          tool: name,
-          input,
-          callId,
-        });
-        out.push(toolCallFailed(ctx, {
-          tool: toolRef(p, name),
-          arguments: input,
-          host_call_id: callId,
-          correlation: link.correlation,
-          error: {
-            type: "not_executed",
-            outcome: "refused",
-            message: typeof call.tool_response === "string"
-              ? call.tool_response
-              : "The call was refused or blocked before it ran",
-          },
-        }, { parentEventId: link.parentEventId }));
-      }
-      return out;
-    }
+    case "PostToolUseFailure":
+      return [toolEnded(h, hook)];
+    case "PostToolBatch":
+      return batchRefusals(h);
     case "PermissionRequest":
       return [annotation(ctx, {
         type: "permission.requested",
@@ -235,20 +145,7 @@ export function hostAToEvents(
       }, { actor: "host" })];
     case "SubagentStart":
     case "SubagentStop":
-      return [
-        ...(hook === "SubagentStop"
-          ? transcriptEvents(p, ctx, undefined, extras(p))
-          : []),
-        annotation(ctx, {
-          type: hook === "SubagentStart"
-            ? "subagent.started"
-            : "subagent.stopped",
-          ...extras(p),
-          ...(typeof p.last_assistant_message === "string"
-            ? { last_message: p.last_assistant_message }
-            : {}),
-        }, { actor: "host" }),
-      ];
+      return subagentEvents(h, hook);
     case "Stop": {
       const text = optString(p, "last_assistant_message");
       return [
@@ -286,4 +183,137 @@ export function hostAToEvents(
     default:
       return [];
   }
+}
+
+/** One hook's payload with what its events need. */
+interface Hook {
+  p: Record<string, unknown>;
+  ctx: EventContext;
+  correlator: ToolCallCorrelator | null;
+  session: string;
+}
+
+/** `PreToolUse`: the call starts (and the correlator learns of it). */
+function toolStarted(h: Hook): UnsealedEvent {
+  const { p, ctx, correlator, session } = h;
+  const name = requireString(p, "tool_name");
+  const input = objectField(p, "tool_input");
+  const callId = optString(p, "tool_use_id");
+  const ev = toolCallStarted(ctx, {
+    tool: toolRef(p, name),
+    arguments: input,
+    ...(callId ? { host_call_id: callId } : {}),
+    ...extras(p),
+  });
+  correlator?.start({
+    host: HOST,
+    session,
+    tool: name,
+    input,
+    callId,
+  }, ev.event_id);
+  return ev;
+}
+
+/** `PostToolUse` / `PostToolUseFailure`: the call's end, linked to its start. */
+function toolEnded(h: Hook, hook: string): UnsealedEvent {
+  const { p, ctx, correlator, session } = h;
+  const name = requireString(p, "tool_name");
+  const input = objectField(p, "tool_input");
+  const callId = optString(p, "tool_use_id");
+  const link = correlator?.finish({
+    host: HOST,
+    session,
+    tool: name,
+    input,
+    callId,
+  });
+  const common = {
+    tool: toolRef(p, name),
+    arguments: input,
+    ...(callId ? { host_call_id: callId } : {}),
+    ...(typeof p.duration_ms === "number"
+      ? { duration_ms: p.duration_ms }
+      : {}),
+    ...(link ? { correlation: link.correlation } : {}),
+    ...extras(p),
+  };
+  const opts = { parentEventId: link?.parentEventId ?? null };
+  if (hook === "PostToolUseFailure") {
+    const error = optString(p, "error") ?? "";
+    const code = exitCode(name, error);
+    return toolCallFailed(ctx, {
+      ...common,
+      error: {
+        message: error,
+        is_interrupt: p.is_interrupt === true,
+        outcome: "failed",
+        ...(code !== null ? { type: "exit_code", exit_code: code } : {}),
+      },
+    }, opts);
+  }
+  const result = p.tool_response ?? null;
+  const structured = common.tool.logical_id?.startsWith("mcp:")
+    ? parseJsonText(result)
+    : undefined;
+  return toolCallCompleted(ctx, {
+    ...common,
+    result,
+    ...(structured !== undefined ? { structured_result: structured } : {}),
+  }, opts);
+}
+
+/** `PostToolBatch`: calls still pending were refused or blocked before they ran. */
+function batchRefusals(h: Hook): UnsealedEvent[] {
+  const { p, ctx, correlator, session } = h;
+  if (!correlator) return [];
+  const calls = Array.isArray(p.tool_calls) ? p.tool_calls : [];
+  const out: UnsealedEvent[] = [];
+  for (const c of calls) {
+    if (typeof c !== "object" || c === null) continue;
+    const call = c as Record<string, unknown>;
+    const callId = optString(call, "tool_use_id");
+    const name = optString(call, "tool_name");
+    if (!callId || !name) continue;
+    if (!correlator.isPending(HOST, session, callId)) continue;
+    const input = objectField(call, "tool_input");
+    const link = correlator.finish({
+      host: HOST,
+      session,
+      tool: name,
+      input,
+      callId,
+    });
+    out.push(toolCallFailed(ctx, {
+      tool: toolRef(p, name),
+      arguments: input,
+      host_call_id: callId,
+      correlation: link.correlation,
+      error: {
+        type: "not_executed",
+        outcome: "refused",
+        message: typeof call.tool_response === "string"
+          ? call.tool_response
+          : "The call was refused or blocked before it ran",
+      },
+    }, { parentEventId: link.parentEventId }));
+  }
+  return out;
+}
+
+/** `SubagentStart` / `SubagentStop` (which first reads the subagent's transcript). */
+function subagentEvents(h: Hook, hook: string): UnsealedEvent[] {
+  const { p, ctx } = h;
+  return [
+    ...(hook === "SubagentStop"
+      ? transcriptEvents(p, ctx, undefined, extras(p))
+      : []),
+    annotation(ctx, {
+      type: hook === "SubagentStart" ? "subagent.started" : "subagent.stopped",
+      ...extras(p),
+      ...(typeof p.last_assistant_message === "string"
+        ? { last_message: p.last_assistant_message }
+        : {}),
+    }, { actor: "host" }),
+  ];
 }

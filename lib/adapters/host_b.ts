@@ -25,6 +25,9 @@
  *
  * @module
  */
+import type { EventContext } from "../trace/events.ts";
+import type { ToolCallCorrelator } from "./correlator.ts";
+import type { SessionMemory } from "./session_memory.ts";
 import type { UnsealedEvent } from "../trace/event.ts";
 import {
   annotation,
@@ -100,6 +103,7 @@ export function hostBToEvents(
   const ctx = contextFor(options, HOST, episodeId, optString(p, "timestamp"));
   const correlator = options.correlator ?? null;
   const memory = options.sessions ?? null;
+  const h: Hook = { p, ctx, correlator, memory, session };
   switch (hook) {
     case "SessionStart":
       memory?.started(HOST, session);
@@ -129,60 +133,10 @@ export function hostBToEvents(
         type: "compaction.checked",
         trigger: optString(p, "trigger") ?? null,
       }, { actor: "host" })];
-    case "AfterModel": {
-      if (!memory) return [];
-      const res = objectField(p, "llm_response");
-      const chunk = typeof res.text === "string" ? res.text : "";
-      if (chunk) memory.appendText(HOST, session, chunk);
-      const candidates = Array.isArray(res.candidates) ? res.candidates : [];
-      const done = candidates.some((c) =>
-        typeof c === "object" && c !== null &&
-        typeof (c as { finishReason?: unknown }).finishReason === "string"
-      );
-      if (!done) return [];
-      const text = memory.takeText(HOST, session);
-      const usage = objectField(res, "usageMetadata");
-      const model = memory.model(HOST, session);
-      const mctx = {
-        ...ctx,
-        source: { ...ctx.source, model: model ?? ctx.source.model },
-      };
-      return [
-        modelResponded(mctx, {
-          response: {
-            model,
-            text_chars: text.length,
-            ...(typeof usage.promptTokenCount === "number"
-              ? {
-                usage: {
-                  input_tokens: usage.promptTokenCount,
-                  output_tokens: usage.candidatesTokenCount ?? null,
-                  total_tokens: usage.totalTokenCount ?? null,
-                },
-              }
-              : {}),
-          },
-        }, { actor: "host" }),
-        ...(text ? [message(ctx, { role: "assistant", text })] : []),
-      ];
-    }
-    case "BeforeToolSelection": {
-      const req = objectField(p, "llm_request");
-      const model = optString(req, "model") ?? null;
-      memory?.setModel(HOST, session, model);
-      const messages = Array.isArray(req.messages) ? req.messages.length : 0;
-      return [modelRequested(
-        { ...ctx, source: { ...ctx.source, model: model ?? ctx.source.model } },
-        {
-          request: options.fullModelRequests ? req : {
-            model,
-            message_count: messages,
-            digest: sha256Digest(canonicalJson(req)),
-          },
-        },
-        { actor: "host" },
-      )];
-    }
+    case "AfterModel":
+      return memory ? modelAnswered(h, memory) : [];
+    case "BeforeToolSelection":
+      return [modelRequest(h, options.fullModelRequests === true)];
     case "BeforeTool": {
       const name = requireString(p, "tool_name");
       const input = objectField(p, "tool_input");
@@ -196,56 +150,8 @@ export function hostBToEvents(
       );
       return [ev];
     }
-    case "AfterTool": {
-      const name = requireString(p, "tool_name");
-      const input = objectField(p, "tool_input");
-      const link = correlator?.finish({
-        host: HOST,
-        session,
-        tool: name,
-        input,
-      });
-      const response = objectField(p, "tool_response");
-      const common = {
-        tool: toolRef(p, name),
-        arguments: input,
-        ...(link ? { correlation: link.correlation } : {}),
-      };
-      const opts = { parentEventId: link?.parentEventId ?? null };
-      if (response.error !== undefined && response.error !== null) {
-        const e = response.error;
-        return [toolCallFailed(ctx, {
-          ...common,
-          error: typeof e === "object" && !Array.isArray(e)
-            ? { ...e, outcome: "failed" }
-            : { message: String(e), outcome: "failed" },
-        }, opts)];
-      }
-      const code = name === "run_shell_command"
-        ? shellExit(response.llmContent)
-        : null;
-      if (code !== null && code !== 0) {
-        return [toolCallFailed(ctx, {
-          ...common,
-          result: p.tool_response ?? null,
-          error: {
-            type: "exit_code",
-            exit_code: code,
-            outcome: "failed",
-            message: String(response.returnDisplay ?? response.llmContent),
-          },
-        }, opts)];
-      }
-      const text = mcpText(response.llmContent);
-      const structured = common.tool.logical_id
-        ? parseJsonText(text)
-        : undefined;
-      return [toolCallCompleted(ctx, {
-        ...common,
-        result: p.tool_response ?? null,
-        ...(structured !== undefined ? { structured_result: structured } : {}),
-      }, opts)];
-    }
+    case "AfterTool":
+      return [toolEnded(h)];
     case "SessionEnd": {
       if (memory && !memory.end(HOST, session)) return []; // a duplicate end
       const open = correlator?.endSession(HOST, session) ?? [];
@@ -257,4 +163,126 @@ export function hostBToEvents(
     default:
       return [];
   }
+}
+
+/** One hook's payload with what its events need. */
+interface Hook {
+  p: Record<string, unknown>;
+  ctx: EventContext;
+  correlator: ToolCallCorrelator | null;
+  memory: SessionMemory | null;
+  session: string;
+}
+
+/**
+ * `AfterModel`: a streamed piece of the answer; the last one (with a finish
+ * reason) gives the model's answer and usage, and the text gathered so far.
+ */
+function modelAnswered(h: Hook, memory: SessionMemory): UnsealedEvent[] {
+  const { p, ctx, session } = h;
+  const res = objectField(p, "llm_response");
+  const chunk = typeof res.text === "string" ? res.text : "";
+  if (chunk) memory.appendText(HOST, session, chunk);
+  const candidates = Array.isArray(res.candidates) ? res.candidates : [];
+  const done = candidates.some((c) =>
+    typeof c === "object" && c !== null &&
+    typeof (c as { finishReason?: unknown }).finishReason === "string"
+  );
+  if (!done) return [];
+  const text = memory.takeText(HOST, session);
+  const usage = objectField(res, "usageMetadata");
+  const model = memory.model(HOST, session);
+  const mctx = {
+    ...ctx,
+    source: { ...ctx.source, model: model ?? ctx.source.model },
+  };
+  return [
+    modelResponded(mctx, {
+      response: {
+        model,
+        text_chars: text.length,
+        ...(typeof usage.promptTokenCount === "number"
+          ? {
+            usage: {
+              input_tokens: usage.promptTokenCount,
+              output_tokens: usage.candidatesTokenCount ?? null,
+              total_tokens: usage.totalTokenCount ?? null,
+            },
+          }
+          : {}),
+      },
+    }, { actor: "host" }),
+    ...(text ? [message(ctx, { role: "assistant", text })] : []),
+  ];
+}
+
+/** `BeforeToolSelection`: the model request (whole, or its digest). */
+function modelRequest(h: Hook, full: boolean): UnsealedEvent {
+  const { p, ctx, memory, session } = h;
+  const req = objectField(p, "llm_request");
+  const model = optString(req, "model") ?? null;
+  memory?.setModel(HOST, session, model);
+  const messages = Array.isArray(req.messages) ? req.messages.length : 0;
+  return modelRequested(
+    { ...ctx, source: { ...ctx.source, model: model ?? ctx.source.model } },
+    {
+      request: full ? req : {
+        model,
+        message_count: messages,
+        digest: sha256Digest(canonicalJson(req)),
+      },
+    },
+    { actor: "host" },
+  );
+}
+
+/** `AfterTool`: the call's end (a shell command's non-zero exit fails it). */
+function toolEnded(h: Hook): UnsealedEvent {
+  const { p, ctx, correlator, session } = h;
+  const name = requireString(p, "tool_name");
+  const input = objectField(p, "tool_input");
+  const link = correlator?.finish({
+    host: HOST,
+    session,
+    tool: name,
+    input,
+  });
+  const response = objectField(p, "tool_response");
+  const common = {
+    tool: toolRef(p, name),
+    arguments: input,
+    ...(link ? { correlation: link.correlation } : {}),
+  };
+  const opts = { parentEventId: link?.parentEventId ?? null };
+  if (response.error !== undefined && response.error !== null) {
+    const e = response.error;
+    return toolCallFailed(ctx, {
+      ...common,
+      error: typeof e === "object" && !Array.isArray(e)
+        ? { ...e, outcome: "failed" }
+        : { message: String(e), outcome: "failed" },
+    }, opts);
+  }
+  const code = name === "run_shell_command"
+    ? shellExit(response.llmContent)
+    : null;
+  if (code !== null && code !== 0) {
+    return toolCallFailed(ctx, {
+      ...common,
+      result: p.tool_response ?? null,
+      error: {
+        type: "exit_code",
+        exit_code: code,
+        outcome: "failed",
+        message: String(response.returnDisplay ?? response.llmContent),
+      },
+    }, opts);
+  }
+  const text = mcpText(response.llmContent);
+  const structured = common.tool.logical_id ? parseJsonText(text) : undefined;
+  return toolCallCompleted(ctx, {
+    ...common,
+    result: p.tool_response ?? null,
+    ...(structured !== undefined ? { structured_result: structured } : {}),
+  }, opts);
 }

@@ -25,6 +25,7 @@
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
+import type { EventContext } from "../trace/events.ts";
 import {
   annotation,
   episodeFinished,
@@ -32,19 +33,15 @@ import {
   message,
 } from "../trace/episode_events.ts";
 import { modelResponded } from "../trace/model_events.ts";
-import {
-  toolCallCompleted,
-  toolCallFailed,
-  toolCallStarted,
-  type ToolRef,
-} from "../trace/tool_events.ts";
+import { toolEnded, toolStarted } from "./_host_c_tools.ts";
+import type { HostCEnvelope } from "./_host_c_envelope.ts";
+
+export type { HostCEnvelope };
 import {
   type AdapterOptions,
   contextFor,
   episodeIdOf,
   HookPayloadError,
-  mcpLogicalId,
-  parseJsonText,
 } from "./common.ts";
 
 const HOST = "host_c";
@@ -67,54 +64,6 @@ export class EnvelopeError extends HookPayloadError {
     this.name = "EnvelopeError";
     this.field = field;
   }
-}
-
-/** The host_c envelope, as the plugin posts it. */
-export interface HostCEnvelope {
-  /** Always `harness.host_c-hook.v1`. */
-  schema_version: string;
-  /** Hook or bus event name. */
-  hook: string;
-  /** OpenCode session id (the episode id). */
-  session_id: string;
-  /** When the plugin saw it (ISO 8601 UTC with ms). */
-  ts?: string;
-  /** Tool hooks: the model's call id. */
-  call_id?: string;
-  /** Tool hooks: tool name. */
-  tool?: string;
-  /** Tool hooks: arguments. */
-  args?: Record<string, unknown>;
-  /** tool.execute.after: what the tool returned. */
-  result?: unknown;
-  /** tool.execute.after of a failed call, session.error: the error. */
-  error?: unknown;
-  /** MCP server of the tool, when the plugin knows it. */
-  mcp_server?: string;
-  /** The server's own tool name, with `mcp_server`. */
-  mcp_tool?: string;
-  /** session.created: parent session of a subagent. */
-  parent_session_id?: string | null;
-  /** chat.message: the user's text. */
-  text?: string;
-  /** Model id, when known. */
-  model?: string;
-  /** Why a session ended. */
-  reason?: string;
-  /** model.responded: token counts as the host gives them. */
-  tokens?: Record<string, unknown>;
-  /** model.responded: provider id. */
-  provider?: string;
-  /** model.responded: why the model stopped. */
-  finish?: string;
-  /** session.retry: attempt number. */
-  attempt?: number;
-  /** session.retry: what the host said. */
-  message?: string;
-  /** session.created: the session's working directory. */
-  cwd?: string;
-  /** tool.execute.after with `error`: the host refused the call. */
-  refused?: boolean;
 }
 
 function str(o: Record<string, unknown>, f: string, required: boolean) {
@@ -195,15 +144,6 @@ export function parseHostCEnvelope(payload: unknown): HostCEnvelope {
   return env;
 }
 
-function toolRef(env: HostCEnvelope): ToolRef {
-  return {
-    host_name: env.tool!,
-    logical_id: env.mcp_server && env.mcp_tool
-      ? mcpLogicalId(env.mcp_server, env.mcp_tool)
-      : null,
-  };
-}
-
 /**
  * Map one host_c envelope to canonical events.
  *
@@ -245,78 +185,10 @@ export function hostCToEvents(
       return [message(ctx, { role: "user", text: env.text ?? "" })];
     case "message.text":
       return [message(ctx, { role: "assistant", text: env.text ?? "" })];
-    case "tool.execute.before": {
-      const args = env.args ?? {};
-      const ev = toolCallStarted(ctx, {
-        tool: toolRef(env),
-        arguments: args,
-        host_call_id: env.call_id!,
-      });
-      correlator?.start({
-        host: HOST,
-        session,
-        tool: env.tool!,
-        input: args,
-        callId: env.call_id,
-      }, ev.event_id);
-      return [ev];
-    }
-    case "tool.execute.after": {
-      const args = env.args ?? {};
-      const link = correlator?.finish({
-        host: HOST,
-        session,
-        tool: env.tool!,
-        input: args,
-        callId: env.call_id,
-      });
-      const common = {
-        tool: toolRef(env),
-        arguments: args,
-        host_call_id: env.call_id!,
-        ...(link ? { correlation: link.correlation } : {}),
-      };
-      const opts = { parentEventId: link?.parentEventId ?? null };
-      if (env.error !== undefined && env.error !== null) {
-        const e = env.error;
-        return [toolCallFailed(ctx, {
-          ...common,
-          error: {
-            ...(typeof e === "object" && !Array.isArray(e)
-              ? e
-              : { message: String(e) }),
-            outcome: env.refused ? "refused" : "failed",
-          },
-        }, opts)];
-      }
-      const result = env.result ?? null;
-      const exit = (result as { metadata?: { exit?: unknown } } | null)
-        ?.metadata?.exit;
-      if (env.tool === "bash" && typeof exit === "number" && exit !== 0) {
-        return [toolCallFailed(ctx, {
-          ...common,
-          result,
-          error: {
-            type: "exit_code",
-            exit_code: exit,
-            outcome: "failed",
-            message: String((result as { output?: unknown }).output ?? ""),
-          },
-        }, opts)];
-      }
-      let structured: unknown;
-      const r = result as { structuredContent?: unknown; content?: unknown };
-      if (r && typeof r === "object" && "structuredContent" in r) {
-        structured = r.structuredContent;
-      } else if (r && Array.isArray(r.content) && r.content.length === 1) {
-        structured = parseJsonText((r.content[0] as { text?: unknown })?.text);
-      }
-      return [toolCallCompleted(ctx, {
-        ...common,
-        result,
-        ...(structured !== undefined ? { structured_result: structured } : {}),
-      }, opts)];
-    }
+    case "tool.execute.before":
+      return [toolStarted(env, ctx, correlator)];
+    case "tool.execute.after":
+      return [toolEnded(env, ctx, correlator)];
     case "session.error":
       // A model or API failure: the episode failed.
       return [
@@ -337,30 +209,8 @@ export function hostCToEvents(
         ...(env.attempt !== undefined ? { attempt: env.attempt } : {}),
         ...(env.message !== undefined ? { message: env.message } : {}),
       }, { actor: "host" })];
-    case "model.responded": {
-      const t = env.tokens ?? {};
-      const num = (v: unknown) => typeof v === "number" ? v : null;
-      return [modelResponded(
-        {
-          ...ctx,
-          source: { ...ctx.source, model: env.model ?? ctx.source.model },
-        },
-        {
-          response: {
-            model: env.model ?? null,
-            provider: env.provider ?? null,
-            finish: env.finish ?? null,
-            usage: {
-              input_tokens: num(t.input),
-              output_tokens: num(t.output),
-              total_tokens: num(t.total),
-              reasoning_tokens: num(t.reasoning),
-            },
-          },
-        },
-        { actor: "host" },
-      )];
-    }
+    case "model.responded":
+      return [modelAnswer(env, ctx)];
     case "session.deleted":
     case "session.finished":
     case "session.ended": {
@@ -375,4 +225,30 @@ export function hostCToEvents(
     default:
       return [];
   }
+}
+
+/** `model.responded`: the model, provider, finish reason and token usage. */
+function modelAnswer(env: HostCEnvelope, ctx: EventContext): UnsealedEvent {
+  const t = env.tokens ?? {};
+  const num = (v: unknown) => typeof v === "number" ? v : null;
+  return modelResponded(
+    {
+      ...ctx,
+      source: { ...ctx.source, model: env.model ?? ctx.source.model },
+    },
+    {
+      response: {
+        model: env.model ?? null,
+        provider: env.provider ?? null,
+        finish: env.finish ?? null,
+        usage: {
+          input_tokens: num(t.input),
+          output_tokens: num(t.output),
+          total_tokens: num(t.total),
+          reasoning_tokens: num(t.reasoning),
+        },
+      },
+    },
+    { actor: "host" },
+  );
 }

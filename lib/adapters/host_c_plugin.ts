@@ -41,6 +41,7 @@ export interface HostCPluginOptions {
   capture?: string | null;
 }
 
+// Over 80 lines: one template literal, the plugin's own source.
 /**
  * The plugin's JavaScript source.
  *

@@ -58,99 +58,146 @@ export async function captureControl(a: CaptureArgs, io: Io): Promise<number> {
       store,
       http ? { sinkFor: () => http! } : {},
     );
-    // Nothing is reported as recorded unless the server acknowledged it.
-    const confirm = async (what: string) => {
-      await http?.flush();
-      if (http?.dropped) {
-        throw new Error(
-          `The ingest server at ${url} did not record ${what} (${
-            http.lastError ?? "no answer"
-          })${
-            /401/.test(http.lastError ?? "")
-              ? ": set HARNESS_INGEST_TOKEN to the server's token"
-              : ""
-          }`,
-        );
-      }
-    };
-    const out = (data: unknown, text: () => string) =>
-      io.out(a.json ? JSON.stringify(data, null, 2) : text());
-    const need = (n: number, what: string) => {
-      if (a.rest.length < n) {
-        throw new UsageError(`capture ${a.command} needs ${what}`);
-      }
-    };
-    switch (a.command) {
-      case "start": {
-        const r = coord.startCapture({ id: a.id, label: a.label });
-        await confirm("the capture start");
-        out(r, () =>
-          [
-            `Started capture ${r.capture_id}${
-              a.label ? ` (${a.label})` : ""
-            }; hook events without a capture id now go to it.`,
-            `export HARNESS_CAPTURE_ID=${r.capture_id}`,
-          ].join("\n"));
-        return 0;
-      }
-      case "finish": {
-        need(1, "a capture id");
-        const r = coord.finishCapture(a.rest[0]);
-        await confirm("the capture finish");
-        out(r, () => `Finished capture ${r.capture_id}`);
-        return 0;
-      }
-      case "outcome": {
-        need(2, "a capture id and an episode id");
-        if (a.success === a.failure) {
-          throw new UsageError(
-            "capture outcome needs exactly one of --success and --failure",
-          );
-        }
-        const ev = coord.markOutcome(a.rest[0], a.rest[1], {
-          success: a.success === true,
-          ...(a.note !== undefined ? { note: a.note } : {}),
-        });
-        await confirm("the outcome");
-        out(
-          ev.payload,
-          () =>
-            `Recorded ${a.success ? "success" : "failure"} for episode ${
-              a.rest[1]
-            } of capture ${a.rest[0]}`,
-        );
-        return 0;
-      }
-      case "summary": {
-        need(1, "a capture id");
-        const s = await coord.summarize(a.rest[0]);
-        out(s, () => {
-          const outcomes = Object.entries(s.outcomes).map(([ep, o]) =>
-            `  ${ep}: ${o.success ? "success" : "failure"}${
-              o.outcome ? ` ${JSON.stringify(o.outcome)}` : ""
-            }`
-          );
-          return [
-            formatInspection(a.rest[0], s),
-            "",
-            outcomes.length
-              ? "outcomes:\n" + outcomes.join("\n")
-              : "outcomes: none recorded",
-          ].join("\n");
-        });
-        return s.chain.ok ? 0 : 1;
-      }
-      case "lineage": {
-        need(1, "a capture id");
-        const r = await coord.lineageReport(a.rest[0]);
-        out(r, () => formatLineage(r));
-        return r.chain.ok ? 0 : 1;
-      }
-      default:
-        throw new UsageError(`unknown command "capture ${a.command}"`);
-    }
+    return await runCaptureCommand(
+      a,
+      io,
+      coord,
+      (what) => confirmRecorded(http, url, what),
+    );
   } finally {
     await http?.flush();
     store.close();
   }
+}
+
+/**
+ * Nothing is reported as recorded unless the server acknowledged it.
+ *
+ * @param http The server's sink, or null when the CLI owns the store.
+ * @param url The server's URL (for the message).
+ * @param what What was written.
+ * @throws {Error} The server dropped the write.
+ */
+async function confirmRecorded(
+  http: HttpTraceSink | null,
+  url: string | undefined,
+  what: string,
+): Promise<void> {
+  await http?.flush();
+  if (http?.dropped) {
+    throw new Error(
+      `The ingest server at ${url} did not record ${what} (${
+        http.lastError ?? "no answer"
+      })${
+        /401/.test(http.lastError ?? "")
+          ? ": set HARNESS_INGEST_TOKEN to the server's token"
+          : ""
+      }`,
+    );
+  }
+}
+
+/**
+ * The sub-command switch, over an open coordinator.
+ *
+ * @param a Arguments.
+ * @param io Output.
+ * @param coord The coordinator.
+ * @param confirm Waits for the server to acknowledge a write.
+ * @returns Exit code.
+ */
+async function runCaptureCommand(
+  a: CaptureArgs,
+  io: Io,
+  coord: CaptureCoordinator,
+  confirm: (what: string) => Promise<void>,
+): Promise<number> {
+  const out = (data: unknown, text: () => string) =>
+    io.out(a.json ? JSON.stringify(data, null, 2) : text());
+  const need = (n: number, what: string) => {
+    if (a.rest.length < n) {
+      throw new UsageError(`capture ${a.command} needs ${what}`);
+    }
+  };
+  switch (a.command) {
+    case "start": {
+      const r = coord.startCapture({ id: a.id, label: a.label });
+      await confirm("the capture start");
+      out(r, () =>
+        [
+          `Started capture ${r.capture_id}${
+            a.label ? ` (${a.label})` : ""
+          }; hook events without a capture id now go to it.`,
+          `export HARNESS_CAPTURE_ID=${r.capture_id}`,
+        ].join("\n"));
+      return 0;
+    }
+    case "finish": {
+      need(1, "a capture id");
+      const r = coord.finishCapture(a.rest[0]);
+      await confirm("the capture finish");
+      out(r, () => `Finished capture ${r.capture_id}`);
+      return 0;
+    }
+    case "outcome": {
+      need(2, "a capture id and an episode id");
+      if (a.success === a.failure) {
+        throw new UsageError(
+          "capture outcome needs exactly one of --success and --failure",
+        );
+      }
+      const ev = coord.markOutcome(a.rest[0], a.rest[1], {
+        success: a.success === true,
+        ...(a.note !== undefined ? { note: a.note } : {}),
+      });
+      await confirm("the outcome");
+      out(
+        ev.payload,
+        () =>
+          `Recorded ${a.success ? "success" : "failure"} for episode ${
+            a.rest[1]
+          } of capture ${a.rest[0]}`,
+      );
+      return 0;
+    }
+    case "summary": {
+      need(1, "a capture id");
+      const s = await coord.summarize(a.rest[0]);
+      out(s, () => summaryText(a.rest[0], s));
+      return s.chain.ok ? 0 : 1;
+    }
+    case "lineage": {
+      need(1, "a capture id");
+      const r = await coord.lineageReport(a.rest[0]);
+      out(r, () => formatLineage(r));
+      return r.chain.ok ? 0 : 1;
+    }
+    default:
+      throw new UsageError(`unknown command "capture ${a.command}"`);
+  }
+}
+
+/**
+ * The human form of `capture summary`: the inspection, then the outcomes.
+ *
+ * @param id Capture id.
+ * @param s The summary.
+ * @returns Text.
+ */
+function summaryText(
+  id: string,
+  s: Awaited<ReturnType<CaptureCoordinator["summarize"]>>,
+): string {
+  const outcomes = Object.entries(s.outcomes).map(([ep, o]) =>
+    `  ${ep}: ${o.success ? "success" : "failure"}${
+      o.outcome ? ` ${JSON.stringify(o.outcome)}` : ""
+    }`
+  );
+  return [
+    formatInspection(id, s),
+    "",
+    outcomes.length
+      ? "outcomes:\n" + outcomes.join("\n")
+      : "outcomes: none recorded",
+  ].join("\n");
 }

@@ -178,69 +178,113 @@ export async function checkHooks(
       ["host_b", join(base, ".gemini", "settings.json")],
     ] as const
   ) {
-    const text = read(file);
-    if (text === null) {
-      out.push({ host, file, state: "absent", detail: "no settings file" });
-      continue;
-    }
-    let settings: Settings;
-    try {
-      settings = JSON.parse(text.replace(/^\s*\/\/.*$/gm, ""));
-    } catch {
-      out.push({
-        host,
-        file,
-        state: "broken",
-        detail: "settings are not JSON",
-      });
-      continue;
-    }
-    const entries = Object.values(
-      (settings.hooks ?? {}) as Record<string, { hooks?: unknown[] }[]>,
-    ).flat().flatMap((g) => g.hooks ?? [])
-      .filter((e) => isHarnessEntry(e, host)) as {
-        type: string;
-        command?: string;
-        url?: string;
-      }[];
-    if (!entries.length) {
-      out.push({ host, file, state: "absent", detail: "no harness hooks" });
-      continue;
-    }
-    const problems = new Set<string>();
-    for (const e of entries) {
-      if (e.type === "command" && e.command) {
-        const { launcher, module } = commandParts(e.command);
-        const l = launcherProblem(launcher);
-        if (l) problems.add(l);
-        if (module && !exists(module)) {
-          problems.add(
-            `the checkout it runs (${module}) is gone — reinstall from the checkout`,
-          );
-        }
-        const url = /--url '([^']+)'/.exec(e.command)?.[1] ??
-          "http://127.0.0.1:8848";
-        const capture = /--capture '([^']+)'/.exec(e.command)?.[1];
-        const s = await serverProblem(url) ??
-          await probeHook({ host, url, capture, token: options.token });
-        if (s) problems.add(s);
-      }
-      if (e.type === "http" && e.url) {
-        // A native http hook sends no token.
-        const s = await serverProblem(e.url) ??
-          await probeHook({ host, url: e.url });
-        if (s) problems.add(s);
-      }
-    }
-    out.push({
-      host,
-      file,
-      state: problems.size ? "broken" : "ok",
-      detail: problems.size
-        ? [...problems].join("; ")
-        : `${entries.length} hooks can record`,
-    });
+    out.push(await checkSettingsHooks(host, file, options.token));
   }
+  out.push(await checkPlugin(base, options));
+  return out;
+}
+
+/** A hook entry of a settings file, as far as the doctor reads it. */
+interface HookEntryShape {
+  type: string;
+  command?: string;
+  url?: string;
+}
+
+/**
+ * Check the harness hooks of one host's settings file.
+ *
+ * @param host `host_a` or `host_b`.
+ * @param file The settings file.
+ * @param token The token the forwarder would send.
+ * @returns The host's finding.
+ */
+async function checkSettingsHooks(
+  host: string,
+  file: string,
+  token: string | undefined,
+): Promise<Finding> {
+  const text = read(file);
+  if (text === null) {
+    return { host, file, state: "absent", detail: "no settings file" };
+  }
+  let settings: Settings;
+  try {
+    settings = JSON.parse(text.replace(/^\s*\/\/.*$/gm, ""));
+  } catch {
+    return { host, file, state: "broken", detail: "settings are not JSON" };
+  }
+  const entries = Object.values(
+    (settings.hooks ?? {}) as Record<string, { hooks?: unknown[] }[]>,
+  ).flat().flatMap((g) => g.hooks ?? [])
+    .filter((e) => isHarnessEntry(e, host)) as HookEntryShape[];
+  if (!entries.length) {
+    return { host, file, state: "absent", detail: "no harness hooks" };
+  }
+  const problems = new Set<string>();
+  for (const e of entries) {
+    for (const p of await entryProblems(e, host, token)) problems.add(p);
+  }
+  return {
+    host,
+    file,
+    state: problems.size ? "broken" : "ok",
+    detail: problems.size
+      ? [...problems].join("; ")
+      : `${entries.length} hooks can record`,
+  };
+}
+
+/**
+ * What stops one hook entry from recording.
+ *
+ * @param e The entry.
+ * @param host Its host.
+ * @param token The token the forwarder would send.
+ * @returns Problems, in the order found.
+ */
+async function entryProblems(
+  e: HookEntryShape,
+  host: string,
+  token: string | undefined,
+): Promise<string[]> {
+  const problems: string[] = [];
+  if (e.type === "command" && e.command) {
+    const { launcher, module } = commandParts(e.command);
+    const l = launcherProblem(launcher);
+    if (l) problems.push(l);
+    if (module && !exists(module)) {
+      problems.push(
+        `the checkout it runs (${module}) is gone — reinstall from the checkout`,
+      );
+    }
+    const url = /--url '([^']+)'/.exec(e.command)?.[1] ??
+      "http://127.0.0.1:8848";
+    const capture = /--capture '([^']+)'/.exec(e.command)?.[1];
+    const s = await serverProblem(url) ??
+      await probeHook({ host, url, capture, token });
+    if (s) problems.push(s);
+  }
+  if (e.type === "http" && e.url) {
+    // A native http hook sends no token.
+    const s = await serverProblem(e.url) ??
+      await probeHook({ host, url: e.url });
+    if (s) problems.push(s);
+  }
+  return problems;
+}
+
+/**
+ * Check OpenCode's plugin.
+ *
+ * @param base The project folder (or home for `--user`).
+ * @param options Whether it is the user level, and its config folder.
+ * @returns The `host_c` finding.
+ */
+async function checkPlugin(
+  base: string,
+  options: { user?: boolean; xdgConfigHome?: string },
+): Promise<Finding> {
   const plugin = options.user
     ? join(
       options.xdgConfigHome ?? join(base, ".config"),
@@ -251,24 +295,22 @@ export async function checkHooks(
     : join(base, ".opencode", "plugin", "harness.js");
   const source = read(plugin);
   if (source === null) {
-    out.push({
+    return {
       host: "host_c",
       file: plugin,
       state: "absent",
       detail: "no plugin",
-    });
-  } else {
-    const url = /const DEFAULT_URL = "([^"]+)"/.exec(source)?.[1] ??
-      "http://127.0.0.1:8848";
-    const s = await serverProblem(url);
-    out.push({
-      host: "host_c",
-      file: plugin,
-      state: s ? "broken" : "ok",
-      detail: s ?? "the plugin can record",
-    });
+    };
   }
-  return out;
+  const url = /const DEFAULT_URL = "([^"]+)"/.exec(source)?.[1] ??
+    "http://127.0.0.1:8848";
+  const s = await serverProblem(url);
+  return {
+    host: "host_c",
+    file: plugin,
+    state: s ? "broken" : "ok",
+    detail: s ?? "the plugin can record",
+  };
 }
 
 /**

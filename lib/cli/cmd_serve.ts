@@ -13,6 +13,7 @@ import {
 import { type Io, UsageError } from "./io.ts";
 import { OtlpStreamer } from "../otel/stream.ts";
 import type { OtlpProtocol } from "../otel/send.ts";
+import type { Replicator } from "../team/replicator.ts";
 import {
   logPath,
   probeHealth,
@@ -124,26 +125,8 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
       ? parseRedactionRules(Deno.readTextFileSync(o.redactRules))
       : [];
     const adminKey = crypto.randomUUID();
-    const replicator = o.replicate
-      ? new (await import("../team/replicator.ts")).Replicator(
-        store,
-        o.replicate,
-        {
-          stallAfterMs: o.replicateStallMs,
-          statementTimeoutMs: o.replicateStatementTimeoutMs,
-        },
-      )
-      : null;
-    if (o.exportOtlp) checkExportUrl(o.exportOtlp);
-    const streamer = o.exportOtlp
-      ? new OtlpStreamer(store, o.exportOtlp, {
-        protocol: o.exportOtlpProtocol,
-        headers: o.exportOtlpHeaders,
-        batchSpans: o.exportOtlpQueue,
-        intervalMs: o.exportOtlpIntervalMs,
-        stallAfterMs: o.exportOtlpStallMs,
-      })
-      : null;
+    const replicator = await openReplicator(store, o);
+    const streamer = openStreamer(store, o);
     const unobserve = streamer
       ? store.observe(() => streamer.notify())
       : () => {};
@@ -161,16 +144,7 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
       adminKey,
       onShutdown: () => stop(),
       ...(replicator || streamer
-        ? {
-          healthExtra: () => ({
-            // Stalled replication is a failing server: events pile up unshipped.
-            ...(replicator?.status.stalled || streamer?.status.stalled
-              ? { ok: false }
-              : {}),
-            ...(replicator ? { replication: replicator.status } : {}),
-            ...(streamer ? { otlp_export: streamer.status } : {}),
-          }),
-        }
+        ? { healthExtra: () => healthExtra(replicator, streamer) }
         : {}),
     });
     const url = await server.start();
@@ -194,14 +168,7 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
     await replicator?.stop();
     unobserve();
     await streamer?.close();
-    if (streamer) {
-      const st = streamer.status;
-      io.out(
-        `OTLP export to ${st.endpoint}: ${st.sent_spans} spans sent, ${st.lag_events} events not yet sent (the next start sends them)${
-          st.last_error ? `; last error: ${st.last_error}` : ""
-        }`,
-      );
-    }
+    if (streamer) io.out(exportSummary(streamer));
     removePidFile(o.root, Deno.pid);
     io.out(
       `harness ingest server stopped (${
@@ -212,6 +179,81 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
   } finally {
     store.close();
   }
+}
+
+/**
+ * The replicator `--replicate` asks for (loaded only then).
+ *
+ * @param store The store.
+ * @param o Options.
+ * @returns The replicator, or null.
+ */
+async function openReplicator(
+  store: HarnessStore,
+  o: ServeOptions,
+): Promise<Replicator | null> {
+  if (!o.replicate) return null;
+  const { Replicator } = await import("../team/replicator.ts");
+  return new Replicator(store, o.replicate, {
+    stallAfterMs: o.replicateStallMs,
+    statementTimeoutMs: o.replicateStatementTimeoutMs,
+  });
+}
+
+/**
+ * The OTLP streamer `--export-otlp` asks for.
+ *
+ * @param store The store.
+ * @param o Options.
+ * @returns The streamer, or null.
+ */
+function openStreamer(
+  store: HarnessStore,
+  o: ServeOptions,
+): OtlpStreamer | null {
+  if (!o.exportOtlp) return null;
+  checkExportUrl(o.exportOtlp);
+  return new OtlpStreamer(store, o.exportOtlp, {
+    protocol: o.exportOtlpProtocol,
+    headers: o.exportOtlpHeaders,
+    batchSpans: o.exportOtlpQueue,
+    intervalMs: o.exportOtlpIntervalMs,
+    stallAfterMs: o.exportOtlpStallMs,
+  });
+}
+
+/**
+ * The health fields of the replicator and the streamer.
+ *
+ * @param replicator The replicator, or null.
+ * @param streamer The streamer, or null.
+ * @returns Fields to merge into `GET /health`.
+ */
+function healthExtra(
+  replicator: Replicator | null,
+  streamer: OtlpStreamer | null,
+): Record<string, unknown> {
+  return {
+    // Stalled replication is a failing server: events pile up unshipped.
+    ...(replicator?.status.stalled || streamer?.status.stalled
+      ? { ok: false }
+      : {}),
+    ...(replicator ? { replication: replicator.status } : {}),
+    ...(streamer ? { otlp_export: streamer.status } : {}),
+  };
+}
+
+/**
+ * The line `serve` prints about the OTLP export when it stops.
+ *
+ * @param streamer The streamer.
+ * @returns Text.
+ */
+function exportSummary(streamer: OtlpStreamer): string {
+  const st = streamer.status;
+  return `OTLP export to ${st.endpoint}: ${st.sent_spans} spans sent, ${st.lag_events} events not yet sent (the next start sends them)${
+    st.last_error ? `; last error: ${st.last_error}` : ""
+  }`;
 }
 
 /**

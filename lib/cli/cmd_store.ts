@@ -171,38 +171,63 @@ export async function storeCommand(
         `Capture "${id}" not found in store ${root}: "capture list" shows the captures there`,
       );
     }
-    let expectHead: { sequence: number; hash: string } | null = null;
-    if (options.expectHead !== undefined) {
-      const m = /^(\d+):(sha256:[0-9a-f]{64})$/.exec(options.expectHead);
-      if (!m) {
-        throw new UsageError(
-          "--expect-head takes SEQUENCE:sha256:<64 hex>, as a receipt gives it",
-        );
-      }
-      expectHead = { sequence: Number(m[1]), hash: m[2] };
-    }
+    const expectHead = parseExpectHead(options.expectHead);
     const report = await store.verifyCapture(id, { expectHead });
     print(report, () => formatChain(id, report));
     return report.ok ? 0 : 1;
   }
   if (group === "store" && command === "rebuild-index") {
-    using store = openForWrite(root);
-    // Opening as the writer repairs torn tails: say so.
-    const repairs = store.findings.map((f) => f.message);
-    const t0 = performance.now();
-    const r = store.rebuildIndex();
-    const ms = Math.round(performance.now() - t0);
-    print(
-      { ...r, ms, repairs },
-      () =>
-        [
-          ...repairs.map((m) => `repaired: ${m}`),
-          `Rebuilt the index of ${root}: ${r.captures} captures, ${r.events} events in ${ms} ms`,
-        ].join("\n"),
-    );
-    return 0;
+    return rebuildIndex(root, print);
   }
   throw new UsageError(
     `unknown command "${[group, command].filter(Boolean).join(" ")}"`,
   );
+}
+
+/**
+ * Parse `--expect-head`.
+ *
+ * @param text `SEQUENCE:sha256:<64 hex>`, or undefined.
+ * @returns The expected head, or null when not given.
+ * @throws {UsageError} Not in that form.
+ */
+function parseExpectHead(
+  text: string | undefined,
+): { sequence: number; hash: string } | null {
+  if (text === undefined) return null;
+  const m = /^(\d+):(sha256:[0-9a-f]{64})$/.exec(text);
+  if (!m) {
+    throw new UsageError(
+      "--expect-head takes SEQUENCE:sha256:<64 hex>, as a receipt gives it",
+    );
+  }
+  return { sequence: Number(m[1]), hash: m[2] };
+}
+
+/**
+ * `store rebuild-index`.
+ *
+ * @param root Store root.
+ * @param print Prints data as JSON or as the text.
+ * @returns Exit code.
+ */
+function rebuildIndex(
+  root: string,
+  print: (data: unknown, text: () => string) => void,
+): number {
+  using store = openForWrite(root);
+  // Opening as the writer repairs torn tails: say so.
+  const repairs = store.findings.map((f) => f.message);
+  const t0 = performance.now();
+  const r = store.rebuildIndex();
+  const ms = Math.round(performance.now() - t0);
+  print(
+    { ...r, ms, repairs },
+    () =>
+      [
+        ...repairs.map((m) => `repaired: ${m}`),
+        `Rebuilt the index of ${root}: ${r.captures} captures, ${r.events} events in ${ms} ms`,
+      ].join("\n"),
+  );
+  return 0;
 }

@@ -10,6 +10,8 @@
  */
 import type { CaptureReader } from "../store/reader.ts";
 import type { ChainReport } from "../trace/jsonl.ts";
+import type { TraceEvent } from "../trace/event.ts";
+import type { NormEpisode } from "../lineage/records.ts";
 import { type Fidelity, FidelityTracker } from "../store/fidelity.ts";
 import { loadEpisodes } from "../lineage/episodes.ts";
 import { argumentLeaves, normalizeEpisode } from "../lineage/normalize.ts";
@@ -165,12 +167,8 @@ export async function buildLineageReport(
     for (const ev of ep.events) {
       fid.observe(ev);
       capFid.observe(ev);
-      if (ev.kind === "tool.call.completed" || ev.kind === "tool.call.failed") {
-        const c = typeof ev.payload.correlation === "string"
-          ? ev.payload.correlation
-          : ev.parent_event_id
-          ? "linked"
-          : "none";
+      const c = correlationOf(ev);
+      if (c !== null) {
         corr[c] = (corr[c] ?? 0) + 1;
         capCorr[c] = (capCorr[c] ?? 0) + 1;
       }
@@ -182,19 +180,7 @@ export async function buildLineageReport(
       attributed: 0,
       unattributed: 0,
     };
-    const steps = norm.steps.map((s) => ({
-      index: s.index,
-      node_id: s.node_id,
-      logical_tool: s.logical_tool,
-      host_tool: s.host_tool,
-      store: s.store,
-      ok: s.ok,
-      arguments: argumentLeaves(s.arguments).map(({ path, value }) => {
-        const source = s.arg_lineage[path] ?? null;
-        count(value, source, counts);
-        return { arg: path, value, source, kind: kindOf(value, source) };
-      }),
-    }));
+    const steps = stepsOf(norm, counts);
     totals.steps += counts.steps;
     totals.identifier_values += counts.identifier_values;
     totals.attributed += counts.attributed;
@@ -225,6 +211,38 @@ export async function buildLineageReport(
     correlation: sortKeys(capCorr),
     episodes: out,
   };
+}
+
+/** How a tool call's end was matched to its start, or null for other events. */
+function correlationOf(ev: TraceEvent): string | null {
+  if (ev.kind !== "tool.call.completed" && ev.kind !== "tool.call.failed") {
+    return null;
+  }
+  return typeof ev.payload.correlation === "string"
+    ? ev.payload.correlation
+    : ev.parent_event_id
+    ? "linked"
+    : "none";
+}
+
+/** The report's steps of a normalized episode, tallied into `counts`. */
+function stepsOf(
+  norm: NormEpisode,
+  counts: LineageCounts,
+): EpisodeLineage["steps"] {
+  return norm.steps.map((s) => ({
+    index: s.index,
+    node_id: s.node_id,
+    logical_tool: s.logical_tool,
+    host_tool: s.host_tool,
+    store: s.store,
+    ok: s.ok,
+    arguments: argumentLeaves(s.arguments).map(({ path, value }) => {
+      const source = s.arg_lineage[path] ?? null;
+      count(value, source, counts);
+      return { arg: path, value, source, kind: kindOf(value, source) };
+    }),
+  }));
 }
 
 function sortKeys(o: Record<string, number>): Record<string, number> {

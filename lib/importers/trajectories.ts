@@ -222,113 +222,159 @@ export function convertTrajectories(
     const at = `trajectory ${index} (task ${t.task_id}${
       t.simulation ? `, simulation ${t.simulation}` : ""
     })`;
-    t.messages.forEach((m, j) => {
-      const where = `${at}, message ${j}`;
-      if (!isObj(m) || typeof m.role !== "string") {
-        throw new ImportError(where, "a message needs a role");
-      }
-      const content = typeof m.content === "string"
-        ? m.content
-        : m.content == null
-        ? ""
-        : JSON.stringify(m.content);
-      if (m.role === "user" && content) {
-        events.push(message(ctx, { role: "user", text: content }));
-      }
-      if (m.role === "assistant" && content && content !== "None") {
-        events.push(message(ctx, { role: "assistant", text: content }));
-      }
-      if (m.role === "assistant" || m.role === "user") {
-        // In dual-control conversations (τ² telecom) the user calls tools
-        // on their own device: those calls are the user's, never the agent's.
-        const party: Party = m.role;
-        const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
-        calls.forEach((c, k) => {
-          const call = parseCall(c, {
-            style: t.style,
-            party,
-            tools: party === "assistant" ? options.tools ?? null : null,
-            message: j,
-            index: k,
-            where: `${where}, tool call ${k}`,
-          });
-          const ev = toolCallStarted(ctx, {
-            tool: { host_name: call.name, logical_id: call.name },
-            arguments: call.args,
-            host_call_id: call.id,
-          }, party === "user" ? { actor: "user" } : {});
-          ledger.open(call.id, { event: ev, party, message: j });
-          events.push(ev);
-        });
-      }
-      if (m.role === "tool") {
-        const { event: start, party } = ledger.take({
-          id: typeof m.id === "string"
-            ? m.id
-            : typeof m.tool_call_id === "string"
-            ? m.tool_call_id
-            : null,
-          name: typeof m.name === "string" ? m.name : null,
-          party: requestorOf(m),
-        }, where);
-        const common = {
-          tool: start.payload.tool as {
-            host_name: string;
-            logical_id: string | null;
-          },
-          arguments: start.payload.arguments as Record<string, unknown>,
-          host_call_id: start.payload.host_call_id as string,
-        };
-        const opts = {
-          parentEventId: start.event_id,
-          ...(party === "user" ? { actor: "user" } : {}),
-        };
-        if (m.error === true || /^Error:/.test(content)) {
-          events.push(
-            toolCallFailed(
-              ctx,
-              { ...common, error: { message: content } },
-              opts,
-            ),
-          );
-        } else {
-          const parsed = parseMaybeJson(content);
-          events.push(toolCallCompleted(ctx, {
-            ...common,
-            result: parsed,
-            ...(typeof parsed !== "string" ? { result_text: content } : {}),
-          }, opts));
-        }
-      }
-    });
-    const open = ledger.pending();
-    // A user-side call always needs its result (the user acted on it); an
-    // agent's call may stay open only in OpenAI-message logs.
-    const unanswered = format !== "openai-messages"
-      ? open[0]
-      : open.find((c) => c.party === "user");
-    if (unanswered) {
-      throw new ImportError(
-        `${at}, message ${unanswered.message}`,
-        `the ${unanswered.party === "user" ? "user's " : ""}call of ${
-          (unanswered.event.payload.tool as { host_name: string }).host_name
-        } (id ${unanswered.event.payload.host_call_id}) has no tool result`,
-      );
-    }
-    if (t.reward !== null) {
-      events.push(
-        annotation(ctx, {
-          type: "episode.outcome",
-          success: t.reward >= 1,
-          outcome: { reward: t.reward },
-        }),
-      );
-    }
-    events.push(episodeFinished(ctx, {
-      reason: "imported",
-      incomplete_calls: open.map((c) => c.event.event_id),
-    }));
+    t.messages.forEach((m, j) =>
+      messageEvents(m, `${at}, message ${j}`, j, {
+        ctx,
+        ledger,
+        events,
+        style: t.style,
+        tools: options.tools ?? null,
+      })
+    );
+    closeEpisode(format, t, at, { ctx, ledger, events });
     return { episode_id: episodeId, events };
   });
   return { digest, episodes };
+}
+
+/** One episode's events as they are built. */
+interface EpisodeBuild {
+  /** The episode's event context. */
+  ctx: EventContext;
+  /** Its open tool calls. */
+  ledger: CallLedger;
+  /** Its events so far. */
+  events: UnsealedEvent[];
+}
+
+/** Turn message `j` (at `where`) into events of the episode `b`. */
+function messageEvents(
+  m: unknown,
+  where: string,
+  j: number,
+  b: EpisodeBuild & {
+    style: Trajectory["style"];
+    tools: readonly string[] | null;
+  },
+): void {
+  if (!isObj(m) || typeof m.role !== "string") {
+    throw new ImportError(where, "a message needs a role");
+  }
+  const content = typeof m.content === "string"
+    ? m.content
+    : m.content == null
+    ? ""
+    : JSON.stringify(m.content);
+  if (m.role === "user" && content) {
+    b.events.push(message(b.ctx, { role: "user", text: content }));
+  }
+  if (m.role === "assistant" && content && content !== "None") {
+    b.events.push(message(b.ctx, { role: "assistant", text: content }));
+  }
+  if (m.role === "assistant" || m.role === "user") {
+    // In dual-control conversations (τ² telecom) the user calls tools
+    // on their own device: those calls are the user's, never the agent's.
+    const party: Party = m.role;
+    const calls = Array.isArray(m.tool_calls) ? m.tool_calls : [];
+    calls.forEach((c, k) => {
+      const call = parseCall(c, {
+        style: b.style,
+        party,
+        tools: party === "assistant" ? b.tools : null,
+        message: j,
+        index: k,
+        where: `${where}, tool call ${k}`,
+      });
+      const ev = toolCallStarted(b.ctx, {
+        tool: { host_name: call.name, logical_id: call.name },
+        arguments: call.args,
+        host_call_id: call.id,
+      }, party === "user" ? { actor: "user" } : {});
+      b.ledger.open(call.id, { event: ev, party, message: j });
+      b.events.push(ev);
+    });
+  }
+  if (m.role === "tool") toolResult(m, content, where, b);
+}
+
+/** A tool message (`content`, at `where`): the end of the call it answers. */
+function toolResult(
+  m: Record<string, unknown>,
+  content: string,
+  where: string,
+  b: EpisodeBuild,
+): void {
+  const { event: start, party } = b.ledger.take({
+    id: typeof m.id === "string"
+      ? m.id
+      : typeof m.tool_call_id === "string"
+      ? m.tool_call_id
+      : null,
+    name: typeof m.name === "string" ? m.name : null,
+    party: requestorOf(m),
+  }, where);
+  const common = {
+    tool: start.payload.tool as {
+      host_name: string;
+      logical_id: string | null;
+    },
+    arguments: start.payload.arguments as Record<string, unknown>,
+    host_call_id: start.payload.host_call_id as string,
+  };
+  const opts = {
+    parentEventId: start.event_id,
+    ...(party === "user" ? { actor: "user" } : {}),
+  };
+  if (m.error === true || /^Error:/.test(content)) {
+    b.events.push(
+      toolCallFailed(
+        b.ctx,
+        { ...common, error: { message: content } },
+        opts,
+      ),
+    );
+  } else {
+    const parsed = parseMaybeJson(content);
+    b.events.push(toolCallCompleted(b.ctx, {
+      ...common,
+      result: parsed,
+      ...(typeof parsed !== "string" ? { result_text: content } : {}),
+    }, opts));
+  }
+}
+
+/** Check that every call that needs a result has one; add the outcome and the end. */
+function closeEpisode(
+  format: ImportFormat,
+  t: Trajectory,
+  at: string,
+  b: EpisodeBuild,
+): void {
+  const open = b.ledger.pending();
+  // A user-side call always needs its result (the user acted on it); an
+  // agent's call may stay open only in OpenAI-message logs.
+  const unanswered = format !== "openai-messages"
+    ? open[0]
+    : open.find((c) => c.party === "user");
+  if (unanswered) {
+    throw new ImportError(
+      `${at}, message ${unanswered.message}`,
+      `the ${unanswered.party === "user" ? "user's " : ""}call of ${
+        (unanswered.event.payload.tool as { host_name: string }).host_name
+      } (id ${unanswered.event.payload.host_call_id}) has no tool result`,
+    );
+  }
+  if (t.reward !== null) {
+    b.events.push(
+      annotation(b.ctx, {
+        type: "episode.outcome",
+        success: t.reward >= 1,
+        outcome: { reward: t.reward },
+      }),
+    );
+  }
+  b.events.push(episodeFinished(b.ctx, {
+    reason: "imported",
+    incomplete_calls: open.map((c) => c.event.event_id),
+  }));
 }

@@ -183,45 +183,14 @@ export function normalizeEpisode(
     maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH,
     wanted: wantedValues(episode.events),
   });
-  const input: Record<string, unknown> = {};
-  let success: boolean | null = null;
-  let outcome: Record<string, unknown> | null = null;
-  for (const ev of episode.events) {
-    if (
-      ev.kind === "message" && ev.payload.role === "user" &&
-      input.text === undefined
-    ) {
-      input.text = ev.payload.text;
-    }
-    if (ev.kind === "episode.started" && ev.payload.task !== undefined) {
-      input.task = ev.payload.task;
-    }
-    if (
-      ev.kind === "episode.started" && typeof ev.payload.cwd === "string" &&
-      input.cwd === undefined
-    ) {
-      input.cwd = ev.payload.cwd;
-    }
-    if (ev.kind === "annotation" && ev.payload.type === "episode.outcome") {
-      success = typeof ev.payload.success === "boolean"
-        ? ev.payload.success
-        : null;
-      outcome = (ev.payload.outcome as Record<string, unknown>) ?? null;
-    }
-  }
+  const { input, success, outcome } = episodeFacts(episode.events);
   if (Object.keys(input).length) index.add("input", input);
   // Every user message, bound in order as `input.user[k]` before the first
   // call that follows it (`input.latest` is the newest). What a user-side
   // call showed on the user's own device (dual control) is something the
   // user provided too: it is bound the same way, in its place.
   const position = new Map(episode.events.map((e, i) => [e.event_id, i]));
-  const userMessages = episode.events.flatMap((e, i) => {
-    const text = e.kind === "message" && e.payload.role === "user" &&
-        typeof e.payload.text === "string"
-      ? e.payload.text
-      : userSideText(e);
-    return text === null ? [] : [{ at: i, text }];
-  });
+  const userMessages = userMessagesOf(episode.events);
   let bound = 0;
   const bindUserMessagesBefore = (at: number) => {
     while (bound < userMessages.length && userMessages[bound].at < at) {
@@ -242,13 +211,7 @@ export function normalizeEpisode(
       tool.host_name;
     const i = steps.length;
     const args = (head.payload.arguments ?? {}) as Record<string, unknown>;
-    const lineage: Record<string, string | null> = {};
-    const chosen: string[] = [];
-    for (const { path, value } of argumentLeaves(args)) {
-      const l = argLineage(value, index);
-      lineage[path] = l;
-      if (l === null && isMeaningful(value)) chosen.push(path);
-    }
+    const { lineage, chosen } = lineageOfArgs(args, index);
     const ok = call.end?.kind === "tool.call.completed";
     const store = synthStore(logical, i);
     const nodeId = synthNodeId(logical, i);
@@ -287,6 +250,67 @@ export function normalizeEpisode(
     source_digest: episode.source_digest ??
       sha256Digest(episode.events.map((e) => e.event_hash).join("\n")),
   };
+}
+
+/** The task input, success and outcome an episode's events state. */
+function episodeFacts(events: TraceEvent[]): {
+  input: Record<string, unknown>;
+  success: boolean | null;
+  outcome: Record<string, unknown> | null;
+} {
+  const input: Record<string, unknown> = {};
+  let success: boolean | null = null;
+  let outcome: Record<string, unknown> | null = null;
+  for (const ev of events) {
+    if (
+      ev.kind === "message" && ev.payload.role === "user" &&
+      input.text === undefined
+    ) {
+      input.text = ev.payload.text;
+    }
+    if (ev.kind === "episode.started" && ev.payload.task !== undefined) {
+      input.task = ev.payload.task;
+    }
+    if (
+      ev.kind === "episode.started" && typeof ev.payload.cwd === "string" &&
+      input.cwd === undefined
+    ) {
+      input.cwd = ev.payload.cwd;
+    }
+    if (ev.kind === "annotation" && ev.payload.type === "episode.outcome") {
+      success = typeof ev.payload.success === "boolean"
+        ? ev.payload.success
+        : null;
+      outcome = (ev.payload.outcome as Record<string, unknown>) ?? null;
+    }
+  }
+  return { input, success, outcome };
+}
+
+/** The user's messages (and user-side call results), with their positions. */
+function userMessagesOf(events: TraceEvent[]): { at: number; text: string }[] {
+  return events.flatMap((e, i) => {
+    const text = e.kind === "message" && e.payload.role === "user" &&
+        typeof e.payload.text === "string"
+      ? e.payload.text
+      : userSideText(e);
+    return text === null ? [] : [{ at: i, text }];
+  });
+}
+
+/** Where each argument leaf came from, and the meaningful ones nothing explains. */
+function lineageOfArgs(
+  args: Record<string, unknown>,
+  index: StateIndex,
+): { lineage: Record<string, string | null>; chosen: string[] } {
+  const lineage: Record<string, string | null> = {};
+  const chosen: string[] = [];
+  for (const { path, value } of argumentLeaves(args)) {
+    const l = argLineage(value, index);
+    lineage[path] = l;
+    if (l === null && isMeaningful(value)) chosen.push(path);
+  }
+  return { lineage, chosen };
 }
 
 /**

@@ -11,7 +11,10 @@ import type { TraceEvent } from "../trace/event.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { completionsByStart } from "../trace/completions.ts";
 import { loadEpisodes } from "../lineage/episodes.ts";
-import { buildLineageReport } from "../control/lineage_report.ts";
+import {
+  buildLineageReport,
+  type EpisodeLineage,
+} from "../control/lineage_report.ts";
 
 /** One tool call in the report. */
 export interface ReportCall {
@@ -204,61 +207,16 @@ export async function captureReportData(
   const episodes = loaded.map((ep): ReportEpisode => {
     const t0 = Date.parse(ep.events[0].timestamp);
     const last = Date.parse(ep.events[ep.events.length - 1].timestamp);
-    const turns: ReportEpisode["turns"] = [];
-    let input = 0;
-    let output = 0;
-    let anyTokens = false;
-    for (const ev of ep.events) {
-      if (ev.kind !== "model.responded") continue;
-      const r = (ev.payload.response ?? {}) as {
-        model?: string | null;
-        usage?: { input_tokens?: number | null; output_tokens?: number | null };
-      };
-      const i = r.usage?.input_tokens;
-      const o = r.usage?.output_tokens;
-      if (typeof i === "number" || typeof o === "number") anyTokens = true;
-      input += typeof i === "number" ? i : 0;
-      output += typeof o === "number" ? o : 0;
-      turns.push({
-        start_ms: Date.parse(ev.timestamp) - t0,
-        model: r.model ?? ev.source.model ?? null,
-        tokens: typeof i === "number" || typeof o === "number"
-          ? (i ?? 0) + (o ?? 0)
-          : null,
-      });
-    }
+    const { turns, tokens } = turnsOf(ep.events, t0);
     const lin = byId.get(ep.episode_id);
     const talk = conversationOf(ep.events, t0);
-    const stores = new Map<string, number>();
-    for (const s of lin?.steps ?? []) if (s.store) stores.set(s.store, s.index);
-    const edges: ReportEdge[] = [];
-    for (const s of lin?.steps ?? []) {
-      for (const a of s.arguments) {
-        if (!a.source) continue;
-        const refs = a.kind === "template"
-          ? [...a.source.matchAll(/\$ref\(([^)]+)\)/g)].map((m) => m[1])
-          : a.kind === "ref"
-          ? [a.source]
-          : [];
-        for (const ref of refs) {
-          const dot = ref.indexOf(".");
-          const from = stores.get(dot < 0 ? ref : ref.slice(0, dot));
-          if (from === undefined) continue;
-          edges.push({
-            from,
-            path: dot < 0 ? "" : ref.slice(dot + 1),
-            to: s.index,
-            arg: a.arg,
-          });
-        }
-      }
-    }
+    const edges = edgesOf(lin?.steps ?? []);
     return {
       episode_id: ep.episode_id,
       success: lin?.success ?? null,
       events: ep.events.length,
       duration_ms: last - t0,
-      tokens: anyTokens ? { input, output } : null,
+      tokens,
       turns,
       calls: callsOf(ep.events, t0),
       steps: (lin?.steps ?? []).map((s) => ({
@@ -300,6 +258,66 @@ export async function captureReportData(
     episodes,
     figures: figuresOf(episodes),
   };
+}
+
+/** The model turns of an episode's events, and their token totals. */
+function turnsOf(
+  events: TraceEvent[],
+  t0: number,
+): Pick<ReportEpisode, "turns" | "tokens"> {
+  const turns: ReportEpisode["turns"] = [];
+  let input = 0;
+  let output = 0;
+  let anyTokens = false;
+  for (const ev of events) {
+    if (ev.kind !== "model.responded") continue;
+    const r = (ev.payload.response ?? {}) as {
+      model?: string | null;
+      usage?: { input_tokens?: number | null; output_tokens?: number | null };
+    };
+    const i = r.usage?.input_tokens;
+    const o = r.usage?.output_tokens;
+    if (typeof i === "number" || typeof o === "number") anyTokens = true;
+    input += typeof i === "number" ? i : 0;
+    output += typeof o === "number" ? o : 0;
+    turns.push({
+      start_ms: Date.parse(ev.timestamp) - t0,
+      model: r.model ?? ev.source.model ?? null,
+      tokens: typeof i === "number" || typeof o === "number"
+        ? (i ?? 0) + (o ?? 0)
+        : null,
+    });
+  }
+  return { turns, tokens: anyTokens ? { input, output } : null };
+}
+
+/** The exact-lineage edges among an episode's steps. */
+function edgesOf(steps: EpisodeLineage["steps"]): ReportEdge[] {
+  const stores = new Map<string, number>();
+  for (const s of steps) if (s.store) stores.set(s.store, s.index);
+  const edges: ReportEdge[] = [];
+  for (const s of steps) {
+    for (const a of s.arguments) {
+      if (!a.source) continue;
+      const refs = a.kind === "template"
+        ? [...a.source.matchAll(/\$ref\(([^)]+)\)/g)].map((m) => m[1])
+        : a.kind === "ref"
+        ? [a.source]
+        : [];
+      for (const ref of refs) {
+        const dot = ref.indexOf(".");
+        const from = stores.get(dot < 0 ? ref : ref.slice(0, dot));
+        if (from === undefined) continue;
+        edges.push({
+          from,
+          path: dot < 0 ? "" : ref.slice(dot + 1),
+          to: s.index,
+          arg: a.arg,
+        });
+      }
+    }
+  }
+  return edges;
 }
 
 /** Messages, working directory and outcome reason of an episode's events. */

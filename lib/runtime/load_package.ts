@@ -46,6 +46,25 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+function checkAction(id: string, node: IrNode & { kind: "action" }): void {
+  if (
+    typeof node.tool !== "string" || typeof node.store !== "string" ||
+    !isObj(node.args)
+  ) {
+    fail(`action ${id} needs tool, store and args`);
+  }
+  for (const [arg, e] of Object.entries(node.args)) {
+    const x = e as Record<string, unknown>;
+    if (
+      !isObj(x) ||
+      !("const" in x || typeof x.ref === "string" ||
+        typeof x.template === "string")
+    ) {
+      fail(`action ${id} argument ${arg} is not a const, ref or template`);
+    }
+  }
+}
+
 function checkNode(id: string, n: unknown): void {
   if (!isObj(n)) fail(`node ${id} is not an object`);
   if (n.id !== id) fail(`node ${id} carries id ${JSON.stringify(n.id)}`);
@@ -60,22 +79,7 @@ function checkNode(id: string, n: unknown): void {
       }
       break;
     case "action":
-      if (
-        typeof node.tool !== "string" || typeof node.store !== "string" ||
-        !isObj(node.args)
-      ) {
-        fail(`action ${id} needs tool, store and args`);
-      }
-      for (const [arg, e] of Object.entries(node.args)) {
-        const x = e as Record<string, unknown>;
-        if (
-          !isObj(x) ||
-          !("const" in x || typeof x.ref === "string" ||
-            typeof x.template === "string")
-        ) {
-          fail(`action ${id} argument ${arg} is not a const, ref or template`);
-        }
-      }
+      checkAction(id, node);
       break;
     case "branch":
       if (

@@ -53,6 +53,7 @@ async function eventsAfter(
   return out;
 }
 
+// Over 80 lines: one transaction whose steps (head, refusal, check, insert) share the reserved connection, the head and the result.
 /**
  * Push the events of one capture that follow `after`.
  *
