@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { HarnessStore } from "../lib/store/mod.ts";
 import { toolCallCompleted } from "../lib/trace/mod.ts";
 import { readChunks } from "../lib/store/file_chunks.ts";
-import { splitLines, verifyChain } from "../lib/trace/jsonl.ts";
+import { verifyChain } from "../lib/trace/jsonl.ts";
+import { splitLines } from "../lib/trace/lines.ts";
 import { type BenchRow, printTable, rate } from "./_table.ts";
 
 /**

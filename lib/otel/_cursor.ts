@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { HarnessStore } from "../store/store.ts";
 import { readChunks } from "../store/file_chunks.ts";
 import type { TraceEvent } from "../trace/event.ts";
-import { splitLines } from "../trace/jsonl.ts";
+import { splitLines } from "../trace/lines.ts";
 
 /** Where one capture's stream stands. */
 export interface StreamCursor {

@@ -7,7 +7,7 @@
  * @module
  */
 import type { TraceEvent } from "../trace/event.ts";
-import { splitLinesSync } from "../trace/jsonl.ts";
+import { splitLinesSync } from "../trace/lines.ts";
 import { readChunksSync } from "./file_chunks.ts";
 import type { SqliteIndex } from "./index_db.ts";
 import { SpoolError, SpoolWriter } from "./spool.ts";

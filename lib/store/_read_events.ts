@@ -4,7 +4,7 @@
  * @module
  */
 import type { TraceEvent } from "../trace/event.ts";
-import { splitLines } from "../trace/jsonl.ts";
+import { splitLines } from "../trace/lines.ts";
 import { readChunks } from "./file_chunks.ts";
 import { SpoolError } from "./spool.ts";
 import type { ReadEventsOptions } from "./store_types.ts";

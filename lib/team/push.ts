@@ -13,7 +13,8 @@
 import type { HarnessStore } from "../store/store.ts";
 import type { TraceEvent } from "../trace/event.ts";
 import { GENESIS_HASH } from "../trace/hash.ts";
-import { checkLine, splitLines } from "../trace/jsonl.ts";
+import { checkLine } from "../trace/jsonl.ts";
+import { splitLines } from "../trace/lines.ts";
 import { readChunks } from "../store/file_chunks.ts";
 import { dbError, type Sql, timely } from "./db.ts";
 

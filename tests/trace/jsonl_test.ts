@@ -1,6 +1,7 @@
 import { assertEquals } from "../_assert.ts";
 import { HashChainer } from "../../lib/trace/chain.ts";
-import { splitLines, verifyChain } from "../../lib/trace/jsonl.ts";
+import { verifyChain } from "../../lib/trace/jsonl.ts";
+import { splitLines } from "../../lib/trace/lines.ts";
 import { annotation, toolCallCompleted } from "../../lib/trace/mod.ts";
 import { fixedContext } from "../_helpers.ts";
 
