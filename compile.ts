@@ -17,7 +17,11 @@
  */
 import { commandHelp, errorText } from "./lib/cli/help.ts";
 import { type Io, UsageError } from "./lib/cli/io.ts";
-import { parseCommandLine, tableOptions } from "./lib/cli/command.ts";
+import {
+  parseCommandLine,
+  refuseForeignFlags,
+  tableOptions,
+} from "./lib/cli/command.ts";
 import {
   COMPILE,
   COMPILE_COMMANDS,
@@ -66,6 +70,7 @@ export async function main(args: string[]): Promise<number> {
       ? COMPILE_COMMANDS[p[0]]
       : undefined;
     if (!command) throw new UsageError(`unknown command "${p[0]}"`);
+    refuseForeignFlags(cl, p[0] ?? "compile", command, COMPILE_COMMON);
     return await command.run(compileContext(cl, io));
   } catch (err) {
     const code = err instanceof UsageError ? 2 : 1;

@@ -21,6 +21,7 @@ import { type Io, UsageError } from "./lib/cli/io.ts";
 import {
   type CommandTable,
   parseCommandLine,
+  refuseForeignFlags,
   tableOptions,
 } from "./lib/cli/command.ts";
 import {
@@ -95,6 +96,7 @@ async function run(args: string[], io: Io): Promise<number> {
   if (!command) {
     throw new UsageError(`unknown command "${cl.positionals.join(" ")}"`);
   }
+  refuseForeignFlags(cl, name, command, INGEST_COMMON);
   return await command.run(ingestContext(cl, args, io, import.meta.url));
 }
 

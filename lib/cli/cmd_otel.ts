@@ -46,7 +46,7 @@ export async function exportOtlpCommand(
 ): Promise<number> {
   if (!a.capture) {
     throw new UsageError(
-      "export otlp needs a capture id: export otlp <capture_id> [--endpoint URL | --out FILE.json]",
+      "export otlp needs a capture id: export otlp <capture_id> [--endpoint URL | --out FILE.json|FILE.pb]",
     );
   }
   if (a.endpoint && a.out) {

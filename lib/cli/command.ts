@@ -34,6 +34,8 @@ export type CommandTable<C> = Record<string, Command<C>>;
 export class CommandLine {
   /** The words that are not flags, in order (the command's first). */
   readonly positionals: string[];
+  /** The flags given on the line (without `--`), in order. */
+  readonly given: string[];
   readonly #values: Record<string, unknown>;
 
   /**
@@ -41,10 +43,16 @@ export class CommandLine {
    *
    * @param values Flag values by name.
    * @param positionals The other words.
+   * @param given The flags given (defaults are not).
    */
-  constructor(values: Record<string, unknown>, positionals: string[]) {
+  constructor(
+    values: Record<string, unknown>,
+    positionals: string[],
+    given: string[] = [],
+  ) {
     this.#values = values;
     this.positionals = positionals;
+    this.given = given;
   }
 
   /**
@@ -124,13 +132,44 @@ export async function parseCommandLine(
   // Loaded on use: the hook forwarder shares the entry and parses nothing.
   const { parseArgs } = await import("node:util");
   try {
-    const { values, positionals } = parseArgs({
+    const { values, positionals, tokens } = parseArgs({
       args,
       allowPositionals: true,
       options,
+      tokens: true,
     });
-    return new CommandLine(values, positionals);
+    const given = tokens.flatMap((t) => t.kind === "option" ? [t.name] : []);
+    return new CommandLine(values, positionals, given);
   } catch (err) {
     throw new UsageError((err as Error).message, { cause: err });
+  }
+}
+
+/**
+ * Refuse a flag the chosen command does not read (the line is parsed with
+ * every command's flags, so another command's flag would otherwise pass
+ * unnoticed).
+ *
+ * @param cl The parsed line.
+ * @param name How the command is called, for the message.
+ * @param command The command.
+ * @param common Flags every command takes.
+ * @throws {UsageError} Naming the first such flag.
+ */
+export function refuseForeignFlags<C>(
+  cl: CommandLine,
+  name: string,
+  command: Command<C>,
+  common: Options,
+): void {
+  const foreign = cl.given.find((f) =>
+    !Object.hasOwn(command.options, f) && !Object.hasOwn(common, f)
+  );
+  if (foreign !== undefined) {
+    throw new UsageError(
+      `${name} does not take --${foreign} (its flags: ${
+        Object.keys(command.options).map((f) => `--${f}`).join(", ") || "none"
+      })`,
+    );
   }
 }

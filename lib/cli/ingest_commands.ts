@@ -201,7 +201,7 @@ async function exportOtlp(c: IngestContext): Promise<number> {
   const [, format, id] = c.cl.positionals;
   if (format !== "otlp") {
     throw new UsageError(
-      "export takes otlp: export otlp <capture_id> [--endpoint URL | --out FILE.json]",
+      "export takes otlp: export otlp <capture_id> [--endpoint URL | --out FILE.json|FILE.pb]",
     );
   }
   const { exportOtlpCommand } = await import("./cmd_otel.ts");

@@ -38,7 +38,7 @@ Usage:
   ingest.ts capture lineage <id> [--json]    the exact-lineage report
   ingest.ts mcp                              serve the control operations as an MCP server on stdio
   ingest.ts import --format openai-messages|tau-bench|tau2|otlp FILE --capture ID [--tools a,b,…]
-                                             import existing trajectories or OTLP JSON traces
+                                             import existing trajectories or OTLP traces (JSON, or .pb protobuf)
                                              (all or nothing, once per file)
   ingest.ts report <id> --out FILE.html      a self-contained HTML report: timeline, call tree,
                                              lineage graph, tokens, chain status

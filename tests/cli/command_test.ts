@@ -1,6 +1,7 @@
 import {
   assertEquals,
   assertMatch,
+  assertOk,
   assertRejects,
   assertThrows,
 } from "../_assert.ts";
@@ -61,4 +62,30 @@ Deno.test("parseCommandLine() gives typed values and refuses unknown flags", asy
     UsageError,
   );
   assertMatch(err.message, /--nope/);
+});
+
+Deno.test("a flag the chosen command does not read is refused (exit 2), naming the command's own flags", async () => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const { main } = await import("../../ingest.ts");
+  const code = await main(["capture", "list", "--port", "3"], {
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+  });
+  assertEquals(code, 2);
+  assertOk(
+    err.join("\n").includes("capture does not take --port (its flags: --db"),
+    err.join("\n"),
+  );
+  // The common flags pass with any command.
+  const dir = Deno.makeTempDirSync();
+  try {
+    const ok = await main(["capture", "list", "--root", dir, "--json"], {
+      out: (t) => out.push(t),
+      err: (t) => err.push(t),
+    });
+    assertEquals(ok, 0);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
 });
