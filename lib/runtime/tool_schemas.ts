@@ -194,5 +194,7 @@ export function unseenToolSchema(
       ? `${note}, or one of ${JSON.stringify([...values.values()])}`
       : [...values.values()];
   }
+  // A destructive tool nothing learned can check is never offered.
+  if (effect === "destructive" && spec.args.length === 0) return null;
   return constrainedToolSchema(base, spec, cands);
 }

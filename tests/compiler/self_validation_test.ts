@@ -138,6 +138,17 @@ Deno.test("unseen_tools: a state-changing tool training never made is checked by
     engine.check("transfer_to_human_agents", { summary: "wants a person" }),
     { ok: true },
   );
+  // A destructive tool training never made, with nothing to check: refused.
+  const bare = structuredClone(ir);
+  const c = bare.nodes[choice.id];
+  assertOk(c.kind === "choice");
+  c.unseen_tools = [{ tool: "wipe_account", effect: "destructive" }];
+  const strict = new AgentEngine(bare);
+  const wipe = strict.check("wipe_account", {});
+  assertOk(
+    !wipe.ok && wipe.reason.includes("none of its arguments"),
+    JSON.stringify(wipe),
+  );
   const never = engine.check("book_flight", { id: "x" });
   assertOk(!never.ok && never.reason.includes("not a choice"));
 });

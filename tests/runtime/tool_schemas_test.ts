@@ -72,6 +72,16 @@ Deno.test("an unseen tool is offered with each argument narrowed by name, or not
       candidates,
     ),
   );
+  // A destructive tool with no argument any learned tool has: never offered.
+  assertEquals(
+    unseenToolSchema(
+      { name: "wipe_account", parameters: { type: "object", properties: {} } },
+      "destructive",
+      tools,
+      candidates,
+    ),
+    null,
+  );
   // No candidate yet for order_id: not offered now.
   assertEquals(
     unseenToolSchema(schema(["order_id"]), "write", tools, {

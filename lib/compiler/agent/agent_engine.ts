@@ -360,6 +360,16 @@ export class AgentEngine {
           `${tool} is not a choice this package offers (training never made it with restricted arguments)`,
       };
     }
+    if (
+      unseen?.effect === "destructive" &&
+      !spec.args.some((a) => a.sources !== null)
+    ) {
+      return {
+        ok: false,
+        reason:
+          `${tool}: training never made this destructive tool, and none of its arguments can be checked against what it learned`,
+      };
+    }
     const byPath = new Map<string, BoundArg>(spec.args.map((a) => [a.path, a]));
     for (const { path, value } of argumentLeafList(args)) {
       const a = byPath.get(generalArgPath(path));
