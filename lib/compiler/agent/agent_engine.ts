@@ -25,6 +25,7 @@ import {
   valueKey,
   wordsOfMessage,
 } from "./sources.ts";
+import { sameNamedArg } from "./choice_leaf.ts";
 
 /** A lookup the engine wants made. */
 export interface LookupCall {
@@ -64,6 +65,34 @@ export const DEFAULT_FANOUT = 5;
 
 function callKey(tool: string, args: Record<string, unknown>): string {
   return `${tool}\u0000${canonicalJson(args)}`;
+}
+
+/** What a restricted argument of a choice tool may take now. */
+export interface ChoiceValue {
+  /** The enumerated candidates. */
+  values: unknown[];
+  /** The user's text is a source too. */
+  text: boolean;
+  /** Some source takes values from the data (results, arguments, words). */
+  data: boolean;
+}
+
+/**
+ * An argument's candidates as shown to the model. The user's text admits
+ * values no list can hold: the model is told, not given an enum it could
+ * not leave. An argument that also takes values from the data has no
+ * candidate until the data is in the conversation (the tool is not offered
+ * before).
+ */
+function shownCandidates(c: ChoiceValue | null): unknown[] | string {
+  if (c === null) return "free text";
+  if (!c.text || (c.data && c.values.length === 0)) return c.values;
+  if (!c.values.length) return "text the user wrote";
+  return `text the user wrote, or one of ${
+    c.values.map((v) => typeof v === "string" ? v : JSON.stringify(v)).join(
+      ", ",
+    )
+  }`;
 }
 
 /** The agent-form core. */
@@ -238,25 +267,6 @@ export class AgentEngine {
     return this.#choice?.unseen_tools ?? [];
   }
 
-  /**
-   * The arguments of a tool training never made, as the choice leaf checks
-   * them: each path with the union of the sources of the same-named
-   * arguments of the tools training made (null: no tool had it).
-   */
-  #byName(paths: string[]): BoundArg[] {
-    return paths.map((path) => {
-      const same = this.choiceTools.flatMap((t) =>
-        t.args.filter((a) => a.path === path && a.sources !== null)
-      );
-      const seen = new Set<string>();
-      const sources = same.flatMap((a) => a.sources!).filter((s) => {
-        const k = canonicalJson(s);
-        return seen.has(k) ? false : (seen.add(k), true);
-      });
-      return { path, sources: same.length ? sources : null };
-    });
-  }
-
   /** The tools a choice leaf may pick. */
   get choiceTools(): readonly ChoiceTool[] {
     return this.#choice?.tools ?? [];
@@ -273,20 +283,7 @@ export class AgentEngine {
     for (const [tool, args] of Object.entries(this.choiceValues())) {
       out[tool] = {};
       for (const [path, c] of Object.entries(args)) {
-        // The user's text admits values no list can hold: the model is
-        // told, not given an enum it could not leave. An argument that
-        // also takes values from the data has no candidate until the data
-        // is in the conversation (the tool is not offered before).
-        out[tool][path] = c === null
-          ? "free text"
-          : !c.text || (c.data && c.values.length === 0)
-          ? c.values
-          : c.values.length
-          ? `text the user wrote, or one of ${
-            c.values.map((v) => typeof v === "string" ? v : JSON.stringify(v))
-              .join(", ")
-          }`
-          : "text the user wrote";
+        out[tool][path] = shownCandidates(c);
       }
     }
     return out;
@@ -299,19 +296,10 @@ export class AgentEngine {
    *
    * @returns Tool → argument path → candidates.
    */
-  choiceValues(): Record<
-    string,
-    Record<string, { values: unknown[]; text: boolean; data: boolean } | null>
-  > {
-    const out: Record<
-      string,
-      Record<string, { values: unknown[]; text: boolean; data: boolean } | null>
-    > = {};
+  choiceValues(): Record<string, Record<string, ChoiceValue | null>> {
+    const out: Record<string, Record<string, ChoiceValue | null>> = {};
     for (const t of this.choiceTools) {
-      const args: Record<
-        string,
-        { values: unknown[]; text: boolean; data: boolean } | null
-      > = {};
+      const args: Record<string, ChoiceValue | null> = {};
       for (const a of t.args) {
         if (a.sources === null) {
           args[a.path] = null;
@@ -348,9 +336,9 @@ export class AgentEngine {
       ? {
         tool,
         effect: unseen.effect,
-        args: this.#byName([
+        args: [
           ...new Set(argumentLeafList(args).map((l) => generalArgPath(l.path))),
-        ]),
+        ].map((path) => sameNamedArg(this.choiceTools, path)),
       }
       : this.choiceTools.find((t) => t.tool === tool);
     if (!spec) {

@@ -8,7 +8,8 @@
  * @module
  */
 import type { Effects } from "../core/core_steps.ts";
-import type { ChoiceTool, Signature } from "../core/ir.ts";
+import type { BoundArg, ChoiceTool, Signature } from "../core/ir.ts";
+import { canonicalJson } from "../../trace/canonical_json.ts";
 import type { Binding } from "./bindings.ts";
 
 /** The choice leaf's signature id. */
@@ -168,4 +169,28 @@ export function choiceSignatures(
     };
   }
   return signatures;
+}
+
+/**
+ * An argument of a tool training never made, as the choice leaf checks it:
+ * the union of the sources of the same-named arguments of the tools
+ * training made.
+ *
+ * @param tools The choice leaf's tools.
+ * @param path An argument path.
+ * @returns The argument (sources null: no tool restricts one so named).
+ */
+export function sameNamedArg(
+  tools: readonly ChoiceTool[],
+  path: string,
+): BoundArg {
+  const same = tools.flatMap((t) =>
+    t.args.filter((a) => a.path === path && a.sources !== null)
+  );
+  const seen = new Set<string>();
+  const sources = same.flatMap((a) => a.sources!).filter((s) => {
+    const k = canonicalJson(s);
+    return seen.has(k) ? false : (seen.add(k), true);
+  });
+  return { path, sources: same.length ? sources : null };
 }
