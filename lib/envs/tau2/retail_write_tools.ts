@@ -24,6 +24,7 @@ import {
   type RetailOrder,
   type RetailOrderItem,
   type RetailPayment,
+  type RetailPaymentMethod,
   type RetailVariant,
 } from "./retail_db.ts";
 import { RetailToolError } from "./retail_errors.ts";
@@ -50,15 +51,65 @@ function findItem(o: RetailOrder, itemId: string): RetailOrderItem | undefined {
   return o.items.find((i) => i.item_id === itemId);
 }
 
+/** The order, refused as `Non-<status> order cannot be <done>` unless in it. */
+function orderIn(
+  db: RetailDb,
+  orderId: unknown,
+  status: "pending" | "delivered",
+  done: string,
+): RetailOrder {
+  const order = getOrder(db, orderId);
+  if (order.status !== status) {
+    throw new RetailToolError(`Non-${status} order cannot be ${done}`);
+  }
+  return order;
+}
+
+/**
+ * The order, refused unless its status contains `pending` (so
+ * `pending (item modified)` passes), as τ²'s address and payment changes
+ * check; its item change wants exactly `pending` ({@link orderIn}).
+ */
+function modifiableOrder(db: RetailDb, orderId: unknown): RetailOrder {
+  const order = getOrder(db, orderId);
+  if (!order.status.includes("pending")) {
+    throw new RetailToolError("Non-pending order cannot be modified");
+  }
+  return order;
+}
+
+/**
+ * Refuse a gift card whose balance (none counts as 0) is below `amount`,
+ * as `Insufficient gift card balance to pay for <what>`; other methods pass.
+ */
+function checkGiftCardCovers(
+  pm: RetailPaymentMethod,
+  amount: number,
+  what: string,
+): void {
+  if (isGiftCard(pm) && (pm.balance ?? 0) < amount) {
+    throw new RetailToolError(
+      `Insufficient gift card balance to pay for ${what}`,
+    );
+  }
+}
+
+/** Take `amount` off a gift card's balance, rounded to cents. */
+function chargeGiftCard(pm: RetailPaymentMethod, amount: number): void {
+  if (isGiftCard(pm)) pm.balance = pyRound2((pm.balance ?? 0) - amount);
+}
+
+/** Put `amount` back on a gift card's balance, rounded to cents. */
+function refundGiftCard(pm: RetailPaymentMethod, amount: number): void {
+  if (isGiftCard(pm)) pm.balance = pyRound2((pm.balance ?? 0) + amount);
+}
+
 /** `cancel_pending_order`: refund every payment, gift cards at once. */
 export function cancelPendingOrder(
   db: RetailDb,
   a: Record<string, unknown>,
 ): Record<string, unknown> {
-  const order = getOrder(db, a.order_id);
-  if (order.status !== "pending") {
-    throw new RetailToolError("Non-pending order cannot be cancelled");
-  }
+  const order = orderIn(db, a.order_id, "pending", "cancelled");
   if (a.reason !== "no longer needed" && a.reason !== "ordered by mistake") {
     throw new RetailToolError("Invalid reason");
   }
@@ -71,9 +122,7 @@ export function cancelPendingOrder(
     });
     const user = getUser(db, order.user_id);
     const pm = getPaymentMethod(db, user.user_id, payment.payment_method_id);
-    if (isGiftCard(pm)) {
-      pm.balance = pyRound2((pm.balance ?? 0) + payment.amount);
-    }
+    refundGiftCard(pm, payment.amount);
   }
   order.status = "cancelled";
   order.cancel_reason = a.reason;
@@ -116,10 +165,7 @@ export function exchangeDeliveredOrderItems(
   db: RetailDb,
   a: Record<string, unknown>,
 ): Record<string, unknown> {
-  const order = getOrder(db, a.order_id);
-  if (order.status !== "delivered") {
-    throw new RetailToolError("Non-delivered order cannot be exchanged");
-  }
+  const order = orderIn(db, a.order_id, "delivered", "exchanged");
   const itemIds = stringList(a.item_ids, "item_ids");
   const newItemIds = stringList(a.new_item_ids, "new_item_ids");
   checkCounts(order, itemIds, (id) => `Number of ${id} not found.`);
@@ -135,11 +181,7 @@ export function exchangeDeliveredOrderItems(
   }
   diff = pyRound2(diff);
   const pm = getPaymentMethod(db, order.user_id, a.payment_method_id);
-  if (isGiftCard(pm) && (pm.balance ?? 0) < diff) {
-    throw new RetailToolError(
-      "Insufficient gift card balance to pay for the price difference",
-    );
-  }
+  checkGiftCardCovers(pm, diff, "the price difference");
   order.status = "exchange requested";
   order.exchange_items = sorted(itemIds);
   order.exchange_new_items = sorted(newItemIds);
@@ -153,10 +195,7 @@ export function modifyPendingOrderAddress(
   db: RetailDb,
   a: Record<string, unknown>,
 ): Record<string, unknown> {
-  const order = getOrder(db, a.order_id);
-  if (!order.status.includes("pending")) {
-    throw new RetailToolError("Non-pending order cannot be modified");
-  }
+  const order = modifiableOrder(db, a.order_id);
   order.address = addressOf(a);
   return dumpOrder(order);
 }
@@ -170,10 +209,7 @@ export function modifyPendingOrderItems(
   db: RetailDb,
   a: Record<string, unknown>,
 ): Record<string, unknown> {
-  const order = getOrder(db, a.order_id);
-  if (order.status !== "pending") {
-    throw new RetailToolError("Non-pending order cannot be modified");
-  }
+  const order = orderIn(db, a.order_id, "pending", "modified");
   const itemIds = stringList(a.item_ids, "item_ids");
   const newItemIds = stringList(a.new_item_ids, "new_item_ids");
   checkCounts(order, itemIds, (id) => `${id} not found`);
@@ -195,17 +231,13 @@ export function modifyPendingOrderItems(
     last = variant;
   }
   const pm = getPaymentMethod(db, order.user_id, a.payment_method_id);
-  if (isGiftCard(pm) && (pm.balance ?? 0) < diff) {
-    throw new RetailToolError(
-      "Insufficient gift card balance to pay for the new item",
-    );
-  }
+  checkGiftCardCovers(pm, diff, "the new item");
   order.payment_history.push({
     transaction_type: diff > 0 ? "payment" : "refund",
     amount: Math.abs(diff),
     payment_method_id: a.payment_method_id as string,
   });
-  if (isGiftCard(pm)) pm.balance = pyRound2((pm.balance ?? 0) - diff);
+  chargeGiftCard(pm, diff);
   for (let k = 0; k < itemIds.length; k++) {
     const item = findItem(order, itemIds[k]);
     if (!item) throw new RetailToolError(`Item ${itemIds[k]} not found`);
@@ -222,10 +254,7 @@ export function modifyPendingOrderPayment(
   db: RetailDb,
   a: Record<string, unknown>,
 ): Record<string, unknown> {
-  const order = getOrder(db, a.order_id);
-  if (!order.status.includes("pending")) {
-    throw new RetailToolError("Non-pending order cannot be modified");
-  }
+  const order = modifiableOrder(db, a.order_id);
   const pm = getPaymentMethod(db, order.user_id, a.payment_method_id);
   const history = order.payment_history;
   if (history.length !== 1 || history[0].transaction_type !== "payment") {
@@ -240,11 +269,7 @@ export function modifyPendingOrderPayment(
     );
   }
   const amount = history[0].amount;
-  if (isGiftCard(pm) && (pm.balance ?? 0) < amount) {
-    throw new RetailToolError(
-      "Insufficient gift card balance to pay for the order",
-    );
-  }
+  checkGiftCardCovers(pm, amount, "the order");
   history.push(
     {
       transaction_type: "payment",
@@ -253,9 +278,8 @@ export function modifyPendingOrderPayment(
     },
     { transaction_type: "refund", amount, payment_method_id: oldId },
   );
-  if (isGiftCard(pm)) pm.balance = pyRound2((pm.balance ?? 0) - amount);
-  const old = getPaymentMethod(db, order.user_id, oldId);
-  if (isGiftCard(old)) old.balance = pyRound2((old.balance ?? 0) + amount);
+  chargeGiftCard(pm, amount);
+  refundGiftCard(getPaymentMethod(db, order.user_id, oldId), amount);
   return dumpOrder(order);
 }
 
@@ -274,10 +298,7 @@ export function returnDeliveredOrderItems(
   db: RetailDb,
   a: Record<string, unknown>,
 ): Record<string, unknown> {
-  const order = getOrder(db, a.order_id);
-  if (order.status !== "delivered") {
-    throw new RetailToolError("Non-delivered order cannot be returned");
-  }
+  const order = orderIn(db, a.order_id, "delivered", "returned");
   const user = getUser(db, order.user_id);
   const pm = getPaymentMethod(db, user.user_id, a.payment_method_id);
   if (
