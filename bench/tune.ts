@@ -28,7 +28,7 @@
  */
 import { parseArgs } from "node:util";
 import { loadTauData, type TauData } from "../lib/eval/tau_data.ts";
-import { splitByTask } from "../lib/eval/split_eval.ts";
+import { splitFor } from "../lib/eval/split_eval.ts";
 import { buildAgentForm } from "../lib/compiler/agent/agent_form.ts";
 import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
 import { replayAgent } from "../lib/compiler/agent/agent_replay.ts";
@@ -110,8 +110,7 @@ interface SeedSplit {
 function splitsOf(data: TauData, seeds: number): SeedSplit[] {
   const out: SeedSplit[] = [];
   for (let seed = 1; seed <= seeds; seed++) {
-    const outer = splitByTask(data.episodes, seed).train;
-    const inner = splitByTask(outer, seed + 1000);
+    const inner = splitFor(data.episodes, seed, { validate: true });
     const train = inner.train.filter((e) => e.norm.success === true)
       .map((e) => e.norm)
       .sort((a, b) => a.episode_id < b.episode_id ? -1 : 1);

@@ -26,7 +26,7 @@ import type { ChatModel, ChatTool } from "../models/chat_types.ts";
 import { RetailEnv, taskSolved } from "../envs/tau2/mod.ts";
 import { type Script, scriptFromTau2 } from "./scripted_model.ts";
 import type { ScriptedModelServer } from "./scripted_model_server.ts";
-import { splitByTask } from "./split_eval.ts";
+import { splitFor } from "./split_eval.ts";
 import type { EvalEpisode, TauData } from "./tau_data.ts";
 
 /** What one arm did on one episode. */
@@ -204,13 +204,7 @@ export async function closedLoopSeed(
   setup: LoopSetup,
   options: { validate?: boolean } = {},
 ): Promise<LoopSeed> {
-  let { train, held } = splitByTask(data.episodes, seed);
-  if (options.validate) {
-    // Tuning mode: the held-out split is set aside untouched; the training
-    // split is split again (as `evaluateSeed` does) and judged on its own
-    // validation part.
-    ({ train, held } = splitByTask(train, seed + 1000));
-  }
+  const { train, held } = splitFor(data.episodes, seed, options);
   const trainOk = train.filter((e) => e.norm.success === true);
   const result = compileBehavior(trainOk.map((e) => e.norm), {
     name: "tau",

@@ -108,6 +108,26 @@ export function splitByTask(
 
 // Over 80 lines: most of it is the result record's zeroed fields; the tally per held-out episode reads best beside them.
 /**
+ * The training and judged episodes of one seed: the held-out split, or in
+ * tuning mode (`validate`) the held-out split set aside untouched and the
+ * training split split again (seed + 1000), judged on its own validation
+ * part.
+ *
+ * @param episodes The episodes.
+ * @param seed The seed.
+ * @param options `validate`: judge on the validation part.
+ * @returns Training and judged episodes.
+ */
+export function splitFor(
+  episodes: EvalEpisode[],
+  seed: number,
+  options: { validate?: boolean } = {},
+): { train: EvalEpisode[]; held: EvalEpisode[] } {
+  const split = splitByTask(episodes, seed);
+  return options.validate ? splitByTask(split.train, seed + 1000) : split;
+}
+
+/**
  * Evaluate one seed.
  *
  * @param data The loaded file.
@@ -123,12 +143,7 @@ export function evaluateSeed(
   seed: number,
   options: AgentTuning & { validate?: boolean } = {},
 ): SeedResult {
-  let { train, held } = splitByTask(data.episodes, seed);
-  if (options.validate) {
-    // Tuning mode: the held-out split is set aside untouched; the training
-    // split is split again and judged on its own validation part.
-    ({ train, held } = splitByTask(train, seed + 1000));
-  }
+  const { train, held } = splitFor(data.episodes, seed, options);
   const trainOk = train.filter((e) => e.norm.success === true);
   const result = compileBehavior(trainOk.map((e) => e.norm), {
     name: "tau",
