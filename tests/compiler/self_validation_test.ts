@@ -153,6 +153,18 @@ Deno.test("unseen_tools: a state-changing tool training never made is checked by
   assertOk(!never.ok && never.reason.includes("not a choice"));
 });
 
+/** An engine that has seen a user with two orders. */
+function withTwoOrders(engine: AgentEngine): AgentEngine {
+  engine.user("Hi, please check my orders.");
+  engine.record({
+    tool: "get_user_details",
+    args: { user_id: "ana_lima_1" },
+    ok: true,
+    result: JSON.stringify({ user_id: "ana_lima_1", orders: ["#W10", "#W11"] }),
+  }, "model");
+  return engine;
+}
+
 Deno.test("learned fan-out caps: a lookup whose tool the agent called more often in one conversation than the root's cap gets the most it made, and the engine keeps to each node's own cap", () => {
   const { effects, ok } = load("retail");
   const pkg = compileBehavior(ok, { name: "retail", effects, form: "agent" })
@@ -187,26 +199,12 @@ Deno.test("learned fan-out caps: a lookup whose tool the agent called more often
   )!;
   assertOk(node.kind === "lookup");
   node.fanout = 1;
-  const engine = new AgentEngine(ir);
-  engine.user("Hi, please check my orders.");
-  engine.record({
-    tool: "get_user_details",
-    args: { user_id: "ana_lima_1" },
-    ok: true,
-    result: JSON.stringify({ user_id: "ana_lima_1", orders: ["#W10", "#W11"] }),
-  }, "model");
+  const engine = withTwoOrders(new AgentEngine(ir));
   const due = engine.dueLookups().filter((c) => c.node === node.id);
   assertEquals(due, []);
   assertEquals(engine.cappedBy[node.id], 1);
   node.fanout = 2;
-  const wide = new AgentEngine(ir);
-  wide.user("Hi, please check my orders.");
-  wide.record({
-    tool: "get_user_details",
-    args: { user_id: "ana_lima_1" },
-    ok: true,
-    result: JSON.stringify({ user_id: "ana_lima_1", orders: ["#W10", "#W11"] }),
-  }, "model");
+  const wide = withTwoOrders(new AgentEngine(ir));
   assertEquals(
     wide.dueLookups().filter((c) => c.node === node.id).length,
     2,
