@@ -1,18 +1,9 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
 import { tempDir } from "../_helpers.ts";
+import { runMain as run } from "../_cli.ts";
 import { startServer } from "../_server.ts";
 import { CaptureCoordinator } from "../../lib/control/coordinator.ts";
-
-async function run(args: string[]) {
-  const { main } = await import("../../ingest.ts");
-  let out = "", err = "";
-  const code = await main(args, {
-    out: (t) => out += t + "\n",
-    err: (t) => err += t + "\n",
-  });
-  return { code, out, err };
-}
 
 type Finding = { host: string; state: string; detail: string };
 
