@@ -97,17 +97,31 @@ function deskModelServer(signatures: Record<string, Signature>) {
   };
 }
 
+/**
+ * Record order-desk episodes into a store under `dir`, compile them and write
+ * the package next to it.
+ *
+ * @param dir Folder for the store and the package file.
+ * @param episodes How many episodes to generate.
+ * @returns The package file's path.
+ */
+async function writeDeskPackage(
+  dir: string,
+  episodes: number,
+): Promise<string> {
+  const pkgFile = `${dir}/desk.package.json`;
+  using store = new HarnessStore(`${dir}/store`);
+  generateDeskEpisodes(store.sink("desk"), "desk", episodes);
+  const eps = await loadEpisodes(store, "desk");
+  const pkg = compileBehavior(eps, { name: "desk", effects: DESK_EFFECTS })
+    .package;
+  Deno.writeTextFileSync(pkgFile, JSON.stringify(pkg));
+  return pkgFile;
+}
+
 Deno.test("compile.ts run: a tree package (the order desk) runs with --model, its residual leaf answered by a model API over HTTP instead of the demo's hand-written binding", async () => {
   await using dir = await tempDir();
-  const pkgFile = `${dir.path}/desk.package.json`;
-  {
-    using store = new HarnessStore(`${dir.path}/store`);
-    generateDeskEpisodes(store.sink("desk"), "desk", 120);
-    const eps = await loadEpisodes(store, "desk");
-    const pkg = compileBehavior(eps, { name: "desk", effects: DESK_EFFECTS })
-      .package;
-    Deno.writeTextFileSync(pkgFile, JSON.stringify(pkg));
-  }
+  const pkgFile = await writeDeskPackage(dir.path, 120);
   const pkg = JSON.parse(Deno.readTextFileSync(pkgFile));
   const server = deskModelServer(pkg.signatures);
   try {
@@ -152,18 +166,7 @@ Deno.test("compile.ts run: a tree package (the order desk) runs with --model, it
 
 Deno.test("compile.ts run: a model URL nobody answers is a clear error, nothing is run", async () => {
   await using dir = await tempDir();
-  const pkgFile = `${dir.path}/desk.package.json`;
-  {
-    using store = new HarnessStore(`${dir.path}/store`);
-    generateDeskEpisodes(store.sink("desk"), "desk", 60);
-    const eps = await loadEpisodes(store, "desk");
-    Deno.writeTextFileSync(
-      pkgFile,
-      JSON.stringify(
-        compileBehavior(eps, { name: "desk", effects: DESK_EFFECTS }).package,
-      ),
-    );
-  }
+  const pkgFile = await writeDeskPackage(dir.path, 60);
   // A port that was just free: nothing listens there.
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;

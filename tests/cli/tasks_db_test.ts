@@ -15,6 +15,15 @@ import { CHECKOUT, task } from "./_tasks.ts";
 const FIXTURE =
   new URL("../../fixtures/tau2_retail_slice.json", import.meta.url)
     .pathname;
+/** `deno task ingest capture list --db env --json`. */
+const CAPTURE_LIST_DB_ENV = [
+  "ingest",
+  "capture",
+  "list",
+  "--db",
+  "env",
+  "--json",
+];
 const ignore = !postgresAvailable() && !Deno.env.get("CI");
 
 Deno.test({
@@ -67,14 +76,7 @@ Deno.test({
       await task(home, ["ingest", "store", "push", "--to", "env"], env),
       "push",
     );
-    const list = await task(home, [
-      "ingest",
-      "capture",
-      "list",
-      "--db",
-      "env",
-      "--json",
-    ], env);
+    const list = await task(home, CAPTURE_LIST_DB_ENV, env);
     ok(list, "capture list --db env");
     const caps = JSON.parse(list.out) as {
       capture_id: string;
@@ -157,14 +159,7 @@ Deno.test({
     // Replicated: the database lists the capture (bounded wait).
     let listed = "";
     for (let i = 0; i < 60 && !/"rep"|:rep"/.test(listed); i++) {
-      const list = await task(home, [
-        "ingest",
-        "capture",
-        "list",
-        "--db",
-        "env",
-        "--json",
-      ], env);
+      const list = await task(home, CAPTURE_LIST_DB_ENV, env);
       listed = list.out;
       if (!/"rep"|:rep"/.test(listed)) {
         await new Promise((r) => setTimeout(r, 500));

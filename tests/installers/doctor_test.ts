@@ -1,18 +1,9 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
 import { tempDir } from "../_helpers.ts";
+import { runMain as run } from "../_cli.ts";
 import { startServer } from "../_server.ts";
 import { CaptureCoordinator } from "../../lib/control/coordinator.ts";
-
-async function run(args: string[]) {
-  const { main } = await import("../../ingest.ts");
-  let out = "", err = "";
-  const code = await main(args, {
-    out: (t) => out += t + "\n",
-    err: (t) => err += t + "\n",
-  });
-  return { code, out, err };
-}
 
 type Finding = { host: string; state: string; detail: string };
 
@@ -132,4 +123,51 @@ Deno.test({
     assertEquals(quiet.code, 0, quiet.err);
     assertOk(!/not on PATH/.test(quiet.err), quiet.err);
   },
+});
+
+Deno.test("doctor says which hooks cannot record and why", async () => {
+  const { main } = await import("../../ingest.ts");
+  const { startServer } = await import("../_server.ts");
+  await using srv = await startServer();
+  await using dir = await tempDir();
+  const run = async (args: string[]) => {
+    let out = "";
+    const code = await main(args, {
+      out: (t) => out += t + "\n",
+      err: () => {},
+    });
+    return { code, out };
+  };
+  assertEquals(
+    (await run(["install", "host_b", "--project", dir.path, "--url", srv.url]))
+      .code,
+    0,
+  );
+  const good = await run(["doctor", "--project", dir.path, "--json"]);
+  assertEquals(good.code, 0, good.out);
+  const f = JSON.parse(good.out) as { host: string; state: string }[];
+  assertEquals(f.find((x) => x.host === "host_b")?.state, "ok");
+  // Point the hooks at a Deno that no longer exists.
+  const file = join(dir.path, ".gemini/settings.json");
+  const text = Deno.readTextFileSync(file);
+  const s = JSON.parse(text);
+  for (
+    const groups of Object.values(s.hooks) as {
+      hooks: { command: string }[];
+    }[][]
+  ) {
+    for (const g of groups) {
+      for (const h of g.hooks) {
+        h.command = h.command.replace(/^\S+/, "'/gone/npx-cache/deno'");
+      }
+    }
+  }
+  Deno.writeTextFileSync(file, JSON.stringify(s));
+  const bad = await run(["doctor", "--project", dir.path]);
+  assertEquals(bad.code, 1);
+  assertOk(
+    /host_b\s+broken\s+the Deno it runs \(\/gone\/npx-cache\/deno\) is gone/
+      .test(bad.out),
+    bad.out,
+  );
 });

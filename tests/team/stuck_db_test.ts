@@ -5,16 +5,7 @@ import { Replicator } from "../../lib/team/replicator.ts";
 import { serve } from "../../lib/cli/cmd_serve.ts";
 import { startStuckPg } from "./_stuck_pg.ts";
 import { tempDir } from "../_helpers.ts";
-
-async function main(args: string[]) {
-  const { main } = await import("../../ingest.ts");
-  let out = "", err = "";
-  const code = await main(args, {
-    out: (t) => out += t + "\n",
-    err: (t) => err += t + "\n",
-  });
-  return { code, out, err };
-}
+import { runMain as main } from "../_cli.ts";
 
 const opts = { sanitizeOps: false, sanitizeResources: false };
 

@@ -5,19 +5,10 @@ import { CaptureCoordinator } from "../../lib/control/coordinator.ts";
 import { connectDb, resolveDbTarget } from "../../lib/team/db.ts";
 import { postgresAvailable, startCluster } from "../_postgres.ts";
 import { tempDir } from "../_helpers.ts";
+import { runMain as main } from "../_cli.ts";
 
 const ignore = !postgresAvailable() && !Deno.env.get("CI");
 const opts = { ignore, sanitizeOps: false, sanitizeResources: false };
-
-async function main(args: string[]) {
-  const { main } = await import("../../ingest.ts");
-  let out = "", err = "";
-  const code = await main(args, {
-    out: (t) => out += t + "\n",
-    err: (t) => err += t + "\n",
-  });
-  return { code, out, err };
-}
 
 Deno.test("resolveDbTarget() takes the password from ~/.pgpass and the host from PGHOST, and a malformed URL's message never shows the password", () => {
   const env: Record<string, string> = { PGHOST: "db.example", HOME: "/h" };
@@ -79,7 +70,7 @@ Deno.test({
       coord.finishCapture("run_1");
     }
     assertEquals((await main(["db", "migrate", "--db", pg.url])).code, 0);
-    const first = await main([
+    const push = [
       "store",
       "push",
       "--to",
@@ -87,17 +78,10 @@ Deno.test({
       "--root",
       dir.path,
       "--json",
-    ]);
+    ];
+    const first = await main(push);
     assertEquals(first.code, 0, first.err);
-    const again = await main([
-      "store",
-      "push",
-      "--to",
-      pg.url,
-      "--root",
-      dir.path,
-      "--json",
-    ]);
+    const again = await main(push);
     const cap = JSON.parse(again.out).captures[0];
     assertEquals([cap.shipped, cap.skipped], [0, cap.head]);
     const list = await main(["capture", "list", "--db", pg.url, "--json"]);

@@ -15,6 +15,7 @@ import {
 } from "../../examples/order_desk/order_desk.ts";
 import { postgresAvailable, startCluster } from "../_postgres.ts";
 import { tempDir } from "../_helpers.ts";
+import { runMain as main } from "../_cli.ts";
 
 // In CI the cluster must be there (.ci/run installs it); elsewhere the
 // tests say why they did not run.
@@ -25,16 +26,6 @@ if (ignore) {
   );
 }
 const opts = { ignore, sanitizeOps: false, sanitizeResources: false };
-
-async function main(args: string[]) {
-  const { main } = await import("../../ingest.ts");
-  let out = "", err = "";
-  const code = await main(args, {
-    out: (t) => out += t + "\n",
-    err: (t) => err += t + "\n",
-  });
-  return { code, out, err };
-}
 
 Deno.test({
   ...opts,
