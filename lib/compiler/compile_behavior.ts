@@ -106,6 +106,13 @@ export interface CompileOptions {
   adjacentShare?: number;
   /** Agent form: coverage a contested binding needs to drive a lookup. @default 0.9 */
   speculativeCoverage?: number;
+  /**
+   * Agent form: choose the tuning parameters left unset above by
+   * cross-validation on the training episodes (`agent/self_tuning.ts`);
+   * false: use the defaults.
+   * @default true
+   */
+  tune?: boolean;
 }
 
 /**
@@ -167,6 +174,7 @@ export function compileBehavior(
       minYield: options.minYield,
       adjacentShare: options.adjacentShare,
       speculativeCoverage: options.speculativeCoverage,
+      tune: options.tune,
     });
   }
   const { compiled, candidates, verification } = built;

@@ -141,7 +141,7 @@ export function splitFor(
 export function evaluateSeed(
   data: TauData,
   seed: number,
-  options: AgentTuning & { validate?: boolean } = {},
+  options: AgentTuning & { validate?: boolean; tune?: boolean } = {},
 ): SeedResult {
   const { train, held } = splitFor(data.episodes, seed, options);
   const trainOk = train.filter((e) => e.norm.success === true);
@@ -153,6 +153,7 @@ export function evaluateSeed(
     extraLookupBudget: options.extraLookupBudget,
     adjacentShare: options.adjacentShare,
     speculativeCoverage: options.speculativeCoverage,
+    tune: options.tune,
   });
   const ir = result.compiled.ir;
   const agentForm = ir.nodes[ir.root]?.kind === "agent";

@@ -3,8 +3,12 @@ import { loadTauData } from "../../lib/eval/tau_data.ts";
 import { learnBindings } from "../../lib/compiler/agent/bindings.ts";
 import { buildAgentForm } from "../../lib/compiler/agent/agent_form.ts";
 import { evaluateSeed } from "../../lib/eval/split_eval.ts";
-import { primaryVariant } from "../../lib/compiler/agent/lookup_variants.ts";
+import {
+  adjacentVariants,
+  primaryVariant,
+} from "../../lib/compiler/agent/lookup_variants.ts";
 import { replayAgent } from "../../lib/compiler/agent/agent_replay.ts";
+import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
 
 const slice = loadTauData(
   Deno.readTextFileSync(
@@ -76,6 +80,69 @@ Deno.test("primaryVariant() keeps each argument's first source, null when each h
   assertEquals(p.id, "lookup_get_user_details_primary");
   assertEquals(p.args[0].sources, [{ from: "user", shape: "a_a_9" }]);
   assertEquals(primaryVariant(p), null);
+});
+
+Deno.test("adjacentVariants() pairs two user words of one shape by position, both ways; the paired argument comes after", () => {
+  const node = {
+    id: "lookup_find_user_id_by_name_zip",
+    kind: "lookup" as const,
+    tool: "find_user_id_by_name_zip",
+    args: [
+      { path: "first_name", sources: [{ from: "user" as const, shape: "Aa" }] },
+      { path: "last_name", sources: [{ from: "user" as const, shape: "Aa" }] },
+      { path: "zip", sources: [{ from: "user" as const, shape: "9{5}" }] },
+    ],
+  };
+  const vs = adjacentVariants(node);
+  assertEquals(vs.map((v) => v.id), [
+    "lookup_find_user_id_by_name_zip_after_first_name_last_name",
+    "lookup_find_user_id_by_name_zip_after_last_name_first_name",
+  ]);
+  assertEquals(vs[0].args.map((a) => a.path), [
+    "first_name",
+    "zip",
+    "last_name",
+  ]);
+  assertEquals(vs[0].args[2].sources, [
+    { from: "user", shape: "Aa", after: "first_name" },
+  ]);
+  assertEquals(vs[0].args[1], node.args[2]);
+  // Already paired, or nothing of one shape twice: no variant.
+  assertEquals(adjacentVariants(vs[0]), []);
+  assertEquals(adjacentVariants({ ...node, args: node.args.slice(1) }), []);
+  // The engine then looks up only the word right after the first name.
+  const ir = {
+    schema_version: "harness.ir.v1",
+    name: "t",
+    root: "agent",
+    nodes: {
+      agent: {
+        id: "agent",
+        kind: "agent" as const,
+        lookups: [vs[0].id],
+        choice: null,
+        fanout: 5,
+      },
+      [vs[0].id]: vs[0],
+    },
+    stores: [],
+    variables: [],
+    inputs: ["input.user"],
+  };
+  const plainIr = structuredClone(ir);
+  plainIr.nodes.agent.lookups = [node.id];
+  (plainIr.nodes as Record<string, unknown>)[node.id] = node;
+  const said = "Hi, I am Yusuf Rossi from Boston, zip 19122.";
+  const paired = new AgentEngine(ir);
+  paired.user(said);
+  // Capitalised words: Hi, Yusuf, Rossi, Boston; only Yusuf has one
+  // right after it.
+  assertEquals(paired.dueLookups().map((c) => c.args), [
+    { first_name: "Yusuf", zip: "19122", last_name: "Rossi" },
+  ]);
+  const plain = new AgentEngine(plainIr);
+  plain.user(said);
+  assertEquals(plain.dueLookups(), [], "16 pairs pass the cap of 5");
 });
 
 Deno.test("replayAgent() counts capped lookups by node, summing to capped", () => {

@@ -22,13 +22,19 @@ const load = (domain: string) => {
   };
 };
 
-Deno.test("self-validation: the agent form is judged on a held-out quarter of its training episodes, reported in the package and its summary", () => {
+Deno.test("self-validation: the agent form is cross-validated on its training episodes, each held out once, reported in the package and its summary", () => {
   const { effects, ok } = load("retail");
-  const r = compileBehavior(ok, { name: "retail", effects, form: "agent" });
+  const r = compileBehavior(ok, {
+    name: "retail",
+    effects,
+    form: "agent",
+    tune: false,
+  });
   const v = r.package.verification.validation;
   assertOk(v, "a validation report");
-  assertEquals(v.fit_episodes + v.episodes, ok.length);
-  assertOk(v.episodes >= 2 && v.fit_episodes > v.episodes);
+  assertEquals(v.episodes, ok.length);
+  assertOk(v.folds >= 2 && v.folds <= 4, JSON.stringify(v));
+  assertOk(v.fit_episodes < ok.length && v.fit_episodes >= ok.length / 2);
   assertOk(v.served > 0 && v.served <= v.calls, JSON.stringify(v));
   assertEquals(v.verdict, v.stopped ? "stops conversations" : "pays");
   // Deterministic: the same episodes in another order give the same report.
@@ -37,17 +43,18 @@ Deno.test("self-validation: the agent form is judged on a held-out quarter of it
   const summary = summarizePackage(r.package);
   assertOk(
     summary.includes(
-      `validation    ${v.verdict}: on ${v.episodes} held-out training episodes`,
+      `validation    ${v.verdict}: on ${v.episodes} training episodes, each held out once (${v.folds} folds`,
     ),
     summary,
   );
 });
 
-Deno.test("self-validation: too few episodes to hold a quarter out is said, not hidden", () => {
+Deno.test("self-validation: too few episodes to cross-validate is said, not hidden", () => {
   const { effects, ok } = load("telecom");
   assertOk(ok.length < MIN_VALIDATION_EPISODES);
   const r = compileBehavior(ok, { name: "telecom", effects, form: "agent" });
   assertEquals(r.package.verification.validation, null);
+  assertEquals(r.package.verification.tuning, null);
   assertOk(
     summarizePackage(r.package).includes("too few training episodes"),
   );

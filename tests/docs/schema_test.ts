@@ -93,8 +93,9 @@ Deno.test("docs/schema: every package compiled here validates against harness.pa
   const ajv = validator();
   const kinds = new Set<string>();
   const forms = new Set<string>();
-  let unseen = 0;
+  let unseen = 0, tuned = 0;
   for (const [name, pkg] of await compiledPackages()) {
+    if (pkg.verification.tuning) tuned++;
     assertEquals(errorsOf(ajv, PACKAGE_SCHEMA, pkg), [], name);
     assertEquals(errorsOf(ajv, IR_SCHEMA, pkg.ir), [], name);
     for (const node of Object.values(pkg.ir.nodes)) {
@@ -116,6 +117,7 @@ Deno.test("docs/schema: every package compiled here validates against harness.pa
   ]);
   assertEquals([...forms].sort(), ["agent", "sequence"]);
   assertOk(unseen > 0, "a choice leaf with tools training never made");
+  assertOk(tuned > 0, "a package tuned by cross-validation");
 });
 
 Deno.test("docs/schema: the golden order-desk package's IR, manifest, signatures, provenance, candidates and verification validate", () => {

@@ -23,9 +23,11 @@ import {
   type MessageWords,
   parsedResult,
   valueKey,
+  type WordsMemo,
   wordsOfMessage,
 } from "./sources.ts";
 import { sameNamedArg } from "./choice_leaf.ts";
+import { addMentionStems } from "./mentions.ts";
 
 /** A lookup the engine wants made. */
 export interface LookupCall {
@@ -104,6 +106,8 @@ export class AgentEngine {
   readonly #override: number | undefined;
   readonly #user: string[] = [];
   readonly #userWords: MessageWords[] = [];
+  readonly #stems = new Set<string>();
+  readonly #words: WordsMemo | undefined;
   readonly #calls: EngineCall[] = [];
   readonly #issued = new Map<string, Set<string>>();
   readonly #cache = new Map<string, EngineCall>();
@@ -117,10 +121,14 @@ export class AgentEngine {
    * Create a `AgentEngine`.
    *
    * @param ir An agent-form IR (root of kind `agent`).
-   * @param options Fan-out cap (the node's own when absent).
+   * @param options Fan-out cap (the node's own when absent); messages
+   *   already cut into words (a compile's replays share them).
    * @throws {TypeError} When the root is not an agent node.
    */
-  constructor(ir: BehaviorIr, options: { fanout?: number } = {}) {
+  constructor(
+    ir: BehaviorIr,
+    options: { fanout?: number; words?: WordsMemo } = {},
+  ) {
     const root = ir.nodes[ir.root];
     if (!root || root.kind !== "agent") {
       throw new TypeError(
@@ -132,11 +140,17 @@ export class AgentEngine {
     this.#choice = root.choice ? ir.nodes[root.choice] as ChoiceNode : null;
     this.#fanout = options.fanout ?? root.fanout ?? DEFAULT_FANOUT;
     this.#override = options.fanout;
+    this.#words = options.words;
   }
 
   /** The conversation so far. */
   get state(): ConversationState {
-    return { user: this.#user, calls: this.#calls, userWords: this.#userWords };
+    return {
+      user: this.#user,
+      calls: this.#calls,
+      userWords: this.#userWords,
+      stems: this.#stems,
+    };
   }
 
   /** Calls so far, with origin. */
@@ -161,7 +175,8 @@ export class AgentEngine {
    */
   user(text: string): void {
     this.#user.push(text);
-    this.#userWords.push(wordsOfMessage(text));
+    this.#userWords.push(wordsOfMessage(text, this.#words));
+    addMentionStems(this.#stems, text);
   }
 
   /**

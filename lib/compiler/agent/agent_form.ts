@@ -32,7 +32,7 @@ import { canonicalJson } from "../../trace/canonical_json.ts";
 import { type AgentReplay, replayAgent } from "./agent_replay.ts";
 import { DEFAULT_FANOUT } from "./agent_engine.ts";
 import { describeSource } from "../core/source.ts";
-import { selectLookups } from "./lookup_selection.ts";
+import { type CompileMemo, selectLookups } from "./lookup_selection.ts";
 import { bindingCandidates, gradeOf } from "./agent_verify.ts";
 import {
   CHOICE_SIGNATURE,
@@ -69,6 +69,8 @@ export interface AgentFormOptions extends AgentTuning {
    * validation part of training showed the lookups save nothing).
    */
   dropLookups?: string;
+  /** What the compile already worked out (its builds share it). */
+  memo?: CompileMemo;
 }
 
 /** The agent form and what it was built from. */
@@ -261,6 +263,7 @@ export function buildAgentForm(
     effects,
     adjacentShare: options.adjacentShare,
     speculativeCoverage: options.speculativeCoverage,
+    words: options.memo?.words,
   });
   let lookups = withLearnedCaps(
     lookupNodes(bindings, effects),
@@ -278,6 +281,7 @@ export function buildAgentForm(
     effects,
     minYield,
     budget,
+    memo: options.memo,
   });
   dropped.push(...selection.dropped);
   lookups = selection.kept;
@@ -287,7 +291,9 @@ export function buildAgentForm(
     lookups = [];
   }
   const ir = assemble(name, lookups, tools, fanout, unseen);
-  const replays = episodes.map((ep) => replayAgent(ir, ep, { effects }));
+  const replays = episodes.map((ep) =>
+    replayAgent(ir, ep, { effects, words: options.memo?.words })
+  );
   const provenance = agentProvenance(ir, bindings, episodes.length);
   const signatures = choiceSignatures(tools, unseen);
   const required = [

@@ -24,6 +24,7 @@ import { canonicalJson } from "../../trace/canonical_json.ts";
 import type { NormEpisode } from "../../lineage/records.ts";
 import type { BehaviorIr } from "../core/ir.ts";
 import { AgentEngine } from "./agent_engine.ts";
+import type { WordsMemo } from "./sources.ts";
 import { changesState, type Effects } from "../core/core_steps.ts";
 
 /** The verdict on one step. */
@@ -63,15 +64,19 @@ function key(epoch: number, tool: string, args: unknown): string {
  *
  * @param ir An agent-form IR.
  * @param ep The episode.
- * @param options Effects (which tools change state), fan-out cap.
+ * @param options Effects (which tools change state), fan-out cap,
+ *   messages already cut into words.
  * @returns Verdicts and lookup counts.
  */
 export function replayAgent(
   ir: BehaviorIr,
   ep: NormEpisode,
-  options: { effects: Effects; fanout?: number },
+  options: { effects: Effects; fanout?: number; words?: WordsMemo },
 ): AgentReplay {
-  const engine = new AgentEngine(ir, { fanout: options.fanout });
+  const engine = new AgentEngine(ir, {
+    fanout: options.fanout,
+    words: options.words,
+  });
   const writes = (tool: string) => changesState(options.effects, tool);
   // The episode's calls by (writes before, tool, arguments).
   const recorded = new Map<string, number>();

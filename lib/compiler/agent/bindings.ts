@@ -31,6 +31,7 @@ import {
   shapeOf,
   userWords,
   valueKey,
+  type WordsMemo,
   wordsOfMessage,
 } from "./sources.ts";
 import type { Source } from "../core/source.ts";
@@ -73,17 +74,22 @@ export interface LearnOptions {
    * @default {@linkcode SPECULATIVE_COVERAGE}
    */
   speculativeCoverage?: number;
+  /** Messages already cut into words (a compile's builds share them). */
+  words?: WordsMemo;
 }
 
 /** The conversation state before each step of a normalized episode. */
-export function statesOf(ep: NormEpisode): ConversationState[] {
+export function statesOf(
+  ep: NormEpisode,
+  words?: WordsMemo,
+): ConversationState[] {
   const calls: CallRecord[] = [];
   const said: MessageWords[] = [];
   return ep.steps.map((s) => {
     const input = (s.state_before.input ?? {}) as { user?: string[] };
     const user = input.user ?? [];
     while (said.length < user.length) {
-      said.push(wordsOfMessage(user[said.length]));
+      said.push(wordsOfMessage(user[said.length], words));
     }
     const state = {
       user,
@@ -255,7 +261,7 @@ export function learnBindings(
     SPECULATIVE_COVERAGE;
   const groups = new Map<string, Observation[]>();
   for (const ep of episodes) {
-    const states = statesOf(ep);
+    const states = statesOf(ep, options.words);
     ep.steps.forEach((step, i) => {
       // A call that failed is the agent's mistake, not behavior to bind.
       if (!step.ok) return;

@@ -1,8 +1,10 @@
 /**
- * The agent form's pipeline over normalized episodes: judge the form on a
- * validation part of the training episodes (`self_validation.ts`), learn
- * bindings, build the lookups and the choice leaf (none of the lookups when
- * validation showed they save nothing), verify by the training replay.
+ * The agent form's pipeline over normalized episodes: choose the tuning
+ * parameters the caller left unset and judge the form by cross-validation
+ * on the training episodes (`self_tuning.ts`, `self_validation.ts`), learn
+ * bindings, build the lookups and the choice leaf (none of the lookups
+ * when validation showed they save nothing), verify by the training
+ * replay.
  *
  * @module
  */
@@ -12,6 +14,18 @@ import { checkStructure } from "../core/verification.ts";
 import { type AgentFormOptions, buildAgentForm } from "./agent_form.ts";
 import { agentVerification } from "./agent_verify.ts";
 import { validateAgentForm } from "./self_validation.ts";
+import { tuneAgentForm } from "./self_tuning.ts";
+import { newCompileMemo } from "./lookup_selection.ts";
+
+/** Options of {@linkcode compileAgent}. */
+export interface CompileAgentOptions extends AgentFormOptions {
+  /**
+   * Choose the tuning parameters left unset by cross-validation on the
+   * training episodes (`self_tuning.ts`); false: build with the defaults.
+   * @default true
+   */
+  tune?: boolean;
+}
 
 /**
  * Compile the agent form and verify it by its training replay.
@@ -22,15 +36,24 @@ import { validateAgentForm } from "./self_validation.ts";
  */
 export function compileAgent(
   normalized: NormEpisode[],
-  options: AgentFormOptions,
+  options: CompileAgentOptions,
 ): CompiledForm {
-  const validation = validateAgentForm(normalized, options);
+  const { tune, ...rest } = options;
+  const formOptions = { ...rest, memo: rest.memo ?? newCompileMemo() };
+  const tuned = tune === false
+    ? {
+      options: formOptions,
+      validation: validateAgentForm(normalized, formOptions),
+      tuning: null,
+    }
+    : tuneAgentForm(normalized, formOptions);
+  const validation = tuned.validation;
   // Never ship lookups that saved nothing on conversations they were not
   // built from: each costs a call and context, for no model call saved.
   const agent = buildAgentForm(normalized, {
-    ...options,
+    ...tuned.options,
     dropLookups: validation?.verdict === "saves nothing"
-      ? `validation: on ${validation.episodes} held-out training episodes the lookups served none of ${validation.calls} calls (${validation.extra_lookups} extra lookups)`
+      ? `validation: on ${validation.episodes} training episodes, each held out in turn, the lookups served none of ${validation.calls} calls (${validation.extra_lookups} extra lookups)`
       : undefined,
   });
   const compiled = agent.compiled;
@@ -41,6 +64,6 @@ export function compileAgent(
   return {
     compiled,
     candidates: agent.candidates,
-    verification: { ...verification, validation },
+    verification: { ...verification, validation, tuning: tuned.tuning },
   };
 }

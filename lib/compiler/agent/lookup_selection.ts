@@ -13,7 +13,13 @@ import type { NormEpisode } from "../../lineage/records.ts";
 import type { Effects } from "../core/core_steps.ts";
 import type { BehaviorIr, IrNode } from "../core/ir.ts";
 import { replayAgent } from "./agent_replay.ts";
-import { mentionedVariant, primaryVariant } from "./lookup_variants.ts";
+import {
+  adjacentVariants,
+  mentionedVariant,
+  primaryVariant,
+} from "./lookup_variants.ts";
+import type { WordsMemo } from "./sources.ts";
+import { canonicalJson } from "../../trace/canonical_json.ts";
 
 type LookupNode = Extract<IrNode, { kind: "lookup" }>;
 
@@ -30,19 +36,51 @@ export interface LookupSelectionOptions {
   minYield: number;
   /** Most extra lookups per training episode the kept nodes may cost. */
   budget: number;
+  /** What a compile already worked out (its builds share it). */
+  memo?: CompileMemo;
 }
 
 /** What a set of lookup nodes yields over the training replay. */
+export interface Measure {
+  /** Calls issued and used, by node id. */
+  totals: Record<string, Yield>;
+  /** Extra lookups per episode. */
+  extraPerEpisode: number;
+}
+
+/**
+ * What a compile already worked out, shared by its builds (the tuning
+ * points and the cross-validation folds build from the same episodes):
+ * messages cut into words, and what a set of lookup nodes yields over a
+ * set of episodes. One per compile; never shared between compiles.
+ */
+export interface CompileMemo {
+  /** Messages cut into words, by text. */
+  words: WordsMemo;
+  /** Training replay measures, by IR and episodes. */
+  measures: Map<string, Measure>;
+}
+
+/** A fresh {@linkcode CompileMemo}. */
+export function newCompileMemo(): CompileMemo {
+  return { words: new Map(), measures: new Map() };
+}
+
 function measure(
   episodes: NormEpisode[],
   ir: BehaviorIr,
   options: LookupSelectionOptions,
-): { totals: Record<string, Yield>; extraPerEpisode: number } {
-  const { effects } = options;
+): Measure {
+  const { effects, memo } = options;
+  const key = memo
+    ? `${canonicalJson(ir)}\u0000${episodes.map((e) => e.episode_id).join()}`
+    : "";
+  const hit = memo?.measures.get(key);
+  if (hit) return hit;
   const totals: Record<string, Yield> = {};
   let extra = 0;
   for (const ep of episodes) {
-    const r = replayAgent(ir, ep, { effects });
+    const r = replayAgent(ir, ep, { effects, words: memo?.words });
     extra += r.extra_lookups;
     for (const [id, c] of Object.entries(r.by_node)) {
       const t = (totals[id] ??= { issued: 0, used: 0 });
@@ -50,10 +88,12 @@ function measure(
       t.used += c.used;
     }
   }
-  return {
+  const out = {
     totals,
     extraPerEpisode: episodes.length ? extra / episodes.length : 0,
   };
+  memo?.measures.set(key, out);
+  return out;
 }
 
 /**
@@ -72,16 +112,28 @@ export function selectLookups(
   const { minYield, budget } = options;
   const measured = (nodes: IrNode[]) =>
     measure(episodes, options.irOf(nodes), options);
-  const alone = measured(lookups).totals;
+  // A copy: the variants' figures are added to it, and measures are shared.
+  const alone = { ...measured(lookups).totals };
   const fallbacks: LookupNode[] = [];
   const variants = lookups.flatMap((n) => {
     const p = primaryVariant(n as LookupNode);
     if (p) fallbacks.push(p);
-    const v = mentionedVariant(n as LookupNode, episodes);
-    if (!v) return [];
-    const others = lookups.filter((o) => (o as LookupNode).tool !== v.tool);
-    Object.assign(alone, { [v.id]: measured([...others, v]).totals[v.id] });
-    return [v];
+    const mentioned = mentionedVariant(
+      n as LookupNode,
+      episodes,
+      options.memo?.words,
+    );
+    const vs = [
+      ...(mentioned ? [mentioned] : []),
+      ...adjacentVariants(n as LookupNode),
+    ];
+    const others = lookups.filter((o) =>
+      (o as LookupNode).tool !== (n as LookupNode).tool
+    );
+    for (const v of vs) {
+      Object.assign(alone, { [v.id]: measured([...others, v]).totals[v.id] });
+    }
+    return vs;
   });
   const yieldOf = (id: string) => {
     const t = alone[id] ?? { issued: 0, used: 0 };

@@ -14,6 +14,7 @@ import {
   isMentioned,
   mentionStems,
   whereText,
+  type WordsMemo,
 } from "./sources.ts";
 
 type LookupNode = Extract<IrNode, { kind: "lookup" }>;
@@ -27,6 +28,7 @@ type LookupNode = Extract<IrNode, { kind: "lookup" }>;
 export function mentionedVariant(
   node: LookupNode,
   episodes: NormEpisode[],
+  words?: WordsMemo,
 ): LookupNode | null {
   let changed = false;
   const args = node.args.map((a) => {
@@ -34,7 +36,7 @@ export function mentionedVariant(
       if (s.from !== "result") return s;
       const counts = new Map<string, number>();
       for (const ep of episodes) {
-        const states = statesOf(ep);
+        const states = statesOf(ep, words);
         ep.steps.forEach((step, i) => {
           if (step.logical_tool !== node.tool || !step.ok) return;
           const value = step.arguments[a.path];
@@ -91,4 +93,59 @@ export function primaryVariant(node: LookupNode): LookupNode | null {
       sources: (a.sources ?? []).slice(0, 1),
     })),
   };
+}
+
+/**
+ * The variants of a lookup that pair two of its user-word arguments of the
+ * same shape by position: the second is the word right after the first in
+ * the same message (`after`), as a last name follows a first name. Where
+ * training shows such a pairing in fewer than the adjacency share of calls
+ * (`linkAdjacentWords`), the plain node pairs every word with every other
+ * and passes its fan-out cap; this variant, judged by the same training
+ * replay, can pay instead. One variant per ordered pair (id
+ * `<id>_after_<first>_<second>`).
+ *
+ * @param node The lookup node.
+ * @returns The paired variants (none when no two such arguments).
+ */
+export function adjacentVariants(node: LookupNode): LookupNode[] {
+  const plain = (a: LookupNode["args"][number]) => {
+    const s = a.sources ?? [];
+    return s.length === 1 && s[0].from === "user" &&
+        s[0].after === undefined && s[0].prefix === undefined
+      ? s[0]
+      : null;
+  };
+  if (
+    node.args.some((a) =>
+      (a.sources ?? []).some((s) => s.from === "user" && s.after !== undefined)
+    )
+  ) return [];
+  const out: LookupNode[] = [];
+  for (const first of node.args) {
+    const f = plain(first);
+    if (!f) continue;
+    for (const second of node.args) {
+      const s = plain(second);
+      if (!s || second === first || s.shape !== f.shape) continue;
+      const args = node.args.map((a) =>
+        a === second ? { ...a, sources: [{ ...s, after: first.path }] } : a
+      );
+      // An argument bound `after` another comes after it.
+      args.sort((x, y) =>
+        (x === args.find((a) => a.path === second.path) ? 1 : 0) -
+          (y === args.find((a) => a.path === second.path) ? 1 : 0) ||
+        (x.path < y.path ? -1 : 1)
+      );
+      out.push({
+        ...node,
+        id: `${node.id}_after_${first.path}_${second.path}`.replace(
+          /[^A-Za-z0-9_]/g,
+          "_",
+        ),
+        args,
+      });
+    }
+  }
+  return out;
 }

@@ -18,12 +18,21 @@ function stem(word: string): string {
  */
 export function mentionStems(state: { user: string[] }): Set<string> {
   const out = new Set<string>();
-  for (const text of state.user) {
-    for (const w of text.toLowerCase().match(/[a-z]{4,}/g) ?? []) {
-      out.add(stem(w));
-    }
-  }
+  for (const text of state.user) addMentionStems(out, text);
   return out;
+}
+
+/**
+ * Add the stems of one more user message to a set of
+ * {@linkcode mentionStems} (an engine keeps them as messages arrive).
+ *
+ * @param stems The stems so far (changed in place).
+ * @param text The message.
+ */
+export function addMentionStems(stems: Set<string>, text: string): void {
+  for (const w of text.toLowerCase().match(/[a-z]{4,}/g) ?? []) {
+    stems.add(stem(w));
+  }
 }
 
 /**

@@ -1,18 +1,21 @@
 /**
- * The agent form judged on a validation part of its own training data,
- * before it ships: a quarter of the training episodes (by a stable hash of
- * their ids) is held out, the form is built from the rest, and the held-out
- * episodes are replayed through it (`replayAgent`, the verifier's and the
- * evaluation's engine). What it measures is what a user of the package pays
- * or saves against the agent alone: calls the model no longer has to make,
- * extra lookups, and conversations the package would stop by refusing a
- * state-changing call the agent made and the episode shows was right.
+ * The agent form judged on its own training data before it ships, by
+ * cross-validation: the training episodes are split into four folds (by a
+ * stable hash of their ids), and each fold is replayed through a form
+ * built from the other three with the same options (`replayAgent`, the
+ * verifier's and the evaluation's engine). Every training episode is thus
+ * judged once by a form that never saw it. What it measures is what a user
+ * of the package pays or saves against the agent alone: calls the model no
+ * longer has to make, extra lookups, and conversations the package would
+ * stop by refusing a state-changing call the agent made and the episode
+ * shows was right.
  *
  * The package that ships is built from every training episode; this is the
  * estimate of how it does on conversations it has not seen. Where the
- * lookups saved nothing on validation they are dropped (`compile_agent.ts`);
- * where the choice leaf stopped validation conversations, the report says so
- * with the first reasons.
+ * lookups saved nothing they are dropped (`compile_agent.ts`); where the
+ * choice leaf stopped conversations, the report says so with the first
+ * reasons. The same measure picks the tuning parameters
+ * (`self_tuning.ts`).
  *
  * @module
  */
@@ -21,8 +24,11 @@ import { type AgentFormOptions, buildAgentForm } from "./agent_form.ts";
 import { replayAgent } from "./agent_replay.ts";
 import type { SelfValidation } from "../core/verification.ts";
 
-/** Fewest training episodes with which a quarter is held out. */
+/** Fewest training episodes with which the form is cross-validated. */
 export const MIN_VALIDATION_EPISODES = 8;
+
+/** Folds of the cross-validation: each holds out about a quarter. */
+export const VALIDATION_FOLDS = 4;
 
 /** FNV-1a of a string: a stable, platform-independent split. */
 function hash(s: string): number {
@@ -35,26 +41,28 @@ function hash(s: string): number {
 }
 
 /**
- * Build the agent form on three quarters of the training episodes and
- * replay the other quarter through it.
+ * Cross-validate the agent form: each of {@linkcode VALIDATION_FOLDS}
+ * folds of the training episodes is replayed through a form built from the
+ * others.
  *
  * @param episodes Normalized training episodes.
  * @param options The agent form's options (the same as the shipped form's).
- * @returns The measures, or null with fewer than
- *   {@linkcode MIN_VALIDATION_EPISODES} episodes or no episode on one side.
+ * @returns The measures over every fold, or null with fewer than
+ *   {@linkcode MIN_VALIDATION_EPISODES} episodes.
  */
 export function validateAgentForm(
   episodes: NormEpisode[],
   options: AgentFormOptions,
 ): SelfValidation | null {
   if (episodes.length < MIN_VALIDATION_EPISODES) return null;
-  const held = episodes.filter((e) => hash(e.episode_id) % 4 === 0);
-  const fit = episodes.filter((e) => hash(e.episode_id) % 4 !== 0);
-  if (held.length < 2 || fit.length < 2) return null;
-  const form = buildAgentForm(fit, options);
+  const sorted = [...episodes].sort((a, b) =>
+    a.episode_id < b.episode_id ? -1 : a.episode_id > b.episode_id ? 1 : 0
+  );
+  const fold = (e: NormEpisode) => hash(e.episode_id) % VALIDATION_FOLDS;
   const out: SelfValidation = {
-    fit_episodes: fit.length,
-    episodes: held.length,
+    folds: 0,
+    fit_episodes: episodes.length,
+    episodes: 0,
     calls: 0,
     served: 0,
     extra_lookups: 0,
@@ -62,18 +70,28 @@ export function validateAgentForm(
     stop_reasons: [],
     verdict: "pays",
   };
-  for (const ep of held) {
-    const r = replayAgent(form.compiled.ir, ep, {
-      effects: options.effects,
-      fanout: options.fanout,
-    });
-    out.calls += r.verdicts.length;
-    out.served += r.verdicts.filter((v) => v === "lookup").length;
-    out.extra_lookups += r.extra_lookups;
-    if (r.stop_reason) {
-      out.stopped++;
-      if (out.stop_reasons.length < 3) {
-        out.stop_reasons.push(`${ep.episode_id}: ${r.stop_reason}`);
+  for (let f = 0; f < VALIDATION_FOLDS; f++) {
+    const held = sorted.filter((e) => fold(e) === f);
+    const fit = sorted.filter((e) => fold(e) !== f);
+    if (!held.length) continue;
+    const form = buildAgentForm(fit, options);
+    out.folds++;
+    out.fit_episodes = Math.min(out.fit_episodes, fit.length);
+    for (const ep of held) {
+      const r = replayAgent(form.compiled.ir, ep, {
+        effects: options.effects,
+        fanout: options.fanout,
+        words: options.memo?.words,
+      });
+      out.episodes++;
+      out.calls += r.verdicts.length;
+      out.served += r.verdicts.filter((v) => v === "lookup").length;
+      out.extra_lookups += r.extra_lookups;
+      if (r.stop_reason) {
+        out.stopped++;
+        if (out.stop_reasons.length < 3) {
+          out.stop_reasons.push(`${ep.episode_id}: ${r.stop_reason}`);
+        }
       }
     }
   }

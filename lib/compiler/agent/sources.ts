@@ -13,10 +13,17 @@ import {
   type MessageWords,
   shapeOf,
   userWords,
+  type WordsMemo,
   wordsOfMessage,
 } from "./user_words.ts";
 
-export { type MessageWords, shapeOf, userWords, wordsOfMessage };
+export {
+  type MessageWords,
+  shapeOf,
+  userWords,
+  type WordsMemo,
+  wordsOfMessage,
+};
 import { isMentioned, mentionStems } from "./mentions.ts";
 
 export { isMentioned, mentionStems };
@@ -39,6 +46,8 @@ export interface ConversationState {
   user: string[];
   /** Words of each user message (computed when absent). */
   userWords?: MessageWords[];
+  /** {@linkcode mentionStems} of the user messages (computed when absent). */
+  stems?: Set<string>;
   /** Calls so far, in order (failed ones included). */
   calls: CallRecord[];
 }
@@ -219,7 +228,9 @@ export function candidatesOf(
   switch (source.from) {
     case "result": {
       const want = source.path.join("\u0000");
-      const stems = source.where === undefined ? null : mentionStems(state);
+      const stems = source.where === undefined
+        ? null
+        : state.stems ?? mentionStems(state);
       for (const c of state.calls) {
         if (c.tool !== source.tool || !c.ok) continue;
         for (const l of generalLeaves(c.result)) {

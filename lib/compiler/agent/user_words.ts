@@ -32,20 +32,32 @@ export function shapeOf(word: string): string {
 }
 
 /**
+ * Messages already cut into words, by text: one per compile, so that the
+ * many replays of the same training episodes cut each message once. Its
+ * values are shared; nobody changes them.
+ */
+export type WordsMemo = Map<string, MessageWords>;
+
+/**
  * The words of a user message for {@linkcode ConversationState.userWords}.
  *
  * @param text The message.
+ * @param memo Messages already cut (looked up, then filled).
  * @returns Its words, and its words followed by its other tokens.
  */
-export function wordsOfMessage(text: string): MessageWords {
+export function wordsOfMessage(text: string, memo?: WordsMemo): MessageWords {
+  const hit = memo?.get(text);
+  if (hit) return hit;
   const ws = words(text).map((w) => w.text);
   const all = userWords(text);
-  return {
+  const out = {
     words: ws,
     all,
     wordShapes: ws.map(shapeOf),
     allShapes: all.map(shapeOf),
   };
+  memo?.set(text, out);
+  return out;
 }
 
 /** A user message cut into words, with their shapes. */

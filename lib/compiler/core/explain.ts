@@ -129,9 +129,35 @@ export function summarizePackage(pkg: BehaviorPackage): string {
       m.promoted_to_e4 ? "; nodes promoted to E4" : ""
     }`,
     ...validationLines(v.validation),
+    ...tuningLines(v.tuning),
     ...v.structural_problems.slice(0, 5).map((p) => `    structure: ${p}`),
     ...v.problems.slice(0, 5).map((p) => `    replay: ${p}`),
   ].join("\n");
+}
+
+function pointText(p: Record<string, number | undefined>): string {
+  const parts = Object.entries(p).map(([k, v]) => `${k} ${v}`);
+  return parts.length ? parts.join(", ") : "the defaults";
+}
+
+function tuningLines(
+  tuning: BehaviorPackage["verification"]["tuning"],
+): string[] {
+  if (!tuning) return [];
+  const score = (t: (typeof tuning.tried)[number]) =>
+    `${t.served} of ${t.calls} served, ${t.extra_lookups} extra lookups, ${t.stopped} stopped`;
+  return [
+    `  tuning        ${
+      pointText({ ...tuning.picked })
+    } (cross-validated, ${tuning.tried.length} points tried${
+      tuning.fixed.length
+        ? `; fixed by the caller: ${tuning.fixed.join(", ")}`
+        : ""
+    })`,
+    ...tuning.tried.map((t) =>
+      `    ${pointText({ ...t.params })}: ${score(t)}`
+    ),
+  ];
 }
 
 function validationLines(
@@ -140,12 +166,12 @@ function validationLines(
   if (val === undefined) return [];
   if (val === null) {
     return [
-      "  validation    too few training episodes to hold a quarter out (needs 8)",
+      "  validation    too few training episodes to cross-validate (needs 8)",
     ];
   }
   const pct = val.calls ? Math.round((100 * val.served) / val.calls) : 0;
   const head =
-    `  validation    ${val.verdict}: on ${val.episodes} held-out training episodes (built from ${val.fit_episodes}), ${val.served} of ${val.calls} calls (${pct}%) without the model, ${
+    `  validation    ${val.verdict}: on ${val.episodes} training episodes, each held out once (${val.folds} folds, each built from at least ${val.fit_episodes}), ${val.served} of ${val.calls} calls (${pct}%) without the model, ${
       (val.extra_lookups / val.episodes).toFixed(2)
     } extra lookups per episode, ${val.stopped} conversations stopped`;
   return [

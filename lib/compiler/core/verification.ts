@@ -27,18 +27,48 @@ export interface VerificationReport {
   /** Episodes replayed without a mismatch. */
   episodes_clean: number;
   /**
-   * Agent form: the package judged on a validation part of its own
-   * training data (`agent/self_validation.ts`); null when there were too
-   * few episodes to hold any out. Absent for the tree form.
+   * Agent form: the package cross-validated on its own training data
+   * (`agent/self_validation.ts`); null when there were too few episodes to
+   * hold any out. Absent for the tree form.
    */
   validation?: SelfValidation | null;
+  /**
+   * Agent form: the tuning parameters chosen by that cross-validation
+   * (`agent/self_tuning.ts`); null when there were too few episodes or
+   * the caller fixed every parameter. Absent for the tree form.
+   */
+  tuning?: {
+    /**
+     * The parameters the package was built with, where they differ from
+     * the defaults (`min_yield`, `extra_lookup_budget`, `adjacent_share`,
+     * `speculative_coverage`, `fanout`).
+     */
+    picked: Record<string, number>;
+    /** Every point tried, in the order tried (the defaults first). */
+    tried: {
+      /** The parameters that differ from the defaults (empty: the defaults). */
+      params: Record<string, number>;
+      /** Calls served without the model, over every fold. */
+      served: number;
+      /** The agent's calls replayed. */
+      calls: number;
+      /** Extra lookups. */
+      extra_lookups: number;
+      /** Conversations stopped. */
+      stopped: number;
+    }[];
+    /** Parameters the caller fixed (not tuned). */
+    fixed: string[];
+  } | null;
 }
 
-/** What the validation part showed. */
+/** What the cross-validation showed. */
 export interface SelfValidation {
-  /** Training episodes the validation form was built from. */
+  /** Folds: each was replayed through a form built from the others. */
+  folds: number;
+  /** Fewest training episodes a fold's form was built from. */
   fit_episodes: number;
-  /** Training episodes held out and replayed. */
+  /** Training episodes held out and replayed (each once). */
   episodes: number;
   /** The agent's calls in them. */
   calls: number;

@@ -1,0 +1,101 @@
+import { assertEquals, assertOk } from "../_assert.ts";
+import { loadTauData } from "../../lib/eval/tau_data.ts";
+import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
+import { summarizePackage } from "../../lib/compiler/core/explain.ts";
+import { validateAgentForm } from "../../lib/compiler/agent/self_validation.ts";
+import {
+  EXTRA_LOOKUP_COST,
+  tuneAgentForm,
+  TUNING_STEPS,
+} from "../../lib/compiler/agent/self_tuning.ts";
+
+const retail = () => {
+  const data = loadTauData(
+    Deno.readTextFileSync(
+      new URL("../../fixtures/tau2_retail_slice.json", import.meta.url),
+    ),
+  );
+  return {
+    effects: data.effects,
+    ok: data.episodes.filter((e) => e.norm.success === true).map((e) => e.norm),
+  };
+};
+
+Deno.test("self-tuning: the package is built with the best cross-validated point, the defaults tried first, every point reported", () => {
+  const { effects, ok } = retail();
+  const r = compileBehavior(ok, { name: "retail", effects, form: "agent" });
+  const v = r.package.verification;
+  const t = v.tuning;
+  assertOk(t, "a tuning report");
+  assertEquals(t.fixed, []);
+  assertEquals(t.tried[0].params, {});
+  assertOk(t.tried.length >= TUNING_STEPS.length + 1, JSON.stringify(t));
+  // The picked point is one of the tried ones, and none beats it.
+  const picked = t.tried.find((p) =>
+    JSON.stringify(p.params) === JSON.stringify(t.picked)
+  );
+  assertOk(picked, JSON.stringify(t.picked));
+  const net = (p: { served: number; extra_lookups: number }) =>
+    p.served - EXTRA_LOOKUP_COST * p.extra_lookups;
+  for (const p of t.tried) {
+    assertOk(
+      p.stopped > picked.stopped ||
+        (p.stopped === picked.stopped && net(p) <= net(picked)),
+      `${JSON.stringify(p)} beats ${JSON.stringify(picked)}`,
+    );
+  }
+  // The reported validation is the picked point's cross-validation.
+  assertOk(v.validation);
+  assertEquals(v.validation.served, picked.served);
+  assertEquals(v.validation.stopped, picked.stopped);
+  // Each tried point is reproducible by cross-validating it directly.
+  const defaults = validateAgentForm(ok, { effects });
+  assertEquals(defaults?.served, t.tried[0].served);
+  assertEquals(defaults?.extra_lookups, t.tried[0].extra_lookups);
+  const summary = summarizePackage(r.package);
+  assertOk(summary.includes("  tuning        "), summary);
+  assertOk(summary.includes(`${t.tried.length} points tried`), summary);
+});
+
+Deno.test("self-tuning: a parameter the caller sets is never tuned; with every one set, or tune: false, nothing is", () => {
+  const { effects, ok } = retail();
+  const some = tuneAgentForm(ok, { effects, adjacentShare: 0.8 });
+  assertOk(some.tuning);
+  assertEquals(some.tuning.fixed, ["adjacent_share"]);
+  assertOk(
+    some.tuning.tried.every((p) => p.params.adjacent_share === undefined),
+  );
+  assertEquals(some.options.adjacentShare, 0.8);
+  const all = tuneAgentForm(ok, {
+    effects,
+    adjacentShare: 0.8,
+    speculativeCoverage: 0.9,
+    minYield: 0.25,
+    extraLookupBudget: 3,
+  });
+  assertEquals(all.tuning, null);
+  assertOk(all.validation, "still cross-validated");
+  const off = compileBehavior(ok, {
+    name: "retail",
+    effects,
+    form: "agent",
+    tune: false,
+  });
+  assertEquals(off.package.verification.tuning, null);
+  assertEquals(
+    off.package.verification.validation,
+    validateAgentForm(ok, { effects }),
+  );
+});
+
+Deno.test("self-tuning: deterministic: the same episodes in another order pick the same point and give the same package", () => {
+  const { effects, ok } = retail();
+  const a = compileBehavior(ok, { name: "retail", effects, form: "agent" });
+  const b = compileBehavior([...ok].reverse(), {
+    name: "retail",
+    effects,
+    form: "agent",
+  });
+  assertEquals(a.package.verification.tuning, b.package.verification.tuning);
+  assertEquals(a.package.digest, b.package.digest);
+});
