@@ -173,7 +173,9 @@ function validationLines(
   const head =
     `  validation    ${val.verdict}: on ${val.episodes} training episodes, each held out once (${val.folds} folds, each built from at least ${val.fit_episodes}), ${val.served} of ${val.calls} calls (${pct}%) without the model, ${
       (val.extra_lookups / val.episodes).toFixed(2)
-    } extra lookups per episode, ${val.stopped} conversations stopped`;
+    } extra lookups per episode, ${val.stopped} conversation${
+      val.stopped === 1 ? "" : "s"
+    } stopped`;
   return [
     head,
     ...(val.verdict === "saves nothing"
