@@ -2,6 +2,7 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import { loadTauData } from "../../lib/eval/tau_data.ts";
 import { buildAgentForm } from "../../lib/compiler/agent/agent_form.ts";
 import {
+  foldOf,
   MIN_VALIDATION_EPISODES,
   validateAgentForm,
 } from "../../lib/compiler/agent/self_validation.ts";
@@ -215,5 +216,99 @@ Deno.test("learned fan-out caps: a lookup whose tool the agent called more often
   assertEquals(
     wide.dueLookups().filter((c) => c.node === node.id).length,
     2,
+  );
+});
+
+/**
+ * A τ² file of 8 conversations: each reads an account by an id nothing
+ * explains; two of them, both in one validation fold, then read an order
+ * listed in that account.
+ */
+function ordersReadTwice(): string {
+  const byFold = new Map<number, number[]>();
+  for (let k = 0; k < 40; k++) {
+    const f = foldOf(`tau2_${k}_0`);
+    byFold.set(f, [...(byFold.get(f) ?? []), k]);
+  }
+  const pairFold = [...byFold].find(([, ks]) => ks.length >= 2)![0];
+  const pair = byFold.get(pairFold)!.slice(0, 2);
+  const others = [...byFold].filter(([f]) => f !== pairFold)
+    .flatMap(([, ks]) => ks).slice(0, 6);
+  const simulation = (k: number) => ({
+    id: `s${k}`,
+    task_id: String(k),
+    trial: 0,
+    reward_info: { reward: 1 },
+    messages: [
+      { role: "user", content: "Hello, please look at my account." },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [{
+          id: `a${k}`,
+          name: "get_account",
+          arguments: { account_id: `zq${k}x${k * 7}` },
+        }],
+      },
+      {
+        role: "tool",
+        id: `a${k}`,
+        content: JSON.stringify({ orders: [`ord${k}a`] }),
+      },
+      ...(pair.includes(k)
+        ? [
+          {
+            role: "assistant",
+            content: "",
+            tool_calls: [{
+              id: `o${k}`,
+              name: "get_order",
+              arguments: { order_id: `ord${k}a` },
+            }],
+          },
+          {
+            role: "tool",
+            id: `o${k}`,
+            content: JSON.stringify({ status: "delivered" }),
+          },
+        ]
+        : []),
+      { role: "assistant", content: "All set." },
+    ],
+  });
+  return JSON.stringify({
+    info: { environment_info: { domain_name: "shop" } },
+    tasks: [],
+    simulations: [...pair, ...others].map(simulation),
+  });
+}
+
+Deno.test("self-validation: when no training episode held out is served, the shipped package keeps none of its lookups, and its summary says why", () => {
+  const data = loadTauData(ordersReadTwice());
+  const ok = data.episodes.map((e) => e.norm);
+  assertEquals(ok.length, 8);
+  const effects = { get_account: "read", get_order: "read" } as const;
+  // Built from every episode, the order lookup pays in training replay.
+  const full = buildAgentForm(ok, { effects });
+  assertEquals(
+    (full.compiled.ir.nodes.agent as { lookups: string[] }).lookups,
+    ["lookup_get_order"],
+  );
+  // Held out in turn, no episode is served: the two that read an order
+  // share a fold, so its form never saw such a read.
+  const r = compileBehavior(ok, { name: "shop", effects, form: "agent" });
+  const v = r.package.verification.validation;
+  assertOk(v);
+  assertEquals(v.verdict, "saves nothing");
+  assertEquals(v.served, 0);
+  const root = r.package.ir.nodes[r.package.ir.root];
+  assertOk(root.kind === "agent");
+  assertEquals(root.lookups, []);
+  assertEquals(r.compiled.stats.lookup_nodes, 0);
+  assertOk(r.compiled.stats.dropped > 0);
+  assertOk(
+    summarizePackage(r.package).includes(
+      "the lookups saved nothing there: the package keeps none",
+    ),
   );
 });

@@ -41,6 +41,17 @@ function hash(s: string): number {
 }
 
 /**
+ * The fold an episode is held out in: FNV-1a of its id, modulo
+ * {@linkcode VALIDATION_FOLDS} (stable across platforms and runs).
+ *
+ * @param episodeId The episode id.
+ * @returns 0 to {@linkcode VALIDATION_FOLDS} − 1.
+ */
+export function foldOf(episodeId: string): number {
+  return hash(episodeId) % VALIDATION_FOLDS;
+}
+
+/**
  * Cross-validate the agent form: each of {@linkcode VALIDATION_FOLDS}
  * folds of the training episodes is replayed through a form built from the
  * others.
@@ -58,7 +69,7 @@ export function validateAgentForm(
   const sorted = [...episodes].sort((a, b) =>
     a.episode_id < b.episode_id ? -1 : a.episode_id > b.episode_id ? 1 : 0
   );
-  const fold = (e: NormEpisode) => hash(e.episode_id) % VALIDATION_FOLDS;
+  const fold = (e: NormEpisode) => foldOf(e.episode_id);
   const out: SelfValidation = {
     folds: 0,
     fit_episodes: episodes.length,
