@@ -129,10 +129,23 @@ Deno.test("the agent engine: lookups due once their arguments bind, capped fan-o
     ok: true,
     result: { orders: ["#W1", "#W2", "#W3", "#W4", "#W5", "#W6", "#W7"] },
   }, "lookup");
-  // Seven orders pass the cap of 5: none is looked up, and that is counted.
-  assertOk(ir.nodes.lookup_get_order_details);
-  assertEquals(engine.dueLookups(), []);
+  // Seven orders pass the node's cap: a lookup of one argument over a list
+  // reads the first ones in the list's order up to the cap, and that it was
+  // capped is counted; nothing more is due later.
+  const node = ir.nodes.lookup_get_order_details;
+  assertOk(node?.kind === "lookup");
+  const cap = node.fanout ?? 5;
+  assertOk(cap < 7, `cap ${cap}`);
+  const orders = (calls: { tool: string; args: Record<string, unknown> }[]) =>
+    calls.filter((d) => d.tool === "get_order_details").map((d) =>
+      d.args.order_id
+    );
+  assertEquals(
+    orders(engine.dueLookups()),
+    ["#W1", "#W2", "#W3", "#W4", "#W5", "#W6", "#W7"].slice(0, cap),
+  );
   assertOk(engine.capped >= 1);
+  assertEquals(orders(engine.dueLookups()), []);
   assertOk(engine.cached("get_user_details", { user_id: "ana_lima_1" }));
   const refused = engine.check("cancel_pending_order", {
     order_id: "#W999",

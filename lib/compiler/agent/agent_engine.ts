@@ -249,8 +249,9 @@ export class AgentEngine {
 
   /**
    * The lookups due now: for each lookup node, every candidate tuple not
-   * issued before, unless the node would pass its fan-out cap (then none,
-   * and `capped` counts it). Marks them issued.
+   * issued before, up to its fan-out cap: past it, a node of one argument
+   * gets the first candidates in order up to the cap, a node of several
+   * none (and `capped` counts it either way). Marks them issued.
    *
    * @returns Calls to make, node by node.
    */
@@ -260,13 +261,22 @@ export class AgentEngine {
       const issued = this.#issued.get(node.id) ?? new Set<string>();
       const cap = this.#override ?? node.fanout ?? this.#fanout;
       const room = cap - issued.size;
-      const tuples = this.#tuples(node, cap + issued.size + 1);
-      const fresh = tuples?.filter((t) => !issued.has(canonicalJson(t)));
+      // One argument over a list: the first items, in the list's order,
+      // up to the cap (agents read a customer's orders in order). Several
+      // arguments: all or none, since the first tuples of a product of
+      // candidates are arbitrary.
+      const single = node.args.length === 1;
+      const tuples = this.#tuples(
+        node,
+        single ? Math.max(256, cap + issued.size + 1) : cap + issued.size + 1,
+      );
+      let fresh = tuples?.filter((t) => !issued.has(canonicalJson(t)));
       if (fresh?.length === 0) continue;
       if (!fresh || fresh.length > room) {
         this.capped++;
         this.cappedBy[node.id] = (this.cappedBy[node.id] ?? 0) + 1;
-        continue;
+        if (!single || !fresh || room <= 0) continue;
+        fresh = fresh.slice(0, room);
       }
       for (const t of fresh) {
         issued.add(canonicalJson(t));
