@@ -28,6 +28,7 @@ import {
 } from "./sources.ts";
 import { sameNamedArg } from "./choice_leaf.ts";
 import { addMentionStems } from "./mentions.ts";
+import { lookupTuples } from "./lookup_tuples.ts";
 
 /** A lookup the engine wants made. */
 export interface LookupCall {
@@ -221,32 +222,6 @@ export class AgentEngine {
     return this.#cache.get(callKey(tool, args)) ?? null;
   }
 
-  #tuples(node: LookupNode, limit: number): Record<string, unknown>[] | null {
-    let partial: Record<string, unknown>[] = [{}];
-    // Partial tuples may be many (every capitalized word for a first name)
-    // before a later argument (`after` it) narrows them; only the final set
-    // is held to the cap.
-    const partialLimit = Math.max(limit, 256);
-    for (const [i, arg] of node.args.entries()) {
-      const cap = i === node.args.length - 1 ? limit : partialLimit;
-      const next: Record<string, unknown>[] = [];
-      for (const bound of partial) {
-        const seen = new Set<string>();
-        for (const s of arg.sources ?? []) {
-          for (const v of candidatesOf(s, this.state, bound)) {
-            const k = valueKey(v);
-            if (seen.has(k)) continue;
-            seen.add(k);
-            next.push({ ...bound, [arg.path]: v });
-            if (next.length > cap) return null;
-          }
-        }
-      }
-      partial = next;
-    }
-    return partial;
-  }
-
   /**
    * The lookups due now: for each lookup node, every candidate tuple not
    * issued before, up to its fan-out cap: past it, a node of one argument
@@ -266,8 +241,9 @@ export class AgentEngine {
       // arguments: all or none, since the first tuples of a product of
       // candidates are arbitrary.
       const single = node.args.length === 1;
-      const tuples = this.#tuples(
+      const tuples = lookupTuples(
         node,
+        this.state,
         single ? Math.max(256, cap + issued.size + 1) : cap + issued.size + 1,
       );
       let fresh = tuples?.filter((t) => !issued.has(canonicalJson(t)));
