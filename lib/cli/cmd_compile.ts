@@ -39,6 +39,8 @@ export interface CompileCommandOptions {
   version?: string;
   /** Capture fidelity. */
   fidelity?: string;
+  /** Agent form: choose the tuning parameters by cross-validation. @default true */
+  tune?: boolean;
   /** One JSON object out. */
   json?: boolean;
 }
@@ -142,6 +144,7 @@ export async function compileCommand(
     effects: readJson(o.effects, "effects"),
     version: o.version,
     captureFidelity: o.fidelity,
+    tune: o.tune,
     onProgress: (stage, done, total) => {
       if (tty) {
         Deno.stderr.writeSync(

@@ -18,7 +18,7 @@ export const COMPILE_USAGE: string =
 Usage:
   compile.ts --capture ID [--capture ID ...] --out DIR [--name NAME] [--task-family TEXT]
              [--canonical map.json] [--contracts contracts.json] [--effects effects.json]
-             [--version V] [--fidelity F3] [--json] [--root DIR | --db postgres://…]
+             [--version V] [--fidelity F3] [--no-tune] [--json] [--root DIR | --db postgres://…]
   compile.ts explain PACKAGE.json [--json]
   compile.ts report PACKAGE.json --out FILE.html   (the explain view as one self-contained HTML file)
   compile.ts run PACKAGE.json --capabilities MODULE.ts [--model PROVIDER/MODEL] [--model-url URL]
@@ -31,7 +31,9 @@ Usage:
 
   --canonical  {"host tool name": "logical id"}
   --contracts  {"<fact key>": ["contract source id", ...]}   (lifts those facts to E3)
-  --effects    {"tool": "read" | "write" | "destructive"}`;
+  --effects    {"tool": "read" | "write" | "destructive"}
+  --no-tune    agent form: keep the default tuning parameters instead of choosing
+               them by cross-validation on the captured episodes (faster)`;
 
 /** Flags every `compile.ts` command takes. */
 export const COMPILE_COMMON: Options = {
@@ -100,6 +102,7 @@ export const COMPILE: CommandTable<CompileContext>[string] = {
     version: { type: "string" },
     fidelity: { type: "string" },
     db: { type: "string" },
+    "no-tune": { type: "boolean", default: false },
   },
   run: async (c) => {
     const captures = c.cl.strings("capture");
@@ -120,6 +123,7 @@ export const COMPILE: CommandTable<CompileContext>[string] = {
       effects: c.path("effects"),
       version: c.cl.string("version"),
       fidelity: c.cl.string("fidelity"),
+      tune: !c.cl.flag("no-tune"),
       json: c.json,
     }, c.io);
   },

@@ -1,4 +1,9 @@
 import { assertEquals, assertOk } from "../_assert.ts";
+import { join } from "node:path";
+import { main as compileMain } from "../../compile.ts";
+import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
+import { runMain } from "../_cli.ts";
+import { tempDir } from "../_helpers.ts";
 import { loadTauData } from "../../lib/eval/tau_data.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { summarizePackage } from "../../lib/compiler/core/explain.ts";
@@ -98,4 +103,48 @@ Deno.test("self-tuning: deterministic: the same episodes in another order pick t
   });
   assertEquals(a.package.verification.tuning, b.package.verification.tuning);
   assertEquals(a.package.digest, b.package.digest);
+});
+
+Deno.test("compile.ts: the agent form is tuned by default and keeps the defaults with --no-tune", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "store");
+  const file = new URL("../../fixtures/tau2_retail_slice.json", import.meta.url)
+    .pathname;
+  const imported = await runMain([
+    "import",
+    "--format",
+    "tau2",
+    file,
+    "--capture",
+    "retail",
+    "--root",
+    root,
+  ]);
+  assertEquals(imported.code, 0, imported.err);
+  const compile = async (extra: string[]) => {
+    const out = join(dir.path, `out${extra.length}`);
+    assertEquals(
+      await compileMain([
+        "--capture",
+        "retail",
+        "--out",
+        out,
+        "--name",
+        "retail",
+        "--root",
+        root,
+        "--json",
+        ...extra,
+      ]),
+      0,
+    );
+    return JSON.parse(
+      Deno.readTextFileSync(join(out, "retail.package.json")),
+    ) as BehaviorPackage;
+  };
+  const tuned = await compile([]);
+  assertOk(tuned.verification.tuning, "tuned by default");
+  const plain = await compile(["--no-tune"]);
+  assertEquals(plain.verification.tuning, null);
+  assertOk(plain.verification.validation, "still cross-validated");
 });
