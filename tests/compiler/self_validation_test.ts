@@ -284,7 +284,7 @@ function ordersReadTwice(): string {
   });
 }
 
-Deno.test("self-validation: when no training episode held out is served, the shipped package keeps none of its lookups, and its summary says why", () => {
+Deno.test("self-validation: when no training episode held out is served, the shipped package keeps none of its lookups, and it and its summary say why", () => {
   const data = loadTauData(ordersReadTwice());
   const ok = data.episodes.map((e) => e.norm);
   assertEquals(ok.length, 8);
@@ -306,10 +306,19 @@ Deno.test("self-validation: when no training episode held out is served, the shi
   assertOk(root.kind === "agent");
   assertEquals(root.lookups, []);
   assertEquals(r.compiled.stats.lookup_nodes, 0);
-  assertOk(r.compiled.stats.dropped > 0);
+  // The package says which node was left out and why.
+  const left = r.package.verification.dropped ?? [];
+  assertEquals(left.length, r.compiled.stats.dropped);
+  assertOk(
+    left.some((d) =>
+      d.node === "lookup_get_order" && d.why.startsWith("validation: on 8")
+    ),
+    JSON.stringify(left),
+  );
   assertOk(
     summarizePackage(r.package).includes(
       "the lookups saved nothing there: the package keeps none",
     ),
   );
+  assertOk(summarizePackage(r.package).includes("    lookup_get_order: "));
 });

@@ -64,6 +64,11 @@ export function compileAgent(
   return {
     compiled,
     candidates: agent.candidates,
-    verification: { ...verification, validation, tuning: tuned.tuning },
+    verification: {
+      ...verification,
+      validation,
+      tuning: tuned.tuning,
+      dropped: agent.dropped.slice(0, 200),
+    },
   };
 }

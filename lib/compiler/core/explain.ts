@@ -130,6 +130,7 @@ export function summarizePackage(pkg: BehaviorPackage): string {
     }`,
     ...validationLines(v.validation),
     ...tuningLines(v.tuning),
+    ...droppedLines(v.dropped),
     ...v.structural_problems.slice(0, 5).map((p) => `    structure: ${p}`),
     ...v.problems.slice(0, 5).map((p) => `    replay: ${p}`),
   ].join("\n");
@@ -138,6 +139,21 @@ export function summarizePackage(pkg: BehaviorPackage): string {
 function pointText(p: Record<string, number | undefined>): string {
   const parts = Object.entries(p).map(([k, v]) => `${k} ${v}`);
   return parts.length ? parts.join(", ") : "the defaults";
+}
+
+function droppedLines(
+  dropped: BehaviorPackage["verification"]["dropped"],
+): string[] {
+  if (!dropped?.length) return [];
+  return [
+    `  left out      ${dropped.length} node${dropped.length === 1 ? "" : "s"}`,
+    ...dropped.slice(0, 5).map((d) => `    ${d.node}: ${d.why}`),
+    ...(dropped.length > 5
+      ? [
+        `    (${dropped.length - 5} more in the package, verification.dropped)`,
+      ]
+      : []),
+  ];
 }
 
 function tuningLines(

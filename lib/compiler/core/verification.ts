@@ -60,6 +60,17 @@ export interface VerificationReport {
     /** Parameters the caller fixed (not tuned). */
     fixed: string[];
   } | null;
+  /**
+   * Agent form: what the compiler left out and why (lookup nodes that did
+   * not pay in training replay, choice tools refused or freed), cut to 200.
+   * Absent for the tree form.
+   */
+  dropped?: {
+    /** The node (`lookup_…`) or choice tool (`choice:…`). */
+    node: string;
+    /** Why, in a sentence. */
+    why: string;
+  }[];
 }
 
 /** What the cross-validation showed. */
