@@ -135,7 +135,8 @@ export function splitFor(
  * @param options The agent form's tuning parameters (fan-out cap, least
  *   yield, budget, adjacency, speculative coverage; the compiler's
  *   defaults when absent); `validate`: judge on a validation part of the
- *   training split instead of the held-out split (for tuning).
+ *   training split instead of the held-out split (for tuning); `tune`:
+ *   false keeps the compiler from choosing the parameters left unset.
  * @returns The measures.
  */
 export function evaluateSeed(

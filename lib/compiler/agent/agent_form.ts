@@ -33,6 +33,7 @@ import { type AgentReplay, replayAgent } from "./agent_replay.ts";
 import { DEFAULT_FANOUT } from "./agent_engine.ts";
 import { describeSource } from "../core/source.ts";
 import { type CompileMemo, selectLookups } from "./lookup_selection.ts";
+import { afterLast } from "./lookup_variants.ts";
 import { bindingCandidates, gradeOf } from "./agent_verify.ts";
 import {
   CHOICE_SIGNATURE,
@@ -108,12 +109,7 @@ function lookupNodes(bindings: Binding[], effects: Effects): IrNode[] {
       path: b.path,
       sources: b.lookup.sources,
     }));
-    // An argument bound `after` another comes after it.
-    args.sort((a, b) => {
-      const da = a.sources!.some((s) => s.from === "user" && s.after) ? 1 : 0;
-      const db = b.sources!.some((s) => s.from === "user" && s.after) ? 1 : 0;
-      return da - db || (a.path < b.path ? -1 : 1);
-    });
+    afterLast(args);
     out.push({ id: `lookup_${safe(tool)}`, kind: "lookup", tool, args });
   }
   return out;

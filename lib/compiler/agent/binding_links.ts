@@ -18,7 +18,7 @@ import { type Binding, type Observation, sourceKey } from "./binding_types.ts";
  * @param groups Training observations by `tool\u0000path`.
  * @param options `adjacentShare`: least share of paired calls where the
  *   second word stood right after the first (`ADJACENT_SHARE` in
- *   `bindings.ts` is the compiler's default).
+ *   `binding_types.ts` is the compiler's default).
  */
 export function linkAdjacentWords(
   bindings: Binding[],

@@ -47,14 +47,7 @@ import {
   SPECULATIVE_COVERAGE,
 } from "./binding_types.ts";
 
-export {
-  ADJACENT_SHARE,
-  type Binding,
-  type Cover,
-  type Observation,
-  sourceKey,
-  SPECULATIVE_COVERAGE,
-};
+export type { Binding };
 
 /** Options of {@linkcode learnBindings}. */
 export interface LearnOptions {

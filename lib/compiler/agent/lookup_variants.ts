@@ -96,6 +96,19 @@ export function primaryVariant(node: LookupNode): LookupNode | null {
 }
 
 /**
+ * Order a lookup's arguments so that one bound `after` another comes after
+ * it (the engine binds them in order), the rest by path.
+ *
+ * @param args The arguments (sorted in place).
+ * @returns The same array.
+ */
+export function afterLast(args: LookupNode["args"]): LookupNode["args"] {
+  const rank = (a: LookupNode["args"][number]) =>
+    (a.sources ?? []).some((s) => s.from === "user" && s.after) ? 1 : 0;
+  return args.sort((a, b) => rank(a) - rank(b) || (a.path < b.path ? -1 : 1));
+}
+
+/**
  * The variants of a lookup that pair two of its user-word arguments of the
  * same shape by position: the second is the word right after the first in
  * the same message (`after`), as a last name follows a first name. Where
@@ -131,12 +144,7 @@ export function adjacentVariants(node: LookupNode): LookupNode[] {
       const args = node.args.map((a) =>
         a === second ? { ...a, sources: [{ ...s, after: first.path }] } : a
       );
-      // An argument bound `after` another comes after it.
-      args.sort((x, y) =>
-        (x === args.find((a) => a.path === second.path) ? 1 : 0) -
-          (y === args.find((a) => a.path === second.path) ? 1 : 0) ||
-        (x.path < y.path ? -1 : 1)
-      );
+      afterLast(args);
       out.push({
         ...node,
         id: `${node.id}_after_${first.path}_${second.path}`.replace(
