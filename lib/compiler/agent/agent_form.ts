@@ -278,6 +278,7 @@ export function buildAgentForm(
     minYield,
     budget,
     memo: options.memo,
+    bindings,
   });
   dropped.push(...selection.dropped);
   lookups = selection.kept;

@@ -15,9 +15,11 @@ import type { BehaviorIr, IrNode } from "../core/ir.ts";
 import { replayAgent } from "./agent_replay.ts";
 import {
   adjacentVariants,
+  jointVariants,
   mentionedVariant,
   primaryVariant,
 } from "./lookup_variants.ts";
+import type { Binding } from "./bindings.ts";
 import type { WordsMemo } from "./sources.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
 
@@ -38,6 +40,8 @@ export interface LookupSelectionOptions {
   budget: number;
   /** What a compile already worked out (its builds share it). */
   memo?: CompileMemo;
+  /** The bindings learned (for the variants that take arguments together). */
+  bindings?: readonly Binding[];
 }
 
 /** What a set of lookup nodes yields over the training replay. */
@@ -126,6 +130,7 @@ export function selectLookups(
     const vs = [
       ...(mentioned ? [mentioned] : []),
       ...adjacentVariants(n as LookupNode),
+      ...jointVariants(n as LookupNode, options.bindings ?? []),
     ];
     const others = lookups.filter((o) =>
       (o as LookupNode).tool !== (n as LookupNode).tool

@@ -8,7 +8,8 @@
  */
 import type { NormEpisode } from "../../lineage/records.ts";
 import type { IrNode } from "../core/ir.ts";
-import { statesOf } from "./bindings.ts";
+import type { Source } from "../core/source.ts";
+import { type Binding, statesOf } from "./bindings.ts";
 import {
   generalLeaves,
   isMentioned,
@@ -154,6 +155,70 @@ export function adjacentVariants(node: LookupNode): LookupNode[] {
         args,
       });
     }
+  }
+  return out;
+}
+
+type RecordSource = Extract<Source, { from: "result" | "arg" }>;
+
+/**
+ * The variants of a lookup whose arguments are taken together from one
+ * earlier record: for each tool whose calls (results or arguments) are a
+ * source of at least two of its arguments in the lookup's cover, those
+ * arguments take their first
+ * such source, each `with` the first of them, so that a
+ * flight's number goes with its own date and a search repeats one earlier
+ * search, not a product of every value with every other. The rest keep
+ * their sources. Judged by the same training replay as the plain node.
+ * One variant per tool and kind (id `<id>_with_<tool>`).
+ *
+ * @param node The lookup node.
+ * @param bindings What training says about the node's tool.
+ * @returns The variants (none when no two arguments share such a tool).
+ */
+export function jointVariants(
+  node: LookupNode,
+  bindings: readonly Binding[],
+): LookupNode[] {
+  if (node.args.length < 2) return [];
+  const firstOf = (path: string, key: string): RecordSource | null => {
+    const b = bindings.find((x) => x.tool === node.tool && x.path === path);
+    for (const s of b?.lookup.sources ?? []) {
+      if (
+        (s.from === "result" || s.from === "arg") && s.with === undefined &&
+        `${s.from}:${s.tool}` === key
+      ) return s;
+    }
+    return null;
+  };
+  const keys = new Set(
+    bindings.filter((b) => b.tool === node.tool).flatMap((b) =>
+      b.lookup.sources.flatMap((s) =>
+        s.from === "result" || s.from === "arg" ? [`${s.from}:${s.tool}`] : []
+      )
+    ),
+  );
+  const out: LookupNode[] = [];
+  for (const key of [...keys].sort()) {
+    const joint = node.args.flatMap((a) => {
+      const s = firstOf(a.path, key);
+      return s ? [{ arg: a, source: s }] : [];
+    });
+    if (joint.length < 2) continue;
+    const anchor = joint[0];
+    const args = [
+      { path: anchor.arg.path, sources: [anchor.source] },
+      ...joint.slice(1).map((j) => ({
+        path: j.arg.path,
+        sources: [{ ...j.source, with: anchor.arg.path }],
+      })),
+      ...node.args.filter((a) => !joint.some((j) => j.arg === a)),
+    ];
+    out.push({
+      ...node,
+      id: `${node.id}_with_${key.replace(/[^A-Za-z0-9_]/g, "_")}`,
+      args,
+    });
   }
   return out;
 }

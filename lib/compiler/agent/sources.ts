@@ -57,6 +57,9 @@ export const WIDE_OBJECT = 10;
 
 const ID_KEY = /\d/;
 
+/** A key a schema names (`order_id`), not data (`Action Camera`, `SFO`). */
+const SCHEMA_KEY = /^[a-z][a-z_]*$/;
+
 /**
  * Parse JSON text that holds an object or a list; anything else as is.
  *
@@ -108,20 +111,35 @@ export function generalLeaves(
     depth: number,
     parent: Record<string, unknown> | null,
     ownKey: string | null,
+    items: ListItem[],
   ) => {
     if (
       typeof v === "string" || typeof v === "number" || typeof v === "boolean"
     ) {
-      out.push({ path, key: path.join("\u0000"), value: v, parent, ownKey });
+      out.push({
+        path,
+        key: path.join("\u0000"),
+        value: v,
+        parent,
+        ownKey,
+        items,
+      });
       return;
     }
     if (depth <= 0 || typeof v !== "object" || v === null) return;
     if (Array.isArray(v)) {
-      for (const x of v) walk(x, [...path, "[*]"], depth - 1, null, null);
+      const list = path.join("\u0000");
+      v.forEach((x, index) =>
+        walk(x, [...path, "[*]"], depth - 1, null, null, [
+          ...items,
+          { list, index },
+        ])
+      );
       return;
     }
     const keys = Object.keys(v);
-    const wide = keys.length > WIDE_OBJECT;
+    const wide = keys.length > WIDE_OBJECT &&
+      !keys.every((k) => SCHEMA_KEY.test(k));
     for (const k of keys) {
       const seg = wide || ID_KEY.test(k) ? "*" : k;
       walk(
@@ -130,10 +148,11 @@ export function generalLeaves(
         depth - 1,
         v as Record<string, unknown>,
         k,
+        items,
       );
     }
   };
-  walk(parsedResult(value), [], maxDepth, null, null);
+  walk(parsedResult(value), [], maxDepth, null, null, []);
   if (cacheable) leafCache.set(value as object, out);
   return out;
 }
@@ -153,6 +172,16 @@ export interface Leaf {
   parent: Record<string, unknown> | null;
   /** Its key in that object. */
   ownKey: string | null;
+  /** The list items it sits in, outermost first. */
+  items: ListItem[];
+}
+
+/** One list a leaf sits in (its generalized path, joined) and its index there. */
+export interface ListItem {
+  /** The list's generalized path, joined. */
+  list: string;
+  /** The item's index. */
+  index: number;
 }
 
 /**
@@ -207,12 +236,81 @@ export function valueKey(v: unknown): string {
   return typeof v === "string" ? `s:${v}` : canonicalJson(v);
 }
 
+/** A value of an earlier call, with the call and the list items it sits in. */
+export interface RecordValue {
+  /** The value. */
+  value: unknown;
+  /** Index of the call in the conversation. */
+  call: number;
+  /** The list items it sits in (result lists `r:`, argument lists `a:`). */
+  items: ListItem[];
+}
+
+/**
+ * Every value a `result` or `arg` source finds in the conversation, with
+ * where it sits (for `with`: values taken together from one record).
+ *
+ * @param source A `result` or `arg` source (its `with` is not applied here).
+ * @param state The conversation so far.
+ * @returns Values in the order they appeared (repeats included).
+ */
+export function recordValues(
+  source: Extract<Source, { from: "result" | "arg" }>,
+  state: ConversationState,
+): RecordValue[] {
+  const out: RecordValue[] = [];
+  if (source.from === "arg") {
+    state.calls.forEach((c, call) => {
+      if (c.tool !== source.tool) return;
+      for (const l of leavesOfArgs(c.args)) {
+        if (!argPathMatches(source.path, l.path)) continue;
+        out.push({ value: l.value, call, items: argItems(l.path) });
+      }
+    });
+    return out;
+  }
+  const want = source.path.join("\u0000");
+  const stems = source.where === undefined
+    ? null
+    : state.stems ?? mentionStems(state);
+  state.calls.forEach((c, call) => {
+    if (c.tool !== source.tool || !c.ok) return;
+    for (const l of generalLeaves(c.result)) {
+      if (l.key !== want) continue;
+      if (stems) {
+        const text = whereText(l, source.where!);
+        if (text === null || !isMentioned(text, stems)) continue;
+      }
+      out.push({
+        value: l.value,
+        call,
+        items: l.items.map((i) => ({ list: `r:${i.list}`, index: i.index })),
+      });
+    }
+  });
+  return out;
+}
+
+/** The list items of a concrete argument path (`flights[1].date`). */
+function argItems(path: string): ListItem[] {
+  const out: ListItem[] = [];
+  for (const m of path.matchAll(/\[(\d+)\]/g)) {
+    out.push({
+      list: `a:${generalArgPath(path.slice(0, m.index))}`,
+      index: Number(m[1]),
+    });
+  }
+  return out;
+}
+
 /**
  * Candidate values of a source in a state.
  *
  * @param source The source (`user_text` enumerates nothing).
  * @param state The conversation so far.
- * @param bound Values already chosen for other arguments (for `after`).
+ * @param bound Values already chosen for other arguments (for `after`;
+ *   `with` needs where they came from, which `lookupTuples` keeps, and is
+ *   not applied here).
  * @returns Distinct values, in the order they appeared.
  */
 export function candidatesOf(
@@ -226,31 +324,9 @@ export function candidatesOf(
     if (!out.has(k)) out.set(k, v);
   };
   switch (source.from) {
-    case "result": {
-      const want = source.path.join("\u0000");
-      const stems = source.where === undefined
-        ? null
-        : state.stems ?? mentionStems(state);
-      for (const c of state.calls) {
-        if (c.tool !== source.tool || !c.ok) continue;
-        for (const l of generalLeaves(c.result)) {
-          if (l.key !== want) continue;
-          if (stems) {
-            const text = whereText(l, source.where!);
-            if (text === null || !isMentioned(text, stems)) continue;
-          }
-          add(l.value);
-        }
-      }
-      break;
-    }
+    case "result":
     case "arg":
-      for (const c of state.calls) {
-        if (c.tool !== source.tool) continue;
-        for (const l of leavesOfArgs(c.args)) {
-          if (argPathMatches(source.path, l.path)) add(l.value);
-        }
-      }
+      for (const r of recordValues(source, state)) add(r.value);
       break;
     case "user":
       state.user.forEach((text, m) => {

@@ -11,6 +11,10 @@
  *   a sibling field (or, `*`, the leaf's own key) names something the user
  *   mentioned;
  * - `arg`: an argument of an earlier call, by tool and path;
+ * - either of those, in a lookup, optionally `with` another argument of
+ *   the same call: only from the call (and, where both sit in items of
+ *   one list, the item) that gave the value chosen for that argument (a
+ *   flight's number with its own date, not every number with every date);
  * - `user`: a word of a user message whose shape was seen in training,
  *   optionally the word right `after` the word bound to another argument
  *   of the same call, optionally behind a constant `prefix` of punctuation
@@ -28,8 +32,14 @@ export type GeneralPath = string[];
 
 /** Where a value can come from. */
 export type Source =
-  | { from: "result"; tool: string; path: GeneralPath; where?: string }
-  | { from: "arg"; tool: string; path: string }
+  | {
+    from: "result";
+    tool: string;
+    path: GeneralPath;
+    where?: string;
+    with?: string;
+  }
+  | { from: "arg"; tool: string; path: string; with?: string }
   | {
     from: "user";
     shape: string;
@@ -40,6 +50,10 @@ export type Source =
   | { from: "user_text" }
   | { from: "const"; values: unknown[] };
 
+function withText(arg: string | undefined): string {
+  return arg === undefined ? "" : `, from the same call and item as ${arg}`;
+}
+
 /** A short text form of a source, for reports and explain mode. */
 export function describeSource(s: Source): string {
   switch (s.from) {
@@ -48,9 +62,9 @@ export function describeSource(s: Source): string {
         s.where === undefined
           ? ""
           : ` where the user mentioned its ${s.where === "*" ? "key" : s.where}`
-      }`;
+      }${withText(s.with)}`;
     case "arg":
-      return `argument ${s.path} of an earlier ${s.tool}`;
+      return `argument ${s.path} of an earlier ${s.tool}${withText(s.with)}`;
     case "user":
       return `a user word shaped ${s.shape}${
         s.after ? ` right after ${s.after}` : ""
