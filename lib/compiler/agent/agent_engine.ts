@@ -112,6 +112,8 @@ export class AgentEngine {
   readonly #calls: EngineCall[] = [];
   readonly #issued = new Map<string, Set<string>>();
   readonly #cache = new Map<string, EngineCall>();
+  /** Calls that succeeded since the last write (by anyone). */
+  readonly #made = new Set<string>();
   #epoch = 0;
   /** Lookup nodes that had more new candidates than their cap allowed. */
   capped = 0;
@@ -205,8 +207,10 @@ export class AgentEngine {
     if (options.changesState) {
       this.#epoch++;
       this.#cache.clear();
-    } else if (by === "lookup") {
-      this.#cache.set(callKey(call.tool, call.args), rec);
+      this.#made.clear();
+    } else {
+      if (by === "lookup") this.#cache.set(callKey(call.tool, call.args), rec);
+      if (call.ok) this.#made.add(callKey(call.tool, call.args));
     }
     return rec;
   }
@@ -224,9 +228,10 @@ export class AgentEngine {
 
   /**
    * The lookups due now: for each lookup node, every candidate tuple not
-   * issued before, up to its fan-out cap: past it, a node of one argument
-   * gets the first candidates in order up to the cap, a node of several
-   * none (and `capped` counts it either way). Marks them issued.
+   * issued before and not made by anyone since the last write (its result
+   * is in the conversation), up to its fan-out cap: past it, a node of one
+   * argument gets the first candidates in order up to the cap, a node of
+   * several none (and `capped` counts it either way). Marks them issued.
    *
    * @returns Calls to make, node by node.
    */
@@ -246,7 +251,11 @@ export class AgentEngine {
         this.state,
         single ? Math.max(256, cap + issued.size + 1) : cap + issued.size + 1,
       );
-      let fresh = tuples?.filter((t) => !issued.has(canonicalJson(t)));
+      // A read already made since the last write is not made again: its
+      // result is in the conversation.
+      let fresh = tuples?.filter((t) =>
+        !issued.has(canonicalJson(t)) && !this.#made.has(callKey(node.tool, t))
+      );
       if (fresh?.length === 0) continue;
       if (!fresh || fresh.length > room) {
         this.capped++;

@@ -164,13 +164,13 @@ type RecordSource = Extract<Source, { from: "result" | "arg" }>;
 /**
  * The variants of a lookup whose arguments are taken together from one
  * earlier record: for each tool whose calls (results or arguments) are a
- * source of at least two of its arguments in the lookup's cover, those
- * arguments take their first
- * such source, each `with` the first of them, so that a
- * flight's number goes with its own date and a search repeats one earlier
- * search, not a product of every value with every other. The rest keep
- * their sources. Judged by the same training replay as the plain node.
- * One variant per tool and kind (id `<id>_with_<tool>`).
+ * source of at least two of its arguments in the lookup's cover (or of
+ * every argument in either cover, when it is another tool), those
+ * arguments take their first such source, each `with` the first of them,
+ * so that a flight's number goes with its own date and a search repeats
+ * one earlier search, not a product of every value with every other. The
+ * rest keep their sources. Judged by the same training replay as the
+ * plain node. One variant per tool and kind (id `<id>_with_<kind>_<tool>`).
  *
  * @param node The lookup node.
  * @param bindings What training says about the node's tool.
@@ -181,29 +181,43 @@ export function jointVariants(
   bindings: readonly Binding[],
 ): LookupNode[] {
   if (node.args.length < 2) return [];
-  const firstOf = (path: string, key: string): RecordSource | null => {
-    const b = bindings.find((x) => x.tool === node.tool && x.path === path);
-    for (const s of b?.lookup.sources ?? []) {
-      if (
-        (s.from === "result" || s.from === "arg") && s.with === undefined &&
-        `${s.from}:${s.tool}` === key
-      ) return s;
-    }
-    return null;
+  const keyOf = (s: Source) =>
+    (s.from === "result" || s.from === "arg") && s.with === undefined
+      ? `${s.from}:${s.tool}`
+      : null;
+  const of = (path: string) =>
+    bindings.find((x) => x.tool === node.tool && x.path === path);
+  const firstOf = (path: string, key: string, covers: "lookup" | "both") => {
+    const b = of(path);
+    const sources = covers === "lookup"
+      ? b?.lookup.sources ?? []
+      : [...b?.lookup.sources ?? [], ...b?.choice.sources ?? []];
+    return (sources.find((s) => keyOf(s) === key) ?? null) as
+      | RecordSource
+      | null;
   };
   const keys = new Set(
-    bindings.filter((b) => b.tool === node.tool).flatMap((b) =>
-      b.lookup.sources.flatMap((s) =>
-        s.from === "result" || s.from === "arg" ? [`${s.from}:${s.tool}`] : []
-      )
-    ),
+    node.args.flatMap((a) => {
+      const b = of(a.path);
+      return [...b?.lookup.sources ?? [], ...b?.choice.sources ?? []]
+        .flatMap((s) => keyOf(s) ?? []);
+    }),
   );
   const out: LookupNode[] = [];
   for (const key of [...keys].sort()) {
-    const joint = node.args.flatMap((a) => {
-      const s = firstOf(a.path, key);
-      return s ? [{ arg: a, source: s }] : [];
-    });
+    const pick = (covers: "lookup" | "both") =>
+      node.args.flatMap((a) => {
+        const s = firstOf(a.path, key, covers);
+        return s ? [{ arg: a, source: s }] : [];
+      });
+    let joint = pick("lookup");
+    // Every argument from one other tool's record, in either cover: a
+    // repeat of that record (a one-stop search after a direct one).
+    const whole = pick("both");
+    if (
+      whole.length === node.args.length && joint.length < whole.length &&
+      whole[0].source.tool !== node.tool
+    ) joint = whole;
     if (joint.length < 2) continue;
     const anchor = joint[0];
     const args = [

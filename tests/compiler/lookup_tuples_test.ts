@@ -238,3 +238,31 @@ Deno.test("generalLeaves() keeps the keys of a wide record and generalizes keys 
     index: 1,
   }]]);
 });
+
+Deno.test("a lookup does not repeat a read made since the last write; after a write it may", () => {
+  const engine = new AgentEngine(irWith(status));
+  engine.user("Is my flight on time?");
+  engine.record({
+    tool: "get_reservation_details",
+    args: { reservation_id: "ABC123" },
+    ok: true,
+    result: reservation("ABC123", [["HAT001", "2024-05-10"]]),
+  }, "model");
+  const made = { date: "2024-05-10", flight_number: "HAT001" };
+  engine.record(
+    { tool: "get_flight_status", args: made, ok: true, result: "available" },
+    "model",
+  );
+  assertEquals(engine.dueLookups(), []);
+  engine.record(
+    {
+      tool: "cancel_reservation",
+      args: { reservation_id: "ABC123" },
+      ok: true,
+      result: {},
+    },
+    "choice",
+    { changesState: true },
+  );
+  assertEquals(engine.dueLookups().map((c) => c.args), [made]);
+});
