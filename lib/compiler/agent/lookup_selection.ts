@@ -1,11 +1,13 @@
 /**
  * Which lookup nodes the agent form keeps, judged on training replay
- * only: most useful first (the share of a node's calls the agent made
- * too), each kept while the training episodes' extra lookups stay within
- * the budget; a narrowed variant of each lookup (only result leaves whose
- * name the user mentioned) is measured beside the other tools' plain
- * lookups, and a fallback keeping each argument's primary source is tried
- * for a tool none of whose other nodes was kept.
+ * only: tools most useful first (the share of a node's calls the agent
+ * made too), each kept while the training episodes' extra lookups stay
+ * within the budget; the narrowed variants of each lookup (`lookup_variants.ts`:
+ * items the user mentioned, words in order, arguments from one record) are
+ * measured beside the other tools' plain lookups, and of one tool's nodes
+ * the one that serves the most, less what its extra lookups cost, is tried
+ * first; a fallback keeping each argument's primary source is tried for a
+ * tool none of whose other nodes was kept.
  *
  * @module
  */
@@ -24,6 +26,20 @@ import type { WordsMemo } from "./sources.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
 
 type LookupNode = Extract<IrNode, { kind: "lookup" }>;
+
+/**
+ * What an extra lookup costs against a call served without the model: a
+ * served call saves a model request (the whole context read again), an
+ * extra lookup adds one result to the context. Chosen on validation parts
+ * of the training splits only (docs/evaluation.md, "Tuned per compile"):
+ * at 0.1 every τ airline file served at least as many calls in no more
+ * model turns than at 0.25 or 0.5, for at most 1.3 more extra lookups per
+ * episode (at 1 one file, aide, kept its defaults and served 1.6 points
+ * more, the others fewer); at 0 the tuning took points that doubled
+ * τ-bench v1's extra lookups for 1.4 more points. The compile's tuning
+ * scores its points with it, and the lookup selection its nodes.
+ */
+export const EXTRA_LOOKUP_COST = 0.1;
 
 /** Calls a lookup node issued in training replay, and those the agent made too. */
 type Yield = { issued: number; used: number };
@@ -147,11 +163,30 @@ export function selectLookups(
   const ranked = [...lookups, ...variants].sort((a, b) =>
     yieldOf(b.id) - yieldOf(a.id) || (a.id < b.id ? -1 : 1)
   );
+  // Tools in the order of their best yield; within a tool, the node that
+  // serves the most, less what its extra lookups cost, is tried first (a
+  // node that reads every earlier search together serves more than the
+  // plain one, which its cap stops, at a lower yield). Where training
+  // cannot tell them apart, a variant goes first: it narrows the product
+  // of its sources (a record, a mention, a word order).
+  const net = (id: string) => {
+    const t = alone[id] ?? { issued: 0, used: 0 };
+    return t.used - EXTRA_LOOKUP_COST * (t.issued - t.used);
+  };
+  const toolOf = (n: IrNode) => (n as LookupNode).tool;
+  const plain = new Set(lookups.map((n) => n.id));
+  const order = [...new Set(ranked.map(toolOf))].flatMap((tool) =>
+    ranked.filter((n) => toolOf(n) === tool).sort((a, b) =>
+      net(b.id) - net(a.id) || yieldOf(b.id) - yieldOf(a.id) ||
+      Number(plain.has(a.id)) - Number(plain.has(b.id)) ||
+      (a.id < b.id ? -1 : 1)
+    )
+  );
   const kept: IrNode[] = [];
   const dropped: { node: string; why: string }[] = [];
-  for (const n of [...ranked, ...fallbacks]) {
-    const tool = (n as LookupNode).tool;
-    if (kept.some((k) => (k as LookupNode).tool === tool)) continue;
+  for (const n of [...order, ...fallbacks]) {
+    const tool = toolOf(n);
+    if (kept.some((k) => toolOf(k) === tool)) continue;
     const trial = measured([...kept, n]);
     const t = trial.totals[n.id] ?? { issued: 0, used: 0 };
     const why = t.used < 2 || t.used < minYield * t.issued

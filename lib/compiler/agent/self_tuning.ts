@@ -20,6 +20,7 @@
 import type { NormEpisode } from "../../lineage/records.ts";
 import type { AgentFormOptions, AgentTuning } from "./agent_form.ts";
 import { validateAgentForm } from "./self_validation.ts";
+import { EXTRA_LOOKUP_COST } from "./lookup_selection.ts";
 import type {
   SelfValidation,
   VerificationReport,
@@ -61,18 +62,7 @@ function wire(p: AgentTuning): TuningPoint {
   return out;
 }
 
-/**
- * What an extra lookup costs against a call served without the model: a
- * served call saves a model request (the whole context read again), an
- * extra lookup adds one result to the context. Chosen on validation parts
- * of the training splits only (docs/evaluation.md, "Tuned per compile"):
- * at 0.1 every τ airline file served at least as many calls in no more
- * model turns than at 0.25 or 0.5, for at most 1.3 more extra lookups per
- * episode (at 1 one file, aide, kept its defaults and served 1.6 points
- * more, the others fewer); at 0 the tuning took points that doubled
- * τ-bench v1's extra lookups for 1.4 more points.
- */
-export const EXTRA_LOOKUP_COST = 0.1;
+export { EXTRA_LOOKUP_COST };
 
 /** Calls served, less what the extra lookups cost. */
 function net(v: SelfValidation): number {
