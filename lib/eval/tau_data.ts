@@ -113,9 +113,13 @@ export function loadTauData(
 ): TauData {
   const data = JSON.parse(text);
   const format: ImportFormat = Array.isArray(data) ? "tau-bench" : "tau2";
+  // Fixed clock and ids: the same file loads to the same events, so a
+  // package compiled from it has the same digest in every process.
+  let next = 0;
   const { episodes } = convertTrajectories(format, text, {
     captureId: "tau_eval",
     now: () => new Date(0),
+    newId: () => `evt_tau_${next++}`,
   });
   const truthByTask = new Map<string, TruthAction[]>();
   const perIndex: (TruthAction[] | null)[] = [];

@@ -163,6 +163,8 @@ export interface ConvertOptions {
   fileName?: string;
   /** Clock (events get import time; order within an episode is by position). */
   now?: () => Date;
+  /** Event id generator (random ids when absent; a counter makes a load reproducible). */
+  newId?: () => string;
   /** The domain's tools: an agent call of any other tool is refused (all tools when absent; user-side calls are not checked). */
   tools?: readonly string[] | null;
 }
@@ -204,6 +206,7 @@ export function convertTrajectories(
       episodeId,
       source: { host: format, adapter: `import-${format}`, model: null },
       ...(options.now ? { now: options.now } : {}),
+      ...(options.newId ? { newId: options.newId } : {}),
     };
     const events: UnsealedEvent[] = [
       episodeStarted(ctx, {

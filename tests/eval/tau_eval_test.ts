@@ -14,6 +14,7 @@ import {
   emptyCoverage,
 } from "../../lib/eval/coverage.ts";
 import { tempDir } from "../_helpers.ts";
+import { loadTauData } from "../../lib/eval/tau_data.ts";
 
 const SLICE = new URL("../../fixtures/tau2_retail_slice.json", import.meta.url)
   .pathname;
@@ -102,4 +103,16 @@ Deno.test("held-out coverage on the order desk: every call deterministic or a re
   // Only get_order's order_id needs the model; noise steps are the uncovered ones.
   assertEquals(total.residual, held.length);
   assertOk(total.deterministic / total.calls > 0.65, JSON.stringify(total));
+});
+
+Deno.test("loadTauData() loads a file to the same events every time, so a package compiled from it has one digest", () => {
+  const text = Deno.readTextFileSync(SLICE);
+  const [a, b] = [loadTauData(text), loadTauData(text)];
+  assertEquals(a.episodes[0].episode, b.episodes[0].episode);
+  const digest = (d: typeof a) =>
+    compileBehavior(
+      d.episodes.filter((e) => e.norm.success === true).map((e) => e.norm),
+      { name: "tau", effects: d.effects, tune: false },
+    ).package.digest;
+  assertEquals(digest(a), digest(b));
 });
