@@ -23,6 +23,7 @@ import {
   argumentLeafList,
   type CallRecord,
   candidatesOf,
+  codeClassOf,
   type ConversationState,
   generalArgPath,
   generalLeaves,
@@ -121,9 +122,11 @@ function explainingSources(value: unknown, state: ConversationState): Source[] {
       state.userWords?.[m]?.all ?? userWords(t)
     );
     if (saidWords.some((ws) => ws.includes(value))) {
-      out.push({ from: "user", shape: shapeOf(value) });
-      if (saidWords.at(-1)!.includes(value)) {
-        out.push({ from: "user", shape: shapeOf(value), latest: true });
+      const latest = saidWords.at(-1)!.includes(value);
+      for (const shape of [shapeOf(value), codeClassOf(value)]) {
+        if (shape === null) continue;
+        out.push({ from: "user", shape });
+        if (latest) out.push({ from: "user", shape, latest: true });
       }
     }
     const prefix = /^[^A-Za-z0-9]{1,2}/.exec(value)?.[0];

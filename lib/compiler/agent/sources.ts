@@ -10,6 +10,8 @@
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import type { GeneralPath, Source } from "../core/source.ts";
 import {
+  codeClassOf,
+  fitsShape,
   type MessageWords,
   shapeOf,
   userWords,
@@ -18,6 +20,7 @@ import {
 } from "./user_words.ts";
 
 export {
+  codeClassOf,
   type MessageWords,
   shapeOf,
   userWords,
@@ -336,7 +339,7 @@ export function candidatesOf(
         const all = after ? mw.words : mw.all;
         const shapes = after ? mw.wordShapes : mw.allShapes;
         all.forEach((w, i) => {
-          if (shapes[i] !== source.shape) return;
+          if (!fitsShape(source.shape, w, shapes[i])) return;
           if (after) {
             if (!(source.after! in bound) || i === 0) return;
             if (mw.words[i - 1] !== bound[source.after!]) return;

@@ -32,6 +32,49 @@ export function shapeOf(word: string): string {
 }
 
 /**
+ * The class of a code of capitals and digits, five characters or more and
+ * at least one capital (`[A9]{6}` for `ABC123`, `8JX2WO` and `HATHAT`), or
+ * null: reservation ids come in many {@linkcode shapeOf} shapes, and a
+ * training split sees only some of them.
+ *
+ * @param word A word.
+ * @returns The class, or null.
+ *
+ * @example
+ * ```ts
+ * import { codeClassOf } from "./user_words.ts";
+ * import { strictEqual } from "node:assert/strict";
+ * strictEqual(codeClassOf("8JX2WO"), "[A9]{6}");
+ * strictEqual(codeClassOf("JFK"), null);
+ * strictEqual(codeClassOf("123456"), null);
+ * ```
+ */
+export function codeClassOf(word: string): string | null {
+  return /^[A-Z0-9]{5,}$/.test(word) && /[A-Z]/.test(word)
+    ? `[A9]{${word.length}}`
+    : null;
+}
+
+/**
+ * Whether a word has a source's shape: the same {@linkcode shapeOf}, or
+ * the same {@linkcode codeClassOf} for a class.
+ *
+ * @param shape The source's shape or class.
+ * @param word The word.
+ * @param wordShape Its {@linkcode shapeOf}.
+ * @returns True when it fits.
+ */
+export function fitsShape(
+  shape: string,
+  word: string,
+  wordShape: string,
+): boolean {
+  return shape.startsWith("[A9]{")
+    ? codeClassOf(word) === shape
+    : wordShape === shape;
+}
+
+/**
  * Messages already cut into words, by text: one per compile, so that the
  * many replays of the same training episodes cut each message once. Its
  * values are shared; nobody changes them.

@@ -15,7 +15,8 @@
  *   the same call: only from the call (and, where both sit in items of
  *   one list, the item) that gave the value chosen for that argument (a
  *   flight's number with its own date, not every number with every date);
- * - `user`: a word of a user message whose shape was seen in training,
+ * - `user`: a word of a user message whose shape (or code class,
+ *   `[A9]{6}`) was seen in training,
  *   optionally the word right `after` the word bound to another argument
  *   of the same call, optionally behind a constant `prefix` of punctuation
  *   (the user wrote `W123`, the tool takes `#W123`), optionally from the

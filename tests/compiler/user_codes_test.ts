@@ -1,0 +1,66 @@
+import { assertEquals } from "../_assert.ts";
+import { loadTauData } from "../../lib/eval/tau_data.ts";
+import { learnBindings } from "../../lib/compiler/agent/bindings.ts";
+import { buildAgentForm } from "../../lib/compiler/agent/agent_form.ts";
+import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
+import { candidatesOf } from "../../lib/compiler/agent/sources.ts";
+
+/** A τ² file where each user types a booking code of another shape. */
+function codesTyped(codes: string[]): string {
+  const simulation = (code: string, k: number) => ({
+    id: `s${k}`,
+    task_id: String(k),
+    trial: 0,
+    reward_info: { reward: 1 },
+    messages: [
+      { role: "user", content: `Hi, my booking is ${code}, is it paid?` },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [{
+          id: `a${k}`,
+          name: "get_booking",
+          arguments: { booking_id: code },
+        }],
+      },
+      {
+        role: "tool",
+        id: `a${k}`,
+        content: JSON.stringify({ booking_id: code, paid: true }),
+      },
+      { role: "assistant", content: "It is paid." },
+    ],
+  });
+  return JSON.stringify({
+    info: { environment_info: { domain_name: "trips" } },
+    tasks: [],
+    simulations: codes.map(simulation),
+  });
+}
+
+Deno.test("booking codes of many shapes bind as one class of capitals and digits, and a new shape is looked up", () => {
+  const data = loadTauData(
+    codesTyped(["8JX2WO", "ABC123", "Q7Z9PL", "HATHAT"]),
+  );
+  const episodes = data.episodes.map((e) => e.norm);
+  const effects = { get_booking: "read" } as const;
+  const [b] = learnBindings(episodes, { effects });
+  assertEquals(b.lookup.sources, [
+    { from: "user", shape: "[A9]{6}", latest: true },
+  ]);
+  assertEquals(b.lookup.explained, 4);
+  const form = buildAgentForm(episodes, { effects });
+  const engine = new AgentEngine(form.compiled.ir);
+  engine.user("Please check ZZ4PQ1 for me, thanks.");
+  assertEquals(engine.dueLookups().map((c) => c.args), [
+    { booking_id: "ZZ4PQ1" },
+  ]);
+  // The class takes codes of its length only, with a capital.
+  assertEquals(
+    candidatesOf({ from: "user", shape: "[A9]{6}" }, {
+      user: ["JFK to SEA, code AB12CD, zip 123456, ref ABCD1234"],
+      calls: [],
+    }),
+    ["AB12CD"],
+  );
+});
