@@ -4,43 +4,18 @@ import { learnBindings } from "../../lib/compiler/agent/bindings.ts";
 import { buildAgentForm } from "../../lib/compiler/agent/agent_form.ts";
 import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
 import { candidatesOf } from "../../lib/compiler/agent/sources.ts";
-
-/** A τ² file where each user types a booking code of another shape. */
-function codesTyped(codes: string[]): string {
-  const simulation = (code: string, k: number) => ({
-    id: `s${k}`,
-    task_id: String(k),
-    trial: 0,
-    reward_info: { reward: 1 },
-    messages: [
-      { role: "user", content: `Hi, my booking is ${code}, is it paid?` },
-      {
-        role: "assistant",
-        content: "",
-        tool_calls: [{
-          id: `a${k}`,
-          name: "get_booking",
-          arguments: { booking_id: code },
-        }],
-      },
-      {
-        role: "tool",
-        id: `a${k}`,
-        content: JSON.stringify({ booking_id: code, paid: true }),
-      },
-      { role: "assistant", content: "It is paid." },
-    ],
-  });
-  return JSON.stringify({
-    info: { environment_info: { domain_name: "trips" } },
-    tasks: [],
-    simulations: codes.map(simulation),
-  });
-}
+import { userSaid } from "./_user_said.ts";
 
 Deno.test("booking codes of many shapes bind as one class of capitals and digits, and a new shape is looked up", () => {
   const data = loadTauData(
-    codesTyped(["8JX2WO", "ABC123", "Q7Z9PL", "HATHAT"]),
+    userSaid(
+      "trips",
+      ["8JX2WO", "ABC123", "Q7Z9PL", "HATHAT"].map((code) => ({
+        user: `Hi, my booking is ${code}, is it paid?`,
+        tool: "get_booking",
+        args: { booking_id: code },
+      })),
+    ),
   );
   const episodes = data.episodes.map((e) => e.norm);
   const effects = { get_booking: "read" } as const;

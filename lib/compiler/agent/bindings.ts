@@ -39,6 +39,7 @@ import type { Source } from "../core/source.ts";
 import { linkAdjacentWords, poolWriteSources } from "./binding_links.ts";
 import { leaveOneEpisodeOut } from "./binding_holdout.ts";
 import { poolTypedValues } from "./binding_typed.ts";
+import { datesInWords, isoYear } from "./user_dates.ts";
 import {
   ADJACENT_SHARE,
   type Binding,
@@ -140,6 +141,13 @@ function explainingSources(value: unknown, state: ConversationState): Source[] {
         out.push({ from: "user", shape: shapeOf(rest), prefix, latest: true });
       }
     }
+    const year = isoYear(value);
+    if (
+      year !== null &&
+      state.user.some((t) => datesInWords(t, year).includes(value))
+    ) {
+      out.push({ from: "user_date", year });
+    }
     if (state.user.some((t) => t.includes(value))) {
       out.push({ from: "user_text" });
     }
@@ -155,6 +163,7 @@ const RANK: Record<Source["from"], number> = {
   result: 0,
   arg: 0,
   user: 0,
+  user_date: 0,
   const: 1,
   user_text: 2,
 };

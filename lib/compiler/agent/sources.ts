@@ -28,6 +28,7 @@ export {
   wordsOfMessage,
 };
 import { isMentioned, mentionStems } from "./mentions.ts";
+import { datesInWords } from "./user_dates.ts";
 
 export { isMentioned, mentionStems };
 
@@ -350,6 +351,11 @@ export function candidatesOf(
       break;
     case "const":
       source.values.forEach(add);
+      break;
+    case "user_date":
+      for (const text of state.user) {
+        datesInWords(text, source.year).forEach(add);
+      }
       break;
     case "user_text":
       break;

@@ -21,6 +21,8 @@
  *   of the same call, optionally behind a constant `prefix` of punctuation
  *   (the user wrote `W123`, the tool takes `#W123`), optionally from the
  *   `latest` user message only;
+ * - `user_date`: a date the user wrote in words ("May 20th", "5/20"),
+ *   as an ISO date of the `year` training's values had;
  * - `user_text`: any text the user wrote verbatim (checked, never
  *   enumerated);
  * - `const`: a small set of values seen in training.
@@ -48,6 +50,7 @@ export type Source =
     prefix?: string;
     latest?: boolean;
   }
+  | { from: "user_date"; year: number }
   | { from: "user_text" }
   | { from: "const"; values: unknown[] };
 
@@ -72,6 +75,8 @@ export function describeSource(s: Source): string {
       }${s.prefix ? ` behind ${JSON.stringify(s.prefix)}` : ""}${
         s.latest ? " in the latest user message" : ""
       }`;
+    case "user_date":
+      return `a date the user wrote in words, in ${s.year}`;
     case "user_text":
       return "text the user wrote";
     case "const":
