@@ -40,6 +40,7 @@ import { linkAdjacentWords, poolWriteSources } from "./binding_links.ts";
 import { leaveOneEpisodeOut } from "./binding_holdout.ts";
 import { poolTypedValues } from "./binding_typed.ts";
 import { datesInWords, isoYear } from "./user_dates.ts";
+import { saysValue } from "./user_phrases.ts";
 import {
   ADJACENT_SHARE,
   type Binding,
@@ -164,6 +165,7 @@ const RANK: Record<Source["from"], number> = {
   arg: 0,
   user: 0,
   user_date: 0,
+  user_word: 0,
   const: 1,
   user_text: 2,
 };
@@ -320,6 +322,20 @@ export function learnBindings(
       const ck = sourceKey(c);
       pool.set(ck, c);
       for (const o of obs) o.explainedBy.add(ck);
+    }
+    // Values users said in their own words: a table of what training saw.
+    const said = obs.filter((o) =>
+      o.state.user.some((t) => saysValue(o.value, t))
+    );
+    if (said.length >= 2) {
+      const table = new Map(said.map((o) => [valueKey(o.value), o.value]));
+      const w: Source = {
+        from: "user_word",
+        values: [...table].sort(([a], [b]) => a < b ? -1 : 1).map(([, v]) => v),
+      };
+      const wk = sourceKey(w);
+      pool.set(wk, w);
+      for (const o of said) o.explainedBy.add(wk);
     }
     out.push({
       tool,

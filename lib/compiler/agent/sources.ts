@@ -29,6 +29,7 @@ export {
 };
 import { isMentioned, mentionStems } from "./mentions.ts";
 import { datesInWords } from "./user_dates.ts";
+import { saysValue } from "./user_phrases.ts";
 
 export { isMentioned, mentionStems };
 
@@ -355,6 +356,11 @@ export function candidatesOf(
     case "user_date":
       for (const text of state.user) {
         datesInWords(text, source.year).forEach(add);
+      }
+      break;
+    case "user_word":
+      for (const v of source.values) {
+        if (state.user.some((t) => saysValue(v, t))) add(v);
       }
       break;
     case "user_text":

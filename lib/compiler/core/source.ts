@@ -23,6 +23,9 @@
  *   `latest` user message only;
  * - `user_date`: a date the user wrote in words ("May 20th", "5/20"),
  *   as an ISO date of the `year` training's values had;
+ * - `user_word`: one of a table of values training saw users say in
+ *   their own words ("basic economy" for `basic_economy`, "two" for 2),
+ *   when the user said it;
  * - `user_text`: any text the user wrote verbatim (checked, never
  *   enumerated);
  * - `const`: a small set of values seen in training.
@@ -51,6 +54,7 @@ export type Source =
     latest?: boolean;
   }
   | { from: "user_date"; year: number }
+  | { from: "user_word"; values: unknown[] }
   | { from: "user_text" }
   | { from: "const"; values: unknown[] };
 
@@ -77,6 +81,8 @@ export function describeSource(s: Source): string {
       }`;
     case "user_date":
       return `a date the user wrote in words, in ${s.year}`;
+    case "user_word":
+      return `one of ${JSON.stringify(s.values)} the user said in words`;
     case "user_text":
       return "text the user wrote";
     case "const":

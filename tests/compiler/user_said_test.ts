@@ -41,3 +41,35 @@ Deno.test("dates the user writes in words bind as ISO dates of the training year
     { date: "2024-07-04" },
   ]);
 });
+
+Deno.test("values users say in their own words bind as a learned table, looked up when the user says one", () => {
+  const said = [
+    ["I want basic economy.", "basic_economy"],
+    ["Put me in BASIC ECONOMY again", "basic_economy"],
+    ["First class, please", "first_class"],
+  ];
+  const data = loadTauData(
+    userSaid(
+      "trips",
+      said.map(([user, cabin]) => ({
+        user,
+        tool: "quote_fare",
+        args: { cabin },
+      })),
+    ),
+  );
+  const episodes = data.episodes.map((e) => e.norm);
+  const effects = { quote_fare: "read" } as const;
+  const [b] = learnBindings(episodes, { effects });
+  assertEquals(b.lookup.sources, [{
+    from: "user_word",
+    values: ["basic_economy", "first_class"],
+  }]);
+  const engine = new AgentEngine(
+    buildAgentForm(episodes, { effects }).compiled.ir,
+  );
+  engine.user("Is first class free?");
+  assertEquals(engine.dueLookups().map((c) => c.args), [
+    { cabin: "first_class" },
+  ]);
+});
