@@ -8,6 +8,8 @@
  * @module
  */
 import type { NormStep } from "../../lineage/records.ts";
+import { MONTHS } from "./user_dates.ts";
+import { NUMBER_WORDS } from "./user_phrases.ts";
 
 /** Classes of an argument value, in the order they are tried. */
 export const CLASSES = [
@@ -34,34 +36,6 @@ export const HAVE: ReadonlySet<SourceClass> = new Set([
   "result_item",
   "user",
 ]);
-
-const MONTHS = [
-  "january",
-  "february",
-  "march",
-  "april",
-  "may",
-  "june",
-  "july",
-  "august",
-  "september",
-  "october",
-  "november",
-  "december",
-];
-const NUMBER_WORDS = [
-  "zero",
-  "one",
-  "two",
-  "three",
-  "four",
-  "five",
-  "six",
-  "seven",
-  "eight",
-  "nine",
-  "ten",
-];
 
 function leaves(
   v: unknown,

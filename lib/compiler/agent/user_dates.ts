@@ -6,7 +6,8 @@
  * @module
  */
 
-const MONTHS = [
+/** Month names, January first. */
+export const MONTHS: readonly string[] = [
   "january",
   "february",
   "march",

@@ -7,7 +7,8 @@
  * @module
  */
 
-const NUMBER_WORDS = [
+/** Numbers 0–10 as words. */
+export const NUMBER_WORDS: readonly string[] = [
   "zero",
   "one",
   "two",
