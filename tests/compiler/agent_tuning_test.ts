@@ -9,6 +9,7 @@ import {
 } from "../../lib/compiler/agent/lookup_variants.ts";
 import { replayAgent } from "../../lib/compiler/agent/agent_replay.ts";
 import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
+import { agentIrWith } from "./_agent_ir.ts";
 
 const slice = loadTauData(
   Deno.readTextFileSync(
@@ -111,27 +112,8 @@ Deno.test("adjacentVariants() pairs two user words of one shape by position, bot
   assertEquals(adjacentVariants(vs[0]), []);
   assertEquals(adjacentVariants({ ...node, args: node.args.slice(1) }), []);
   // The engine then looks up only the word right after the first name.
-  const ir = {
-    schema_version: "harness.ir.v1",
-    name: "t",
-    root: "agent",
-    nodes: {
-      agent: {
-        id: "agent",
-        kind: "agent" as const,
-        lookups: [vs[0].id],
-        choice: null,
-        fanout: 5,
-      },
-      [vs[0].id]: vs[0],
-    },
-    stores: [],
-    variables: [],
-    inputs: ["input.user"],
-  };
-  const plainIr = structuredClone(ir);
-  plainIr.nodes.agent.lookups = [node.id];
-  (plainIr.nodes as Record<string, unknown>)[node.id] = node;
+  const ir = agentIrWith(vs[0]);
+  const plainIr = agentIrWith(node);
   const said = "Hi, I am Yusuf Rossi from Boston, zip 19122.";
   const paired = new AgentEngine(ir);
   paired.user(said);

@@ -3,7 +3,8 @@ import { jointVariants } from "../../lib/compiler/agent/lookup_variants.ts";
 import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
 import { generalLeaves } from "../../lib/compiler/agent/sources.ts";
 import type { Binding } from "../../lib/compiler/agent/bindings.ts";
-import type { BehaviorIr, IrNode } from "../../lib/compiler/core/ir.ts";
+import type { IrNode } from "../../lib/compiler/core/ir.ts";
+import { agentIrWith } from "./_agent_ir.ts";
 import { describeSource, type Source } from "../../lib/compiler/core/source.ts";
 
 type LookupNode = Extract<IrNode, { kind: "lookup" }>;
@@ -34,27 +35,6 @@ function binding(
     episodes: [],
     lookup: cover(lookup),
     choice: cover(choice),
-  };
-}
-
-function irWith(node: LookupNode): BehaviorIr {
-  return {
-    schema_version: "harness.ir.v1",
-    name: "t",
-    root: "agent",
-    nodes: {
-      agent: {
-        id: "agent",
-        kind: "agent",
-        lookups: [node.id],
-        choice: null,
-        fanout: 5,
-      },
-      [node.id]: node,
-    },
-    stores: [],
-    variables: [],
-    inputs: ["input.user"],
   };
 }
 
@@ -161,13 +141,13 @@ Deno.test("a `with` source takes each flight's number with its own date, not eve
     }
     return engine.dueLookups().map((c) => c.args);
   };
-  assertEquals(read(new AgentEngine(irWith(joint))), [
+  assertEquals(read(new AgentEngine(agentIrWith(joint))), [
     { date: "2024-05-10", flight_number: "HAT001" },
     { date: "2024-05-11", flight_number: "HAT002" },
     { date: "2024-05-12", flight_number: "HAT003" },
   ]);
   assertEquals(
-    read(new AgentEngine(irWith(status))),
+    read(new AgentEngine(agentIrWith(status))),
     [],
     "3 dates × 3 numbers pass the cap of 5",
   );
@@ -194,7 +174,7 @@ Deno.test("an argument source `with` another repeats one earlier call's argument
       binding("search_onestop_flight", p, [direct(p)])
     ),
   );
-  const engine = new AgentEngine(irWith(joint));
+  const engine = new AgentEngine(agentIrWith(joint));
   engine.user("JFK to SEA on May 20, or SFO to ORD on May 21.");
   for (
     const args of [
@@ -211,7 +191,7 @@ Deno.test("an argument source `with` another repeats one earlier call's argument
     { date: "2024-05-20", destination: "SEA", origin: "JFK" },
     { date: "2024-05-21", destination: "ORD", origin: "SFO" },
   ]);
-  const plain = new AgentEngine(irWith(node));
+  const plain = new AgentEngine(agentIrWith(node));
   plain.user("JFK to SEA on May 20, or SFO to ORD on May 21.");
   for (const c of engine.calls) plain.record(c, "model");
   assertEquals(plain.dueLookups(), [], "2 × 2 × 2 pass the cap of 5");
@@ -240,7 +220,7 @@ Deno.test("generalLeaves() keeps the keys of a wide record and generalizes keys 
 });
 
 Deno.test("a lookup does not repeat a read made since the last write; after a write it may", () => {
-  const engine = new AgentEngine(irWith(status));
+  const engine = new AgentEngine(agentIrWith(status));
   engine.user("Is my flight on time?");
   engine.record({
     tool: "get_reservation_details",

@@ -7,23 +7,23 @@
  * @module
  */
 import type { IrNode } from "../core/ir.ts";
-import type { Source } from "../core/source.ts";
 import {
   candidatesOf,
   type ConversationState,
+  isRecordSource,
+  type RecordSource,
   type RecordValue,
   recordValues,
   valueKey,
 } from "./sources.ts";
 
 type LookupNode = Extract<IrNode, { kind: "lookup" }>;
-type RecordSource = Extract<Source, { from: "result" | "arg" }>;
 
 /** Where each chosen value came from (only for arguments another is `with`). */
 type Origins = Record<string, RecordValue[]>;
 
 /** A partial tuple and where its values came from. */
-interface Partial {
+interface PartialTuple {
   values: Record<string, unknown>;
   origins: Origins;
 }
@@ -39,10 +39,6 @@ function sameRecord(a: RecordValue, b: RecordValue): boolean {
     if (y && y.index !== x.index) return false;
   }
   return true;
-}
-
-function isRecordSource(s: Source): s is RecordSource {
-  return s.from === "result" || s.from === "arg";
 }
 
 /**
@@ -72,7 +68,7 @@ export function lookupTuples(
     if (!r) records.set(s, r = recordValues(s, state));
     return r;
   };
-  let partial: Partial[] = [{ values: {}, origins: {} }];
+  let partial: PartialTuple[] = [{ values: {}, origins: {} }];
   // Partial tuples may be many (every capitalized word for a first name)
   // before a later argument (`after` it) narrows them; only the final set
   // is held to the limit.
@@ -80,7 +76,7 @@ export function lookupTuples(
   for (const [i, arg] of node.args.entries()) {
     const cap = i === node.args.length - 1 ? limit : partialLimit;
     const anchor = anchors.has(arg.path);
-    const next: Partial[] = [];
+    const next: PartialTuple[] = [];
     for (const bound of partial) {
       // Value key → where it came from (an anchor keeps every record).
       const found = new Map<string, { value: unknown; from: RecordValue[] }>();

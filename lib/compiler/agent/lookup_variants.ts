@@ -8,12 +8,13 @@
  */
 import type { NormEpisode } from "../../lineage/records.ts";
 import type { IrNode } from "../core/ir.ts";
-import type { Source } from "../core/source.ts";
 import { type Binding, statesOf } from "./bindings.ts";
 import {
   generalLeaves,
   isMentioned,
+  isRecordSource,
   mentionStems,
+  type RecordSource,
   whereText,
   type WordsMemo,
 } from "./sources.ts";
@@ -159,8 +160,6 @@ export function adjacentVariants(node: LookupNode): LookupNode[] {
   return out;
 }
 
-type RecordSource = Extract<Source, { from: "result" | "arg" }>;
-
 /**
  * The variants of a lookup whose arguments are taken together from one
  * earlier record: for each tool whose calls (results or arguments) are a
@@ -181,27 +180,21 @@ export function jointVariants(
   bindings: readonly Binding[],
 ): LookupNode[] {
   if (node.args.length < 2) return [];
-  const keyOf = (s: Source) =>
-    (s.from === "result" || s.from === "arg") && s.with === undefined
-      ? `${s.from}:${s.tool}`
-      : null;
-  const of = (path: string) =>
-    bindings.find((x) => x.tool === node.tool && x.path === path);
-  const firstOf = (path: string, key: string, covers: "lookup" | "both") => {
-    const b = of(path);
-    const sources = covers === "lookup"
-      ? b?.lookup.sources ?? []
-      : [...b?.lookup.sources ?? [], ...b?.choice.sources ?? []];
-    return (sources.find((s) => keyOf(s) === key) ?? null) as
-      | RecordSource
-      | null;
+  const keyOf = (s: RecordSource) => `${s.from}:${s.tool}`;
+  /** An argument's record sources (not yet `with` another), lookup cover first. */
+  const recordsOf = (path: string, covers: "lookup" | "both") => {
+    const b = bindings.find((x) => x.tool === node.tool && x.path === path);
+    return [
+      ...b?.lookup.sources ?? [],
+      ...(covers === "both" ? b?.choice.sources ?? [] : []),
+    ].filter((s): s is RecordSource =>
+      isRecordSource(s) && s.with === undefined
+    );
   };
+  const firstOf = (path: string, key: string, covers: "lookup" | "both") =>
+    recordsOf(path, covers).find((s) => keyOf(s) === key) ?? null;
   const keys = new Set(
-    node.args.flatMap((a) => {
-      const b = of(a.path);
-      return [...b?.lookup.sources ?? [], ...b?.choice.sources ?? []]
-        .flatMap((s) => keyOf(s) ?? []);
-    }),
+    node.args.flatMap((a) => recordsOf(a.path, "both").map(keyOf)),
   );
   const out: LookupNode[] = [];
   for (const key of [...keys].sort()) {

@@ -241,6 +241,19 @@ export function valueKey(v: unknown): string {
   return typeof v === "string" ? `s:${v}` : canonicalJson(v);
 }
 
+/** A source whose values are an earlier call's (its result or arguments). */
+export type RecordSource = Extract<Source, { from: "result" | "arg" }>;
+
+/**
+ * Whether a source takes an earlier call's values.
+ *
+ * @param s A source.
+ * @returns True for `result` and `arg` sources.
+ */
+export function isRecordSource(s: Source): s is RecordSource {
+  return s.from === "result" || s.from === "arg";
+}
+
 /** A value of an earlier call, with the call and the list items it sits in. */
 export interface RecordValue {
   /** The value. */
@@ -260,7 +273,7 @@ export interface RecordValue {
  * @returns Values in the order they appeared (repeats included).
  */
 export function recordValues(
-  source: Extract<Source, { from: "result" | "arg" }>,
+  source: RecordSource,
   state: ConversationState,
 ): RecordValue[] {
   const out: RecordValue[] = [];

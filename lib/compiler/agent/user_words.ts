@@ -31,6 +31,9 @@ export function shapeOf(word: string): string {
   );
 }
 
+/** How every {@linkcode codeClassOf} class begins. */
+const CODE_CLASS = "[A9]";
+
 /**
  * The class of a code of capitals and digits, five characters or more and
  * at least one capital (`[A9]{6}` for `ABC123`, `8JX2WO` and `HATHAT`), or
@@ -51,7 +54,7 @@ export function shapeOf(word: string): string {
  */
 export function codeClassOf(word: string): string | null {
   return /^[A-Z0-9]{5,}$/.test(word) && /[A-Z]/.test(word)
-    ? `[A9]{${word.length}}`
+    ? `${CODE_CLASS}{${word.length}}`
     : null;
 }
 
@@ -69,7 +72,7 @@ export function fitsShape(
   word: string,
   wordShape: string,
 ): boolean {
-  return shape.startsWith("[A9]{")
+  return shape.startsWith(CODE_CLASS)
     ? codeClassOf(word) === shape
     : wordShape === shape;
 }
