@@ -112,6 +112,7 @@ const LAYERS = [
   "proxy",
   "importers",
   "otel",
+  "model_gateway",
   "ingest",
   "lineage",
   "compiler",

@@ -75,12 +75,19 @@ export async function refusal(
         req.header("x-harness-admin-key") ?? "",
         options.adminKey,
       );
-    if (!admin && !sameSecret(auth, `Bearer ${options.token}`)) {
+    // The model API routes carry the client's own key in Authorization:
+    // the server's token comes in x-harness-token there.
+    const model = path.startsWith("/v1/") && path !== "/v1/traces";
+    const ok = model
+      ? sameSecret(req.header("x-harness-token") ?? "", options.token)
+      : sameSecret(auth, `Bearer ${options.token}`);
+    if (!admin && !ok) {
       await req.discard();
       return json(401, {
         ok: false,
-        error:
-          "Missing or wrong bearer token: send Authorization: Bearer $HARNESS_INGEST_TOKEN",
+        error: model
+          ? "Missing or wrong ingest token: send x-harness-token: $HARNESS_INGEST_TOKEN beside your API key"
+          : "Missing or wrong bearer token: send Authorization: Bearer $HARNESS_INGEST_TOKEN",
       }, { "www-authenticate": "Bearer" });
     }
   }

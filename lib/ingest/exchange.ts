@@ -21,7 +21,9 @@ export function fromRequest(req: Request): IngestRequest {
     method: req.method,
     target: slash < 0 ? "/" : url.slice(slash),
     header: (name) => req.headers.get(name),
+    headers: () => req.headers.entries(),
     text: (limit) => readBody(req, limit),
+    signal: req.signal,
     discard: async () => {
       await req.body?.cancel().catch(() => {});
     },
@@ -35,7 +37,9 @@ export function fromRequest(req: Request): IngestRequest {
  * @returns The response.
  */
 export function toResponse(answer: IngestAnswer): Response {
-  return new Response(answer.body, {
+  const body: BodyInit | null = answer.stream ??
+    (answer.raw ? new Uint8Array(answer.raw) : answer.body);
+  return new Response(body, {
     status: answer.status,
     headers: answer.headers,
   });

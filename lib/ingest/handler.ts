@@ -9,6 +9,7 @@
  * | `POST /hook/<host>?cap=<id>` | host_a: 204 (silent for the host); host_b, host_c: 200 `{ok: true, capture_id, events}`; any bad input: 200 `{ok: false, error}` (413 past the size limit) |
  * | `GET /captures` | 200 list of capture records |
  * | `GET /capture/<id>/summary` | 200 inspection (episodes, counts, fidelity, chain); 404 unknown capture |
+ * | `/v1/…` (model APIs) | forwarded to the upstream and recorded: see `lib/model_gateway/` |
  * | `POST /v1/traces` | OTLP/HTTP traces (protobuf or JSON, gzip): 200 with the OTLP answer (partial success counts refused spans); 400 not OTLP; 415 other types |
  * | `GET /health` | 200 `{ok, root, pid, stats}` (`ok: false` when a part in `healthExtra` says so) |
  * | `POST /admin/shutdown` | with the pid file's admin key: 200, then the server stops |
@@ -41,6 +42,7 @@ import { createOtlpIntake } from "./otlp_intake.ts";
 import { byCapture, withBytes } from "./_handler_helpers.ts";
 import { refusal } from "./_guard.ts";
 import { DEFAULT_REDACTION_RULES, redactValue } from "./redact.ts";
+import { isModelRoute, ModelGateway } from "../model_gateway/gateway.ts";
 
 export { sameSecret } from "./secret.ts";
 import { sameSecret } from "./secret.ts";
@@ -70,6 +72,7 @@ export function createIngestHandler(
   answer: (req: IngestRequest) => Promise<IngestAnswer>;
   handler: (req: Request) => Promise<Response>;
   stats: IngestStats;
+  gateway: ModelGateway | null;
 } {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const correlator = options.correlator ?? new ToolCallCorrelator();
@@ -97,6 +100,13 @@ export function createIngestHandler(
     stats.events += sealed.length;
     return sealed;
   }
+
+  const gateway = options.modelGateway === false ? null : new ModelGateway({
+    store,
+    defaultCapture: () => options.activeCapture?.() || defaultCapture,
+    maxBodyBytes: limit,
+    redact,
+  }, options.modelGateway);
 
   function redact(events: UnsealedEvent[]): UnsealedEvent[] {
     if (!rules) return events;
@@ -135,6 +145,7 @@ export function createIngestHandler(
         fullModelRequests: options.fullModelRequests,
       });
       const sealed = record(redact(events));
+      if (sealed.length > 0) gateway?.observe(sealed[0]);
       if (host === "host_a") return { status: 204, headers: {}, body: null };
       const last = sealed[sealed.length - 1];
       return json(200, {
@@ -254,6 +265,7 @@ export function createIngestHandler(
     if (path === "/ingest") {
       return method === "POST" ? await ingest(req) : await only("POST");
     }
+    if (gateway && isModelRoute(path)) return await gateway.answer(req, path);
     if (path === "/v1/traces") {
       if (method !== "POST") return await only("POST");
       const a = await otlp.answer(req);
@@ -307,6 +319,7 @@ export function createIngestHandler(
         root: store.root,
         pid: Deno.pid,
         stats: { ...stats, ...otlp.stats },
+        ...(gateway ? { model_gateway: gateway.stats } : {}),
         ...(store.indexFlushError
           ? { index_flush_error: store.indexFlushError }
           : {}),
@@ -322,5 +335,6 @@ export function createIngestHandler(
     handler: async (req) =>
       toResponse(await answer(withBytes(fromRequest(req), req))),
     stats,
+    gateway,
   };
 }

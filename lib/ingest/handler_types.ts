@@ -6,6 +6,7 @@
 import type { RedactionRule } from "./redact.ts";
 import type { ToolCallCorrelator } from "../adapters/correlator.ts";
 import type { ConnectionStats } from "./http1/mod.ts";
+import type { ModelGatewayOptions } from "../model_gateway/options.ts";
 
 /** Capture that hook events go to when there is no `cap` and no active capture. */
 export const DEFAULT_CAPTURE_ID = "default";
@@ -58,6 +59,12 @@ export interface IngestHandlerOptions {
   adminKey?: string;
   /** Called by an authorized `POST /admin/shutdown`. */
   onShutdown?: () => void;
+  /**
+   * The model API routes (`/v1/chat/completions`, `/v1/responses`,
+   * `/v1/messages` …): their upstreams; `false` turns them off.
+   * @default {} (the providers' public APIs)
+   */
+  modelGateway?: ModelGatewayOptions | false;
   /** More to show on `/health` (replication). */
   healthExtra?: () => Record<string, unknown>;
 }

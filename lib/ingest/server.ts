@@ -18,6 +18,7 @@ import {
   type IngestStats,
 } from "./handler.ts";
 import { activeCaptureReader } from "../store/active_capture.ts";
+import { isModelRoute, type ModelGateway } from "../model_gateway/gateway.ts";
 
 /** Default ingest port. */
 export const DEFAULT_PORT = 8848;
@@ -110,6 +111,7 @@ export class IngestServer {
   #server: Http1Server | null = null;
   #url = "";
   #stats: IngestStats | null = null;
+  #gateway: ModelGateway | null = null;
   #stopped: Promise<void> = Promise.resolve();
   #markStopped: () => void = () => {};
 
@@ -150,7 +152,7 @@ export class IngestServer {
     const restored = await restorePending(this.#store, correlator);
     // Loopback servers answer only to their own names (DNS rebinding).
     let allowed: Set<string> | null = null;
-    const { answer, stats } = createIngestHandler(this.#store, {
+    const { answer, stats, gateway } = createIngestHandler(this.#store, {
       activeCapture: activeCaptureReader(this.#store.root),
       ...this.#options,
       correlator,
@@ -159,6 +161,8 @@ export class IngestServer {
         : null,
     });
     stats.restored_pending_calls = restored;
+    await gateway?.restore();
+    this.#gateway = gateway;
     this.#stats = stats;
     this.#stopped = new Promise((r) => this.#markStopped = r);
     let http: Http1Server;
@@ -173,6 +177,12 @@ export class IngestServer {
         requestTimeoutMs: this.#options.requestTimeoutMs,
         handlerTimeoutMs: this.#options.handlerTimeoutMs,
         maxBufferedBodyBytes: this.#options.maxBufferedBodyBytes,
+        longRunning: gateway
+          ? (_method, target) => {
+            const q = target.indexOf("?");
+            return isModelRoute(q < 0 ? target : target.slice(0, q));
+          }
+          : undefined,
         onError: errorAnswer,
         protocolError: (status, message) =>
           json(status, { ok: false, error: message }),
@@ -211,6 +221,11 @@ export class IngestServer {
     return this.#stats;
   }
 
+  /** The model API routes (null when turned off or not started). */
+  get modelGateway(): ModelGateway | null {
+    return this.#gateway;
+  }
+
   /** Resolves when the server has been closed. */
   get finished(): Promise<void> {
     return this.#stopped;
@@ -222,6 +237,8 @@ export class IngestServer {
     const s = this.#server;
     this.#server = null;
     await s.shutdown().catch(() => {});
+    // What was answered is recorded before the store closes.
+    await this.#gateway?.settled();
     this.#markStopped();
   }
 

@@ -29,8 +29,28 @@ export interface IngestRequest {
    * @throws {SyntaxError} When it is not UTF-8.
    */
   text(limit: number): Promise<string>;
+  /**
+   * Every header as sent (lower-case names, in order; repeated ones
+   * separately).
+   *
+   * @returns Name and value pairs.
+   */
+  headers?(): Iterable<[string, string]>;
+  /**
+   * The body's bytes as they came.
+   *
+   * @param limit Most bytes accepted.
+   * @returns The bytes.
+   * @throws {PayloadTooLargeError} Past `limit`.
+   */
+  bytes?(limit: number): Promise<Uint8Array>;
   /** Drop the body unread. */
   discard(): Promise<void>;
+  /**
+   * Aborted when the client goes away before the answer is complete; set
+   * only for long-running routes (the listener's `longRunning`).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** One answer of the ingest handler. */
@@ -41,4 +61,12 @@ export interface IngestAnswer {
   headers: Record<string, string>;
   /** Body text, or null for none. */
   body: string | null;
+  /** Body bytes, sent as they are (instead of `body`). */
+  raw?: Uint8Array;
+  /**
+   * A body streamed as it is produced (instead of `body`), sent with
+   * `Transfer-Encoding: chunked`, one chunk per piece read; cancelled when
+   * the client goes away.
+   */
+  stream?: ReadableStream<Uint8Array>;
 }

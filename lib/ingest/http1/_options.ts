@@ -52,6 +52,13 @@ export interface Http1ServerOptions {
    * @default 16384
    */
   maxHeadBytes?: number;
+  /**
+   * Whether a request may take as long as its handler needs (model API
+   * calls): no handler time-out, and its `signal` aborts when the client
+   * goes away. The handler bounds such requests itself.
+   * @default () => false
+   */
+  longRunning?: (method: string, target: string) => boolean;
   /** Answer for an error the handler threw. */
   onError: (err: unknown) => IngestAnswer;
   /** Answer for a request that is not well-formed HTTP (status, message). */
@@ -110,6 +117,7 @@ export function withDefaults(
     headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
     handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
+    longRunning: options.longRunning ?? (() => false),
     maxHeadBytes: options.maxHeadBytes ?? 16 * 1024,
     maxBufferedBodyBytes: Math.max(
       options.maxBufferedBodyBytes ?? 64 * 1024 * 1024,

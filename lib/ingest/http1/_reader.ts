@@ -38,6 +38,22 @@ export class ByteReader {
     this.#buf = new Uint8Array(size);
   }
 
+  #watching: Promise<boolean> | null = null;
+
+  /**
+   * Start a read that keeps what arrives for the next `fill` (or `head`),
+   * and tell when the peer ends the stream: while an answer is streamed,
+   * that is how a client that went away is noticed.
+   *
+   * @returns Resolves false when the stream ends (or fails), true when
+   *   bytes arrived.
+   */
+  watch(): Promise<boolean> {
+    // `fill` starts its read before the promise is kept here.
+    this.#watching ??= this.fill().catch(() => false);
+    return this.#watching;
+  }
+
   /** Bytes buffered and not yet taken. */
   get buffered(): number {
     return this.#end - this.#start;
@@ -51,6 +67,12 @@ export class ByteReader {
    * @returns False at the end of the stream.
    */
   async fill(room = 4096): Promise<boolean> {
+    if (this.#watching !== null) {
+      // A read started by `watch` is under way: its bytes are this fill's.
+      const w = this.#watching;
+      this.#watching = null;
+      return await w;
+    }
     if (this.#start === this.#end) this.#start = this.#end = 0;
     if (this.#buf.length - this.#end < room) {
       const live = this.#end - this.#start;

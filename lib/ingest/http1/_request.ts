@@ -89,6 +89,8 @@ export class BufferedRequest implements IngestRequest {
   readonly #head: RequestHead;
   readonly #body: Uint8Array;
   #headers: Map<string, string> | null = null;
+  /** Set by the listener for long-running routes. */
+  signal?: AbortSignal;
 
   /**
    * Create a `BufferedRequest`.
@@ -101,6 +103,10 @@ export class BufferedRequest implements IngestRequest {
     this.target = head.target;
     this.#head = head;
     this.#body = body;
+  }
+
+  headers(): Iterable<[string, string]> {
+    return this.#head.headers;
   }
 
   header(name: string): string | null {

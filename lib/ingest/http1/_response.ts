@@ -80,9 +80,16 @@ export class AnswerEncoder {
       if (!OWN_HEADERS.has(name)) text += `${name}: ${res.headers[name]}\r\n`;
     }
     const bodyless = status === 204 || status === 304;
-    const body = bodyless || res.body === null ? null : res.body;
-    if (!bodyless) {
-      text += `content-length: ${body === null ? 0 : utf8Length(body)}\r\n`;
+    const streamed = !bodyless && res.stream !== undefined;
+    const raw = bodyless ? null : res.raw ?? null;
+    const body = bodyless || res.body === null || raw !== null
+      ? null
+      : res.body;
+    if (streamed) text += "transfer-encoding: chunked\r\n";
+    else if (!bodyless) {
+      text += `content-length: ${
+        raw !== null ? raw.length : body === null ? 0 : utf8Length(body)
+      }\r\n`;
     }
     if (!keepAlive) text += "connection: close\r\n";
     else {
@@ -90,7 +97,14 @@ export class AnswerEncoder {
       text += this.#keepAlive;
     }
     text += "\r\n";
-    if (body === null || head?.method === "HEAD") return encoder.encode(text);
+    if (head?.method === "HEAD") return encoder.encode(text);
+    if (raw !== null) {
+      const out = new Uint8Array(text.length + raw.length);
+      const first = encoder.encodeInto(text, out).written;
+      out.set(raw, first);
+      return out.subarray(0, first + raw.length);
+    }
+    if (body === null) return encoder.encode(text);
     const out = new Uint8Array(text.length + body.length * 3);
     const first = encoder.encodeInto(text, out).written;
     const second = encoder.encodeInto(body, out.subarray(first)).written;
@@ -106,6 +120,24 @@ export class AnswerEncoder {
     }
     return this.#date;
   }
+}
+
+/**
+ * One piece of a chunked body (`Transfer-Encoding: chunked`): its size in
+ * hex, the bytes, CRLF. An empty piece is the last chunk.
+ *
+ * @param bytes The piece.
+ * @returns Its bytes on the wire.
+ */
+export function chunkFrame(bytes: Uint8Array): Uint8Array {
+  if (bytes.length === 0) return encoder.encode("0\r\n\r\n");
+  const size = encoder.encode(`${bytes.length.toString(16)}\r\n`);
+  const out = new Uint8Array(size.length + bytes.length + 2);
+  out.set(size);
+  out.set(bytes, size.length);
+  out[out.length - 2] = 13;
+  out[out.length - 1] = 10;
+  return out;
 }
 
 /** Bytes of a string in UTF-8, without encoding it. */

@@ -29,6 +29,7 @@ import type { IngestAnswer, IngestRequest } from "./_exchange.ts";
 import {
   answerAndClose,
   AnswerEncoder,
+  chunkFrame,
   writeAll,
   writeAndClose,
 } from "./_response.ts";
@@ -206,7 +207,7 @@ export class Http1Server {
         head = await this.#nextHead(c, reader);
         if (head === null) return;
         const body = await this.#readBody(c, reader, head, held);
-        if (!await this.#respond(c, head, body, held)) return;
+        if (!await this.#respond(c, reader, head, body, held)) return;
       }
     } catch (err) {
       if (c.closed || !(err instanceof HttpProtocolError)) return;
@@ -268,6 +269,7 @@ export class Http1Server {
    */
   async #respond(
     c: Connection,
+    reader: ByteReader,
     head: RequestHead,
     body: Uint8Array<ArrayBuffer>,
     held: Holding,
@@ -276,8 +278,18 @@ export class Http1Server {
     c.state = "busy";
     c.deadline = Infinity;
     const keepAlive = head.keepAlive && !this.#closing;
-    const work = this.#answer(head, body);
-    const res = await within(work, o.handlerTimeoutMs);
+    const request = new BufferedRequest(head, body);
+    const long = o.longRunning(head.method, head.target);
+    if (long) {
+      // The client going away aborts what the handler does for it.
+      const gone = new AbortController();
+      request.signal = gone.signal;
+      reader.watch().then((alive) => {
+        if (!alive) gone.abort(new Error("The client closed the connection"));
+      });
+    }
+    const work = this.#answer(request);
+    const res = long ? await work : await within(work, o.handlerTimeoutMs);
     if (res === null) {
       // The body stays in memory until the handler lets go of it.
       const still = held.bytes;
@@ -294,15 +306,53 @@ export class Http1Server {
       );
     }
     this.#pool.enter(c, "write", o.requestTimeoutMs);
-    await writeAll(
-      c.conn,
-      this.#encoder.encode(res, {
-        keepAlive: keepAlive && !this.#closing,
-        head,
-      }),
-    );
+    const again = keepAlive && !this.#closing;
+    const bytes = this.#encoder.encode(res, { keepAlive: again, head });
+    if (res.stream === undefined || head.method === "HEAD") {
+      await res.stream?.cancel().catch(() => {});
+      await writeAll(c.conn, bytes);
+      this.#release(held);
+      return again;
+    }
     this.#release(held);
-    return keepAlive && !this.#closing;
+    return await this.#stream(c, bytes, res.stream) && again;
+  }
+
+  /**
+   * Write a streamed answer: its head, then each piece as a chunk as it
+   * comes. While the stream is silent the connection has no deadline (the
+   * handler bounds its upstream); each write must be taken up within
+   * `requestTimeoutMs`.
+   *
+   * @returns False when the stream failed or the client went away (the
+   *   connection is then closed with the body unfinished, so the client
+   *   sees a cut answer, never a complete wrong one).
+   */
+  async #stream(
+    c: Connection,
+    headBytes: Uint8Array,
+    stream: ReadableStream<Uint8Array>,
+  ): Promise<boolean> {
+    const o = this.#options;
+    const pieces = stream.getReader();
+    try {
+      await writeAll(c.conn, headBytes);
+      for (;;) {
+        c.state = "busy";
+        c.deadline = Infinity;
+        const { done, value } = await pieces.read();
+        if (done) break;
+        if (value.length === 0) continue;
+        this.#pool.enter(c, "write", o.requestTimeoutMs);
+        await writeAll(c.conn, chunkFrame(value));
+      }
+      this.#pool.enter(c, "write", o.requestTimeoutMs);
+      await writeAll(c.conn, chunkFrame(new Uint8Array(0)));
+      return true;
+    } catch (err) {
+      await pieces.cancel(err).catch(() => {});
+      return false;
+    }
   }
 
   /**
@@ -351,12 +401,9 @@ export class Http1Server {
     held.bytes = 0;
   }
 
-  async #answer(
-    head: RequestHead,
-    body: Uint8Array<ArrayBuffer>,
-  ): Promise<IngestAnswer> {
+  async #answer(request: BufferedRequest): Promise<IngestAnswer> {
     try {
-      return await this.#handler(new BufferedRequest(head, body));
+      return await this.#handler(request);
     } catch (err) {
       return this.#options.onError(err);
     }

@@ -1,0 +1,57 @@
+/**
+ * The identity of a conversation message as a client sends it again in its
+ * next request: a hash of its canonical JSON with the cache marks taken
+ * out (Claude Code moves `cache_control` from message to message).
+ *
+ * @module
+ */
+import { canonicalJson } from "../trace/canonical_json.ts";
+import { sha256Hex } from "../trace/hash.ts";
+
+/** Keys that say how to cache, not what was said. */
+const CACHE_KEYS = new Set(["cache_control"]);
+
+function withoutCacheMarks(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutCacheMarks);
+  if (typeof v !== "object" || v === null) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (!CACHE_KEYS.has(k)) out[k] = withoutCacheMarks(x);
+  }
+  return out;
+}
+
+/**
+ * Hash one message.
+ *
+ * @param message The message as sent.
+ * @returns 64 hex digits.
+ *
+ * @example
+ * ```ts
+ * import { messageHash } from "./message_hash.ts";
+ * import { equal, notEqual } from "node:assert/strict";
+ * const a = { role: "user", content: [{ type: "text", text: "hi" }] };
+ * const b = {
+ *   role: "user",
+ *   content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral" } }],
+ * };
+ * equal(messageHash(a), messageHash(b));
+ * notEqual(messageHash(a), messageHash({ role: "user", content: "bye" }));
+ * ```
+ */
+export function messageHash(message: unknown): string {
+  return sha256Hex(canonicalJson(withoutCacheMarks(message)));
+}
+
+/**
+ * The hash of a conversation's first messages given the hash of the ones
+ * before and the next message's hash.
+ *
+ * @param before Hash of the prefix before (empty for none).
+ * @param next The next message's hash.
+ * @returns The prefix's hash.
+ */
+export function extendPrefix(before: string, next: string): string {
+  return before === "" ? next : sha256Hex(`${before}:${next}`);
+}

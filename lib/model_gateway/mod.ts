@@ -1,0 +1,18 @@
+/**
+ * The model gateway: the ingest server's OpenAI and Anthropic API routes,
+ * which forward each request to its upstream, relay the answer (streams
+ * chunk by chunk) and record the exchange as canonical events. Not to be
+ * confused with `lib/gateway/` (the tool gateway, `ToolGateway`).
+ *
+ * @module
+ */
+export { isModelRoute, ModelGateway } from "./gateway.ts";
+export type { GatewayRequest, ModelGatewayContext } from "./gateway.ts";
+export type { ApiFamily, GatewayAnswer } from "./api_errors.ts";
+export {
+  DEFAULT_UPSTREAM_ANTHROPIC,
+  DEFAULT_UPSTREAM_OPENAI,
+  DEFAULT_UPSTREAM_TIMEOUT_MS,
+} from "./options.ts";
+export type { ModelGatewayOptions, ModelGatewayStats } from "./options.ts";
+export { GATEWAY_SOURCE } from "./recorder.ts";

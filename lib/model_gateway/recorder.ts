@@ -1,0 +1,275 @@
+/**
+ * One exchange through the model gateway as canonical events: only what is
+ * new since the conversation's previous request (the user's new messages,
+ * the results of the model's earlier tool calls), the request and the
+ * answer (`model.requested`, `model.responded` with the upstream's usage),
+ * the answer's text and tool calls, and the tools offered when they change.
+ *
+ * When host hooks record the same episode (Claude Code with hooks and
+ * `ANTHROPIC_BASE_URL`), the hooks own messages and tool calls; the gateway
+ * adds the model's side only, so nothing is recorded twice.
+ *
+ * @module
+ */
+import type { UnsealedEvent } from "../trace/event.ts";
+import type { EventContext } from "../trace/events.ts";
+import { episodeStarted, message } from "../trace/episode_events.ts";
+import { modelRequested, modelResponded } from "../trace/model_events.ts";
+import {
+  toolCallCompleted,
+  toolCallFailed,
+  toolCallStarted,
+  toolsetExposed,
+} from "../trace/tool_events.ts";
+import { canonicalJson } from "../trace/canonical_json.ts";
+import { sha256Hex } from "../trace/hash.ts";
+import type { Conversation, ConversationBook } from "./conversation_book.ts";
+import { extendPrefix } from "./message_hash.ts";
+import type {
+  NormRequest,
+  NormResponse,
+  NormToolCall,
+  NormToolResult,
+} from "./wire_types.ts";
+
+/** The value `payload.source` of the gateway's model events. */
+export const GATEWAY_SOURCE = "model_gateway";
+
+/** One exchange, as the recorder takes it. */
+export interface Exchange {
+  /** Capture to record into. */
+  capture_id: string;
+  /** Episode named by the client (`x-harness-episode`), if any. */
+  episode_id: string | null;
+  /** The request as read. */
+  request: NormRequest;
+  /** The request body as parsed (kept as the request's record). */
+  body: unknown;
+  /** The answer as read, or null when there is none (an error). */
+  response: NormResponse | null;
+  /** Upstream status (0 when it never answered). */
+  status: number;
+  /** What went wrong, when the upstream failed (never holds credentials). */
+  error?: { type: string; message: string } | null;
+  /** The streamed answer ended before its final event. */
+  incomplete?: boolean;
+  /** When the request arrived. */
+  started: Date;
+  /** Milliseconds until the answer was complete. */
+  duration_ms: number;
+  /** Answered by a compiled package, not the model (its id). */
+  served_by?: string | null;
+}
+
+/** What the recorder needs besides the exchange. */
+export interface RecordContext {
+  /** The gateway's memory. */
+  book: ConversationBook;
+  /** New episode ids. @default () => `gw_<uuid>` */
+  newEpisodeId?: () => string;
+  /** Clock. @default () => new Date() */
+  now?: () => Date;
+}
+
+function resultValue(text: string): { result: unknown; result_text: string } {
+  let result: unknown = text;
+  const t = text.trim();
+  if (t.startsWith("{") || t.startsWith("[")) {
+    try {
+      result = JSON.parse(t);
+    } catch {
+      // Kept as text.
+    }
+  }
+  return { result, result_text: text };
+}
+
+/**
+ * The events of one exchange (one capture), and the book moved on.
+ *
+ * @param ex The exchange.
+ * @param rc The book and generators.
+ * @returns Events in order, to be written with one write.
+ */
+export function exchangeEvents(
+  ex: Exchange,
+  rc: RecordContext,
+): UnsealedEvent[] {
+  const { book } = rc;
+  const req = ex.request;
+  const cap = ex.capture_id;
+  const hashes = req.messages.map((m) => m.hash);
+  const named = ex.episode_id ?? req.session_id;
+  let cont: { conversation: Conversation | null; known: number };
+  if (req.previous_response_id !== null) {
+    const c = book.byResponse(cap, req.previous_response_id);
+    cont = { conversation: c, known: 0 };
+  } else cont = book.continuation(cap, hashes, named);
+  const episode = named ?? cont.conversation?.episode_id ??
+    (rc.newEpisodeId ?? (() => `gw_${crypto.randomUUID()}`))();
+  const now = rc.now ?? (() => new Date());
+  const ctx: EventContext = {
+    captureId: cap,
+    episodeId: episode,
+    source: {
+      host: GATEWAY_SOURCE,
+      adapter: req.wire,
+      model: ex.response?.model ?? req.model,
+    },
+    now,
+  };
+  const joined = book.hookEpisode(cap, episode);
+  const out: UnsealedEvent[] = [];
+  const { state, isNew } = book.episode(cap, episode);
+  if (isNew && !joined) {
+    out.push(episodeStarted(ctx, {
+      reason: GATEWAY_SOURCE,
+      wire: req.wire,
+      ...(req.session_id ? { session_id: req.session_id } : {}),
+    }, { timestamp: ex.started.toISOString() }));
+  }
+  if (req.tools.length > 0) {
+    const digest = sha256Hex(canonicalJson(req.tools));
+    if (state.toolset !== digest) {
+      state.toolset = digest;
+      out.push(toolsetExposed(ctx, {
+        tools: req.tools,
+        origin: GATEWAY_SOURCE,
+      }));
+    }
+  }
+  // What is new: the messages after the part the conversation holds; the
+  // first assistant message after it is the answer recorded last time.
+  const fresh = req.messages.slice(cont.known);
+  let skipAnswer = cont.conversation?.answered === true &&
+    cont.known === cont.conversation.hashes.length;
+  if (!joined) {
+    for (const m of fresh) {
+      if (m.role === "assistant") {
+        const isAnswer = skipAnswer;
+        skipAnswer = false;
+        if (!isAnswer && m.text) {
+          out.push(message(ctx, {
+            role: "assistant",
+            text: m.text,
+            history: true,
+          }));
+        }
+        for (const call of m.tool_calls) {
+          if (book.knowsCall(cap, episode, call.id)) continue;
+          out.push(started(ctx, book, call, true));
+        }
+      } else if (m.role === "user" || m.role === "tool") {
+        skipAnswer = false;
+        for (const r of m.tool_results) {
+          const ev = completion(ctx, book, r);
+          if (ev) out.push(ev);
+        }
+        if (m.role === "user" && m.text) {
+          out.push(message(ctx, { role: "user", text: m.text }));
+        }
+      }
+    }
+  }
+  const requested = modelRequested(ctx, {
+    request: {
+      wire: req.wire,
+      model: req.model,
+      stream: req.stream,
+      params: req.params,
+      tools: req.tools.map((t) => t.name),
+      messages: req.messages.length,
+      new_messages: fresh.length,
+      body: ex.body,
+    },
+    conversation: {
+      first: hashes[0] ?? null,
+      head: hashes.reduce(extendPrefix, ""),
+      continues: cont.known,
+      ...(req.previous_response_id
+        ? { previous_response_id: req.previous_response_id }
+        : {}),
+    },
+    source: GATEWAY_SOURCE,
+  }, { actor: "runtime", timestamp: ex.started.toISOString() });
+  out.push(requested);
+  const res = ex.response;
+  out.push(modelResponded(ctx, {
+    response: res
+      ? {
+        id: res.id,
+        model: res.model,
+        stop_reason: res.stop_reason,
+        text: res.text,
+        tool_calls: res.tool_calls.map((c) => c.name),
+        ...(res.usage ? { usage: res.usage } : {}),
+      }
+      : null,
+    status: ex.status,
+    duration_ms: ex.duration_ms,
+    source: GATEWAY_SOURCE,
+    ...(ex.error ? { error: ex.error } : {}),
+    ...(ex.incomplete ? { incomplete: true } : {}),
+    ...(ex.served_by ? { served_by: ex.served_by } : {}),
+  }, { parentEventId: requested.event_id }));
+  if (res && !joined) {
+    if (res.text) {
+      out.push(message(ctx, { role: "assistant", text: res.text }));
+    }
+    for (const call of res.tool_calls) {
+      if (book.knowsCall(cap, episode, call.id)) continue;
+      out.push(started(ctx, book, call, false));
+    }
+  }
+  const conv = book.remember(cont.conversation, {
+    capture_id: cap,
+    episode_id: episode,
+    hashes,
+    answered: res !== null,
+  });
+  if (res?.id && req.wire === "openai_responses") {
+    book.rememberResponse(conv, res.id);
+  }
+  return out;
+}
+
+function started(
+  ctx: EventContext,
+  book: ConversationBook,
+  call: NormToolCall,
+  history: boolean,
+): UnsealedEvent {
+  const ev = toolCallStarted(ctx, {
+    tool: { host_name: call.name, logical_id: null },
+    arguments: call.arguments,
+    host_call_id: call.id,
+    ...(call.arguments_text !== undefined
+      ? { arguments_text: call.arguments_text }
+      : {}),
+    ...(history ? { history: true } : {}),
+  });
+  book.openCall(ctx.captureId, ctx.episodeId, call.id, {
+    event_id: ev.event_id,
+    name: call.name,
+    arguments: call.arguments,
+  });
+  return ev;
+}
+
+function completion(
+  ctx: EventContext,
+  book: ConversationBook,
+  r: NormToolResult,
+): UnsealedEvent | null {
+  const call = book.closeCall(ctx.captureId, ctx.episodeId, r.id);
+  if (!call) return null;
+  const base = {
+    tool: { host_name: call.name, logical_id: null },
+    arguments: call.arguments,
+    host_call_id: r.id,
+  };
+  const opts = { parentEventId: call.event_id };
+  return r.is_error
+    ? toolCallFailed(ctx, { ...base, error: r.text }, opts)
+    : toolCallCompleted(ctx, { ...base, ...resultValue(r.text) }, opts);
+}

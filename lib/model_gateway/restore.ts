@@ -1,0 +1,104 @@
+/**
+ * The gateway's memory rebuilt from the spools of open captures after a
+ * restart: each conversation from its latest recorded request (the body
+ * is in the spool or a blob), the calls still waiting for their results,
+ * the calls answered, and the episodes that host hooks record.
+ *
+ * @module
+ */
+import type { HarnessStore } from "../store/store.ts";
+import type { TraceEvent } from "../trace/event.ts";
+import { canonicalJson } from "../trace/canonical_json.ts";
+import { sha256Hex } from "../trace/hash.ts";
+import type { ConversationBook } from "./conversation_book.ts";
+import { anthropicMessagesWire } from "./anthropic_wire.ts";
+import { openaiChatWire } from "./openai_chat_wire.ts";
+import { openaiResponsesWire } from "./openai_responses_wire.ts";
+import { GATEWAY_SOURCE } from "./recorder.ts";
+import { isObject, type WireReader } from "./wire_types.ts";
+
+const READERS: Record<string, WireReader> = {
+  openai_chat: openaiChatWire,
+  openai_responses: openaiResponsesWire,
+  anthropic_messages: anthropicMessagesWire,
+};
+
+/**
+ * Fill a book from the store.
+ *
+ * @param store The store (read only here).
+ * @param book The gateway's book, empty.
+ * @returns Conversations restored.
+ */
+export async function restoreBook(
+  store: HarnessStore,
+  book: ConversationBook,
+): Promise<number> {
+  let restored = 0;
+  for (const cap of store.listCaptures()) {
+    if (cap.status !== "open") continue;
+    const latest = new Map<string, TraceEvent>();
+    const answers = new Map<string, TraceEvent>();
+    for await (const ev of store.readEvents(cap.capture_id)) {
+      const host = ev.source?.host ?? "";
+      if (host !== GATEWAY_SOURCE) {
+        if (host.startsWith("host_")) {
+          book.noteHookEpisode(ev.capture_id, ev.episode_id);
+          book.episode(ev.capture_id, ev.episode_id);
+        }
+        continue;
+      }
+      const ep = book.episode(ev.capture_id, ev.episode_id).state;
+      const callId = ev.payload.host_call_id;
+      if (ev.kind === "tool.call.started" && typeof callId === "string") {
+        const tool = ev.payload.tool as { host_name: string };
+        book.openCall(ev.capture_id, ev.episode_id, callId, {
+          event_id: ev.event_id,
+          name: tool.host_name,
+          arguments: (ev.payload.arguments ?? {}) as Record<string, unknown>,
+        });
+      } else if (
+        (ev.kind === "tool.call.completed" || ev.kind === "tool.call.failed") &&
+        typeof callId === "string"
+      ) {
+        book.markAnswered(ev.capture_id, ev.episode_id, callId);
+      } else if (ev.kind === "toolset.exposed") {
+        ep.toolset = sha256Hex(canonicalJson(ev.payload.tools));
+      } else if (ev.kind === "model.requested") {
+        const conv = isObject(ev.payload.conversation)
+          ? ev.payload.conversation
+          : {};
+        latest.set(`${ev.episode_id}\u0000${conv.first ?? ""}`, ev);
+      } else if (ev.kind === "model.responded" && ev.parent_event_id) {
+        answers.set(ev.parent_event_id, ev);
+      }
+    }
+    for (const ev of latest.values()) {
+      const full = store.resolve(ev);
+      const req = isObject(full.payload.request) ? full.payload.request : {};
+      const reader = READERS[String(req.wire)];
+      if (!reader) continue;
+      let hashes: string[];
+      try {
+        hashes = reader.request(req.body).messages.map((m) => m.hash);
+      } catch {
+        continue;
+      }
+      const answer = answers.get(ev.event_id);
+      const response = answer && isObject(answer.payload.response)
+        ? answer.payload.response
+        : null;
+      const conv = book.remember(null, {
+        capture_id: ev.capture_id,
+        episode_id: ev.episode_id,
+        hashes,
+        answered: response !== null,
+      });
+      if (response && typeof response.id === "string") {
+        book.rememberResponse(conv, response.id);
+      }
+      restored++;
+    }
+  }
+  return restored;
+}
