@@ -64,6 +64,10 @@ export interface ServeOptions {
   exportOtlpIntervalMs?: number;
   /** Milliseconds of no export progress (events waiting) before `/health` says `ok: false`. @default 30000 */
   exportOtlpStallMs?: number;
+  /** The model API routes' upstreams; false turns them off. @default {} (the public APIs) */
+  modelGateway?:
+    | import("../model_gateway/options.ts").ModelGatewayOptions
+    | false;
 }
 
 /**
@@ -143,6 +147,7 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
       redaction: o.noRedact ? false : [...DEFAULT_REDACTION_RULES, ...extra],
       adminKey,
       onShutdown: () => stop(),
+      modelGateway: o.modelGateway,
       ...(replicator || streamer
         ? { healthExtra: () => healthExtra(replicator, streamer) }
         : {}),
@@ -161,6 +166,12 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
     io.out(
       `harness ingest server on ${url} (store ${o.root}, pid ${Deno.pid})`,
     );
+    const gw = server.modelGateway?.stats.upstreams;
+    if (gw) {
+      io.out(
+        `model gateway: OPENAI_BASE_URL=${url}/v1 → ${gw.openai}, ANTHROPIC_BASE_URL=${url} → ${gw.anthropic}`,
+      );
+    }
     await Promise.race([stopped, o.stopSignal ?? new Promise(() => {})]);
     await server.close();
     // Bounded whatever the database does (acknowledged events are in the

@@ -34,6 +34,7 @@ export const INGEST_COMMANDS: CommandTable<IngestContext> = {
     },
   },
   db: { options: { db: { type: "string" } }, run: db },
+  gateway: { options: {}, run: gateway },
   capture: {
     options: {
       db: { type: "string" },
@@ -135,6 +136,17 @@ export const INGEST_COMMANDS: CommandTable<IngestContext> = {
   install: { options: INSTALL_OPTIONS, run: installCommand },
   uninstall: { options: INSTALL_OPTIONS, run: installCommand },
 };
+
+async function gateway(c: IngestContext): Promise<number> {
+  if (c.cl.positionals[1] !== "net") {
+    throw new UsageError(
+      "gateway net prints the network grant of the model gateway's upstreams (for the deno tasks)",
+    );
+  }
+  const { upstreamNetGrant } = await import("./upstreams.ts");
+  c.io.out(upstreamNetGrant(env));
+  return 0;
+}
 
 async function db(c: IngestContext): Promise<number> {
   if (c.cl.positionals[1] === "net") {

@@ -30,6 +30,10 @@ export const SERVE_OPTIONS: Options = {
   "export-otlp-queue": { type: "string" },
   protocol: { type: "string" },
   headers: { type: "string" },
+  "upstream-openai": { type: "string" },
+  "upstream-anthropic": { type: "string" },
+  "upstream-timeout": { type: "string" },
+  "no-model-gateway": { type: "boolean", default: false },
 };
 
 /**
@@ -83,6 +87,7 @@ export async function serveCommand(c: IngestContext): Promise<number> {
         ? undefined
         : await dbTarget(dbSpec(replicate, "--replicate")!, c.io.err),
       ...(await exportOptions(cl)),
+      modelGateway: await gatewayOptions(cl, host, port, c.io.err),
       stopSignal,
     }, out);
   } finally {
@@ -106,8 +111,28 @@ async function detachedPermissions(
     `--allow-net=${host}${port ? `:${port}` : ""}${
       exportHost ? `,${exportHost}` : ""
     }`,
-    "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN,OTEL_EXPORTER_OTLP_HEADERS",
+    "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN,OTEL_EXPORTER_OTLP_HEADERS,HARNESS_UPSTREAM_OPENAI,HARNESS_UPSTREAM_ANTHROPIC",
   ];
+  if (!cl.flag("no-model-gateway")) {
+    // Exactly the upstreams this server will forward to.
+    const { parseUpstream, UPSTREAM_ENV } = await import("./upstreams.ts");
+    const { DEFAULT_UPSTREAM_ANTHROPIC, DEFAULT_UPSTREAM_OPENAI } =
+      await import("../model_gateway/options.ts");
+    for (
+      const [which, fallback] of [
+        ["openai", DEFAULT_UPSTREAM_OPENAI],
+        ["anthropic", DEFAULT_UPSTREAM_ANTHROPIC],
+      ] as const
+    ) {
+      const flag = `--upstream-${which}`;
+      const given = cl.string(`upstream-${which}`) ??
+        env(UPSTREAM_ENV[which]);
+      const u = parseUpstream(given ?? fallback, flag);
+      permissions[2] += `,${u.hostname}:${
+        u.port || (u.protocol === "https:" ? "443" : "80")
+      }`;
+    }
+  }
   const replicate = cl.string("replicate");
   if (replicate !== undefined) {
     // The database's host and port, its variables and ~/.pgpass.
@@ -121,6 +146,24 @@ async function detachedPermissions(
   const rules = cl.string("redact-rules");
   if (rules) permissions[0] += `,${rules}`;
   return permissions;
+}
+
+/** The model gateway's upstreams (`--upstream-openai` …), or false with `--no-model-gateway`. */
+async function gatewayOptions(
+  cl: CommandLine,
+  host: string,
+  port: number,
+  warn: (message: string) => void,
+): Promise<ServeOptions["modelGateway"]> {
+  if (cl.flag("no-model-gateway")) return false;
+  const { upstreamOptions } = await import("./upstreams.ts");
+  return upstreamOptions({
+    openai: cl.string("upstream-openai"),
+    anthropic: cl.string("upstream-anthropic"),
+    timeoutMs: seconds(cl, "upstream-timeout"),
+    env,
+    warn,
+  }, `${host}:${port}`);
 }
 
 async function exportOptions(cl: CommandLine): Promise<Partial<ServeOptions>> {

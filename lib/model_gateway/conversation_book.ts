@@ -23,8 +23,11 @@ export interface Conversation {
   episode_id: string;
   /** Hashes of the messages of its latest request. */
   hashes: string[];
-  /** Whether the answer to that request was recorded (its assistant message comes next). */
-  answered: boolean;
+  /**
+   * The answer to that request as recorded (its text and call ids): the
+   * assistant message in the next request that matches it is not new.
+   */
+  answer: { text: string; call_ids: string[] } | null;
 }
 
 /** A tool call waiting for its result. */
@@ -94,7 +97,7 @@ export class ConversationBook {
   readonly #byResponse: Lru<Conversation>;
   readonly #pending: Lru<PendingCall>;
   readonly #answered: Lru<true>;
-  readonly #episodes: Lru<{ toolset: string | null }>;
+  readonly #episodes: Lru<{ toolsets: Set<string> }>;
   readonly #hookEpisodes: Lru<true>;
 
   /**
@@ -172,7 +175,7 @@ export class ConversationBook {
       from.hashes.every((h, i) => seen.hashes[i] === h);
     if (extends_ && from) {
       from.hashes = seen.hashes;
-      from.answered = seen.answered;
+      from.answer = seen.answer;
       return from;
     }
     if (seen.hashes.length === 0) return seen;
@@ -281,11 +284,11 @@ export class ConversationBook {
   episode(
     capture: string,
     episode: string,
-  ): { state: { toolset: string | null }; isNew: boolean } {
+  ): { state: { toolsets: Set<string> }; isNew: boolean } {
     const k = key(capture, episode);
     const had = this.#episodes.get(k);
     if (had) return { state: had, isNew: false };
-    const state = { toolset: null };
+    const state = { toolsets: new Set<string>() };
     this.#episodes.set(k, state);
     return { state, isNew: true };
   }

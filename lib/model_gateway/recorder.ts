@@ -23,6 +23,7 @@ import {
 } from "../trace/tool_events.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { sha256Hex } from "../trace/hash.ts";
+import { isValidId } from "../trace/ids.ts";
 import type { Conversation, ConversationBook } from "./conversation_book.ts";
 import { extendPrefix } from "./message_hash.ts";
 import type {
@@ -99,7 +100,10 @@ export function exchangeEvents(
   const req = ex.request;
   const cap = ex.capture_id;
   const hashes = req.messages.map((m) => m.hash);
-  const named = ex.episode_id ?? req.session_id;
+  const named = ex.episode_id ??
+    (req.session_id !== null && isValidId(req.session_id)
+      ? req.session_id
+      : null);
   let cont: { conversation: Conversation | null; known: number };
   if (req.previous_response_id !== null) {
     const c = book.byResponse(cap, req.previous_response_id);
@@ -130,24 +134,26 @@ export function exchangeEvents(
   }
   if (req.tools.length > 0) {
     const digest = sha256Hex(canonicalJson(req.tools));
-    if (state.toolset !== digest) {
-      state.toolset = digest;
+    // Each toolset once per episode (a subagent has its own; they alternate).
+    if (!state.toolsets.has(digest) && state.toolsets.size < 64) {
+      state.toolsets.add(digest);
       out.push(toolsetExposed(ctx, {
         tools: req.tools,
         origin: GATEWAY_SOURCE,
       }));
     }
   }
-  // What is new: the messages after the part the conversation holds; the
-  // first assistant message after it is the answer recorded last time.
+  // What is new: the messages after the part the conversation holds (an
+  // assistant message that is the answer recorded last time is not).
   const fresh = req.messages.slice(cont.known);
-  let skipAnswer = cont.conversation?.answered === true &&
-    cont.known === cont.conversation.hashes.length;
+  const last = cont.conversation?.answer ?? null;
   if (!joined) {
     for (const m of fresh) {
       if (m.role === "assistant") {
-        const isAnswer = skipAnswer;
-        skipAnswer = false;
+        const isAnswer = last !== null &&
+          (m.tool_calls.length > 0
+            ? m.tool_calls.every((c) => last.call_ids.includes(c.id))
+            : m.text.trim() === last.text.trim());
         if (!isAnswer && m.text) {
           out.push(message(ctx, {
             role: "assistant",
@@ -160,7 +166,6 @@ export function exchangeEvents(
           out.push(started(ctx, book, call, true));
         }
       } else if (m.role === "user" || m.role === "tool") {
-        skipAnswer = false;
         for (const r of m.tool_results) {
           const ev = completion(ctx, book, r);
           if (ev) out.push(ev);
@@ -202,6 +207,7 @@ export function exchangeEvents(
         stop_reason: res.stop_reason,
         text: res.text,
         tool_calls: res.tool_calls.map((c) => c.name),
+        tool_call_ids: res.tool_calls.map((c) => c.id),
         ...(res.usage ? { usage: res.usage } : {}),
       }
       : null,
@@ -225,7 +231,9 @@ export function exchangeEvents(
     capture_id: cap,
     episode_id: episode,
     hashes,
-    answered: res !== null,
+    answer: res
+      ? { text: res.text, call_ids: res.tool_calls.map((c) => c.id) }
+      : null,
   });
   if (res?.id && req.wire === "openai_responses") {
     book.rememberResponse(conv, res.id);

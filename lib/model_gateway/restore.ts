@@ -63,7 +63,7 @@ export async function restoreBook(
       ) {
         book.markAnswered(ev.capture_id, ev.episode_id, callId);
       } else if (ev.kind === "toolset.exposed") {
-        ep.toolset = sha256Hex(canonicalJson(ev.payload.tools));
+        ep.toolsets.add(sha256Hex(canonicalJson(ev.payload.tools)));
       } else if (ev.kind === "model.requested") {
         const conv = isObject(ev.payload.conversation)
           ? ev.payload.conversation
@@ -92,7 +92,14 @@ export async function restoreBook(
         capture_id: ev.capture_id,
         episode_id: ev.episode_id,
         hashes,
-        answered: response !== null,
+        answer: response
+          ? {
+            text: typeof response.text === "string" ? response.text : "",
+            call_ids: Array.isArray(response.tool_call_ids)
+              ? response.tool_call_ids.filter((x) => typeof x === "string")
+              : [],
+          }
+          : null,
       });
       if (response && typeof response.id === "string") {
         book.rememberResponse(conv, response.id);

@@ -36,7 +36,13 @@ export interface EpisodeInspection {
    * Tokens the host reported for the episode's model responses, summed
    * (null where the host reports none).
    */
-  tokens: { input: number; output: number; responses: number } | null;
+  tokens: {
+    input: number;
+    output: number;
+    responses: number;
+    /** `model_gateway` when the model gateway counted them (every model call), else absent (the host's transcripts). */
+    source?: string;
+  } | null;
 }
 
 /** Everything `capture inspect` shows. */
@@ -98,6 +104,7 @@ export async function inspectCapture(
     counts: Map<string, number>;
     fid: FidelityTracker;
     open: Set<string>;
+    gateway?: { input: number; output: number; responses: number };
   }>();
   for await (const ev of store.readEvents(captureId, { resolveBlobs: false })) {
     total.set(ev.kind, (total.get(ev.kind) ?? 0) + 1);
@@ -137,7 +144,12 @@ export async function inspectCapture(
       const usage = (ev.payload.response as { usage?: Usage } | null)?.usage ??
         (ev.payload as { usage?: Usage }).usage;
       if (usage && typeof usage.input_tokens === "number") {
-        const t = (e.ep.tokens ??= { input: 0, output: 0, responses: 0 });
+        // The model gateway sees every model call of an episode (hooks'
+        // transcripts miss some): where it recorded, only its count holds.
+        const gateway = ev.payload.source === "model_gateway";
+        const t = gateway
+          ? (e.gateway ??= { input: 0, output: 0, responses: 0 })
+          : (e.ep.tokens ??= { input: 0, output: 0, responses: 0 });
         t.input += usage.input_tokens;
         t.output += typeof usage.output_tokens === "number"
           ? usage.output_tokens
@@ -150,8 +162,11 @@ export async function inspectCapture(
       ev.parent_event_id
     ) e.open.delete(ev.parent_event_id);
   }
-  const episodes = [...eps.values()].map(({ ep, counts, fid, open }) => ({
+  const episodes = [...eps.values()].map((
+    { ep, counts, fid, open, gateway },
+  ) => ({
     ...ep,
+    ...(gateway ? { tokens: { ...gateway, source: "model_gateway" } } : {}),
     counts_by_kind: sorted(counts),
     fidelity: fid.level,
     incomplete_calls: open.size,
