@@ -2,7 +2,8 @@
  * Runs every benchmark and prints one table per area. `deno task bench`;
  * `deno task bench ingest --baseline DIR` also measures this checkout's
  * ingest server against another checkout's (e.g. a `git worktree` of an
- * older commit) in interleaved rounds.
+ * older commit) in interleaved rounds. `deno task bench gateway` measures the
+ * latency the model gateway adds against going straight to the upstream.
  *
  * @module
  */
@@ -34,6 +35,10 @@ if (only === "reliability") await reliabilityBench();
 if (only === "replicate") await replicateBench();
 if (!only || only === "export") await exportBench();
 if (only === "report") await reportBench();
+if (only === "gateway") {
+  const { gatewayBench } = await import("./gateway_bench.ts");
+  await gatewayBench(Deno.args.slice(1));
+}
 if (only === "loop") {
   const { loopBench } = await import("./loop_bench.ts");
   await loopBench(Deno.args.slice(1));

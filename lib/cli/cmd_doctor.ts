@@ -4,20 +4,36 @@
  * cache cleared, a checkout moved) never blocks the host — it falls back to
  * the neutral answer — so it fails silently; this says so, and why.
  *
+ * Where `install --gateway` sent a host's model calls to the server, it
+ * also says whether model traffic arrives (the server's `/health`
+ * `model_gateway` counters), and what to check when none has.
+ *
  * @module
  */
 import { join } from "node:path";
 import { isHarnessEntry, type Settings } from "../installers/hook_settings.ts";
+import {
+  checkGatewayInstall,
+  type GatewayProbe,
+  isCaptureFinished,
+} from "../installers/gateway_health.ts";
+import { grantedEnv } from "./env.ts";
 import { exists, type Io } from "./io.ts";
+import { opencodeConfigFiles, parseJsonc } from "./_install_files.ts";
 
 /** One finding. */
 export interface Finding {
   /** Host. */
   host: string;
+  /** What was checked: the hooks (or plugin), or the model gateway. */
+  check: "hooks" | "gateway";
   /** The file looked at. */
   file: string;
-  /** `ok`, `broken` or `absent`. */
-  state: "ok" | "broken" | "absent";
+  /**
+   * `ok`, `broken` (exit 1), `absent`, or `waiting`: the model gateway is
+   * installed and the server has one, but no model request has arrived yet.
+   */
+  state: "ok" | "broken" | "absent" | "waiting";
   /** Why (for broken), or what was checked. */
   detail: string;
 }
@@ -104,31 +120,19 @@ export interface HookRoute {
  */
 export async function probeHook(r: HookRoute): Promise<string | null> {
   const base = new URL(r.url);
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    ...(r.token ? { authorization: `Bearer ${r.token}` } : {}),
-  };
-  const get = async (path: string, init: RequestInit = {}) => {
-    const ctl = new AbortController();
-    const t = setTimeout(() => ctl.abort(), 2000);
-    try {
-      const res = await fetch(new URL(path, base.origin), {
-        ...init,
-        headers,
-        signal: ctl.signal,
-      });
-      const text = await res.text();
-      return { status: res.status, text };
-    } finally {
-      clearTimeout(t);
-    }
-  };
   const cap = r.capture ?? base.searchParams.get("cap") ?? undefined;
   let answer: { status: number; text: string };
   try {
-    answer = await get(
+    answer = await request(
+      base.origin,
       `/hook/${r.host}${cap ? `?cap=${encodeURIComponent(cap)}` : ""}`,
-      { method: "POST", body: JSON.stringify({ harness_doctor_probe: true }) },
+      {
+        token: r.token,
+        init: {
+          method: "POST",
+          body: JSON.stringify({ harness_doctor_probe: true }),
+        },
+      },
     );
   } catch {
     return `no ingest server answers at ${r.url} ("ingest.ts serve")`;
@@ -145,31 +149,70 @@ export async function probeHook(r: HookRoute): Promise<string | null> {
       answer.text.slice(0, 200)
     }`;
   }
-  if (!cap) return null;
-  try {
-    const list = await get("/captures");
-    if (list.status !== 200) return null;
-    const rec =
-      (JSON.parse(list.text) as { capture_id: string; status: string }[])
-        .find((c) => c.capture_id === cap);
-    if (rec?.status === "finished") {
-      return `the hooks are pinned to capture "${cap}", which is finished: the server answers every event 200 ok:false and records nothing — reinstall with --capture of an open capture, or without --capture`;
-    }
-  } catch { /* the probe above answered: leave it there */ }
+  if (
+    cap &&
+    await isCaptureFinished(
+      base.origin,
+      cap,
+      (origin, path) => request(origin, path, { token: r.token }),
+    )
+  ) {
+    return `the hooks are pinned to capture "${cap}", which is finished: the server answers every event 200 ok:false and records nothing — reinstall with --capture of an open capture, or without --capture`;
+  }
   return null;
 }
 
+/** A request to the server, given up after 2 s; its status and text. */
+async function request(
+  origin: string,
+  path: string,
+  o: { token?: string; init?: RequestInit } = {},
+): Promise<{ status: number; text: string }> {
+  const ctl = new AbortController();
+  const t = setTimeout(() => ctl.abort(), 2000);
+  try {
+    const res = await fetch(new URL(path, origin), {
+      ...o.init,
+      headers: {
+        "content-type": "application/json",
+        ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
+      },
+      signal: ctl.signal,
+    });
+    return { status: res.status, text: await res.text() };
+  } finally {
+    clearTimeout(t);
+  }
+}
+
+/** What `doctor` is told beside the folder it checks. */
+export interface DoctorOptions {
+  /** The folder is the user's home (user-level settings; OpenCode's folder then). */
+  user?: boolean;
+  /** `XDG_CONFIG_HOME` (OpenCode's user folder). */
+  xdgConfigHome?: string;
+  /** The token the forwarder would send (`HARNESS_INGEST_TOKEN`). */
+  token?: string;
+  /**
+   * Reads the environment the hosts would start from (for what to check
+   * when no model call has arrived).
+   *
+   * @default {grantedEnv}
+   */
+  env?: (name: string) => string | undefined;
+}
+
 /**
- * Check the hooks installed in a folder.
+ * Check the hooks installed in a folder, and the model gateway where
+ * `install --gateway` sent a host's model calls to the server.
  *
  * @param base The project folder (or home for `--user`).
- * @param options Whether it is the user level (OpenCode's folder then), and
- *   the token the forwarder would send (`HARNESS_INGEST_TOKEN`).
- * @returns Findings, one per host.
+ * @param options Whether it is the user level, the token, the environment.
+ * @returns Findings, one per host for the hooks, then one per host with a gateway install.
  */
 export async function checkHooks(
   base: string,
-  options: { user?: boolean; xdgConfigHome?: string; token?: string } = {},
+  options: DoctorOptions = {},
 ): Promise<Finding[]> {
   const out: Finding[] = [];
   for (
@@ -181,6 +224,29 @@ export async function checkHooks(
     out.push(await checkSettingsHooks(host, file, options.token));
   }
   out.push(await checkPlugin(base, options));
+  const claude = join(base, ".claude", "settings.json");
+  const opencode = opencodeConfigFiles({
+    user: !!options.user,
+    home: base,
+    project: base,
+    xdgConfigHome: options.xdgConfigHome,
+  });
+  const probe: GatewayProbe = {
+    read,
+    parse: parseJsonc,
+    get: (origin, path) => request(origin, path, { token: options.token }),
+    env: options.env ?? grantedEnv,
+  };
+  for (
+    const g of [
+      { host: "host_a", file: claude, state: `${claude}.harness-state.json` },
+      { host: "host_c", file: opencode.file, state: opencode.state },
+    ] as const
+  ) {
+    const user = !!options.user;
+    const v = await checkGatewayInstall({ ...g, base, user }, probe);
+    if (v) out.push({ host: g.host, check: "gateway", file: g.file, ...v });
+  }
   return out;
 }
 
@@ -206,20 +272,38 @@ async function checkSettingsHooks(
 ): Promise<Finding> {
   const text = read(file);
   if (text === null) {
-    return { host, file, state: "absent", detail: "no settings file" };
+    return {
+      host,
+      check: "hooks",
+      file,
+      state: "absent",
+      detail: "no settings file",
+    };
   }
   let settings: Settings;
   try {
     settings = JSON.parse(text.replace(/^\s*\/\/.*$/gm, ""));
   } catch {
-    return { host, file, state: "broken", detail: "settings are not JSON" };
+    return {
+      host,
+      check: "hooks",
+      file,
+      state: "broken",
+      detail: "settings are not JSON",
+    };
   }
   const entries = Object.values(
     (settings.hooks ?? {}) as Record<string, { hooks?: unknown[] }[]>,
   ).flat().flatMap((g) => g.hooks ?? [])
     .filter((e) => isHarnessEntry(e, host)) as HookEntryShape[];
   if (!entries.length) {
-    return { host, file, state: "absent", detail: "no harness hooks" };
+    return {
+      host,
+      check: "hooks",
+      file,
+      state: "absent",
+      detail: "no harness hooks",
+    };
   }
   const problems = new Set<string>();
   for (const e of entries) {
@@ -227,6 +311,7 @@ async function checkSettingsHooks(
   }
   return {
     host,
+    check: "hooks",
     file,
     state: problems.size ? "broken" : "ok",
     detail: problems.size
@@ -283,7 +368,7 @@ async function entryProblems(
  */
 async function checkPlugin(
   base: string,
-  options: { user?: boolean; xdgConfigHome?: string },
+  options: DoctorOptions,
 ): Promise<Finding> {
   const plugin = options.user
     ? join(
@@ -297,6 +382,7 @@ async function checkPlugin(
   if (source === null) {
     return {
       host: "host_c",
+      check: "hooks",
       file: plugin,
       state: "absent",
       detail: "no plugin",
@@ -307,6 +393,7 @@ async function checkPlugin(
   const s = await serverProblem(url);
   return {
     host: "host_c",
+    check: "hooks",
     file: plugin,
     state: s ? "broken" : "ok",
     detail: s ?? "the plugin can record",

@@ -10,6 +10,16 @@
  *   forwarder (2,000 ms time-out).
  * - host_c: `<dir>/.opencode/plugin/harness.js` — the capture plugin.
  *
+ * `--gateway` (host_a and host_c) also points the host's model base URL at
+ * the server's model gateway (`lib/installers/gateway_settings.ts`):
+ * `env.ANTHROPIC_BASE_URL` in host_a's settings, the `anthropic` and
+ * `openai` providers' `options.baseURL` in `<dir>/opencode.json` (its state
+ * and backups kept in `.opencode/`); `--capture` pins the capture by
+ * header. What was there before is recorded, and `uninstall` (with or
+ * without `--gateway`: a base URL left pointing at a stopped server would
+ * cut the host off its model) puts it back; installing again without
+ * `--gateway` takes it out.
+ *
  * Existing settings are merged, never replaced; a changed file is first
  * copied to `<file>.harness-backup-<time>`; installing twice changes
  * nothing; `uninstall` removes exactly the harness entries (and the file or
@@ -21,6 +31,7 @@
 import { commandParts } from "./cmd_doctor.ts";
 import { basename, dirname, join } from "node:path";
 import { hostCPluginSource } from "../adapters/host_c_plugin.ts";
+import type { GatewayRecord } from "../installers/gateway_settings.ts";
 import {
   addHarnessHooks,
   hostAPlan,
@@ -31,39 +42,33 @@ import {
 import { exists, type Io, UsageError } from "./io.ts";
 import {
   baseDir,
+  freshBackupPath,
   opencodeUserDir,
   parseJsonc,
+  readSettings,
   readText,
   sameJson,
-  stamp,
 } from "./_install_files.ts";
+import {
+  checkGatewayHost,
+  gatewayEdit,
+  gatewayNotes,
+  gatewayPlan,
+  opencodeGateway,
+  recordOf,
+} from "./_install_gateway.ts";
+import type { InstallArgs } from "./install_args.ts";
 
-/** Arguments of install and uninstall. */
-export interface InstallArgs {
-  /** Host to configure. */
-  host: string;
-  /** Project directory (default: current directory), unless `user`. */
-  project?: string;
-  /** Configure the user-level settings instead. */
-  user: boolean;
-  /** host_a: `http` hooks (default) or `command` hooks everywhere. */
-  mode: "http" | "command";
-  /** Ingest URL the hooks post to. */
-  url: string;
-  /** Pin a capture id (`?cap=`); otherwise the server's active capture. */
-  capture?: string;
-  /** The server takes a bearer token: host_a then uses command hooks (the forwarder sends it). */
-  token?: boolean;
-  /** Forwarder command line for command hooks (`… ingest.ts hook <host>`). */
-  forwarderCommand: string;
-  /** Home directory (for `--user`). */
-  home?: string;
-  /** `XDG_CONFIG_HOME` (host_c `--user`). */
-  xdgConfigHome?: string;
-  /** Wrap this MCP server entry with the harness proxy instead of installing hooks. */
-  proxy?: string;
-  /** The proxy command line (`deno run … proxy.ts … --`), for `proxy`. */
-  proxyCommand?: { command: string; args: string[] };
+/** What install records beside host_a and host_b settings (`<file>.harness-state.json`). */
+interface SettingsState {
+  /** The install created the settings file. */
+  created_file: boolean;
+  /** The install created its folder. */
+  created_dir?: boolean;
+  /** The settings had a `hooks` key before. */
+  had_hooks_key: boolean;
+  /** What `--gateway` changed, while it is installed. */
+  gateway?: GatewayRecord;
 }
 
 /** Marker line at the top of the host_c plugin file. */
@@ -113,18 +118,45 @@ function hookUrl(a: InstallArgs): string {
 }
 
 /**
- * Install the harness hooks for a host.
+ * Install the harness hooks for a host (and with `gateway`, point its
+ * model base URL at the server).
  *
  * @param a Arguments.
  * @param io Output.
  * @returns Exit code.
+ * @throws {UsageError} For `gateway` with host_b.
+ * @throws {Error} When the settings are not JSON, or (`gateway`) already send model calls to another base URL; nothing is changed then.
  */
 export function install(a: InstallArgs, io: Io): number {
+  checkGatewayHost(a);
   const file = targetFile(a);
   warnUnstableLauncher(a.forwarderCommand, io);
   const before = readText(file);
-  if (a.host === "host_c") return installPlugin(a, file, before, io);
+  if (a.host === "host_c") {
+    if (before !== null && !before.startsWith(PLUGIN_MARKER)) {
+      throw new Error(
+        `${file} exists and is not the harness plugin; move it away first`,
+      );
+    }
+    const gateway = opencodeGateway(a, false, io); // refuses before writing
+    installPlugin(a, file, before, io);
+    gateway?.();
+    return 0;
+  }
   const settings = readSettings(a.host, file, before, io);
+  const statePath = `${file}.harness-state.json`;
+  const stateText = readText(statePath);
+  const state: SettingsState = stateText ? JSON.parse(stateText) : {
+    created_file: before === null,
+    created_dir: !exists(dirname(file)),
+    had_hooks_key: settings.hooks !== undefined,
+  };
+  const gw = gatewayEdit(a, {
+    file,
+    settings,
+    record: state.gateway,
+    apply: !!a.gateway,
+  });
   // host_a blanks credential-like variables in http hook headers, so with
   // a token every event goes through the forwarder, which sends it.
   const mode = a.token && a.mode === "http" ? "command" : a.mode;
@@ -140,27 +172,19 @@ export function install(a: InstallArgs, io: Io): number {
       mode,
     })
     : hostBPlan({ command: a.forwarderCommand });
-  const next = addHarnessHooks(settings, plan);
+  const next = addHarnessHooks(gw.settings, plan);
   const text = JSON.stringify(next, null, 2) + "\n";
-  if (text === before) {
+  const { gateway: _, ...rest } = state;
+  const stateOut =
+    JSON.stringify(gw.record ? { ...rest, gateway: gw.record } : rest) + "\n";
+  if (text === before && (stateText ?? stateOut) === stateOut) {
     io.out(`${a.host}: ${file} already has the harness hooks`);
     return 0;
   }
-  const statePath = `${file}.harness-state.json`;
-  if (readText(statePath) === null) {
-    const createdDir = !exists(dirname(file));
-    Deno.mkdirSync(dirname(file), { recursive: true });
-    Deno.writeTextFileSync(
-      statePath,
-      JSON.stringify({
-        created_file: before === null,
-        created_dir: createdDir,
-        had_hooks_key: settings.hooks !== undefined,
-      }) + "\n",
-    );
-  }
-  if (before !== null) {
-    const backup = `${file}.harness-backup-${stamp()}`;
+  Deno.mkdirSync(dirname(file), { recursive: true });
+  Deno.writeTextFileSync(statePath, stateOut);
+  if (before !== null && text !== before) {
+    const backup = freshBackupPath(`${file}.harness-backup-`);
     Deno.writeTextFileSync(backup, before);
     io.out(`${a.host}: backed up ${file} to ${backup}`);
   }
@@ -170,6 +194,7 @@ export function install(a: InstallArgs, io: Io): number {
       a.capture ? `, capture ${a.capture}` : ", the active capture"
     })`,
   );
+  gatewayNotes(a, { file, change: gw, earlier: state.gateway }, io);
   if (a.host === "host_b") {
     io.out(
       "host_b runs hooks only in trusted folders: trust this folder in the host",
@@ -178,87 +203,66 @@ export function install(a: InstallArgs, io: Io): number {
   return 0;
 }
 
-/** host_c: write the capture plugin (unless another file is there). */
+/** host_c: write the capture plugin (the caller checked no other file is there). */
 function installPlugin(
   a: InstallArgs,
   file: string,
   before: string | null,
   io: Io,
-): number {
-  if (before !== null && !before.startsWith(PLUGIN_MARKER)) {
-    throw new Error(
-      `${file} exists and is not the harness plugin; move it away first`,
-    );
-  }
+): void {
   const source = hostCPluginSource({ url: a.url, capture: a.capture });
   if (before === source) {
     io.out(`host_c: ${file} is already installed`);
-    return 0;
+    return;
   }
   Deno.mkdirSync(dirname(file), { recursive: true });
   Deno.writeTextFileSync(file, source);
   io.out(`host_c: wrote the capture plugin ${file} (posts to ${a.url})`);
-  return 0;
-}
-
-/** The host's settings as they are (comments allowed; they are not kept). */
-function readSettings(
-  host: string,
-  file: string,
-  before: string | null,
-  io: Io,
-): Settings {
-  if (before === null || before.trim() === "") return {};
-  try {
-    const settings = parseJsonc(before);
-    if (!isJson(before)) {
-      io.out(
-        `${host}: ${file} has comments; they are not kept in the merged file (the backup keeps them)`,
-      );
-    }
-    return settings;
-  } catch (err) {
-    throw new Error(
-      `${file} is not valid JSON (${
-        (err as Error).message
-      }); fix it by hand, nothing was changed`,
-    );
-  }
 }
 
 /**
- * Remove exactly the harness hooks for a host.
+ * Remove exactly the harness hooks for a host, and the model gateway
+ * settings a gateway install made (whether or not `gateway` is given: a
+ * base URL left pointing at a stopped server cuts the host off its model).
  *
  * @param a Arguments.
  * @param io Output.
  * @returns Exit code.
+ * @throws {UsageError} For `gateway` with host_b.
+ * @throws {Error} When the host_c plugin file is not the harness plugin.
  */
 export function uninstall(a: InstallArgs, io: Io): number {
+  checkGatewayHost(a);
   const file = targetFile(a);
   const before = readText(file);
+  if (a.host === "host_c") {
+    if (before !== null && !before.startsWith(PLUGIN_MARKER)) {
+      throw new Error(`${file} is not the harness plugin; not removing it`);
+    }
+    const gateway = opencodeGateway(a, true, io);
+    if (before === null) {
+      io.out(`host_c: no plugin to remove (${file} does not exist)`);
+    } else {
+      Deno.removeSync(file);
+      io.out(`host_c: removed ${file}`);
+    }
+    gateway?.();
+    return 0;
+  }
   if (before === null) {
     io.out(`${a.host}: nothing to remove (${file} does not exist)`);
     return 0;
   }
-  if (a.host === "host_c") {
-    if (!before.startsWith(PLUGIN_MARKER)) {
-      throw new Error(`${file} is not the harness plugin; not removing it`);
-    }
-    Deno.removeSync(file);
-    io.out(`host_c: removed ${file}`);
-    return 0;
-  }
   const statePath = `${file}.harness-state.json`;
   const stateText = readText(statePath);
-  const state = stateText
-    ? JSON.parse(stateText) as {
-      created_file: boolean;
-      created_dir?: boolean;
-      had_hooks_key: boolean;
-    }
+  const state: SettingsState = stateText
+    ? JSON.parse(stateText)
     : { created_file: false, created_dir: false, had_hooks_key: true };
   const settings = parseJsonc(before) as Settings;
-  const next = removeHarnessHooks(settings, a.host, state.had_hooks_key);
+  const record = state.gateway ??
+    (a.gateway ? recordOf(gatewayPlan(a, settings)) : undefined);
+  const gw = gatewayEdit(a, { file, settings, record, apply: false });
+  const next = removeHarnessHooks(gw.settings, a.host, state.had_hooks_key);
   if (state.created_file && Object.keys(next).length === 0) {
     Deno.removeSync(file);
     io.out(`${a.host}: removed ${file} (the install had created it)`);
@@ -271,9 +275,14 @@ export function uninstall(a: InstallArgs, io: Io): number {
       : JSON.stringify(next, null, 2) + "\n";
     if (text !== before) {
       Deno.writeTextFileSync(file, text);
-      io.out(`${a.host}: removed the harness hooks from ${file}`);
+      io.out(
+        `${a.host}: removed the harness hooks${
+          record ? " and the model gateway settings" : ""
+        } from ${file}`,
+      );
     } else io.out(`${a.host}: no harness hooks in ${file}`);
   }
+  gatewayNotes(a, { file, change: gw }, io);
   if (stateText !== null) Deno.removeSync(statePath);
   // What install made goes too: its backups, and the folder it created.
   for (const b of backupsOf(file)) Deno.removeSync(b);
@@ -296,15 +305,6 @@ function backupsOf(file: string): string[] {
       .map((e) => join(dir, e.name));
   } catch {
     return [];
-  }
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
   }
 }
 

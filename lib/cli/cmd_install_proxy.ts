@@ -7,7 +7,7 @@
  */
 import { basename, join } from "node:path";
 import { unwrapServerEntry, wrapServerEntry } from "../installers/mcp_wrap.ts";
-import type { InstallArgs } from "./cmd_install.ts";
+import type { InstallArgs } from "./install_args.ts";
 import { type Io, UsageError } from "./io.ts";
 import {
   baseDir,

@@ -17,15 +17,23 @@ Usage:
                   [--redact-rules FILE] [--no-redact] [--replicate postgres://…]
                   [--export-otlp URL [--protocol http/json|http/protobuf] [--headers K=V,…]
                    [--export-otlp-queue N]]   (spans per request and in memory; a remote collector needs --allow-net for its host)
-                                             run the loopback ingest server (default 127.0.0.1:8848)
+                  [--upstream-openai URL (https://api.openai.com/v1)] [--upstream-anthropic URL (https://api.anthropic.com)]
+                  [--upstream-timeout SECONDS (600)] [--no-model-gateway]
+                                             run the loopback ingest server (default 127.0.0.1:8848); it also
+                                             speaks the OpenAI and Anthropic APIs: agents record through
+                                             OPENAI_BASE_URL=http://127.0.0.1:8848/v1, ANTHROPIC_BASE_URL=http://127.0.0.1:8848
   ingest.ts status | stop                    is a server running for this store / stop it
   ingest.ts hook <host_a|host_b|host_c> [--url URL]
                                              forward one hook payload (stdin) to the server; always exits 0
-  ingest.ts install <host> [--project DIR | --user] [--command] [--url URL] [--capture ID]
-                                             host: host_a|claude-code, host_b|gemini-cli, host_c|opencode
+  ingest.ts install <host> [--project DIR | --user] [--command] [--url URL] [--capture ID] [--gateway]
+                                             host: host_a|claude-code, host_b|gemini-cli, host_c|opencode;
+                                             --gateway (claude-code, opencode): the host's model calls go through
+                                             the server, which records them (keep it running while the host is in use)
   ingest.ts doctor [--project DIR | --user] [--json]
-                                             can the installed hooks record? (exit 1, and why, when not)
-  ingest.ts uninstall <host> [--project DIR | --user]
+                                             can the installed hooks record, does model traffic reach the
+                                             gateway? (exit 1, and why, when not)
+  ingest.ts uninstall <host> [--project DIR | --user] [--gateway]
+                                             takes out the hooks and any model gateway settings install made
   ingest.ts install|uninstall <host> --proxy NAME [--project DIR | --user] [--capture ID]
                                              put the recording MCP proxy in front of the host's
                                              MCP server NAME (or take it out)
@@ -60,4 +68,5 @@ Options:
   -h, --help   this text
 
 Environment: HARNESS_ROOT, HARNESS_INGEST_URL, HARNESS_CAPTURE_ID, HARNESS_HOOK_TIMEOUT (milliseconds,
-default ${DEFAULT_HOOK_TIMEOUT_MS}), HARNESS_INGEST_TOKEN (required with --allow-remote), OTEL_EXPORTER_OTLP_HEADERS.`;
+default ${DEFAULT_HOOK_TIMEOUT_MS}), HARNESS_INGEST_TOKEN (required with --allow-remote), OTEL_EXPORTER_OTLP_HEADERS, HARNESS_UPSTREAM_OPENAI and
+HARNESS_UPSTREAM_ANTHROPIC (the model gateway's upstreams: the serve task grants exactly these hosts).`;

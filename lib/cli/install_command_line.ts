@@ -1,13 +1,14 @@
 /**
  * `ingest.ts install|uninstall <host>`'s flags: the host's own names
- * accepted, the capture id checked, and the command lines the hooks
- * (`ingest.ts hook <host>`) and a wrapped MCP server (`proxy.ts`) run.
+ * accepted, the capture id checked, `--gateway` (the host's model calls
+ * through the server), and the command lines the hooks (`ingest.ts hook
+ * <host>`) and a wrapped MCP server (`proxy.ts`) run.
  *
  * @module
  */
 import type { Options } from "./command.ts";
 import type { IngestContext } from "./ingest_context.ts";
-import type { InstallArgs } from "./cmd_install.ts";
+import type { InstallArgs } from "./install_args.ts";
 import { grantedEnv as env } from "./env.ts";
 import { UsageError } from "./io.ts";
 import { FORWARDER_ENV } from "./cmd_hook.ts";
@@ -21,6 +22,7 @@ export const INSTALL_OPTIONS: Options = {
   url: { type: "string" },
   capture: { type: "string" },
   proxy: { type: "string" },
+  gateway: { type: "boolean", default: false },
 };
 
 /** The hosts' own names are accepted beside host_a|b|c. */
@@ -37,7 +39,7 @@ const HOST_NAMES: Record<string, string> = {
  *
  * @param c The command's context (`install <host>` or `uninstall <host>`).
  * @returns The exit code.
- * @throws {UsageError} Without a host, with `--project` and `--user`, or a bad `--capture`.
+ * @throws {UsageError} Without a host, with `--project` and `--user`, `--gateway` and `--proxy`, or a bad `--capture`.
  */
 export async function installCommand(c: IngestContext): Promise<number> {
   const [group, name] = c.cl.positionals;
@@ -65,8 +67,14 @@ export async function installCommand(c: IngestContext): Promise<number> {
     forwarderCommand: await forwarderCommand(c.entry, host, url, capture),
     home: env("HOME"),
     xdgConfigHome: env("XDG_CONFIG_HOME"),
+    gateway: c.cl.flag("gateway"),
   };
   const proxy = c.cl.string("proxy");
+  if (proxy && a.gateway) {
+    throw new UsageError(
+      "use --proxy NAME or --gateway, not both: run install once for each",
+    );
+  }
   if (proxy) {
     const { proxyEntry } = await import("./cmd_install_proxy.ts");
     const proxyCommand = await proxyCommandLine(c, proxy, capture);

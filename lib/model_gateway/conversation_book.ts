@@ -28,6 +28,8 @@ export interface Conversation {
    * assistant message in the next request that matches it is not new.
    */
   answer: { text: string; call_ids: string[] } | null;
+  /** The `model.requested` event of its latest request (a later one points back to it). */
+  request_event_id: string | null;
 }
 
 /** A tool call waiting for its result. */
@@ -176,6 +178,7 @@ export class ConversationBook {
     if (extends_ && from) {
       from.hashes = seen.hashes;
       from.answer = seen.answer;
+      from.request_event_id = seen.request_event_id;
       return from;
     }
     if (seen.hashes.length === 0) return seen;

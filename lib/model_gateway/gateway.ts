@@ -33,12 +33,7 @@ import { openaiChatWire } from "./openai_chat_wire.ts";
 import { openaiResponsesWire } from "./openai_responses_wire.ts";
 import { type Exchange, exchangeEvents, GATEWAY_SOURCE } from "./recorder.ts";
 import { SseParser } from "./sse.ts";
-import {
-  isObject,
-  type NormResponse,
-  type Wire,
-  type WireReader,
-} from "./wire_types.ts";
+import { isObject, type Wire, type WireReader } from "./wire_types.ts";
 import { restoreBook } from "./restore.ts";
 
 /** A request, as the gateway reads it (the ingest server's request). */
@@ -123,7 +118,7 @@ export class ModelGateway {
   readonly #timeoutMs: number;
   readonly #maxQueue: number;
   readonly #book = new ConversationBook();
-  readonly #queue: Exchange[] = [];
+  readonly #queue: Pending[] = [];
   #draining = false;
   /** Counters (shown on `/health`). */
   readonly stats: ModelGatewayStats;
@@ -251,8 +246,19 @@ export class ModelGateway {
     res.headers.forEach((v, k) => {
       if (!DROP_ANSWER.has(k)) out[k] = v;
     });
-    const record = route && body
-      ? this.#recordable(req, route.reader, body, started)
+    const record: Pending | null = route && body
+      ? {
+        reader: route.reader,
+        wire: route.wire,
+        capture: req.header("x-harness-capture"),
+        episode: req.header("x-harness-episode"),
+        body,
+        started,
+        status: res.status,
+        answer: null,
+        chunks: [],
+        failure: null,
+      }
       : null;
     const isStream = (res.headers.get("content-type") ?? "").includes(
       "text/event-stream",
@@ -263,7 +269,7 @@ export class ModelGateway {
         status: res.status,
         headers: out,
         body: null,
-        stream: this.#relay(res.body, record, res.status, req.signal),
+        stream: this.#relay(res.body, record, req.signal),
       };
     }
     let raw: Uint8Array;
@@ -272,7 +278,10 @@ export class ModelGateway {
     } catch (err) {
       return this.#unreachable(family, url, err, req.signal, timeout);
     }
-    if (record) record.whole(res.status, raw);
+    if (record) {
+      record.answer = raw;
+      this.#enqueue(record);
+    }
     return { status: res.status, headers: out, body: null, raw };
   }
 
@@ -308,107 +317,23 @@ export class ModelGateway {
   }
 
   /**
-   * What records an exchange once its answer is known; null when the body
-   * cannot be read (it is forwarded all the same, and the miss counted).
+   * Relay a stream piece by piece; its pieces are kept for the record
+   * (read after the answer is complete, off the relay's path).
    */
-  #recordable(
-    req: GatewayRequest,
-    reader: WireReader,
-    body: Uint8Array,
-    started: Date,
-  ): Recording | null {
-    let parsed: unknown;
-    let capture: string;
-    try {
-      parsed = JSON.parse(new TextDecoder().decode(body));
-      capture = req.header("x-harness-capture") || this.#ctx.defaultCapture();
-      if (!isValidId(capture)) {
-        throw new Error(
-          `capture id ${
-            JSON.stringify(String(capture).slice(0, 80))
-          } is not valid`,
-        );
-      }
-    } catch (err) {
-      this.#miss(`unreadable request: ${(err as Error).message}`);
-      return null;
-    }
-    let request;
-    try {
-      request = reader.request(parsed);
-    } catch (err) {
-      this.#miss(`not the API's request shape: ${(err as Error).message}`);
-      return null;
-    }
-    const named = req.header("x-harness-episode");
-    const episode = named && isValidId(named) ? named : null;
-    const base = {
-      capture_id: capture,
-      episode_id: episode,
-      request,
-      body: parsed,
-      started,
-    };
-    const finish = (
-      status: number,
-      response: NormResponse | null,
-      extra: Partial<Exchange> = {},
-    ) =>
-      this.#enqueue({
-        ...base,
-        status,
-        response,
-        duration_ms: Date.now() - started.getTime(),
-        ...extra,
-      });
-    return {
-      whole: (status, raw) => {
-        let json: unknown = null;
-        try {
-          json = JSON.parse(new TextDecoder().decode(raw));
-        } catch {
-          // Not JSON: recorded as an error below.
-        }
-        if (status >= 200 && status < 300) {
-          try {
-            finish(status, reader.response(json));
-          } catch (err) {
-            finish(status, null, {
-              error: { type: "unreadable", message: (err as Error).message },
-            });
-          }
-        } else finish(status, null, { error: errorOf(json, status) });
-      },
-      streamed: (status, stream, failure) => {
-        if (status >= 200 && status < 300) {
-          finish(status, stream.result(), {
-            incomplete: !stream.complete,
-            ...(failure ? { error: { type: "stream", message: failure } } : {}),
-          });
-        } else {finish(status, null, {
-            error: { type: "stream", message: failure ?? `status ${status}` },
-          });}
-      },
-      reader,
-    };
-  }
-
-  /** Relay a stream piece by piece, reading its events for the record. */
   #relay(
     upstream: ReadableStream<Uint8Array>,
-    record: Recording | null,
-    status: number,
+    record: Pending | null,
     client: AbortSignal | undefined,
   ): ReadableStream<Uint8Array> {
     const pieces = upstream.getReader();
-    const acc = record?.reader.streamReader() ?? null;
-    const parser = acc ? new SseParser((e, d) => acc.add(e, d)) : null;
+    let kept = 0;
     let done = false;
     const end = (failure: string | null) => {
       if (done) return;
       done = true;
-      parser?.end();
-      if (record && acc) record.streamed(status, acc, failure);
+      if (!record) return;
+      record.failure = failure;
+      this.#enqueue(record);
     };
     return new ReadableStream<Uint8Array>({
       pull: async (ctrl) => {
@@ -419,7 +344,10 @@ export class ModelGateway {
             ctrl.close();
             return;
           }
-          parser?.push(value);
+          if (record && kept < MAX_KEPT_STREAM_BYTES) {
+            record.chunks.push(value);
+            kept += value.length;
+          }
           ctrl.enqueue(value);
         } catch (err) {
           if (client?.aborted) this.stats.client_aborts++;
@@ -439,12 +367,84 @@ export class ModelGateway {
     }, { highWaterMark: 0 });
   }
 
+  /**
+   * Read a pending exchange: request, capture, answer. Null (and a miss
+   * counted) when the request cannot be read: it was forwarded all the
+   * same.
+   */
+  #read(p: Pending, defaultCapture: () => string): Exchange | null {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(new TextDecoder().decode(p.body));
+    } catch (err) {
+      this.#miss(`unreadable request: ${(err as Error).message}`);
+      return null;
+    }
+    const capture = p.capture || defaultCapture();
+    if (!isValidId(capture)) {
+      this.#miss(
+        `capture id ${
+          JSON.stringify(String(capture).slice(0, 80))
+        } is not valid`,
+      );
+      return null;
+    }
+    let request;
+    try {
+      request = p.reader.request(parsed);
+    } catch (err) {
+      this.#miss(`not the API's request shape: ${(err as Error).message}`);
+      return null;
+    }
+    const ex: Exchange = {
+      capture_id: capture,
+      episode_id: p.episode && isValidId(p.episode) ? p.episode : null,
+      request,
+      body: parsed,
+      started: p.started,
+      status: p.status,
+      response: null,
+      duration_ms: (p.finished ?? Date.now()) - p.started.getTime(),
+    };
+    const ok = p.status >= 200 && p.status < 300;
+    if (p.answer) {
+      let json: unknown = null;
+      try {
+        json = JSON.parse(new TextDecoder().decode(p.answer));
+      } catch {
+        // Not JSON: recorded as an error below.
+      }
+      if (!ok) ex.error = errorOf(json, p.status);
+      else {
+        try {
+          ex.response = p.reader.response(json);
+        } catch (err) {
+          ex.error = { type: "unreadable", message: (err as Error).message };
+        }
+      }
+      return ex;
+    }
+    const acc = p.reader.streamReader();
+    const parser = new SseParser((e, d) => acc.add(e, d));
+    for (const c of p.chunks) parser.push(c);
+    parser.end();
+    if (ok) {
+      ex.response = acc.result();
+      if (!acc.complete) ex.incomplete = true;
+    }
+    if (p.failure || !ok) {
+      ex.error = { type: "stream", message: p.failure ?? `status ${p.status}` };
+    }
+    return ex;
+  }
+
   #miss(reason: string): void {
     this.stats.record_misses++;
     this.stats.last_miss = reason.slice(0, 300);
   }
 
-  #enqueue(ex: Exchange): void {
+  #enqueue(ex: Pending): void {
+    ex.finished = Date.now();
     if (this.#queue.length >= this.#maxQueue) {
       this.#miss(`the recording queue is full (${this.#maxQueue} exchanges)`);
       return;
@@ -459,10 +459,15 @@ export class ModelGateway {
   }
 
   #drain(): void {
+    // The active capture is read once per round, not per exchange.
+    let active: string | null = null;
+    const defaultCapture = () => active ??= this.#ctx.defaultCapture();
     try {
-      for (let ex = this.#queue.shift(); ex; ex = this.#queue.shift()) {
+      for (let p = this.#queue.shift(); p; p = this.#queue.shift()) {
         this.stats.queued = this.#queue.length;
         try {
+          const ex = this.#read(p, defaultCapture);
+          if (ex === null) continue;
           const events = this.#ctx.redact(
             exchangeEvents(ex, { book: this.#book }),
           );
@@ -489,16 +494,34 @@ export class ModelGateway {
   }
 }
 
-/** Records one exchange when its answer is known. */
-interface Recording {
-  whole(status: number, raw: Uint8Array): void;
-  streamed(
-    status: number,
-    stream: { result(): NormResponse; readonly complete: boolean },
-    failure: string | null,
-  ): void;
+/** An exchange answered, waiting to be read and recorded. */
+interface Pending {
+  /** The wire's reader. */
   reader: WireReader;
+  /** The wire. */
+  wire: Wire;
+  /** `x-harness-capture`, if sent. */
+  capture: string | null;
+  /** `x-harness-episode`, if sent. */
+  episode: string | null;
+  /** The request body as it came. */
+  body: Uint8Array;
+  /** When the request arrived. */
+  started: Date;
+  /** When the answer was complete (ms since the epoch). */
+  finished?: number;
+  /** The upstream's status. */
+  status: number;
+  /** A whole answer's bytes (null for a stream). */
+  answer: Uint8Array | null;
+  /** A stream's pieces, as relayed. */
+  chunks: Uint8Array[];
+  /** Why a stream ended early, or null. */
+  failure: string | null;
 }
+
+/** Most bytes of a streamed answer kept for its record. */
+const MAX_KEPT_STREAM_BYTES = 32 * 1024 * 1024;
 
 /** The error an upstream answered, in a few words. */
 function errorOf(

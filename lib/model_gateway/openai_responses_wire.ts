@@ -32,7 +32,18 @@ const PARAMS = [
   "store",
 ];
 
-function itemOf(item: unknown, i: number): NormMessage | null {
+/** An item the conversation keeps but nothing reads (reasoning, references). */
+function opaque(item: unknown): NormMessage {
+  return {
+    role: "system",
+    text: "",
+    tool_calls: [],
+    tool_results: [],
+    hash: messageHash(item),
+  };
+}
+
+function itemOf(item: unknown, i: number): NormMessage {
   if (typeof item === "string") {
     return {
       role: "user",
@@ -45,7 +56,7 @@ function itemOf(item: unknown, i: number): NormMessage | null {
   if (!isObject(item)) throw new WireShapeError(`input[${i}] is not an item`);
   const hash = messageHash(item);
   if (item.type === "function_call") {
-    if (typeof item.name !== "string") return null;
+    if (typeof item.name !== "string") return opaque(item);
     return {
       role: "assistant",
       text: "",
@@ -72,7 +83,7 @@ function itemOf(item: unknown, i: number): NormMessage | null {
       hash,
     };
   }
-  if (typeof item.role !== "string") return null; // reasoning and others
+  if (typeof item.role !== "string") return opaque(item); // reasoning …
   const role = item.role === "assistant"
     ? "assistant"
     : item.role === "system" || item.role === "developer"
@@ -225,11 +236,8 @@ export const openaiResponsesWire: WireReader = {
     }
     const params: Record<string, unknown> = {};
     for (const k of PARAMS) if (k in body) params[k] = body[k];
-    const messages: NormMessage[] = [];
-    input.forEach((item, i) => {
-      const m = itemOf(item, i);
-      if (m) messages.push(m);
-    });
+    // One message per item, so positions match the input list.
+    const messages = input.map(itemOf);
     return {
       wire: "openai_responses",
       model: typeof body.model === "string" ? body.model : null,

@@ -72,6 +72,20 @@ export interface RecordContext {
   now?: () => Date;
 }
 
+/**
+ * A request body without the first `known` messages of its conversation
+ * (`messages`, or the Responses API's `input` list).
+ */
+function withoutHistory(body: unknown, known: number): unknown {
+  if (known === 0 || typeof body !== "object" || body === null) return body;
+  const b = body as Record<string, unknown>;
+  if (Array.isArray(b.messages)) {
+    return { ...b, messages: b.messages.slice(known) };
+  }
+  if (Array.isArray(b.input)) return { ...b, input: b.input.slice(known) };
+  return body;
+}
+
 function resultValue(text: string): { result: unknown; result_text: string } {
   let result: unknown = text;
   const t = text.trim();
@@ -109,6 +123,14 @@ export function exchangeEvents(
     const c = book.byResponse(cap, req.previous_response_id);
     cont = { conversation: c, known: 0 };
   } else cont = book.continuation(cap, hashes, named);
+  // Sharing only a system prompt is not continuing a conversation: every
+  // conversation of an agent starts with the same one.
+  const lead = req.messages.findIndex((m) => m.role !== "system");
+  if (
+    named === null && req.previous_response_id === null &&
+    cont.conversation !== null &&
+    cont.known <= (lead < 0 ? req.messages.length : lead)
+  ) cont = { conversation: null, known: 0 };
   const episode = named ?? cont.conversation?.episode_id ??
     (rc.newEpisodeId ?? (() => `gw_${crypto.randomUUID()}`))();
   const now = rc.now ?? (() => new Date());
@@ -185,12 +207,17 @@ export function exchangeEvents(
       tools: req.tools.map((t) => t.name),
       messages: req.messages.length,
       new_messages: fresh.length,
-      body: ex.body,
+      // The body as sent, but for the history the conversation's earlier
+      // requests hold already (`messages_before` of its messages).
+      body: withoutHistory(ex.body, cont.known),
+      ...(cont.known > 0 ? { messages_before: cont.known } : {}),
     },
     conversation: {
       first: hashes[0] ?? null,
       head: hashes.reduce(extendPrefix, ""),
       continues: cont.known,
+      previous: cont.conversation?.request_event_id ?? null,
+      new_hashes: hashes.slice(cont.known),
       ...(req.previous_response_id
         ? { previous_response_id: req.previous_response_id }
         : {}),
@@ -198,7 +225,10 @@ export function exchangeEvents(
     source: GATEWAY_SOURCE,
   }, { actor: "runtime", timestamp: ex.started.toISOString() });
   out.push(requested);
+  // A stream cut off: the client never got the whole answer, so neither
+  // its words nor its calls are the conversation's.
   const res = ex.response;
+  const whole = res !== null && !ex.incomplete;
   out.push(modelResponded(ctx, {
     response: res
       ? {
@@ -218,7 +248,7 @@ export function exchangeEvents(
     ...(ex.incomplete ? { incomplete: true } : {}),
     ...(ex.served_by ? { served_by: ex.served_by } : {}),
   }, { parentEventId: requested.event_id }));
-  if (res && !joined) {
+  if (res && whole && !joined) {
     if (res.text) {
       out.push(message(ctx, { role: "assistant", text: res.text }));
     }
@@ -231,9 +261,10 @@ export function exchangeEvents(
     capture_id: cap,
     episode_id: episode,
     hashes,
-    answer: res
+    answer: res && whole
       ? { text: res.text, call_ids: res.tool_calls.map((c) => c.id) }
       : null,
+    request_event_id: requested.event_id,
   });
   if (res?.id && req.wire === "openai_responses") {
     book.rememberResponse(conv, res.id);
@@ -277,7 +308,9 @@ function completion(
     host_call_id: r.id,
   };
   const opts = { parentEventId: call.event_id };
-  return r.is_error
-    ? toolCallFailed(ctx, { ...base, error: r.text }, opts)
+  // Chat wires have no error flag: a result that says `Error: …` failed
+  // (the importers' rule).
+  return r.is_error || /^Error:/.test(r.text)
+    ? toolCallFailed(ctx, { ...base, error: { message: r.text } }, opts)
     : toolCallCompleted(ctx, { ...base, ...resultValue(r.text) }, opts);
 }

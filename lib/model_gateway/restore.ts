@@ -1,7 +1,8 @@
 /**
  * The gateway's memory rebuilt from the spools of open captures after a
- * restart: each conversation from its latest recorded request (the body
- * is in the spool or a blob), the calls still waiting for their results,
+ * restart: each conversation from its latest recorded request (its
+ * messages' hashes: those of the request it continues, then its new ones),
+ * the calls still waiting for their results,
  * the calls answered, and the episodes that host hooks record.
  *
  * @module
@@ -11,17 +12,8 @@ import type { TraceEvent } from "../trace/event.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { sha256Hex } from "../trace/hash.ts";
 import type { ConversationBook } from "./conversation_book.ts";
-import { anthropicMessagesWire } from "./anthropic_wire.ts";
-import { openaiChatWire } from "./openai_chat_wire.ts";
-import { openaiResponsesWire } from "./openai_responses_wire.ts";
 import { GATEWAY_SOURCE } from "./recorder.ts";
-import { isObject, type WireReader } from "./wire_types.ts";
-
-const READERS: Record<string, WireReader> = {
-  openai_chat: openaiChatWire,
-  openai_responses: openaiResponsesWire,
-  anthropic_messages: anthropicMessagesWire,
-};
+import { isObject } from "./wire_types.ts";
 
 /**
  * Fill a book from the store.
@@ -38,6 +30,7 @@ export async function restoreBook(
   for (const cap of store.listCaptures()) {
     if (cap.status !== "open") continue;
     const latest = new Map<string, TraceEvent>();
+    const hashesOf = new Map<string, string[]>();
     const answers = new Map<string, TraceEvent>();
     for await (const ev of store.readEvents(cap.capture_id)) {
       const host = ev.source?.host ?? "";
@@ -68,22 +61,24 @@ export async function restoreBook(
         const conv = isObject(ev.payload.conversation)
           ? ev.payload.conversation
           : {};
+        // The request's messages: what the one it continues held, then
+        // its new ones.
+        const before = typeof conv.previous === "string"
+          ? hashesOf.get(conv.previous) ?? []
+          : [];
+        const fresh = Array.isArray(conv.new_hashes)
+          ? conv.new_hashes.filter((h): h is string => typeof h === "string")
+          : [];
+        const known = typeof conv.continues === "number" ? conv.continues : 0;
+        hashesOf.set(ev.event_id, [...before.slice(0, known), ...fresh]);
         latest.set(`${ev.episode_id}\u0000${conv.first ?? ""}`, ev);
       } else if (ev.kind === "model.responded" && ev.parent_event_id) {
         answers.set(ev.parent_event_id, ev);
       }
     }
     for (const ev of latest.values()) {
-      const full = store.resolve(ev);
-      const req = isObject(full.payload.request) ? full.payload.request : {};
-      const reader = READERS[String(req.wire)];
-      if (!reader) continue;
-      let hashes: string[];
-      try {
-        hashes = reader.request(req.body).messages.map((m) => m.hash);
-      } catch {
-        continue;
-      }
+      const hashes = hashesOf.get(ev.event_id) ?? [];
+      if (hashes.length === 0) continue;
       const answer = answers.get(ev.event_id);
       const response = answer && isObject(answer.payload.response)
         ? answer.payload.response
@@ -100,6 +95,7 @@ export async function restoreBook(
               : [],
           }
           : null,
+        request_event_id: ev.event_id,
       });
       if (response && typeof response.id === "string") {
         book.rememberResponse(conv, response.id);

@@ -6,9 +6,10 @@ import { scenarioFiles, startServer } from "../_server.ts";
 
 const HOSTS = `${HOSTS_DIR}`;
 
+/** Hook scenarios (`model_requests/` holds model API bodies, not hook payloads). */
 function scenarios(host: string): string[] {
   return [...Deno.readDirSync(`${HOSTS}/${host}`)]
-    .filter((e) => e.isDirectory)
+    .filter((e) => e.isDirectory && e.name !== "model_requests")
     .map((e) => e.name)
     .sort();
 }

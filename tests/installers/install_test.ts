@@ -1,10 +1,7 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
-import {
-  install,
-  type InstallArgs,
-  uninstall,
-} from "../../lib/cli/cmd_install.ts";
+import { install, uninstall } from "../../lib/cli/cmd_install.ts";
+import type { InstallArgs } from "../../lib/cli/install_args.ts";
 import { isHarnessEntry } from "../../lib/installers/hook_settings.ts";
 import { tempDir } from "../_helpers.ts";
 import { quiet } from "./_quiet.ts";
