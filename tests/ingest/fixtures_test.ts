@@ -6,10 +6,9 @@ import { scenarioFiles, startServer } from "../_server.ts";
 
 const HOSTS = `${HOSTS_DIR}`;
 
-/** Hook scenarios (`model_requests/` holds model API bodies, not hook payloads). */
 function scenarios(host: string): string[] {
   return [...Deno.readDirSync(`${HOSTS}/${host}`)]
-    .filter((e) => e.isDirectory && e.name !== "model_requests")
+    .filter((e) => e.isDirectory)
     .map((e) => e.name)
     .sort();
 }

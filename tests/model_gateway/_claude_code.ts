@@ -1,12 +1,14 @@
 /**
  * Test helper: the recorded Claude Code model requests
- * (`fixtures/hosts/host_a/model_requests/`) and a local Anthropic upstream
+ * (`fixtures/model_requests/host_a/`) and a local Anthropic upstream
  * that answers each one as the model did in the recording (the assistant
  * message the next request carries), streamed as the Messages API streams.
  *
  * @module
  */
-import { HOSTS_DIR } from "../_helpers.ts";
+/** The recorded requests, vendored (see fixtures/hosts/README.md). */
+const DIR = new URL("../../fixtures/model_requests/host_a", import.meta.url)
+  .pathname;
 
 /** One recorded request body. */
 export type RequestBody = {
@@ -22,7 +24,7 @@ export type RequestBody = {
  * @returns The bodies.
  */
 export function recordedRequests(scenario: string): RequestBody[] {
-  const dir = `${HOSTS_DIR}/host_a/model_requests/${scenario}`;
+  const dir = `${DIR}/${scenario}`;
   return [...Deno.readDirSync(dir)]
     .map((e) => e.name)
     .filter((n) => n.endsWith(".json"))
