@@ -171,6 +171,10 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
       io.out(
         `model gateway: OPENAI_BASE_URL=${url}/v1 → ${gw.openai}, ANTHROPIC_BASE_URL=${url} → ${gw.anthropic}`,
       );
+      const served = server.modelGateway?.stats.packages ?? {};
+      for (const [route, id] of Object.entries(served)) {
+        io.out(`  serving package ${id} at ${url}${route}`);
+      }
     }
     await Promise.race([stopped, o.stopSignal ?? new Promise(() => {})]);
     await server.close();

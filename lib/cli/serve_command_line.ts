@@ -34,6 +34,7 @@ export const SERVE_OPTIONS: Options = {
   "upstream-anthropic": { type: "string" },
   "upstream-timeout": { type: "string" },
   "no-model-gateway": { type: "boolean", default: false },
+  package: { type: "string", multiple: true },
 };
 
 /**
@@ -155,15 +156,25 @@ async function gatewayOptions(
   port: number,
   warn: (message: string) => void,
 ): Promise<ServeOptions["modelGateway"]> {
-  if (cl.flag("no-model-gateway")) return false;
+  if (cl.flag("no-model-gateway")) {
+    if (cl.strings("package")?.length) {
+      throw new UsageError(
+        "--package serves a package through the model gateway: drop --no-model-gateway",
+      );
+    }
+    return false;
+  }
   const { upstreamOptions } = await import("./upstreams.ts");
-  return upstreamOptions({
+  const { servedPackages } = await import("./served_packages.ts");
+  const packages = servedPackages(cl.strings("package") ?? []);
+  const options = upstreamOptions({
     openai: cl.string("upstream-openai"),
     anthropic: cl.string("upstream-anthropic"),
     timeoutMs: seconds(cl, "upstream-timeout"),
     env,
     warn,
   }, `${host}:${port}`);
+  return Object.keys(packages).length ? { ...options, packages } : options;
 }
 
 async function exportOptions(cl: CommandLine): Promise<Partial<ServeOptions>> {

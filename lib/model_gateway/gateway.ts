@@ -31,10 +31,24 @@ import {
 import { anthropicMessagesWire } from "./anthropic_wire.ts";
 import { openaiChatWire } from "./openai_chat_wire.ts";
 import { openaiResponsesWire } from "./openai_responses_wire.ts";
-import { type Exchange, exchangeEvents, GATEWAY_SOURCE } from "./recorder.ts";
+import {
+  type Exchange,
+  exchangeEvents,
+  GATEWAY_SOURCE,
+  type RefusedAttempt,
+} from "./recorder.ts";
 import { SseParser } from "./sse.ts";
-import { isObject, type Wire, type WireReader } from "./wire_types.ts";
+import {
+  isObject,
+  type NormRequest,
+  type NormResponse,
+  type Wire,
+  type WireReader,
+  WireShapeError,
+} from "./wire_types.ts";
 import { restoreBook } from "./restore.ts";
+import type { ServedPackage, ServingDecision } from "./serving.ts";
+import { WRITERS } from "./wire_writers.ts";
 
 /** A request, as the gateway reads it (the ingest server's request). */
 export interface GatewayRequest {
@@ -101,9 +115,26 @@ const DROP_ANSWER = new Set([
   "date",
 ]);
 
-/** Whether a path is one of the model API routes (everything under `/v1/` but OTLP's `/v1/traces`). */
+/**
+ * Whether a path is one of the model API routes: everything under `/v1/`
+ * but OTLP's `/v1/traces`, and under `/p/<package>/v1/` (a named package).
+ */
 export function isModelRoute(path: string): boolean {
-  return path.startsWith("/v1/") && path !== "/v1/traces";
+  return (path.startsWith("/v1/") && path !== "/v1/traces") ||
+    /^\/p\/[^/]+\/v1\//.test(path);
+}
+
+/**
+ * The package a model route names and the API path under it.
+ *
+ * @param path `/v1/…` or `/p/<name>/v1/…`.
+ * @returns The package name ("" for the plain `/v1/…`) and the API path.
+ */
+export function splitModelRoute(path: string): { name: string; api: string } {
+  const m = /^\/p\/([^/]+)(\/v1\/.*)$/.exec(path);
+  return m
+    ? { name: decodeURIComponent(m[1]), api: m[2] }
+    : { name: "", api: path };
 }
 
 function trimSlash(url: string): string {
@@ -118,7 +149,8 @@ export class ModelGateway {
   readonly #timeoutMs: number;
   readonly #maxQueue: number;
   readonly #book = new ConversationBook();
-  readonly #queue: Pending[] = [];
+  readonly #packages: Map<string, ServedPackage>;
+  readonly #queue: (Pending | { ready: Exchange })[] = [];
   #draining = false;
   /** Counters (shown on `/health`). */
   readonly stats: ModelGatewayStats;
@@ -137,6 +169,7 @@ export class ModelGateway {
     );
     this.#timeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
     this.#maxQueue = options.maxRecordQueue ?? 1024;
+    this.#packages = new Map(Object.entries(options.packages ?? {}));
     this.stats = {
       requests: 0,
       streams: 0,
@@ -152,6 +185,21 @@ export class ModelGateway {
         openai: new URL(this.#openai).origin,
         anthropic: new URL(this.#anthropic).origin,
       },
+      ...(this.#packages.size
+        ? {
+          packages: Object.fromEntries(
+            [...this.#packages].map(([n, p]) => [
+              n === "" ? "/v1" : `/p/${n}/v1`,
+              p.id,
+            ]),
+          ),
+          served: 0,
+          passed_through: 0,
+          last_pass_through: null,
+          refusals: 0,
+          gave_up: 0,
+        }
+        : {}),
     };
   }
 
@@ -186,11 +234,13 @@ export class ModelGateway {
    * @param path Its path (no query).
    * @returns The upstream's answer as it came, or the API's own error.
    */
-  async answer(req: GatewayRequest, path: string): Promise<GatewayAnswer> {
+  async answer(req: GatewayRequest, fullPath: string): Promise<GatewayAnswer> {
     const stats = this.stats;
     stats.requests++;
     const started = new Date();
     stats.last_request_at = started.toISOString();
+    const { name, api: path } = splitModelRoute(fullPath);
+    const pkg = this.#packages.get(name) ?? null;
     const route = req.method === "POST" ? WIRES[path] : undefined;
     const family: ApiFamily = route
       ? (route.wire === "anthropic_messages" ? "anthropic" : "openai")
@@ -220,11 +270,32 @@ export class ModelGateway {
         );
       }
     }
+    if (name !== "" && pkg === null) {
+      return apiError(
+        family,
+        404,
+        `No package named ${
+          JSON.stringify(name)
+        } is served here (serve --package ${name}=FILE serves one)`,
+      );
+    }
     const headers = new Headers();
     if (req.headers) {
       for (const [k, v] of req.headers()) {
         if (!DROP_REQUEST.has(k)) headers.append(k, v);
       }
+    }
+    if (pkg && route && body) {
+      return await this.#withPackage({
+        pkg,
+        route,
+        family,
+        url,
+        headers,
+        body,
+        req,
+        started,
+      });
     }
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     const signal = req.signal
@@ -283,6 +354,242 @@ export class ModelGateway {
       this.#enqueue(record);
     }
     return { status: res.status, headers: out, body: null, raw };
+  }
+
+  /**
+   * A request under a package: answered by the package (its due lookups),
+   * or forwarded with the state-changing tools narrowed and the model's
+   * state-changing calls checked before the client sees them (a refused
+   * answer is asked again with the refusal as the tool's answer, at most
+   * twice, then answered in words); a request the package does not fit is
+   * forwarded untouched, with the reason in `x-harness-package-skipped`.
+   */
+  async #withPackage(a: {
+    pkg: ServedPackage;
+    route: { wire: Wire; reader: WireReader };
+    family: ApiFamily;
+    url: string;
+    headers: Headers;
+    body: Uint8Array;
+    req: GatewayRequest;
+    started: Date;
+  }): Promise<GatewayAnswer> {
+    const stats = this.stats;
+    const { pkg, route } = a;
+    let parsed: Record<string, unknown>;
+    let request: NormRequest;
+    let decision: ServingDecision;
+    try {
+      const v = JSON.parse(new TextDecoder().decode(a.body));
+      if (!isObject(v)) throw new WireShapeError("the body is not an object");
+      parsed = v;
+      request = route.reader.request(parsed);
+      decision = request.previous_response_id !== null
+        ? {
+          kind: "skip",
+          reason:
+            "previous_response_id keeps the conversation upstream: send the whole input to use the package",
+        }
+        : pkg.decide(request);
+    } catch (err) {
+      decision = {
+        kind: "skip",
+        reason: `the request cannot be read: ${(err as Error).message}`,
+      };
+      parsed = {};
+      request = null as unknown as NormRequest;
+    }
+    if (decision.kind === "skip") {
+      stats.passed_through = (stats.passed_through ?? 0) + 1;
+      stats.last_pass_through = decision.reason.slice(0, 300);
+      const res = await this.#forwardPlain(a);
+      res.headers["x-harness-package-skipped"] = headerText(decision.reason);
+      return res;
+    }
+    const writer = WRITERS[route.wire];
+    const stream = request.stream;
+    const usage = isObject(parsed.stream_options) &&
+      parsed.stream_options.include_usage === true;
+    const capture = a.req.header("x-harness-capture") ||
+      this.#ctx.defaultCapture();
+    const named = a.req.header("x-harness-episode");
+    const base = {
+      capture_id: capture,
+      episode_id: named && isValidId(named) ? named : null,
+      request,
+      body: parsed,
+      started: a.started,
+    };
+    if (decision.kind === "serve") {
+      stats.served = (stats.served ?? 0) + 1;
+      const own = writer.answer(
+        { text: "", calls: decision.calls, model: request.model },
+        { stream, usage },
+      );
+      const norm = readOwn(route.reader, own, stream);
+      this.#enqueueReady({
+        ...base,
+        status: 200,
+        response: norm,
+        duration_ms: Date.now() - a.started.getTime(),
+        served_by: pkg.id,
+      });
+      return {
+        status: 200,
+        headers: {
+          "content-type": own.contentType,
+          "x-harness-served": "package",
+          "x-harness-package": headerText(pkg.id),
+        },
+        body: null,
+        raw: own.body,
+      };
+    }
+    let sent = writer.withTools(parsed, decision.narrowing);
+    const refused: RefusedAttempt[] = [];
+    for (let attempt = 0; attempt <= MAX_REASKS; attempt++) {
+      const got = await this.#forwardBuffered(a, sent);
+      if ("answer" in got) return got.answer;
+      const { res, headers, bytes, chunks } = got;
+      const norm = res.status >= 200 && res.status < 300
+        ? readUpstream(route.reader, bytes, chunks)
+        : null;
+      const refusals = norm ? pkg.check(request, norm.tool_calls) : [];
+      if (!norm || refusals.length === 0) {
+        this.#enqueueReady({
+          ...base,
+          body: sent,
+          status: res.status,
+          response: norm,
+          duration_ms: Date.now() - a.started.getTime(),
+          refused_attempts: refused,
+          ...(norm ? {} : { error: errorOf(safeJson(bytes), res.status) }),
+        });
+        return {
+          status: res.status,
+          headers,
+          body: null,
+          ...(chunks ? { stream: streamOf(chunks) } : { raw: bytes }),
+        };
+      }
+      stats.refusals = (stats.refusals ?? 0) + refusals.length;
+      refused.push({ response: norm, refusals, status: res.status });
+      sent = writer.withRefusals(sent, norm, refusals);
+    }
+    stats.gave_up = (stats.gave_up ?? 0) + 1;
+    const reasons = [
+      ...new Set(refused.flatMap((r) => r.refusals.map((x) => x.reason))),
+    ];
+    const own = writer.answer({
+      text: `I cannot do that: ${reasons.join("; ")}.`,
+      calls: [],
+      model: request.model,
+    }, { stream, usage });
+    this.#enqueueReady({
+      ...base,
+      status: 200,
+      response: readOwn(route.reader, own, stream),
+      duration_ms: Date.now() - a.started.getTime(),
+      served_by: pkg.id,
+      refused_attempts: refused,
+    });
+    return {
+      status: 200,
+      headers: {
+        "content-type": own.contentType,
+        "x-harness-served": "package",
+        "x-harness-refused": String(refused.length),
+      },
+      body: null,
+      raw: own.body,
+    };
+  }
+
+  /** Forward as it came (a request the package does not fit). */
+  async #forwardPlain(a: {
+    family: ApiFamily;
+    url: string;
+    headers: Headers;
+    body: Uint8Array;
+    req: GatewayRequest;
+  }): Promise<GatewayAnswer> {
+    const got = await this.#forwardBuffered(a, null);
+    if ("answer" in got) return got.answer;
+    return {
+      status: got.res.status,
+      headers: got.headers,
+      body: null,
+      ...(got.chunks ? { stream: streamOf(got.chunks) } : { raw: got.bytes }),
+    };
+  }
+
+  /**
+   * One upstream request, its answer read whole (a stream kept piece by
+   * piece, so it is relayed as it came once checked).
+   */
+  async #forwardBuffered(
+    a: {
+      family: ApiFamily;
+      url: string;
+      headers: Headers;
+      body: Uint8Array;
+      req: GatewayRequest;
+    },
+    body: Record<string, unknown> | null,
+  ): Promise<
+    | { answer: GatewayAnswer }
+    | {
+      res: Response;
+      headers: Record<string, string>;
+      bytes: Uint8Array;
+      chunks: Uint8Array[] | null;
+    }
+  > {
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const signal = a.req.signal
+      ? AbortSignal.any([a.req.signal, timeout])
+      : timeout;
+    try {
+      const res = await fetch(a.url, {
+        method: "POST",
+        headers: a.headers,
+        body: body ? JSON.stringify(body) : a.body as Uint8Array<ArrayBuffer>,
+        signal,
+        redirect: "manual",
+      });
+      const headers: Record<string, string> = {};
+      res.headers.forEach((v, k) => {
+        if (!DROP_ANSWER.has(k)) headers[k] = v;
+      });
+      const isStream = (res.headers.get("content-type") ?? "").includes(
+        "text/event-stream",
+      );
+      if (isStream && res.body) {
+        this.stats.streams++;
+        const chunks: Uint8Array[] = [];
+        for await (const c of res.body) chunks.push(c);
+        return { res, headers, bytes: concat(chunks), chunks };
+      }
+      return {
+        res,
+        headers,
+        bytes: new Uint8Array(await res.arrayBuffer()),
+        chunks: null,
+      };
+    } catch (err) {
+      return {
+        answer: this.#unreachable(a.family, a.url, err, a.req.signal, timeout),
+      };
+    }
+  }
+
+  #enqueueReady(ex: Exchange): void {
+    if (this.#queue.length >= this.#maxQueue) {
+      this.#miss(`the recording queue is full (${this.#maxQueue} exchanges)`);
+      return;
+    }
+    this.#queue.push({ ready: ex });
+    this.#wake();
   }
 
   /** 502 (unreachable) or 504 (too slow), in the API's shape. */
@@ -450,6 +757,10 @@ export class ModelGateway {
       return;
     }
     this.#queue.push(ex);
+    this.#wake();
+  }
+
+  #wake(): void {
     this.stats.queued = this.#queue.length;
     if (!this.#draining) {
       this.#draining = true;
@@ -466,7 +777,7 @@ export class ModelGateway {
       for (let p = this.#queue.shift(); p; p = this.#queue.shift()) {
         this.stats.queued = this.#queue.length;
         try {
-          const ex = this.#read(p, defaultCapture);
+          const ex = "ready" in p ? p.ready : this.#read(p, defaultCapture);
           if (ex === null) continue;
           const events = this.#ctx.redact(
             exchangeEvents(ex, { book: this.#book }),
@@ -535,4 +846,68 @@ function errorOf(
       ? e.message.slice(0, 2000)
       : `the upstream answered ${status}`,
   };
+}
+
+/** Re-asks after a refused answer, at most. */
+const MAX_REASKS = 2;
+
+/** Text fit for a response header (printable ASCII, bounded). */
+function headerText(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, "?").slice(0, 300);
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/** Pieces kept from an upstream stream, streamed again as they came. */
+function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(ctrl) {
+      if (i < chunks.length) ctrl.enqueue(chunks[i++]);
+      else ctrl.close();
+    },
+  }, { highWaterMark: 0 });
+}
+
+function safeJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return null;
+  }
+}
+
+/** An upstream answer read whole (JSON, or a stream's events). */
+function readUpstream(
+  reader: WireReader,
+  bytes: Uint8Array,
+  chunks: Uint8Array[] | null,
+): NormResponse | null {
+  try {
+    if (!chunks) return reader.response(safeJson(bytes));
+    const acc = reader.streamReader();
+    const p = new SseParser((e, d) => acc.add(e, d));
+    for (const c of chunks) p.push(c);
+    p.end();
+    return acc.complete ? acc.result() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What the gateway's own answer says, read back as the client will. */
+function readOwn(
+  reader: WireReader,
+  own: { body: Uint8Array },
+  stream: boolean,
+): NormResponse {
+  return readUpstream(reader, own.body, stream ? [own.body] : null)!;
 }

@@ -6,7 +6,24 @@
  *
  * @module
  */
-export { isModelRoute, ModelGateway } from "./gateway.ts";
+export { isModelRoute, ModelGateway, splitModelRoute } from "./gateway.ts";
+export type {
+  Narrowing,
+  Refusal,
+  ServedCall,
+  ServedPackage,
+  ServingDecision,
+} from "./serving.ts";
+export { WireShapeError } from "./wire_types.ts";
+export type {
+  NormMessage,
+  NormRequest,
+  NormResponse,
+  NormToolCall,
+  NormToolResult,
+  NormUsage,
+  Wire,
+} from "./wire_types.ts";
 export type { GatewayRequest, ModelGatewayContext } from "./gateway.ts";
 export type { ApiFamily, GatewayAnswer } from "./api_errors.ts";
 export {

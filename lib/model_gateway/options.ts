@@ -4,6 +4,8 @@
  * @module
  */
 
+import type { ServedPackage } from "./serving.ts";
+
 /** OpenAI's public API, as its SDK's base URL (with `/v1`). */
 export const DEFAULT_UPSTREAM_OPENAI = "https://api.openai.com/v1";
 /** Anthropic's public API, as its SDK's base URL (without `/v1`). */
@@ -21,6 +23,11 @@ export interface ModelGatewayOptions {
   upstreamTimeoutMs?: number;
   /** Exchanges waiting to be recorded; past it one is not recorded (and counted). @default 1024 */
   maxRecordQueue?: number;
+  /**
+   * Compiled packages served inside the agent: `""` at `/v1/…`, a name at
+   * `/p/<name>/v1/…`.
+   */
+  packages?: Record<string, ServedPackage>;
 }
 
 /** Counters of the model API routes (on `/health` as `model_gateway`). */
@@ -47,4 +54,16 @@ export interface ModelGatewayStats {
   last_request_at: string | null;
   /** The upstreams (origins only). */
   upstreams: { openai: string; anthropic: string };
+  /** Packages served: route → `name@digest`. */
+  packages?: Record<string, string>;
+  /** Answers a package made itself (its lookups). */
+  served?: number;
+  /** Requests a package did not fit, forwarded untouched. */
+  passed_through?: number;
+  /** Why the last one did not fit. */
+  last_pass_through?: string | null;
+  /** State-changing calls of the model a package refused. */
+  refusals?: number;
+  /** Requests answered in words after the model's choices were refused three times. */
+  gave_up?: number;
 }

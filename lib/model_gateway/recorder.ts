@@ -60,6 +60,18 @@ export interface Exchange {
   duration_ms: number;
   /** Answered by a compiled package, not the model (its id). */
   served_by?: string | null;
+  /** Answers of the model a package refused before this one (each asked again). */
+  refused_attempts?: RefusedAttempt[];
+}
+
+/** An answer of the model whose state-changing calls a package refused. */
+export interface RefusedAttempt {
+  /** The answer. */
+  response: NormResponse;
+  /** The refused calls, and why. */
+  refusals: { id: string; tool: string; reason: string }[];
+  /** Upstream status. */
+  status: number;
 }
 
 /** What the recorder needs besides the exchange. */
@@ -227,6 +239,29 @@ export function exchangeEvents(
   out.push(requested);
   // A stream cut off: the client never got the whole answer, so neither
   // its words nor its calls are the conversation's.
+  // Answers a package refused: the model's tokens and the refusals, each
+  // once; the agent never saw them.
+  for (const r of ex.refused_attempts ?? []) {
+    out.push(modelResponded(ctx, {
+      response: {
+        id: r.response.id,
+        model: r.response.model,
+        stop_reason: r.response.stop_reason,
+        text: r.response.text,
+        tool_calls: r.response.tool_calls.map((c) => c.name),
+        tool_call_ids: r.response.tool_calls.map((c) => c.id),
+        ...(r.response.usage ? { usage: r.response.usage } : {}),
+      },
+      status: r.status,
+      source: GATEWAY_SOURCE,
+      refused: r.refusals.map((x) => ({
+        tool: x.tool,
+        reason: x.reason,
+        arguments: r.response.tool_calls.find((c) => c.id === x.id)
+          ?.arguments ?? {},
+      })),
+    }, { parentEventId: requested.event_id }));
+  }
   const res = ex.response;
   const whole = res !== null && !ex.incomplete;
   out.push(modelResponded(ctx, {

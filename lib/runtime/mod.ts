@@ -20,6 +20,7 @@ export {
   type RunPackageOptions,
 } from "./run_package.ts";
 export { loadPackage, PackageError, validatePackage } from "./load_package.ts";
+export { GatewayDriver, UnservableError } from "./gateway_driver.ts";
 export type { BoundTool } from "./bind_args.ts";
 export {
   MissingCapabilityError,
