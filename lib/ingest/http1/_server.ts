@@ -335,8 +335,17 @@ export class Http1Server {
   ): Promise<boolean> {
     const o = this.#options;
     const pieces = stream.getReader();
+    // The head goes out with the first piece (one write, not two).
+    let head: Uint8Array | null = headBytes;
+    const out = (bytes: Uint8Array) => {
+      if (head === null) return bytes;
+      const both = new Uint8Array(head.length + bytes.length);
+      both.set(head);
+      both.set(bytes, head.length);
+      head = null;
+      return both;
+    };
     try {
-      await writeAll(c.conn, headBytes);
       for (;;) {
         c.state = "busy";
         c.deadline = Infinity;
@@ -344,10 +353,10 @@ export class Http1Server {
         if (done) break;
         if (value.length === 0) continue;
         this.#pool.enter(c, "write", o.requestTimeoutMs);
-        await writeAll(c.conn, chunkFrame(value));
+        await writeAll(c.conn, out(chunkFrame(value)));
       }
       this.#pool.enter(c, "write", o.requestTimeoutMs);
-      await writeAll(c.conn, chunkFrame(new Uint8Array(0)));
+      await writeAll(c.conn, out(chunkFrame(new Uint8Array(0))));
       return true;
     } catch (err) {
       await pieces.cancel(err).catch(() => {});
