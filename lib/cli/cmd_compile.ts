@@ -41,6 +41,8 @@ export interface CompileCommandOptions {
   fidelity?: string;
   /** Agent form: choose the tuning parameters by cross-validation. @default true */
   tune?: boolean;
+  /** Which form to build. @default "auto" */
+  form?: "auto" | "agent" | "tree";
   /** One JSON object out. */
   json?: boolean;
 }
@@ -145,6 +147,7 @@ export async function compileCommand(
     version: o.version,
     captureFidelity: o.fidelity,
     tune: o.tune,
+    ...(o.form ? { form: o.form } : {}),
     onProgress: (stage, done, total) => {
       if (tty) {
         Deno.stderr.writeSync(

@@ -18,7 +18,8 @@ export const COMPILE_USAGE: string =
 Usage:
   compile.ts --capture ID [--capture ID ...] --out DIR [--name NAME] [--task-family TEXT]
              [--canonical map.json] [--contracts contracts.json] [--effects effects.json]
-             [--version V] [--fidelity F3] [--no-tune] [--json] [--root DIR | --db postgres://…]
+             [--version V] [--fidelity F3] [--form auto|agent|tree] [--no-tune] [--json]
+             [--root DIR | --db postgres://…]
   compile.ts explain PACKAGE.json [--json]
   compile.ts report PACKAGE.json --out FILE.html   (the explain view as one self-contained HTML file)
   compile.ts run PACKAGE.json --capabilities MODULE.ts [--model PROVIDER/MODEL] [--model-url URL]
@@ -32,6 +33,8 @@ Usage:
   --canonical  {"host tool name": "logical id"}
   --contracts  {"<fact key>": ["contract source id", ...]}   (lifts those facts to E3)
   --effects    {"tool": "read" | "write" | "destructive"}
+  --form       auto (default: the tree when it replays every episode clean, else the
+               agent form), agent (what serve --package serves inside an agent), or tree
   --no-tune    agent form: keep the default tuning parameters instead of choosing
                them by cross-validation on the captured episodes (faster)`;
 
@@ -103,6 +106,7 @@ export const COMPILE: CommandTable<CompileContext>[string] = {
     fidelity: { type: "string" },
     db: { type: "string" },
     "no-tune": { type: "boolean", default: false },
+    form: { type: "string" },
   },
   run: async (c) => {
     const captures = c.cl.strings("capture");
@@ -124,10 +128,19 @@ export const COMPILE: CommandTable<CompileContext>[string] = {
       version: c.cl.string("version"),
       fidelity: c.cl.string("fidelity"),
       tune: !c.cl.flag("no-tune"),
+      form: formOf(c.cl.string("form")),
       json: c.json,
     }, c.io);
   },
 };
+
+/** `--form`'s value, checked. */
+function formOf(v: string | undefined): "auto" | "agent" | "tree" | undefined {
+  if (v === undefined || v === "auto" || v === "agent" || v === "tree") {
+    return v;
+  }
+  throw new UsageError(`--form takes auto, agent or tree, not "${v}"`);
+}
 
 /** The commands of `compile.ts` with a command word. */
 export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
