@@ -285,8 +285,9 @@ export class ModelGateway {
         if (!DROP_REQUEST.has(k)) headers.append(k, v);
       }
     }
+    let skipped: string | null = null;
     if (pkg && route && body) {
-      return await this.#withPackage({
+      const served = await this.#withPackage({
         pkg,
         route,
         family,
@@ -296,6 +297,9 @@ export class ModelGateway {
         req,
         started,
       });
+      // A request the package does not fit goes the plain way, untouched.
+      if ("skip" in served) skipped = served.skip;
+      else return served;
     }
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     const signal = req.signal
@@ -331,6 +335,9 @@ export class ModelGateway {
         failure: null,
       }
       : null;
+    if (skipped !== null) {
+      out["x-harness-package-skipped"] = headerText(skipped);
+    }
     const isStream = (res.headers.get("content-type") ?? "").includes(
       "text/event-stream",
     );
@@ -361,8 +368,9 @@ export class ModelGateway {
    * or forwarded with the state-changing tools narrowed and the model's
    * state-changing calls checked before the client sees them (a refused
    * answer is asked again with the refusal as the tool's answer, at most
-   * twice, then answered in words); a request the package does not fit is
-   * forwarded untouched, with the reason in `x-harness-package-skipped`.
+   * twice, then answered in words). A request the package does not fit
+   * comes back as `{skip: reason}`: it goes the plain way (streamed,
+   * recorded), with the reason in `x-harness-package-skipped`.
    */
   async #withPackage(a: {
     pkg: ServedPackage;
@@ -373,7 +381,7 @@ export class ModelGateway {
     body: Uint8Array;
     req: GatewayRequest;
     started: Date;
-  }): Promise<GatewayAnswer> {
+  }): Promise<GatewayAnswer | { skip: string }> {
     const stats = this.stats;
     const { pkg, route } = a;
     let parsed: Record<string, unknown>;
@@ -402,9 +410,7 @@ export class ModelGateway {
     if (decision.kind === "skip") {
       stats.passed_through = (stats.passed_through ?? 0) + 1;
       stats.last_pass_through = decision.reason.slice(0, 300);
-      const res = await this.#forwardPlain(a);
-      res.headers["x-harness-package-skipped"] = headerText(decision.reason);
-      return res;
+      return { skip: decision.reason };
     }
     const writer = WRITERS[route.wire];
     const stream = request.stream;
@@ -502,24 +508,6 @@ export class ModelGateway {
       },
       body: null,
       raw: own.body,
-    };
-  }
-
-  /** Forward as it came (a request the package does not fit). */
-  async #forwardPlain(a: {
-    family: ApiFamily;
-    url: string;
-    headers: Headers;
-    body: Uint8Array;
-    req: GatewayRequest;
-  }): Promise<GatewayAnswer> {
-    const got = await this.#forwardBuffered(a, null);
-    if ("answer" in got) return got.answer;
-    return {
-      status: got.res.status,
-      headers: got.headers,
-      body: null,
-      ...(got.chunks ? { stream: streamOf(got.chunks) } : { raw: got.bytes }),
     };
   }
 
