@@ -146,6 +146,16 @@ async function detachedPermissions(
   }
   const rules = cl.string("redact-rules");
   if (rules) permissions[0] += `,${rules}`;
+  // The packages it serves (read once at start).
+  for (const spec of cl.strings("package") ?? []) {
+    const eq = spec.indexOf("=");
+    const file = eq > 0 && /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(
+        spec.slice(0, eq),
+      )
+      ? spec.slice(eq + 1)
+      : spec;
+    permissions[0] += `,${file}`;
+  }
   return permissions;
 }
 
