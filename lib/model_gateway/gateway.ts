@@ -455,7 +455,24 @@ export class ModelGateway {
     const refused: RefusedAttempt[] = [];
     for (let attempt = 0; attempt <= MAX_REASKS; attempt++) {
       const got = await this.#forwardBuffered(a, sent);
-      if ("answer" in got) return got.answer;
+      if ("answer" in got) {
+        // The answers refused before are recorded all the same.
+        if (refused.length > 0) {
+          this.#enqueueReady({
+            ...base,
+            body: sent,
+            status: got.answer.status,
+            response: null,
+            duration_ms: Date.now() - a.started.getTime(),
+            refused_attempts: refused,
+            error: {
+              type: "upstream",
+              message: "the upstream could not be reached while asking again",
+            },
+          });
+        }
+        return got.answer;
+      }
       const { res, headers, bytes, chunks } = got;
       const norm = res.status >= 200 && res.status < 300
         ? readUpstream(route.reader, bytes, chunks)

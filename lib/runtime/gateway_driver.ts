@@ -28,6 +28,9 @@ import type {
 } from "../model_gateway/serving.ts";
 import { packageOffer } from "./tool_schemas.ts";
 
+const isObj = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
 const key = (tool: string, args: Record<string, unknown>) =>
   `${tool}\u0000${canonicalJson(args)}`;
 
@@ -132,14 +135,14 @@ export class GatewayDriver implements ServedPackage {
   /** Replay the conversation into a fresh engine. */
   #rebuild(req: NormRequest): Rebuilt {
     const engine = new AgentEngine(this.#pkg.ir, { fanout: this.#fanout });
-    const issued = new Map<string, ServedCall>();
+    // Lookups issued and not yet answered by the agent: served next.
+    const pending = new Map<string, ServedCall>();
     const issue = () => {
       for (const c of engine.dueLookups()) {
-        issued.set(key(c.tool, c.args), { name: c.tool, arguments: c.args });
+        pending.set(key(c.tool, c.args), { name: c.tool, arguments: c.args });
       }
     };
     const asked = new Map<string, NormToolCall>();
-    const made = new Set<string>();
     for (const m of req.messages) {
       if (m.role === "assistant") {
         for (const c of m.tool_calls) asked.set(c.id, c);
@@ -149,15 +152,15 @@ export class GatewayDriver implements ServedPackage {
         const call = asked.get(r.id);
         if (!call) continue;
         asked.delete(r.id);
-        const k = key(call.name, call.arguments);
         const write = this.#writes(call.name);
+        const served = !write && pending.delete(key(call.name, call.arguments));
         const ok = !r.is_error && !/^Error:/.test(r.text);
+        // As AgentSession records them: a write is a write, made or not.
         engine.record(
           { tool: call.name, args: call.arguments, ok, result: r.text },
-          issued.has(k) && !write ? "lookup" : write ? "choice" : "model",
-          { changesState: write && ok },
+          served ? "lookup" : write ? "choice" : "model",
+          { changesState: write },
         );
-        made.add(k);
         issue();
       }
       if (m.role === "user" && m.text) {
@@ -165,10 +168,7 @@ export class GatewayDriver implements ServedPackage {
         issue();
       }
     }
-    const due = [...issued.entries()]
-      .filter(([k]) => !made.has(k))
-      .map(([, c]) => c);
-    return { engine, due };
+    return { engine, due: [...pending.values()] };
   }
 
   decide(req: NormRequest): ServingDecision {
@@ -182,8 +182,12 @@ export class GatewayDriver implements ServedPackage {
         reason: "the conversation ends with the model's turn",
       };
     }
+    if (typeof req.params.n === "number" && req.params.n > 1) {
+      return { kind: "skip", reason: "n > 1 asks for several answers" };
+    }
     const { engine, due } = this.#rebuild(req);
-    if (due.length > 0) return { kind: "serve", calls: due };
+    const allowed = this.#allowedNow(req, due);
+    if (allowed.length > 0) return { kind: "serve", calls: allowed };
     const offered = new Map(req.tools.map((t) => [t.name, t]));
     const schemaOf = (name: string): ChatTool => ({
       name,
@@ -207,6 +211,30 @@ export class GatewayDriver implements ServedPackage {
       else hidden.push(name);
     }
     return { kind: "forward", narrowing: { schemas, hidden } };
+  }
+
+  /**
+   * The due lookups the request lets the package answer with: none when it
+   * asks for no tool (`tool_choice: "none"`), only the forced tool's when it
+   * forces one, one at a time when parallel calls are off.
+   */
+  #allowedNow(req: NormRequest, due: ServedCall[]): ServedCall[] {
+    const choice = req.params.tool_choice;
+    let out = due;
+    if (choice === "none" || (isObj(choice) && choice.type === "none")) {
+      return [];
+    }
+    const forced = isObj(choice)
+      ? (isObj(choice.function) && typeof choice.function.name === "string"
+        ? choice.function.name
+        : typeof choice.name === "string"
+        ? choice.name
+        : null)
+      : null;
+    if (forced !== null) out = out.filter((c) => c.name === forced);
+    const serial = req.params.parallel_tool_calls === false ||
+      (isObj(choice) && choice.disable_parallel_tool_use === true);
+    return serial ? out.slice(0, 1) : out;
   }
 
   check(req: NormRequest, calls: NormToolCall[]): Refusal[] {
