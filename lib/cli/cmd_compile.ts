@@ -1,7 +1,8 @@
 /**
  * `compile.ts` commands: compile captures into a package (from the local
- * store or the team database), `explain` and `report` a package. The entry
- * parses the command line; these do the work.
+ * store or the team database; signed with `--sign`), `explain` and
+ * `report` a package. The entry parses the command line; these do the
+ * work.
  *
  * @module
  */
@@ -10,10 +11,16 @@ import { HarnessStore } from "../store/store.ts";
 import { loadEpisodes } from "../lineage/episodes.ts";
 import type { Episode } from "../lineage/records.ts";
 import type { BehaviorPackage } from "../compiler/core/package.ts";
+import type {
+  SignedPackage,
+  SigningKey,
+} from "../compiler/core/package_signature.ts";
 import { compileBehavior } from "../compiler/compile_behavior.ts";
 import { explainPackage, summarizePackage } from "../compiler/core/explain.ts";
 import { describeEffects } from "../compiler/core/effects.ts";
+import { packageNameProblem } from "../compiler/core/package_name.ts";
 import type { Io } from "./io.ts";
+import { UsageError } from "./io.ts";
 
 /** Options of {@linkcode compileCommand}, from the command line. */
 export interface CompileCommandOptions {
@@ -43,8 +50,37 @@ export interface CompileCommandOptions {
   tune?: boolean;
   /** Which form to build. @default "auto" */
   form?: "auto" | "agent" | "tree";
+  /** A signing key file (an Ed25519 JWK with `d`): sign the package. */
+  sign?: string;
   /** One JSON object out. */
   json?: boolean;
+}
+
+/**
+ * Read a signing key file (before compiling, so a bad key fails at once).
+ *
+ * @param path The key file.
+ * @returns The key.
+ * @throws {UsageError} Unreadable, or not an Ed25519 signing key.
+ */
+async function readSigningKey(path: string): Promise<SigningKey> {
+  const { importSigningKey } = await import(
+    "../compiler/core/package_signature.ts"
+  );
+  let jwk: unknown;
+  try {
+    jwk = JSON.parse(Deno.readTextFileSync(path));
+  } catch (err) {
+    throw new UsageError(
+      `Cannot read the signing key file ${path}: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+  try {
+    return await importSigningKey(jwk);
+  } catch (err) {
+    throw new UsageError(`${path}: ${(err as Error).message}`, { cause: err });
+  }
 }
 
 function readJson(
@@ -129,12 +165,16 @@ async function episodesOf(
  * @param o Options.
  * @param io Output (progress on `err`).
  * @returns Exit code (1 when the structure is unsound).
+ * @throws {UsageError} A name that is not a plain file name, a bad signing key.
  * @throws {Error} A capture that is not there, an unreadable map file.
  */
 export async function compileCommand(
   o: CompileCommandOptions,
   io: Io,
 ): Promise<number> {
+  const nameProblem = o.name === undefined ? null : packageNameProblem(o.name);
+  if (nameProblem) throw new UsageError(`--name: ${nameProblem}`);
+  const key = o.sign ? await readSigningKey(o.sign) : null;
   const episodes = await episodesOf(o, io);
   const tty = Deno.stderr.isTerminal();
   let last = "";
@@ -158,15 +198,23 @@ export async function compileCommand(
     },
   });
   if (tty) Deno.stderr.writeSync(new TextEncoder().encode("\n"));
+  let pkg: SignedPackage = result.package;
+  if (key) {
+    const { signPackage } = await import(
+      "../compiler/core/package_signature.ts"
+    );
+    pkg = await signPackage(pkg, key);
+  }
   Deno.mkdirSync(o.out, { recursive: true });
-  const file = join(o.out, `${result.package.manifest.name}.package.json`);
-  Deno.writeTextFileSync(file, JSON.stringify(result.package, null, 2) + "\n");
+  const file = join(o.out, `${pkg.manifest.name}.package.json`);
+  Deno.writeTextFileSync(file, JSON.stringify(pkg, null, 2) + "\n");
   if (o.json) {
     const e = result.effects;
     io.out(JSON.stringify(
       {
         file,
-        digest: result.package.digest,
+        digest: pkg.digest,
+        signed_by: pkg.signature?.key ?? null,
         manifest: result.package.manifest,
         stats: result.compiled.stats,
         effects: {
@@ -185,9 +233,9 @@ export async function compileCommand(
     ));
   } else {
     io.out(
-      `${summarizePackage(result.package)}\n  written to    ${file}\n${
-        describeEffects(result.effects).map((l) => `  ${l}`).join("\n")
-      }`,
+      `${summarizePackage(pkg)}\n  written to    ${file}${
+        pkg.signature ? `\n  signed by     ${pkg.signature.key}` : ""
+      }\n${describeEffects(result.effects).map((l) => `  ${l}`).join("\n")}`,
     );
   }
   return result.verification.structural_ok ? 0 : 1;

@@ -12,6 +12,9 @@
  * schemas?, instructions?, input?, model?, outcome?}`; `args` are the words
  * after `--`.
  *
+ * With `--trust KEY …` the package must be signed by one of those keys
+ * (checked before the capabilities module is loaded).
+ *
  * @module
  */
 import type { BehaviorPackage } from "../compiler/core/package.ts";
@@ -42,6 +45,11 @@ export interface RunCommandOptions {
   trace?: boolean;
   /** Trace capture id. */
   capture?: string;
+  /**
+   * Trusted keys (`ed25519:<x>` or key files): when given, a package that
+   * no one of them signed is refused before anything is loaded or run.
+   */
+  trust?: string[];
   /** Store root (for tracing). */
   root: string;
   /** One JSON object out. */
@@ -179,7 +187,8 @@ function printRun(
  * @param o Options.
  * @param io Output.
  * @returns Exit code (0: completed).
- * @throws {UsageError} Bad options (no model for a conversation, a bad user file).
+ * @throws {UsageError} Bad options (no model for a conversation, a bad user file, a bad `--trust` value).
+ * @throws {UntrustedPackageError} With `trust`: a package no trusted key signed.
  */
 export async function runCommand(
   packagePath: string,
@@ -191,6 +200,13 @@ export async function runCommand(
     "../runtime/run_package.ts"
   );
   const pkg = loadPackage(packagePath);
+  if (o.trust?.length) {
+    const { trustedKeys } = await import("./cmd_verify.ts");
+    const { checkTrust } = await import(
+      "../compiler/core/package_signature.ts"
+    );
+    await checkTrust(pkg, await trustedKeys(o.trust));
+  }
   const form = packageForm(pkg);
   const cwd = Deno.cwd();
   if (form === "agent" && !o.model) {

@@ -1,7 +1,7 @@
 /**
  * The commands of `compile.ts`: compile (no command word), `explain`,
- * `report` and `run`, the flags each reads and how it runs; the usage text
- * whose lines are each command's help.
+ * `report`, `verify`, `keygen` and `run`, the flags each reads and how it
+ * runs; the usage text whose lines are each command's help.
  *
  * @module
  */
@@ -19,16 +19,21 @@ Usage:
   compile.ts --capture ID [--capture ID ...] --out DIR [--name NAME] [--task-family TEXT]
              [--canonical map.json] [--contracts contracts.json] [--effects effects.json]
              [--version V] [--fidelity F3] [--form auto|agent|tree] [--no-tune] [--json]
-             [--root DIR | --db postgres://…]
+             [--sign KEYFILE] [--root DIR | --db postgres://…]
   compile.ts explain PACKAGE.json [--json]
   compile.ts report PACKAGE.json --out FILE.html   (the explain view as one self-contained HTML file)
   compile.ts run PACKAGE.json --capabilities MODULE.ts [--model PROVIDER/MODEL] [--model-url URL]
              [--user-file FILE.jsonl] [--episode N] [--input TEXT] [--trace] [--capture ID]
-             [--root DIR] [--json] [-- MODULE ARGS...]
+             [--trust KEY ...] [--root DIR] [--json] [-- MODULE ARGS...]
              (MODULE exports createCapabilities({episode, args}) → {tools, schemas?,
              instructions?, input?, model?, outcome?}; an agent-form package runs a
              conversation with --model openai/… or anthropic/…: user messages from
              --user-file (one JSON string per line) or from standard input)
+  compile.ts verify PACKAGE.json [--trust KEY ...] [--json]
+             (from the package alone: format, digest, structure, the recorded replay
+             verdict and promotion, effects, signature; exit 1 when a check fails)
+  compile.ts keygen --out DIR   (an Ed25519 key pair: DIR/signing_key.jwk, private, for
+             --sign; DIR/signing_key.pub.jwk for --trust)
 
   --canonical  {"host tool name": "logical id"}
   --contracts  {"<fact key>": ["contract source id", ...]}   (lifts those facts to E3)
@@ -36,7 +41,13 @@ Usage:
   --form       auto (default: the tree when it replays every episode clean, else the
                agent form), agent (what serve --package serves inside an agent), or tree
   --no-tune    agent form: keep the default tuning parameters instead of choosing
-               them by cross-validation on the captured episodes (faster)`;
+               them by cross-validation on the captured episodes (faster)
+  --name       the package's name and file name: letters, digits, ".", "_", "-"
+  --sign       sign the package with an Ed25519 signing key, a JSON Web Key file
+               {"kty":"OKP","crv":"Ed25519","x":…,"d":…} (keygen makes one); the
+               signature goes beside the digest, which does not change
+  --trust      a trusted public key: ed25519:<x>, or a key file (JWK); repeatable.
+               run refuses a package that is unsigned or signed by another key`;
 
 /** Flags every `compile.ts` command takes. */
 export const COMPILE_COMMON: Options = {
@@ -107,6 +118,7 @@ export const COMPILE: CommandTable<CompileContext>[string] = {
     db: { type: "string" },
     "no-tune": { type: "boolean", default: false },
     form: { type: "string" },
+    sign: { type: "string" },
   },
   run: async (c) => {
     const captures = c.cl.strings("capture");
@@ -121,6 +133,7 @@ export const COMPILE: CommandTable<CompileContext>[string] = {
       root: c.root(),
       db: c.cl.string("db"),
       name: c.cl.string("name"),
+      sign: c.path("sign"),
       taskFamily: c.cl.string("task-family"),
       canonical: c.path("canonical"),
       contracts: c.path("contracts"),
@@ -163,8 +176,29 @@ export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
       return await reportCommand(c.file, out, c.json, c.io);
     },
   },
+  verify: {
+    options: { trust: { type: "string", multiple: true } },
+    run: async (c) => {
+      if (!c.file) throw new UsageError("verify needs a package file");
+      const { verifyCommand } = await import("./cmd_verify.ts");
+      return await verifyCommand(c.file, {
+        trust: c.cl.strings("trust")?.map((k) => trustPath(c, k)),
+        json: c.json,
+      }, c.io);
+    },
+  },
+  keygen: {
+    options: { out: { type: "string" } },
+    run: async (c) => {
+      const out = c.path("out");
+      if (!out) throw new UsageError("keygen needs --out DIR");
+      const { keygenCommand } = await import("./cmd_keygen.ts");
+      return await keygenCommand(out, c.json, c.io);
+    },
+  },
   run: {
     options: {
+      trust: { type: "string", multiple: true },
       capabilities: { type: "string" },
       model: { type: "string" },
       "model-url": { type: "string" },
@@ -177,6 +211,13 @@ export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
     run: runPackageCommand,
   },
 };
+
+/** A `--trust` value: a key's name as given, a key file as the user meant it. */
+function trustPath(c: CompileContext, value: string): string {
+  if (value.startsWith("ed25519:")) return value;
+  const base = c.cl.positionals[0] === "run" ? undefined : env("INIT_CWD");
+  return userPath(value, base);
+}
 
 async function runPackageCommand(c: CompileContext): Promise<number> {
   const capabilities = c.cl.string("capabilities");
@@ -194,6 +235,7 @@ async function runPackageCommand(c: CompileContext): Promise<number> {
     input: c.cl.string("input"),
     trace: c.cl.flag("trace"),
     capture: c.cl.strings("capture")?.[0],
+    trust: c.cl.strings("trust"),
     root: c.root(),
     json: c.json,
     args: c.cl.positionals.slice(2),

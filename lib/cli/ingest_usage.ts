@@ -19,9 +19,12 @@ Usage:
                    [--export-otlp-queue N]]   (spans per request and in memory; a remote collector needs --allow-net for its host)
                   [--upstream-openai URL (https://api.openai.com/v1)] [--upstream-anthropic URL (https://api.anthropic.com)]
                   [--upstream-timeout SECONDS (600)] [--no-model-gateway]
+                  [--package FILE | --package NAME=FILE ... [--trust KEY|KEYFILE ...]]
                                              run the loopback ingest server (default 127.0.0.1:8848); it also
                                              speaks the OpenAI and Anthropic APIs: agents record through
-                                             OPENAI_BASE_URL=http://127.0.0.1:8848/v1, ANTHROPIC_BASE_URL=http://127.0.0.1:8848
+                                             OPENAI_BASE_URL=http://127.0.0.1:8848/v1, ANTHROPIC_BASE_URL=http://127.0.0.1:8848;
+                                             --package serves a compiled agent-form package there (NAME=FILE
+                                             at /p/NAME/v1), only signed by a --trust key when one is given
   ingest.ts status | stop                    is a server running for this store / stop it
   ingest.ts hook <host_a|host_b|host_c> [--url URL]
                                              forward one hook payload (stdin) to the server; always exits 0

@@ -35,6 +35,7 @@ export const SERVE_OPTIONS: Options = {
   "upstream-timeout": { type: "string" },
   "no-model-gateway": { type: "boolean", default: false },
   package: { type: "string", multiple: true },
+  trust: { type: "string", multiple: true },
 };
 
 /**
@@ -146,7 +147,10 @@ async function detachedPermissions(
   }
   const rules = cl.string("redact-rules");
   if (rules) permissions[0] += `,${rules}`;
-  // The packages it serves (read once at start).
+  // The keys it trusts and the packages it serves (read once at start).
+  for (const key of cl.strings("trust") ?? []) {
+    if (!key.startsWith("ed25519:")) permissions[0] += `,${key}`;
+  }
   for (const spec of cl.strings("package") ?? []) {
     const eq = spec.indexOf("=");
     const file = eq > 0 && /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(
@@ -176,7 +180,22 @@ async function gatewayOptions(
   }
   const { upstreamOptions } = await import("./upstreams.ts");
   const { servedPackages } = await import("./served_packages.ts");
-  const packages = servedPackages(cl.strings("package") ?? []);
+  const trust = cl.strings("trust") ?? [];
+  if (trust.length && !cl.strings("package")?.length) {
+    throw new UsageError(
+      "--trust names the keys --package files must be signed by: give --package too",
+    );
+  }
+  const { readTrustedKeys } = await import(
+    "../compiler/core/package_signature.ts"
+  );
+  let trusted: string[];
+  try {
+    trusted = readTrustedKeys(trust, (p) => Deno.readTextFileSync(p));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const packages = await servedPackages(cl.strings("package") ?? [], trusted);
   const options = upstreamOptions({
     openai: cl.string("upstream-openai"),
     anthropic: cl.string("upstream-anthropic"),

@@ -8,6 +8,7 @@
  * @module
  */
 import { loadPackage } from "../runtime/load_package.ts";
+import { checkTrust } from "../compiler/core/package_signature.ts";
 import { GatewayDriver } from "../runtime/gateway_driver.ts";
 import type { ServedPackage } from "../model_gateway/serving.ts";
 import { UsageError } from "./io.ts";
@@ -18,12 +19,15 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
  * The packages `--package` names, ready to serve.
  *
  * @param specs Each `--package` value: `FILE` or `NAME=FILE`.
+ * @param trusted Keys (`ed25519:<x>`) of `--trust`: when any is given, only
+ *   packages one of them signed are served.
  * @returns Route name ("" for `/v1/…`) → package.
  * @throws {UsageError} For a bad name, a repeated route, or a package that cannot be served (the reason).
  */
-export function servedPackages(
+export async function servedPackages(
   specs: string[],
-): Record<string, ServedPackage> {
+  trusted: readonly string[] = [],
+): Promise<Record<string, ServedPackage>> {
   const out: Record<string, ServedPackage> = {};
   for (const spec of specs) {
     const eq = spec.indexOf("=");
@@ -38,7 +42,9 @@ export function servedPackages(
       );
     }
     try {
-      out[name] = new GatewayDriver(loadPackage(file));
+      const pkg = loadPackage(file);
+      if (trusted.length) await checkTrust(pkg, trusted);
+      out[name] = new GatewayDriver(pkg);
     } catch (err) {
       throw new UsageError(
         `Cannot serve ${file}: ${(err as Error).message}`,

@@ -6,6 +6,11 @@
  * @module
  */
 import type { CaptureCoordinator } from "./coordinator.ts";
+import {
+  PACKAGE_NAME_PATTERN,
+  PACKAGE_NAME_RULE,
+  packageNameProblem,
+} from "../compiler/core/package_name.ts";
 
 /**
  * The slice of zod the tools use (`z` from `npm:zod`), typed loosely so
@@ -139,7 +144,11 @@ export function controlTools(
       description: "Compile captures into a behavior package.",
       input: {
         capture_ids: z.array(z.string().min(1)).min(1),
-        name: z.string().min(1).optional(),
+        name: z.string().regex(PACKAGE_NAME_PATTERN, {
+          message: `not a package name: ${PACKAGE_NAME_RULE}`,
+        }).optional().describe(
+          "Package name, also its file name (letters, digits, . _ -)",
+        ),
         out: z.string().optional().describe(
           "Output directory (default: <store>/packages)",
         ),
@@ -157,6 +166,10 @@ export function controlTools(
         summary: z.string(),
       },
       run: async (a) => {
+        const problem = a.name === undefined
+          ? null
+          : packageNameProblem(String(a.name));
+        if (problem) throw new TypeError(`name: ${problem}`);
         const r = await c.compile(a.capture_ids as string[], {
           name: (a.name as string | undefined) ?? "behavior",
           out: a.out as string | undefined,

@@ -1,15 +1,18 @@
 /**
- * Loading a behavior package: shape, version, digest and structure are
- * checked before anything can run; a bad or tampered package is refused
- * with a clear error.
+ * Loading a behavior package: shape, version, digest, the tools it calls
+ * and structure are checked before anything can run; a bad or tampered
+ * package is refused with a clear error.
  *
  * @module
  */
-import { canonicalJson } from "../trace/canonical_json.ts";
-import { sha256Digest } from "../trace/hash.ts";
 import type { BehaviorPackage } from "../compiler/core/package.ts";
 import { PACKAGE_VERSION } from "../compiler/core/package.ts";
-import { IR_VERSION, type IrNode } from "../compiler/core/ir.ts";
+import { packageDigest } from "../compiler/core/package_signature.ts";
+import {
+  type BehaviorIr,
+  IR_VERSION,
+  type IrNode,
+} from "../compiler/core/ir.ts";
 import { checkStructure } from "../compiler/core/verification.ts";
 
 /** A package that cannot be run. */
@@ -119,8 +122,11 @@ function checkNode(id: string, n: unknown): void {
       }
       break;
     case "choice":
-      if (typeof node.signature !== "string" || !Array.isArray(node.tools)) {
-        fail(`choice ${id} needs signature and tools`);
+      if (
+        typeof node.signature !== "string" || !Array.isArray(node.tools) ||
+        !node.tools.every((t) => typeof t?.tool === "string")
+      ) {
+        fail(`choice ${id} needs signature and tools, each naming its tool`);
       }
       if (
         node.unseen_tools !== undefined &&
@@ -135,13 +141,36 @@ function checkNode(id: string, n: unknown): void {
 }
 
 /**
- * Check a parsed package document.
+ * Every tool the IR calls for certain, with the node that calls it: action,
+ * lookup and choice nodes. (A react leaf's toolset and a choice leaf's
+ * `unseen_tools` are offered only when bound, so they are not listed.)
  *
- * @param doc Parsed JSON.
- * @returns The package.
- * @throws {PackageError} When its shape, version, digest or structure is wrong.
+ * @param ir The IR (its nodes already shape-checked).
+ * @returns Node and tool, in node order.
  */
-export function validatePackage(doc: unknown): BehaviorPackage {
+export function irTools(ir: BehaviorIr): { node: string; tool: string }[] {
+  const out: { node: string; tool: string }[] = [];
+  for (const [id, n] of Object.entries(ir.nodes)) {
+    if (n.kind === "action" || n.kind === "lookup") {
+      out.push({ node: id, tool: n.tool });
+    } else if (n.kind === "choice") {
+      for (const t of n.tools) out.push({ node: id, tool: t.tool });
+    }
+  }
+  return out;
+}
+
+/** A signature's shape (whether it verifies is `checkTrust`'s question: it is async). */
+function checkSignatureShape(s: unknown): void {
+  if (
+    !isObj(s) || typeof s.alg !== "string" || typeof s.key !== "string" ||
+    typeof s.value !== "string"
+  ) {
+    fail("signature must be {alg, key, value}");
+  }
+}
+
+function checkVersion(doc: unknown): asserts doc is Record<string, unknown> {
   if (!isObj(doc)) fail("not a JSON object");
   if (doc.schema_version !== PACKAGE_VERSION) {
     fail(
@@ -150,20 +179,26 @@ export function validatePackage(doc: unknown): BehaviorPackage {
       }, expected "${PACKAGE_VERSION}"`,
     );
   }
-  const { digest, ...body } = doc;
-  if (typeof digest !== "string") fail("no digest");
-  const actual = sha256Digest(canonicalJson(body));
-  if (actual !== digest) {
-    throw new PackageError(
-      `Behavior package digest mismatch: it says ${digest} but its content hashes to ${actual}; the package was altered after it was built — rebuild it with compile.ts`,
-    );
-  }
+}
+
+/**
+ * Check a package document's shape, leaving out its digest and structure:
+ * the version, the IR's nodes, the manifest, that the manifest lists every
+ * tool the IR calls ({@linkcode irTools}), a signature's fields.
+ *
+ * @param doc Parsed JSON.
+ * @returns The package.
+ * @throws {PackageError} Naming the first thing wrong.
+ */
+export function checkPackageShape(doc: unknown): BehaviorPackage {
+  checkVersion(doc);
   const ir = doc.ir;
   if (!isObj(ir) || ir.schema_version !== IR_VERSION) {
     fail(`ir.schema_version is not "${IR_VERSION}"`);
   }
   if (
-    !isObj(ir.nodes) || typeof ir.root !== "string" || !(ir.root in ir.nodes)
+    !isObj(ir.nodes) || typeof ir.root !== "string" ||
+    !Object.hasOwn(ir.nodes, ir.root)
   ) {
     fail("ir needs nodes and a root among them");
   }
@@ -171,10 +206,48 @@ export function validatePackage(doc: unknown): BehaviorPackage {
   if (!isObj(doc.signatures) || !isObj(doc.manifest)) {
     fail("signatures and manifest are required");
   }
+  if (typeof doc.digest !== "string") fail("no digest");
   const pkg = doc as unknown as BehaviorPackage;
-  if (!Array.isArray(pkg.manifest.required_capabilities)) {
-    fail("manifest.required_capabilities is missing");
+  const listed = pkg.manifest.required_capabilities as unknown;
+  if (!Array.isArray(listed) || !listed.every((t) => typeof t === "string")) {
+    fail("manifest.required_capabilities is not a list of tool names");
   }
+  const required = new Set<string>(listed);
+  for (const { node, tool } of irTools(pkg.ir)) {
+    if (!required.has(tool)) {
+      fail(
+        `node ${node} calls tool "${tool}", which manifest.required_capabilities does not list; the package was changed after it was compiled — rebuild it with compile.ts`,
+      );
+    }
+  }
+  if ("signature" in doc) checkSignatureShape(doc.signature);
+  return pkg;
+}
+
+/**
+ * Check a parsed package document: its version, its digest (over the
+ * package without `digest` and `signature`), its shape
+ * ({@linkcode checkPackageShape}) and its structure (`checkStructure`: a
+ * tree without cycles, refs written before they are read, every node
+ * reachable). Whether a signature verifies is not checked here (see
+ * `checkTrust`).
+ *
+ * @param doc Parsed JSON.
+ * @returns The package.
+ * @throws {PackageError} When its shape, version, digest or structure is
+ * wrong, or its IR calls a tool its manifest does not list.
+ */
+export function validatePackage(doc: unknown): BehaviorPackage {
+  checkVersion(doc);
+  const digest = doc.digest;
+  if (typeof digest !== "string") fail("no digest");
+  const actual = packageDigest(doc);
+  if (actual !== digest) {
+    throw new PackageError(
+      `Behavior package digest mismatch: it says ${digest} but its content hashes to ${actual}; the package was altered after it was built — rebuild it with compile.ts`,
+    );
+  }
+  const pkg = checkPackageShape(doc);
   const problems = checkStructure(
     { ir: pkg.ir, signatures: pkg.signatures },
     null,

@@ -17,7 +17,13 @@ import {
   type ConversationCapabilities,
   type ConversationStats,
 } from "./conversation.ts";
-import type { ModelBinding, RunResult } from "./runtime_types.ts";
+import {
+  MissingCapabilityError,
+  type ModelBinding,
+  type RunResult,
+} from "./runtime_types.ts";
+import { isTool } from "./bind_args.ts";
+import { irTools } from "./load_package.ts";
 
 /** What a package is run with. */
 export interface PackageCapabilities extends ConversationCapabilities {
@@ -79,6 +85,28 @@ export function packageForm(pkg: BehaviorPackage): "tree" | "agent" {
 }
 
 /**
+ * Refuse, before anything runs, a package that calls a tool the
+ * capabilities do not bind: every tool its manifest lists and every tool
+ * its IR calls (`irTools`), so a package whose IR names a tool its
+ * manifest leaves out is caught here too when it was never validated.
+ *
+ * @param pkg The package.
+ * @param tools The bound tools.
+ * @throws {MissingCapabilityError} Naming every unbound tool.
+ */
+export function checkCapabilities(
+  pkg: BehaviorPackage,
+  tools: PackageCapabilities["tools"],
+): void {
+  const needed = new Set(pkg.manifest.required_capabilities);
+  for (const { tool } of irTools(pkg.ir)) needed.add(tool);
+  const missing = [...needed].filter((t) =>
+    !Object.hasOwn(tools, t) || !isTool(tools[t])
+  );
+  if (missing.length) throw new MissingCapabilityError(missing);
+}
+
+/**
  * Run a package in its form.
  *
  * @param pkg A validated package.
@@ -93,6 +121,7 @@ export async function runPackage(
   caps: PackageCapabilities,
   options: RunPackageOptions = {},
 ): Promise<PackageRun> {
+  checkCapabilities(pkg, caps.tools);
   if (packageForm(pkg) === "tree") {
     const runtime = new BehaviorRuntime(pkg, {
       tools: caps.tools,

@@ -200,7 +200,7 @@ Deno.test("serve --package refuses a malformed, a tampered and a tree-form packa
   const treeFile = file("tree.json", JSON.stringify(tree));
 
   // The library the command uses: the good file is ready to serve.
-  const ok = servedPackages([good, `named=${good}`]);
+  const ok = await servedPackages([good, `named=${good}`]);
   assertEquals(Object.keys(ok).sort(), ["", "named"]);
   assertEquals(ok[""].id, `retail@${retail.pkg.digest}`);
 
@@ -357,5 +357,32 @@ Deno.test("the upstream failing while a refused answer is asked again gives the 
       e.kind === "model.responded" && e.payload.refused !== undefined
     ).length,
     1,
+  );
+});
+
+Deno.test("serve --package with --trust serves only packages a trusted key signed", async () => {
+  await using dir = await tempDir();
+  const { generateSigningKey, importSigningKey, signPackage } = await import(
+    "../../lib/compiler/core/package_signature.ts"
+  );
+  const mine = await generateSigningKey();
+  const other = await generateSigningKey();
+  const signed = await signPackage(
+    retail.pkg,
+    await importSigningKey(mine.privateJwk),
+  );
+  const signedFile = `${dir.path}/signed.json`;
+  const plainFile = `${dir.path}/plain.json`;
+  Deno.writeTextFileSync(signedFile, JSON.stringify(signed));
+  Deno.writeTextFileSync(plainFile, JSON.stringify(retail.pkg));
+  const served = await servedPackages([signedFile], [mine.key]);
+  assertEquals(served[""].id, `retail@${retail.pkg.digest}`);
+  await assertRejects(
+    () => servedPackages([plainFile], [mine.key]),
+    /not signed/,
+  );
+  await assertRejects(
+    () => servedPackages([signedFile], [other.key]),
+    /not a trusted key/,
   );
 });
