@@ -20,6 +20,7 @@ import { resolveRoot } from "./lib/cli/root.ts";
 import { readActiveCapture } from "./lib/store/active_capture.ts";
 import { openRecordingSink } from "./lib/gateway/open_sink.ts";
 import { DEFAULT_PROXY_EPISODE, serveProxy } from "./lib/proxy/mod.ts";
+import { onShutdownSignals } from "./lib/proxy/shutdown_signals.ts";
 
 /** The proxy as a library: `./proxy` (`lib/proxy/mod.ts`) exports the same. */
 export * from "./lib/proxy/mod.ts";
@@ -35,7 +36,8 @@ Usage:
   --root        store root (default: $HARNESS_ROOT, else ./.harness)
   --timeout-ms  time-out of one upstream call (default: 60000)
 
-When an ingest server owns the store, events go through it over loopback.`;
+When an ingest server owns the store, events go through it over loopback. A message over 10 MiB gets
+a JSON-RPC error; closing stdin (or SIGTERM, SIGINT, SIGHUP) stops the upstream and exits 0.`;
 
 const env = grantedEnv;
 
@@ -82,7 +84,9 @@ export async function main(args: string[]): Promise<number> {
     console.error(
       `harness proxy: recording capture "${captureId}" via ${sink.mode} (${sink.target})`,
     );
+    const stop = new AbortController();
     try {
+      using _signals = onShutdownSignals(() => stop.abort());
       const proxy = await serveProxy(
         {
           server: values.server ?? "upstream",
@@ -93,13 +97,11 @@ export async function main(args: string[]): Promise<number> {
         {
           captureId,
           episodeId: values.episode ?? DEFAULT_PROXY_EPISODE,
-          callTimeoutMs: values["timeout-ms"]
-            ? Number(values["timeout-ms"])
-            : undefined,
+          callTimeoutMs: Number(values["timeout-ms"]) || undefined,
           stderr: "inherit",
+          signal: stop.signal,
         },
       );
-      await proxy.close();
       console.error(
         `harness proxy: ${proxy.calls} calls recorded, ${
           proxy.droppedEvents + sink.dropped

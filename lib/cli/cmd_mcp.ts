@@ -1,18 +1,22 @@
 /**
  * `ingest.ts mcp`: the MCP control server on stdin/stdout. stdout carries
  * protocol bytes only. When an ingest server owns the store, writes go
- * through it.
+ * through it. It ends (exit 0, the store released) when the host closes
+ * stdin, the first step of MCP's stdio shutdown, or on SIGTERM, SIGINT or
+ * SIGHUP.
  *
  * @module
  */
 import { HarnessStore } from "../store/store.ts";
 import { isStoreLocked, readLockOwner } from "../store/lock.ts";
 import { HttpTraceSink } from "../gateway/event_sink.ts";
-import { buildMcpServer, loadStdioTransport } from "../control/mcp_server.ts";
+import { StdioTransport } from "../proxy/stdio_transport.ts";
+import { onShutdownSignals } from "../proxy/shutdown_signals.ts";
+import { buildMcpServer } from "../control/mcp_server.ts";
 import type { Io } from "./io.ts";
 
 /**
- * Serve until the client disconnects.
+ * Serve until the host closes stdin or a stop signal comes.
  *
  * @param root Store root.
  * @param token Bearer token for the ingest server.
@@ -35,9 +39,12 @@ export async function serveMcp(
       store,
       http ? { sinkFor: () => http } : {},
     );
-    const StdioServerTransport = await loadStdioTransport();
-    const closed = new Promise<void>((resolve) => server.onclose = resolve);
-    await server.connect(new StdioServerTransport());
+    const transport = new StdioTransport();
+    const closed = new Promise<void>((resolve) =>
+      server.server.onclose = resolve
+    );
+    using _signals = onShutdownSignals(() => transport.close());
+    await server.connect(transport);
     io.err(
       `harness MCP control server on stdio (store ${root}${
         url ? `, writing through ${url}` : ""

@@ -8,6 +8,9 @@
  * `InvalidParams` error naming the argument. A thin shell: every tool calls
  * the {@linkcode CaptureCoordinator}. The MCP SDK and zod are loaded only
  * when the server is built, so importing this module never needs them.
+ * `ingest.ts mcp` serves it on stdio through the proxy's `StdioTransport`
+ * (it ends when the host closes stdin; the SDK's stdio transport never
+ * notices that).
  *
  * @module
  */
@@ -70,18 +73,6 @@ const SDK_MODULES = [
   "@modelcontextprotocol/sdk/types.js",
   "zod",
 ];
-
-/**
- * The SDK's stdio server transport class, loaded at run time like the SDK.
- *
- * @returns The `StdioServerTransport` class.
- */
-export async function loadStdioTransport(): Promise<
-  new () => unknown
-> {
-  const name = "@modelcontextprotocol/sdk/server/stdio.js";
-  return (await import(name)).StdioServerTransport;
-}
 
 /** Load the SDK and zod (the default loader). */
 export async function loadMcpSdk(): Promise<McpSdk> {

@@ -1,21 +1,13 @@
 /**
- * {@linkcode McpProxy} and {@linkcode buildStdioProxyServer}: an MCP server
- * that exposes namespaced copies of one or more upstreams' tools (schemas
- * exactly as declared), forwards each call to the upstream's own tool name,
- * returns the upstream's result unchanged, and records canonical events.
- * Recording never changes what the client gets: a failing sink is counted.
+ * {@linkcode McpProxy}: namespaced copies of one or more upstreams' tools
+ * (schemas exactly as declared); each call goes to the upstream's own tool
+ * name, the upstream's result comes back unchanged, and canonical events
+ * are recorded. Recording never changes what the client gets: a failing
+ * sink is counted. `proxy_server.ts` serves it as an MCP server.
  *
  * @module
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import {
-  type CallToolRequest,
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { UnsealedEvent } from "../trace/event.ts";
 import type { EventContext } from "../trace/events.ts";
 import { toolsetExposed } from "../trace/tool_events.ts";
@@ -35,7 +27,7 @@ import {
   type UpstreamOptions,
 } from "./upstream.ts";
 
-/** Options of {@linkcode McpProxy} and {@linkcode buildStdioProxyServer}. */
+/** Options of {@linkcode McpProxy}. */
 export interface McpProxyOptions extends UpstreamOptions {
   /** Capture to record into. */
   captureId: string;
@@ -63,6 +55,8 @@ export class McpProxy {
   readonly tools: Map<string, ProxiedTool> = new Map();
   readonly #upstreams = new Map<string, UpstreamConnection>();
   readonly #ctx: EventContext;
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #closing: Promise<void> | null = null;
   #dropped = 0;
   #calls = 0;
 
@@ -180,9 +174,33 @@ export class McpProxy {
    * @param hostCallId The client's request id.
    * @returns The upstream's result unchanged, or an error result when the
    *   upstream exited, could not start or timed out.
-   * @throws {McpError} For an unknown tool, or the upstream's own protocol error.
+   * @throws {McpError} For an unknown tool, a call after {@linkcode close},
+   *   or the upstream's own protocol error.
+   * @throws {MessageTooLargeError} When the upstream's answer is over the
+   *   message limit (the upstream keeps running).
    */
   async call(
+    namespaced: string,
+    args: Record<string, unknown>,
+    hostCallId?: string | null,
+  ): Promise<Record<string, unknown>> {
+    if (this.#closing) {
+      // No upstream is started again once the proxy stops.
+      throw new McpError(
+        ErrorCode.ConnectionClosed,
+        `The proxy is shutting down; ${namespaced} was not called`,
+      );
+    }
+    const call = this.#call(namespaced, args, hostCallId);
+    this.#inFlight.add(call);
+    try {
+      return await call;
+    } finally {
+      this.#inFlight.delete(call);
+    }
+  }
+
+  async #call(
     namespaced: string,
     args: Record<string, unknown>,
     hostCallId?: string | null,
@@ -226,11 +244,13 @@ export class McpProxy {
         hostCallId,
       }));
       if (err instanceof UpstreamError) {
+        const restarts = err.state === "exited" || err.state === "failed";
         return {
           content: [{
             type: "text",
-            text:
-              `harness proxy: ${err.message}. The proxy is still running; the upstream is restarted on the next call.`,
+            text: `harness proxy: ${err.message}. The proxy is still running${
+              restarts ? "; the upstream is restarted on the next call" : ""
+            }.`,
           }],
           isError: true,
         };
@@ -239,87 +259,18 @@ export class McpProxy {
     }
   }
 
-  /** Stop every upstream. */
-  async close(): Promise<void> {
-    for (const c of this.#upstreams.values()) await c.close();
+  /**
+   * Stop every upstream and wait for the calls in flight to be recorded
+   * (they fail: their upstream is gone). Safe to call more than once: every
+   * caller waits for the same stop.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await Promise.all(
+        [...this.#upstreams.values()].map((c) => c.close()),
+      );
+      await Promise.allSettled([...this.#inFlight]);
+    })();
+    return this.#closing;
   }
-}
-
-/**
- * Build the proxy server: discovers the upstreams' tools, emits
- * `toolset.exposed`, and answers `tools/list` and `tools/call`.
- *
- * @param upstream One upstream or several.
- * @param sink Where events go.
- * @param options Capture, episode, name, time-outs.
- * @returns The MCP server (connect it to a transport) and the proxy.
- */
-export async function buildStdioProxyServer(
-  upstream: StdioUpstream | StdioUpstream[],
-  sink: EventSink,
-  options: McpProxyOptions,
-): Promise<{ server: Server; proxy: McpProxy }> {
-  const proxy = new McpProxy(
-    Array.isArray(upstream) ? upstream : [upstream],
-    sink,
-    options,
-  );
-  await proxy.discover();
-  proxy.toolsetEvent();
-  const server = new Server(
-    { name: options.name ?? "harness-mcp-proxy", version: "0.1.0" },
-    { capabilities: { tools: {} } },
-  );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [...proxy.tools.values()].map((t) => ({
-      ...t.extra,
-      name: t.namespaced,
-      description: t.description,
-      inputSchema: t.input_schema,
-      ...(t.output_schema ? { outputSchema: t.output_schema } : {}),
-    })),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, async (
-    req: CallToolRequest,
-    extra: { requestId?: string | number },
-  ) =>
-    await proxy.call(
-      req.params.name,
-      (req.params.arguments ?? {}) as Record<string, unknown>,
-      extra?.requestId !== undefined ? String(extra.requestId) : null,
-    ));
-  server.onclose = () => {
-    proxy.close();
-  };
-  return { server, proxy };
-}
-
-/**
- * Serve the proxy on this process's stdin/stdout until the client closes.
- *
- * @param upstream One upstream or several.
- * @param sink Where events go.
- * @param options Capture, episode, name, time-outs.
- * @returns Resolves when the client disconnects.
- */
-export async function serveProxy(
-  upstream: StdioUpstream | StdioUpstream[],
-  sink: EventSink,
-  options: McpProxyOptions,
-): Promise<McpProxy> {
-  const { server, proxy } = await buildStdioProxyServer(
-    upstream,
-    sink,
-    options,
-  );
-  const closed = new Promise<void>((resolve) => {
-    const prev = server.onclose;
-    server.onclose = () => {
-      prev?.();
-      resolve();
-    };
-  });
-  await server.connect(new StdioServerTransport());
-  await closed;
-  return proxy;
 }

@@ -5,12 +5,16 @@
  *
  * @module
  */
+export { McpProxy, type McpProxyOptions } from "./mcp_proxy.ts";
 export {
   buildStdioProxyServer,
-  McpProxy,
-  type McpProxyOptions,
   serveProxy,
-} from "./mcp_proxy.ts";
+  type ServeProxyOptions,
+} from "./proxy_server.ts";
+export {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  MessageTooLargeError,
+} from "./message_limit.ts";
 export {
   MAX_TOOL_NAME,
   namespacedName,

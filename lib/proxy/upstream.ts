@@ -1,16 +1,23 @@
 /**
  * One upstream MCP server over stdio, kept for the proxy's life: started on
  * first use, restarted once on the next call after it exits, each call
- * bounded by a time-out.
+ * bounded by a time-out. An answer over the message limit fails that call
+ * with a {@linkcode MessageTooLargeError} and keeps the process (and its
+ * state); output that is not JSON-RPC fails the calls waiting on it at
+ * once, quoting what the upstream wrote.
  *
  * @module
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  getDefaultEnvironment,
-  StdioClientTransport,
-} from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { ProxiedTool } from "./proxied_tool.ts";
+import {
+  ANSWER_TOO_LARGE_CODE,
+  formatBytes,
+  MessageTooLargeError,
+} from "./message_limit.ts";
+import { type RefusedOutput, UpstreamTransport } from "./upstream_transport.ts";
 
 /** How to start an upstream. */
 export interface StdioUpstream {
@@ -64,10 +71,22 @@ export interface UpstreamOptions {
    */
   callTimeoutMs?: number;
   /**
-   * Where the upstream's stderr goes.
+   * Where the upstream's stderr goes ("pipe": kept, its last lines are
+   * quoted when the upstream fails).
    * @default "inherit"
    */
   stderr?: "inherit" | "ignore" | "pipe";
+  /**
+   * Largest message read from a peer (the upstream, and the host), in bytes.
+   * @default 10485760 (10 MiB)
+   */
+  maxMessageBytes?: number;
+  /**
+   * How long an upstream gets to exit after its stdin closes, and again
+   * after SIGTERM, in milliseconds.
+   * @default 1000
+   */
+  shutdownGraceMs?: number;
 }
 
 /** A live (or restartable) upstream. */
@@ -76,10 +95,14 @@ export class UpstreamConnection {
   readonly upstream: StdioUpstream;
   readonly #options: UpstreamOptions;
   #client: Client | null = null;
+  #transport: UpstreamTransport | null = null;
   #connecting: Promise<Client> | null = null;
+  #stopping: Promise<void> | null = null;
   #state: UpstreamState = "idle";
   #lastError: string | null = null;
+  #lastJunk: string | null = null;
   #starts = 0;
+  readonly #waiting = new Map<AbortController, string>();
 
   /**
    * Create a `UpstreamConnection`.
@@ -102,6 +125,15 @@ export class UpstreamConnection {
     return this.#starts;
   }
 
+  /** The running process's id, or null. */
+  get pid(): number | null {
+    return this.#transport?.pid ?? null;
+  }
+
+  get #timeoutMs(): number {
+    return this.#options.callTimeoutMs ?? 60_000;
+  }
+
   /** A sentence on the upstream's state, for error results and logs. */
   describe(): string {
     return `upstream "${this.upstream.server}" (${this.upstream.command}) is ${this.#state}` +
@@ -118,30 +150,42 @@ export class UpstreamConnection {
   }
 
   async #start(): Promise<Client> {
+    await this.#stopping;
     this.#state = "starting";
     this.#starts++;
     const u = this.upstream;
-    const transport = new StdioClientTransport({
+    const transport = new UpstreamTransport({
       command: u.command,
       args: u.args ?? [],
       env: { ...getDefaultEnvironment(), ...(u.env ?? {}) },
       ...(u.cwd ? { cwd: u.cwd } : {}),
       stderr: this.#options.stderr ?? "inherit",
+      maxMessageBytes: this.#options.maxMessageBytes,
+      shutdownGraceMs: this.#options.shutdownGraceMs,
     });
+    transport.onrefused = (output) => this.#refused(output);
     const client = new Client({ name: "harness-mcp-proxy", version: "0.1.0" });
     client.onclose = () => {
       if (this.#client === client) {
         this.#state = "exited";
-        this.#lastError ??= "the process closed its connection";
+        this.#lastError ??= "the process closed its connection" +
+          this.#stderrNote(transport);
         this.#client = null;
       }
     };
+    this.#transport = transport;
+    this.#lastJunk = null;
     try {
-      await client.connect(transport);
+      await this.#guard(
+        "initialize",
+        (options) => client.connect(transport, options),
+      );
     } catch (err) {
       this.#state = "failed";
-      this.#lastError = (err as Error).message;
+      this.#lastError = (err instanceof SyntaxError ? "it " : "") +
+        (err as Error).message + this.#stderrNote(transport);
       await client.close().catch(() => {});
+      await transport.close();
       throw new UpstreamError(u.server, "failed", this.describe(), {
         cause: err,
       });
@@ -150,6 +194,58 @@ export class UpstreamConnection {
     this.#state = "ready";
     this.#lastError = null;
     return client;
+  }
+
+  #stderrNote(transport: UpstreamTransport): string {
+    const tail = transport.stderrTail.trim().split("\n").at(-1);
+    return tail ? ` (its stderr ends: ${JSON.stringify(tail)})` : "";
+  }
+
+  /**
+   * Run one request to the upstream with the call time-out, failed at once
+   * (with the reason) when the upstream writes something that is not a
+   * JSON-RPC message while it waits.
+   */
+  async #guard<T>(
+    what: string,
+    run: (options: RequestOptions) => Promise<T>,
+  ): Promise<T> {
+    const ctrl = new AbortController();
+    this.#waiting.set(ctrl, what);
+    try {
+      return await run({ signal: ctrl.signal, timeout: this.#timeoutMs });
+    } catch (err) {
+      if (ctrl.signal.aborted && ctrl.signal.reason instanceof Error) {
+        throw ctrl.signal.reason;
+      }
+      throw err;
+    } finally {
+      this.#waiting.delete(ctrl);
+    }
+  }
+
+  /** The upstream wrote something that is not a deliverable message. */
+  #refused(output: RefusedOutput): void {
+    const said = output.kind === "junk"
+      ? `something that is ${output.reason}: ${JSON.stringify(output.text)}${
+        output.bytes > output.text.length ? ` (${output.bytes} bytes)` : ""
+      }`
+      : `a message of ${formatBytes(output.bytes)}, over the message limit of ${
+        formatBytes(output.limitBytes)
+      }, whose id could not be read`;
+    this.#lastJunk = said;
+    for (const [ctrl, what] of this.#waiting) {
+      const message = `answered ${what} with ${said}`;
+      ctrl.abort(
+        output.kind === "junk"
+          ? new SyntaxError(message)
+          : new MessageTooLargeError(message, {
+            messageBytes: output.bytes,
+            limitBytes: output.limitBytes,
+            code: ANSWER_TOO_LARGE_CODE,
+          }),
+      );
+    }
   }
 
   /**
@@ -162,7 +258,11 @@ export class UpstreamConnection {
     const tools: ProxiedTool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor ? { cursor } : {});
+      const params = cursor ? { cursor } : {};
+      const page: Awaited<ReturnType<Client["listTools"]>> = await this.#guard(
+        "tools/list",
+        (options) => client.listTools(params, options),
+      );
       for (const t of page.tools) {
         const { name, inputSchema, outputSchema, description, ...extra } = t;
         tools.push(
@@ -187,8 +287,11 @@ export class UpstreamConnection {
    * @param name Tool name.
    * @param args Arguments.
    * @returns The upstream's result, unchanged.
-   * @throws {UpstreamError} When the upstream exited, cannot start, or timed out.
+   * @throws {UpstreamError} When the upstream exited, cannot start, timed
+   *   out, or answered with something that is not JSON-RPC (quoted).
    * @throws {McpError} When the upstream answered with a protocol error.
+   * @throws {MessageTooLargeError} When its answer is over the message limit
+   *   (the process keeps running).
    */
   async callTool(
     name: string,
@@ -209,41 +312,100 @@ export class UpstreamConnection {
       );
     }
     try {
-      return await client.callTool({ name, arguments: args }, undefined, {
-        timeout: this.#options.callTimeoutMs ?? 60_000,
-      });
+      return await this.#guard(
+        `tools/call "${name}"`,
+        (options) =>
+          client.callTool({ name, arguments: args }, undefined, options),
+      );
     } catch (err) {
-      const code = (err as { code?: number }).code;
-      if (this.#state !== "ready") {
-        throw new UpstreamError(
-          this.upstream.server,
-          this.#state,
-          this.describe(),
-          {
-            cause: err,
-          },
-        );
-      }
-      if (code === -32001) {
-        throw new UpstreamError(
-          this.upstream.server,
-          "ready",
-          `upstream "${this.upstream.server}" did not answer ${name} within ${
-            this.#options.callTimeoutMs ?? 60_000
-          } ms`,
-          { cause: err },
-        );
-      }
-      throw err;
+      throw this.#callError(name, err);
     }
   }
 
-  /** Stop the upstream. */
+  /** The error a failed call is reported with. */
+  #callError(name: string, err: unknown): Error {
+    const server = this.upstream.server;
+    const e = err as { code?: number; data?: { reason?: string } };
+    if (err instanceof MessageTooLargeError) {
+      return new MessageTooLargeError(
+        `Upstream "${server}" ${err.message}; the upstream keeps running`,
+        {
+          messageBytes: err.messageBytes,
+          limitBytes: err.limitBytes,
+          code: err.code,
+        },
+        { cause: err },
+      );
+    }
+    if (e.data?.reason === "message_too_large") {
+      const d = err as { data: { message_bytes: number; limit_bytes: number } };
+      return new MessageTooLargeError(
+        `Upstream "${server}" answered tools/call "${name}" with ${
+          formatBytes(d.data.message_bytes)
+        }, over the proxy's message limit of ${
+          formatBytes(d.data.limit_bytes)
+        }; the answer was dropped and the upstream keeps running`,
+        {
+          messageBytes: d.data.message_bytes,
+          limitBytes: d.data.limit_bytes,
+          code: ANSWER_TOO_LARGE_CODE,
+        },
+        { cause: err },
+      );
+    }
+    if (err instanceof SyntaxError) {
+      return new UpstreamError(
+        server,
+        this.#state,
+        `upstream "${server}" ${err.message}`,
+        { cause: err },
+      );
+    }
+    if (this.#state !== "ready") {
+      return new UpstreamError(server, this.#state, this.describe(), {
+        cause: err,
+      });
+    }
+    if (e.code === -32001) {
+      const partial = this.#transport?.partialLine;
+      return new UpstreamError(
+        server,
+        "ready",
+        `upstream "${server}" did not answer ${name} within ${this.#timeoutMs} ms` +
+          (partial
+            ? `; it wrote ${partial.bytes} bytes of a line it did not end: ${
+              JSON.stringify(partial.text)
+            }`
+            : "") +
+          (this.#lastJunk
+            ? `; the last thing it wrote that was not an answer: ${this.#lastJunk}`
+            : ""),
+        { cause: err },
+      );
+    }
+    return err as Error;
+  }
+
+  /**
+   * Stop the upstream (its stdin closed; SIGTERM, then SIGKILL, each after
+   * the grace time); resolves once it is gone, whichever caller asked first.
+   */
   async close(): Promise<void> {
-    const c = this.#client;
+    const client = this.#client;
+    const transport = this.#transport; // also one still initializing
     this.#client = null;
+    this.#transport = null;
     this.#state = "idle";
-    await c?.close().catch(() => {});
+    if (client || transport) {
+      const stopping = Promise.all([client?.close(), transport?.close()])
+        .then(() => {}, () => {});
+      this.#stopping = stopping;
+      await stopping;
+      if (this.#stopping === stopping) this.#stopping = null;
+    } else {
+      await this.#stopping;
+    }
+    await this.#connecting?.catch(() => {});
   }
 }
 
