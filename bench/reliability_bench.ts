@@ -3,18 +3,31 @@
  * 200 times, a torn-tail sweep over every byte offset of a 4 KiB last
  * line, and a team database that never answers a query (every CLI call
  * errors within 10 s, the replicating server stops within 5 s); prints
- * what was lost (must be nothing).
+ * what was lost (must be nothing). Then hostile OTLP: a gzip bomb on
+ * `POST /v1/traces` (time to 413, the server's peak RSS above idle) and
+ * `/health` while a maximal OTLP request is recorded.
  *
  * @module
  */
-import { killOverHttp, stuckDatabase, tornTailSweep } from "./_reliability.ts";
+import {
+  gzipZeros,
+  killOverHttp,
+  otlpBomb,
+  otlpStall,
+  stuckDatabase,
+  tornTailSweep,
+} from "./_reliability.ts";
 import { printTable } from "./_table.ts";
+import { proxyOrphanRow } from "./_reliability_proxy.ts";
 
 /** Run the reliability benchmark. */
 export async function reliabilityBench(): Promise<void> {
   const a = await Deno.makeTempDir({ prefix: "harness_rel_" });
   const b = await Deno.makeTempDir({ prefix: "harness_rel_" });
   const c = await Deno.makeTempDir({ prefix: "harness_rel_" });
+  const d = await Deno.makeTempDir({ prefix: "harness_rel_" });
+  const e = await Deno.makeTempDir({ prefix: "harness_rel_" });
+  const f = await Deno.makeTempDir({ prefix: "harness_rel_" });
   try {
     const t0 = performance.now();
     const kill = await killOverHttp(a, 200);
@@ -23,7 +36,16 @@ export async function reliabilityBench(): Promise<void> {
     const t2 = performance.now();
     const stuck = await stuckDatabase(c);
     const slowest = Math.max(...stuck.calls.map((x) => x.ms));
+    const unpacked = 1024 * 1024 * 1024;
+    const bomb = await otlpBomb(d, await gzipZeros(unpacked), unpacked);
+    const grewMb = (bomb.peak_kib - bomb.idle_kib) / 1024;
+    const stalls = [
+      await otlpStall(e),
+      await otlpStall(f, { json: true, attributes: 8 }),
+    ];
+    const orphan = await proxyOrphanRow();
     printTable("Reliability", [
+      orphan,
       {
         name: `kill -9 over HTTP, ${kill.kills} times (${
           ((t1 - t0) / 1000).toFixed(0)
@@ -66,11 +88,53 @@ export async function reliabilityBench(): Promise<void> {
           ? "yes"
           : "NO",
       },
+      {
+        name: `gzip bomb on POST /v1/traces: 1 GiB of zeros in ${
+          (bomb.sent / 1024 / 1024).toFixed(2)
+        } MiB of gzip, to a serve process`,
+        value: `${bomb.status} after ${bomb.ms} ms; peak RSS ${
+          grewMb.toFixed(1)
+        } MB above idle (${(bomb.idle_kib / 1024).toFixed(0)} MB)${
+          bomb.peak_reset ? "" : " (peak not reset: since start)"
+        }; /health after: ${bomb.health_after ? "200" : "no answer"}`,
+        target: "413 < 1 s, peak < 64 MB above idle",
+        met: bomb.status === 413 && bomb.ms < 1000 && grewMb < 64 &&
+            bomb.health_after
+          ? "yes"
+          : "NO",
+      },
+      ...stalls.map((stall, k) => {
+        const health = [...stall.health_ms].sort((x, y) => x - y);
+        const slowestHealth = health[health.length - 1] ?? Infinity;
+        return {
+          name: `/health while a maximal OTLP ${
+            k === 0 ? "protobuf" : "JSON"
+          } request is recorded (${stall.spans.toLocaleString("en")} spans in ${
+            (stall.bytes / 1024 / 1024).toFixed(1)
+          } MiB, at the caps and past them)`,
+          value: `slowest ${slowestHealth.toFixed(0)} ms, median ${
+            (health[health.length >> 1] ?? 0).toFixed(0)
+          } ms over ${health.length} asks; the request ${
+            (stall.ms / 1000).toFixed(1)
+          } s, ${
+            stall.stored_spans.toLocaleString("en")
+          } spans stored, ${stall.rejected} refused ("${stall.message}")`,
+          target: "every /health < 100 ms; spans past the cap refused",
+          met: stall.status === 200 && slowestHealth < 100 &&
+              stall.rejected === stall.spans - stall.stored_spans &&
+              stall.rejected > 0
+            ? "yes"
+            : "NO",
+        };
+      }),
     ]);
   } finally {
     await Deno.remove(a, { recursive: true }).catch(() => {});
     await Deno.remove(b, { recursive: true }).catch(() => {});
     await Deno.remove(c, { recursive: true }).catch(() => {});
+    await Deno.remove(d, { recursive: true }).catch(() => {});
+    await Deno.remove(e, { recursive: true }).catch(() => {});
+    await Deno.remove(f, { recursive: true }).catch(() => {});
   }
 }
 

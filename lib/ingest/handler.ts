@@ -10,7 +10,7 @@
  * | `GET /captures` | 200 list of capture records |
  * | `GET /capture/<id>/summary` | 200 inspection (episodes, counts, fidelity, chain); 404 unknown capture |
  * | `/v1/…` (model APIs) | forwarded to the upstream and recorded: see `lib/model_gateway/` |
- * | `POST /v1/traces` | OTLP/HTTP traces (protobuf or JSON, gzip): 200 with the OTLP answer (partial success counts refused spans); 400 not OTLP; 415 other types |
+ * | `POST /v1/traces` | OTLP/HTTP traces (protobuf or JSON, gzip): 200 with the OTLP answer (partial success counts refused spans, those past the caps included); 400 not OTLP; 409 finished capture; 413 too large (gzip unpacked in bounded slices); 415 other types; 422 bad capture id |
  * | `GET /health` | 200 `{ok, root, pid, stats}` (`ok: false` when a part in `healthExtra` says so) |
  * | `POST /admin/shutdown` | with the pid file's admin key: 200, then the server stops |
  * | anything else | 404, or 405 with `Allow` for a known path and wrong method |

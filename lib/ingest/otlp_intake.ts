@@ -1,22 +1,37 @@
 /**
  * `POST /v1/traces`: OTLP/HTTP traces in (`application/x-protobuf` or
  * `application/json`, optionally gzip), mapped as `import --format otlp`
- * maps a file ({@linkcode mapOtlp}) into a capture chosen by the
+ * maps a file (`mapOtlp`) into a capture chosen by the
  * `x-harness-capture` header, else the resource attribute
  * `harness.capture_id`, else the active capture, else `default`. Event ids
  * are derived from trace and span ids, and ids already in the capture are
  * skipped, so spans sent twice are stored once. Spans with invalid ids are
  * refused one by one and counted in the OTLP partial-success answer.
  *
+ * Bounded: a gzip body is unpacked a slice at a time up to the body limit
+ * (`bounded_gunzip.ts`); a request takes at most 10,000 spans and 200,000
+ * attributes (1,024 on one span), the rest refused in the partial success
+ * with the cap named (`lib/otel/bounded_caps.ts`); and unpacking,
+ * decoding, mapping and storing run in slices of a few ms with a turn of
+ * the event loop between them (`lib/otel/bounded_steps.ts`), so every other
+ * route answers meanwhile. OTLP requests are worked one at a time, in the
+ * order their bodies arrived. Errors answer as on every route
+ * ({@linkcode errorAnswer}): 409 for a finished capture, 413 too large, 422
+ * a bad capture id, 400 a body that is not OTLP.
+ *
  * @module
  */
 import type { HarnessStore } from "../store/store.ts";
 import type { UnsealedEvent } from "../trace/event.ts";
 import { validateId } from "../trace/ids.ts";
-import { mapOtlp, parseOtlp } from "../otel/import.ts";
+import { type MapOtlpResult, mapOtlpSteps } from "../otel/import.ts";
 import type { OtlpTraces } from "../otel/otlp_types.ts";
+import type { BoundedOtlp, OtlpLimits } from "../otel/bounded_caps.ts";
+import { readOtlpSteps } from "../otel/bounded_decode.ts";
+import { TimeSlicer } from "../otel/bounded_steps.ts";
 import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
-import { json, messageOf, PayloadTooLargeError } from "./errors.ts";
+import { errorAnswer, json, messageOf, statusOf } from "./errors.ts";
+import { gunzipBounded } from "./bounded_gunzip.ts";
 
 /** Options of {@linkcode createOtlpIntake}. */
 export interface OtlpIntakeOptions {
@@ -26,20 +41,36 @@ export interface OtlpIntakeOptions {
   activeCapture?: () => string | null;
   /** Capture when nothing else names one. @default "default" */
   defaultCaptureId?: string;
+  /**
+   * Caps on spans and attributes per request.
+   * @default the `DEFAULT_MAX_OTLP_*` caps of `lib/otel/bounded_caps.ts`
+   */
+  limits?: OtlpLimits;
+  /**
+   * Most time a request's work holds the event loop at once, in ms.
+   * @default DEFAULT_SLICE_MS (5)
+   */
+  sliceMs?: number;
 }
 
 /** Counters of the intake (on `/health` under `stats`). */
 export interface OtlpIntakeStats {
   /** Spans mapped and stored (or already stored). */
   otlp_spans: number;
-  /** Spans refused (invalid ids). */
+  /** Spans refused (invalid ids, past a cap). */
   otlp_rejected_spans: number;
   /** Events skipped because the capture had them (repeated sends). */
   otlp_duplicate_events: number;
 }
 
+/** A request's resource (its attributes may name the capture). */
+type OtlpResource = OtlpTraces["resourceSpans"][number]["resource"];
+
 /** Trace ids remembered per capture (their episode), before forgetting. */
 const TRACES_KEPT = 100_000;
+
+/** Events stored at once (~1 ms), between turns of the event loop. */
+const EMIT_BATCH = 128;
 
 /** A request body as bytes, when the request can give them. */
 type WithBytes = IngestRequest & {
@@ -52,32 +83,28 @@ async function body(req: WithBytes, limit: number): Promise<Uint8Array> {
   return new TextEncoder().encode(await req.text(limit));
 }
 
-async function gunzip(bytes: Uint8Array, limit: number): Promise<Uint8Array> {
-  const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream()
-    .pipeThrough(new DecompressionStream("gzip"));
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const c of stream) {
-    size += c.length;
-    if (size > limit) throw new PayloadTooLargeError(limit);
-    chunks.push(c);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.length;
-  }
-  return all;
+/** `n` as a protobuf varint. */
+function varint(n: number): number[] {
+  const out: number[] = [];
+  for (; n >= 128; n = Math.floor(n / 128)) out.push((n % 128) | 0x80);
+  out.push(n);
+  return out;
 }
 
-/** The OTLP protobuf answer, when it can travel as text (small numbers). */
-function protobufAnswer(rejected: number, message: string): string | null {
-  if (rejected === 0) return "";
-  const msg = message.slice(0, 100);
-  if (rejected > 127 || /[^\x20-\x7e]/.test(msg)) return null;
-  const inner = String.fromCharCode(0x08, rejected, 0x12, msg.length) + msg;
-  return String.fromCharCode(0x0a, inner.length) + inner;
+/**
+ * The OTLP protobuf answer: an `ExportTraceServiceResponse` whose
+ * `partial_success` (field 1) holds `rejected_spans` (1) and
+ * `error_message` (2); empty when nothing was refused.
+ */
+function protobufAnswer(rejected: number, message: string): Uint8Array {
+  if (rejected === 0) return new Uint8Array();
+  const text = new TextEncoder().encode(message);
+  const inner = [0x08, ...varint(rejected), 0x12, ...varint(text.length)];
+  const head = [0x0a, ...varint(inner.length + text.length), ...inner];
+  const out = new Uint8Array(head.length + text.length);
+  out.set(head);
+  out.set(text, head.length);
+  return out;
 }
 
 /** The OTLP answer: partial success when spans were refused, as protobuf or JSON. */
@@ -87,14 +114,12 @@ function reply(
   protobuf: boolean,
 ): IngestAnswer {
   if (protobuf) {
-    const text = protobufAnswer(rejected, message);
-    if (text !== null) {
-      return {
-        status: 200,
-        headers: { "content-type": "application/x-protobuf" },
-        body: text,
-      };
-    }
+    return {
+      status: 200,
+      headers: { "content-type": "application/x-protobuf" },
+      body: null,
+      raw: protobufAnswer(rejected, message),
+    };
   }
   return json(
     200,
@@ -109,16 +134,30 @@ function reply(
   );
 }
 
-// Over 80 lines: record and answer are closures over the route's counters and seen-event sets.
+/**
+ * The answer to an error before anything is stored: 413 and 422 as every
+ * route answers them, anything else a body that is not OTLP (400).
+ */
+function readFailed(err: unknown): IngestAnswer {
+  const status = statusOf(err);
+  if (status === 413 || status === 422) return errorAnswer(err);
+  return errorAnswer(
+    new SyntaxError(`Not an OTLP traces request (${messageOf(err)})`, {
+      cause: err,
+    }),
+  );
+}
+
+// Over 80 lines: record, store, answer and work are closures over the route's counters, seen-event sets and queue.
 /**
  * Build the route.
  *
- * @param store The store it appends to.
+ * @param harness The store it appends to.
  * @param options Body limit and capture routing.
  * @returns The route's answer function and its counters.
  */
 export function createOtlpIntake(
-  store: HarnessStore,
+  harness: HarnessStore,
   options: OtlpIntakeOptions,
 ): {
   answer: (req: IngestRequest) => Promise<IngestAnswer>;
@@ -136,10 +175,10 @@ export function createOtlpIntake(
     let set = seen.get(cap);
     if (set) return set;
     set = new Set();
-    if (store.hasCapture(cap)) {
-      store.flush();
+    if (harness.hasCapture(cap)) {
+      harness.flush();
       for (
-        const row of store.index.query(
+        const row of harness.index.query(
           "SELECT event_id FROM event_index WHERE capture_id = ? AND event_id LIKE 'evt_otlp_%'",
           cap,
         )
@@ -149,13 +188,15 @@ export function createOtlpIntake(
     return set;
   }
 
-  function captureOf(req: IngestRequest, rs: OtlpTraces["resourceSpans"][0]) {
+  function captureOf(req: IngestRequest, resource: OtlpResource) {
     const header = req.header("x-harness-capture");
-    const attr = rs?.resource?.attributes?.find((a) =>
-      a.key === "harness.capture_id"
-    );
-    const fromAttr = attr && "stringValue" in attr.value
-      ? attr.value.stringValue
+    const list = resource?.attributes;
+    const attr = Array.isArray(list)
+      ? list.find((a) => a?.key === "harness.capture_id")
+      : undefined;
+    const value = attr?.value as { stringValue?: unknown } | undefined;
+    const fromAttr = typeof value?.stringValue === "string"
+      ? value.stringValue
       : null;
     return validateId(
       "capture",
@@ -164,82 +205,162 @@ export function createOtlpIntake(
     );
   }
 
-  /** Store the spans' events (each once); count and say what was refused. */
-  function record(
+  /**
+   * Map and store one trace after another (what a request holds at once
+   * is one trace's spans and events); say what was refused. A trace that
+   * cannot be decoded or mapped is refused, not the request.
+   */
+  async function record(
     req: IngestRequest,
-    data: OtlpTraces,
-  ): { rejected: number; message: string } {
+    read: BoundedOtlp,
+    slicer: TimeSlicer,
+  ): Promise<{ rejected: number; message: string }> {
     let rejected = 0;
     const reasons: string[] = [];
-    const out = new Map<string, UnsealedEvent[]>();
-    for (const rs of data.resourceSpans) {
-      const cap = captureOf(req, rs);
+    const refuse = (count: number, reason: string) => {
+      rejected += count;
+      stats.otlp_rejected_spans += count;
+      if (reasons.length < 6) reasons.push(reason);
+    };
+    for (const r of read.refused) refuse(r.count, `${r.count} ${r.reason}`);
+    // Every capture is named before anything is stored (a bad id is 422).
+    const named = new Map<OtlpResource, string>();
+    for (const t of read.traces) {
+      if (!named.has(t.resource)) {
+        named.set(t.resource, captureOf(req, t.resource));
+      }
+    }
+    for (const trace of read.traces) {
+      const cap = named.get(trace.resource)!;
       let byTrace = episodes.get(cap);
       if (!byTrace) episodes.set(cap, byTrace = new Map());
       if (byTrace.size > TRACES_KEPT) byTrace.clear();
-      const r = mapOtlp({ resourceSpans: [rs] }, {
-        captureId: cap,
-        partial: true,
-        finishAll: false,
-        episodeOf: byTrace,
-        provenance: { transport: "otlp/http" },
-      });
-      rejected += r.rejected.length;
-      for (const x of r.rejected.slice(0, 3)) reasons.push(x.reason);
-      stats.otlp_spans += r.spans;
-      const have = seenIn(cap);
-      const list = out.get(cap) ?? [];
-      for (const ep of r.episodes) {
-        for (const ev of ep.events) {
-          if (have.has(ev.event_id)) stats.otlp_duplicate_events++;
-          else {
-            have.add(ev.event_id);
-            list.push(ev);
-          }
-        }
+      let mapped: MapOtlpResult;
+      try {
+        const spans = await slicer.run(trace.spans());
+        mapped = await slicer.run(mapOtlpSteps({
+          resourceSpans: [{
+            resource: trace.resource,
+            scopeSpans: [{ scope: { name: "", version: "" }, spans }],
+          }],
+        }, {
+          captureId: cap,
+          partial: true,
+          finishAll: false,
+          episodeOf: byTrace,
+          provenance: { transport: "otlp/http" },
+        }));
+      } catch (err) {
+        refuse(
+          trace.count,
+          `${trace.count} in a trace that cannot be read (${messageOf(err)})`,
+        );
+        continue;
       }
-      out.set(cap, list);
+      for (const x of mapped.rejected) refuse(1, x.reason);
+      stats.otlp_spans += mapped.spans;
+      for (const ep of mapped.episodes) await store(cap, ep.events, slicer);
     }
-    for (const [cap, list] of out) {
-      if (list.length) store.sink(cap).emitMany(list);
-    }
-    stats.otlp_rejected_spans += rejected;
     const message = rejected
-      ? `${rejected} spans refused: ${reasons.join("; ")}`
+      ? `${rejected} ${rejected === 1 ? "span" : "spans"} refused: ${
+        reasons.join("; ")
+      }`
       : "";
     return { rejected, message };
+  }
+
+  /**
+   * Store events (each once), a batch at a time with a turn of the event
+   * loop between; another request may store between two batches.
+   */
+  async function store(
+    cap: string,
+    events: UnsealedEvent[],
+    slicer: TimeSlicer,
+  ): Promise<void> {
+    const have = seenIn(cap);
+    for (let i = 0; i < events.length;) {
+      const batch: UnsealedEvent[] = [];
+      for (; i < events.length && batch.length < EMIT_BATCH; i++) {
+        const ev = events[i];
+        if (have.has(ev.event_id)) stats.otlp_duplicate_events++;
+        else {
+          have.add(ev.event_id);
+          batch.push(ev);
+        }
+      }
+      try {
+        if (batch.length) harness.sink(cap).emitMany(batch);
+      } catch (err) {
+        for (const ev of batch) have.delete(ev.event_id);
+        throw err;
+      }
+      await slicer.pause();
+    }
+  }
+
+  /** The work of the requests taken so far (see `oneAtATime`). */
+  let queue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Run requests' work one at a time, in the order their bodies arrived:
+   * the spans of one trace sent in several requests (an exporter that
+   * sends each span as it ends) get the episode the first request chose,
+   * as when each request was one synchronous step.
+   */
+  function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const run = queue.then(work);
+    queue = run.catch(() => {});
+    return run;
   }
 
   async function answer(req: IngestRequest): Promise<IngestAnswer> {
     const type = (req.header("content-type") ?? "").split(";")[0].trim()
       .toLowerCase();
     const protobuf = type === "application/x-protobuf";
+    let bytes: Uint8Array;
     try {
-      let bytes = await body(req as WithBytes, options.maxBodyBytes);
-      const encoding = (req.header("content-encoding") ?? "").toLowerCase();
-      if (encoding === "gzip") {
-        bytes = await gunzip(bytes, options.maxBodyBytes);
-      } else if (encoding && encoding !== "identity") {
-        return json(415, {
-          ok: false,
-          error:
-            `Content-Encoding ${encoding} is not supported: send gzip or none`,
+      bytes = await body(req as WithBytes, options.maxBodyBytes);
+    } catch (err) {
+      return readFailed(err);
+    }
+    const encoding = (req.header("content-encoding") ?? "").toLowerCase();
+    if (encoding && encoding !== "gzip" && encoding !== "identity") {
+      return json(415, {
+        ok: false,
+        error:
+          `Content-Encoding ${encoding} is not supported: send gzip or none`,
+      });
+    }
+    return await oneAtATime(() =>
+      work(req, bytes, encoding === "gzip", protobuf)
+    );
+  }
+
+  /** Unpack, read, map and store one request, in slices. */
+  async function work(
+    req: IngestRequest,
+    bytes: Uint8Array,
+    gzip: boolean,
+    protobuf: boolean,
+  ): Promise<IngestAnswer> {
+    const slicer = new TimeSlicer({ sliceMs: options.sliceMs });
+    let read: BoundedOtlp;
+    try {
+      if (gzip) {
+        bytes = await gunzipBounded(bytes, options.maxBodyBytes, {
+          pause: () => slicer.pause(),
         });
       }
-      const data = parseOtlp(bytes);
-      if (!Array.isArray(data?.resourceSpans)) {
-        throw new SyntaxError("The body has no resourceSpans list");
-      }
-      const { rejected, message } = record(req, data);
+      read = await slicer.run(readOtlpSteps(bytes, options.limits));
+    } catch (err) {
+      return readFailed(err);
+    }
+    try {
+      const { rejected, message } = await record(req, read, slicer);
       return reply(rejected, message, protobuf);
     } catch (err) {
-      if (err instanceof PayloadTooLargeError) {
-        return json(413, { ok: false, error: err.message });
-      }
-      return json(400, {
-        ok: false,
-        error: `Not an OTLP traces request (${messageOf(err)})`,
-      });
+      return errorAnswer(err);
     }
   }
   return { answer, stats };

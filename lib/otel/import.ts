@@ -32,6 +32,7 @@ import {
   TRACE_ID,
 } from "./otlp_types.ts";
 import { attrs, first, iso, kindOf, parseValue } from "./_attrs.ts";
+import { runSteps } from "./bounded_steps.ts";
 import {
   chatItem,
   eventId,
@@ -156,14 +157,30 @@ export function mapOtlp(
   data: OtlpTraces,
   options: MapOtlpOptions,
 ): MapOtlpResult {
+  return runSteps(mapOtlpSteps(data, options));
+}
+
+/**
+ * {@linkcode mapOtlp} as stepped work: it yields after each span, so a
+ * time slicer (`bounded_steps.ts`) can run it beside other requests.
+ *
+ * @param data The request (JSON mapping).
+ * @param options Capture, provenance, partial mode.
+ * @returns The work; it returns what {@linkcode mapOtlp} returns.
+ * @throws {ImportError} Naming the span that is wrong (not in partial mode).
+ */
+export function* mapOtlpSteps(
+  data: OtlpTraces,
+  options: MapOtlpOptions,
+): Generator<void, MapOtlpResult> {
   if (!Array.isArray(data?.resourceSpans)) {
     throw new ImportError("file", "OTLP JSON has a resourceSpans list");
   }
   const spans: Found[] = [];
   const rejected: OtlpRejection[] = [];
-  data.resourceSpans.forEach((rs, i) =>
-    (rs?.scopeSpans ?? []).forEach((ss, j) =>
-      (ss?.spans ?? []).forEach((span, k) => {
+  for (const [i, rs] of data.resourceSpans.entries()) {
+    for (const [j, ss] of (rs?.scopeSpans ?? []).entries()) {
+      for (const [k, span] of (ss?.spans ?? []).entries()) {
         const where = `resourceSpans[${i}].scopeSpans[${j}].spans[${k}]`;
         const why = problem(span);
         if (why && !options.partial) throw new ImportError(where, why);
@@ -176,9 +193,10 @@ export function mapOtlp(
           }
           spans.push({ span, where, m: attrs(span.attributes) });
         }
-      })
-    )
-  );
+        yield;
+      }
+    }
+  }
   const byTrace = new Map<string, Found[]>();
   for (const s of spans) {
     const list = byTrace.get(s.span.traceId) ?? [];
@@ -187,7 +205,7 @@ export function mapOtlp(
   }
   const episodes: MapOtlpResult["episodes"] = [];
   for (const [traceId, list] of byTrace) {
-    episodes.push(mapTrace(traceId, list, options));
+    episodes.push(yield* mapTrace(traceId, list, options));
   }
   return { episodes, rejected, spans: spans.length };
 }
@@ -213,11 +231,11 @@ function episodeIdOf(
   return episodeId;
 }
 
-function mapTrace(
+function* mapTrace(
   traceId: string,
   list: Found[],
   options: MapOtlpOptions,
-): { episode_id: string; events: UnsealedEvent[] } {
+): Generator<void, { episode_id: string; events: UnsealedEvent[] }> {
   const cap = options.captureId;
   const root = list.find((s) => kindOf(s.m) === "agent") ??
     list.find((s) => !s.span.parentSpanId) ?? list[0];
@@ -254,12 +272,16 @@ function mapTrace(
     }, { timestamp: iso(startNanos) }),
   );
   // Messages: one event per distinct (role, text, occurrence) in the episode.
-  for (const s of list) messageItems(s, episodeId, out);
+  for (const s of list) {
+    messageItems(s, episodeId, out);
+    yield;
+  }
   const kinds = new Map(list.map((s) => [s.span.spanId, kindOf(s.m)]));
   for (const s of list) {
     const kind = kinds.get(s.span.spanId);
     if (kind === "tool") toolItems(s, traceId, kinds, out);
     else if (kind === "chat") chatItem(s, traceId, out);
+    yield;
   }
   const success = root.m.get("harness.outcome.success");
   if (typeof success === "boolean") {
