@@ -3,7 +3,9 @@
  * `deno task bench ingest --baseline DIR` also measures this checkout's
  * ingest server against another checkout's (e.g. a `git worktree` of an
  * older commit) in interleaved rounds. `deno task bench gateway` measures the
- * latency the model gateway adds against going straight to the upstream.
+ * latency the model gateway adds against going straight to the upstream;
+ * `deno task bench gateway --loop` runs the closed loop through it (a
+ * compiled package served inside an unmodified agent, `gateway_loop.ts`).
  *
  * @module
  */
@@ -35,7 +37,10 @@ if (only === "reliability") await reliabilityBench();
 if (only === "replicate") await replicateBench();
 if (!only || only === "export") await exportBench();
 if (only === "report") await reportBench();
-if (only === "gateway") {
+if (only === "gateway" && Deno.args.includes("--loop")) {
+  const { gatewayLoop } = await import("./gateway_loop.ts");
+  await gatewayLoop(Deno.args.slice(1));
+} else if (only === "gateway") {
   const { gatewayBench } = await import("./gateway_bench.ts");
   await gatewayBench(Deno.args.slice(1));
 }

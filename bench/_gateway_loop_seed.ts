@@ -1,0 +1,183 @@
+/**
+ * One seed of the gateway loop (`gateway_loop.ts`): the training tasks run
+ * through arm (a)'s gateway into a capture of their own, their outcomes
+ * marked (τ²'s recorded reward), the capture's successful episodes
+ * compiled, an arm (b) gateway opened to serve the package, and each
+ * judged task run through both arms.
+ *
+ * @module
+ */
+import type { HarnessStore } from "../lib/store/mod.ts";
+import { CaptureCoordinator } from "../lib/control/coordinator.ts";
+import { loadEpisodes } from "../lib/lineage/episodes.ts";
+import type { Episode } from "../lib/lineage/records.ts";
+import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
+import { GatewayDriver } from "../lib/runtime/gateway_driver.ts";
+import type { TauData } from "../lib/eval/tau_data.ts";
+import { splitFor } from "../lib/eval/split_eval.ts";
+import {
+  type Script,
+  scriptFromTau2,
+  type Tau2Simulation,
+} from "../lib/eval/scripted_model.ts";
+import type { ServedPackage } from "../lib/model_gateway/serving.ts";
+import { type AnthropicClient, loadAnthropic } from "./_anthropic_sdk.ts";
+import {
+  type Arm,
+  type EpisodeContext,
+  type LoopWire,
+  runEpisode,
+} from "./_gateway_episode.ts";
+import type { LoopSeedRun } from "./_gateway_loop_report.ts";
+
+/** Everything the seeds share. */
+export interface SeedSetup extends EpisodeContext {
+  /** The loaded τ² file. */
+  data: TauData;
+  /** Its simulations, in file order. */
+  simulations: Tau2Simulation[];
+  /** Judge on the validation part of the training split. */
+  validate: boolean;
+  /** Arm (a): one gateway recording every seed's captures. */
+  armA: Arm;
+  /** Arm (a)'s store. */
+  armAStore: HarnessStore;
+  /** Opens an arm (b) gateway serving a package. */
+  openArmB: (
+    pkg: ServedPackage,
+  ) => Promise<Arm & { [Symbol.asyncDispose](): Promise<void> }>;
+}
+
+/** The outcome an episode's capture holds (`episode.outcome`), or null. */
+function outcomeOf(ep: Episode): boolean | null {
+  const ev = ep.events.findLast((x) =>
+    x.kind === "annotation" && x.payload.type === "episode.outcome"
+  );
+  return ev ? ev.payload.success === true : null;
+}
+
+/**
+ * An Anthropic client of a gateway.
+ *
+ * @param url The gateway's URL (the SDK's base URL).
+ * @returns The client.
+ */
+export async function anthropicClient(url: string): Promise<AnthropicClient> {
+  const Anthropic = await loadAnthropic();
+  return new Anthropic({
+    baseURL: url,
+    apiKey: "sk-bench-not-a-key",
+    maxRetries: 0,
+  });
+}
+
+// Over 80 lines: one seed in the order it runs (training capture, compile, arm (b)'s gateway, held-out episodes).
+/**
+ * One seed on one wire: arm (a)'s training capture, its outcomes, the
+ * compile, arm (b)'s gateway, then each judged episode through both arms.
+ *
+ * @param setup What the seeds share.
+ * @param seed Split seed.
+ * @param wire Client and route.
+ * @returns The seed's runs.
+ * @throws {Error} When the compiler chose the tree form.
+ */
+export async function runSeed(
+  setup: SeedSetup,
+  seed: number,
+  wire: LoopWire,
+): Promise<LoopSeedRun> {
+  const t0 = performance.now();
+  const { train, held } = splitFor(setup.data.episodes, seed, {
+    validate: setup.validate,
+  });
+  const index = new Map(setup.data.episodes.map((e, i) => [e.id, i]));
+  const scriptOf = (id: string): Script =>
+    scriptFromTau2(setup.simulations[index.get(id)!]);
+  const prefix = `${wire}_s${seed}`;
+  const trainCapture = `${prefix}_train`;
+  const trainStatus: Record<string, string> = {};
+  for (const e of train) {
+    const r = await runEpisode(setup, {
+      arm: setup.armA,
+      wire,
+      episode: e,
+      script: scriptOf(e.id),
+      capture: trainCapture,
+    });
+    if (r.status.startsWith("error")) trainStatus[e.id] = r.status;
+  }
+  await setup.armA.server.modelGateway!.settled();
+  const trainMs = performance.now() - t0;
+  const coordinator = new CaptureCoordinator(setup.armAStore);
+  for (const e of train) {
+    const sim = setup.simulations[index.get(e.id)!] as Tau2Simulation & {
+      reward_info?: { reward?: number };
+    };
+    const reward = sim.reward_info?.reward ?? 0;
+    coordinator.markOutcome(trainCapture, e.id, {
+      success: reward >= 1,
+      outcome: { reward },
+    });
+  }
+  const captured = await loadEpisodes(setup.armAStore, trainCapture);
+  const ok = captured.filter((ep) => outcomeOf(ep) === true);
+  const tc = performance.now();
+  const compiled = compileBehavior(ok, { name: "tau", effects: setup.effects });
+  const compileMs = performance.now() - tc;
+  const pkg = compiled.package;
+  const root = pkg.ir.nodes[pkg.ir.root];
+  if (root?.kind !== "agent") {
+    throw new Error(
+      `seed ${seed}: the compiler chose the tree form; the gateway serves agent-form packages`,
+    );
+  }
+  await using armB = await setup.openArmB(new GatewayDriver(pkg));
+  if (wire === "anthropic") {
+    armB.anthropic = await anthropicClient(armB.server.url);
+  }
+  const episodes: LoopSeedRun["episodes"] = [];
+  for (const e of held) {
+    if (!e.truth.length) continue;
+    const script = scriptOf(e.id);
+    const capture = `${prefix}_heldout`;
+    const a = await runEpisode(setup, {
+      arm: setup.armA,
+      wire,
+      episode: e,
+      script,
+      capture,
+    });
+    const b = await runEpisode(setup, {
+      arm: armB,
+      wire,
+      episode: e,
+      script,
+      capture,
+    });
+    episodes.push({
+      id: e.id,
+      recorded_success: e.norm.success === true,
+      a,
+      b,
+    });
+  }
+  await setup.armA.server.modelGateway!.settled();
+  await armB.server.modelGateway!.settled();
+  return {
+    seed,
+    wire,
+    train: train.length,
+    train_captured: captured.length,
+    train_compiled: ok.length,
+    train_errors: trainStatus,
+    lookups: root.lookups,
+    package: pkg.manifest.name + "@" + pkg.digest.slice(7, 19),
+    train_ms: Math.round(trainMs),
+    compile_ms: Math.round(compileMs),
+    record_misses: setup.armA.server.modelGateway!.stats.record_misses +
+      armB.server.modelGateway!.stats.record_misses,
+    episodes,
+    wall_ms: Math.round(performance.now() - t0),
+  };
+}
