@@ -80,21 +80,33 @@ export interface ChoiceValue {
   data: boolean;
 }
 
+/** Most candidates named in words beside "text the user wrote". */
+export const MAX_NAMED_CANDIDATES = 12;
+
 /**
  * An argument's candidates as shown to the model. The user's text admits
  * values no list can hold: the model is told, not given an enum it could
- * not leave. An argument that also takes values from the data has no
- * candidate until the data is in the conversation (the tool is not offered
- * before).
+ * not leave; of the other candidates it is told those the user did not
+ * write (the user's words are in the conversation already), at most
+ * {@linkcode MAX_NAMED_CANDIDATES}, and how many more the results above
+ * hold (the check still takes every candidate). An argument that also takes
+ * values from the data has no candidate until the data is in the
+ * conversation (the tool is not offered before).
  */
-function shownCandidates(c: ChoiceValue | null): unknown[] | string {
+function shownCandidates(
+  c: ChoiceValue | null,
+  userSaid: (value: unknown) => boolean,
+): unknown[] | string {
   if (c === null) return "free text";
   if (!c.text || (c.data && c.values.length === 0)) return c.values;
-  if (!c.values.length) return "text the user wrote";
-  return `text the user wrote, or one of ${
-    c.values.map((v) => typeof v === "string" ? v : JSON.stringify(v)).join(
-      ", ",
-    )
+  const rest = c.values.filter((v) => !userSaid(v));
+  if (!rest.length) return "text the user wrote";
+  const named = rest.slice(0, MAX_NAMED_CANDIDATES).map((v) =>
+    typeof v === "string" ? v : JSON.stringify(v)
+  ).join(", ");
+  const more = rest.length - MAX_NAMED_CANDIDATES;
+  return `text the user wrote, or one of ${named}${
+    more > 0 ? `, or one of ${more} more in the results above` : ""
   }`;
 }
 
@@ -289,11 +301,15 @@ export class AgentEngine {
    * @returns Tool → argument path → values or a note.
    */
   choiceCandidates(): Record<string, Record<string, unknown[] | string>> {
+    const said = this.#user.join("\n");
+    const userSaid = (v: unknown) =>
+      (typeof v === "string" || typeof v === "number") && String(v) !== "" &&
+      said.includes(String(v));
     const out: Record<string, Record<string, unknown[] | string>> = {};
     for (const [tool, args] of Object.entries(this.choiceValues())) {
       out[tool] = {};
       for (const [path, c] of Object.entries(args)) {
-        out[tool][path] = shownCandidates(c);
+        out[tool][path] = shownCandidates(c, userSaid);
       }
     }
     return out;
