@@ -769,15 +769,22 @@ export class ModelGateway {
     this.stats.queued = this.#queue.length;
     if (!this.#draining) {
       this.#draining = true;
-      // After the answer's bytes are handed to the connection.
-      setTimeout(() => this.#drain(), 0);
+      // After the answer's bytes are handed to the connection, and the
+      // requests that follow at once are on their way.
+      setTimeout(() => this.#drain(), RECORD_DELAY_MS);
     }
   }
 
+  /**
+   * Record what waits, a slice at a time: after each slice of about a
+   * millisecond the loop yields, so requests that arrived meanwhile are
+   * answered before the rest is recorded.
+   */
   #drain(): void {
-    // The active capture is read once per round, not per exchange.
+    // The active capture is read once per slice, not per exchange.
     let active: string | null = null;
     const defaultCapture = () => active ??= this.#ctx.defaultCapture();
+    const until = performance.now() + RECORD_SLICE_MS;
     try {
       for (let p = this.#queue.shift(); p; p = this.#queue.shift()) {
         this.stats.queued = this.#queue.length;
@@ -794,11 +801,13 @@ export class ModelGateway {
         } catch (err) {
           this.#miss(`recording failed: ${(err as Error).message}`);
         }
+        if (performance.now() >= until) break;
       }
     } finally {
-      this.#draining = false;
       this.stats.queued = this.#queue.length;
       this.stats.pending_calls = this.#book.sizes.pending_calls;
+      if (this.#queue.length > 0) setTimeout(() => this.#drain(), 0);
+      else this.#draining = false;
     }
   }
 
@@ -852,6 +861,16 @@ function errorOf(
       : `the upstream answered ${status}`,
   };
 }
+
+/**
+ * How long answered exchanges wait to be recorded, together: recording is
+ * work on the server's one thread, kept out of the way of requests that
+ * follow at once (an agent's next request, others' requests).
+ */
+const RECORD_DELAY_MS = 10;
+
+/** Milliseconds of recording before the loop yields to requests. */
+const RECORD_SLICE_MS = 1;
 
 /** Re-asks after a refused answer, at most. */
 const MAX_REASKS = 2;
