@@ -8,6 +8,7 @@
 import type { ExposedTool } from "../trace/tool_events.ts";
 import { messageHash } from "./message_hash.ts";
 import {
+  exposedTool,
   isObject,
   type NormMessage,
   type NormResponse,
@@ -109,14 +110,7 @@ function toolsOf(body: Record<string, unknown>): ExposedTool[] {
   const out: ExposedTool[] = [];
   for (const t of Array.isArray(body.tools) ? body.tools : []) {
     if (!isObject(t) || typeof t.name !== "string") continue;
-    out.push({
-      name: t.name,
-      logical_id: null,
-      ...(typeof t.description === "string"
-        ? { description: t.description }
-        : {}),
-      ...(t.input_schema !== undefined ? { input_schema: t.input_schema } : {}),
-    });
+    out.push(exposedTool(t.name, t.description, t.input_schema));
   }
   return out;
 }

@@ -7,6 +7,7 @@
 import type { ExposedTool } from "../trace/tool_events.ts";
 import { messageHash } from "./message_hash.ts";
 import {
+  exposedTool,
   isObject,
   type NormMessage,
   type NormResponse,
@@ -106,14 +107,7 @@ function toolsOf(body: Record<string, unknown>): ExposedTool[] {
   for (const t of tools) {
     const fn = isObject(t) && isObject(t.function) ? t.function : null;
     if (!fn || typeof fn.name !== "string") continue;
-    out.push({
-      name: fn.name,
-      logical_id: null,
-      ...(typeof fn.description === "string"
-        ? { description: fn.description }
-        : {}),
-      ...(fn.parameters !== undefined ? { input_schema: fn.parameters } : {}),
-    });
+    out.push(exposedTool(fn.name, fn.description, fn.parameters));
   }
   return out;
 }

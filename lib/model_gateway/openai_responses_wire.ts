@@ -8,6 +8,7 @@ import type { ExposedTool } from "../trace/tool_events.ts";
 import { messageHash } from "./message_hash.ts";
 import { contentText } from "./openai_chat_wire.ts";
 import {
+  exposedTool,
   isObject,
   type NormMessage,
   type NormResponse,
@@ -102,14 +103,7 @@ function toolsOf(body: Record<string, unknown>): ExposedTool[] {
   const out: ExposedTool[] = [];
   for (const t of Array.isArray(body.tools) ? body.tools : []) {
     if (!isObject(t) || typeof t.name !== "string") continue;
-    out.push({
-      name: t.name,
-      logical_id: null,
-      ...(typeof t.description === "string"
-        ? { description: t.description }
-        : {}),
-      ...(t.parameters !== undefined ? { input_schema: t.parameters } : {}),
-    });
+    out.push(exposedTool(t.name, t.description, t.parameters));
   }
   return out;
 }

@@ -146,6 +146,27 @@ export class WireShapeError extends Error {
   }
 }
 
+/**
+ * A tool a request offers, as `toolset.exposed` records it.
+ *
+ * @param name Its name.
+ * @param description Its description, when a string.
+ * @param schema Its input schema, when given.
+ * @returns The exposed tool.
+ */
+export function exposedTool(
+  name: string,
+  description: unknown,
+  schema: unknown,
+): ExposedTool {
+  return {
+    name,
+    logical_id: null,
+    ...(typeof description === "string" ? { description } : {}),
+    ...(schema !== undefined ? { input_schema: schema } : {}),
+  };
+}
+
 /** Whether a value is a plain object. */
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);

@@ -118,22 +118,45 @@ export function refusalTexts(
 const callsWithIds = (a: OwnAnswer, prefix: string) =>
   a.calls.map((c) => ({ ...c, id: c.id ?? `${prefix}${uid()}` }));
 
+/**
+ * A body's `tools` with a narrowing applied: hidden tools left out, the
+ * narrowed ones given their schema, the rest as they were.
+ */
+function narrowTools(
+  body: Obj,
+  n: Narrowing,
+  nameOf: (t: Obj) => string | null,
+  withSchema: (t: Obj, schema: unknown) => Obj,
+): Obj {
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  return {
+    ...body,
+    tools: tools.flatMap((t) => {
+      const name = isObject(t) ? nameOf(t) : null;
+      if (name === null) return [t];
+      if (n.hidden.includes(name)) return [];
+      return name in n.schemas ? [withSchema(t as Obj, n.schemas[name])] : [t];
+    }),
+  };
+}
+
+const nameField = (t: Obj) => typeof t.name === "string" ? t.name : null;
+
 /** Chat Completions. */
 const chat: WireWriter = {
   withTools(body, n) {
-    const tools = Array.isArray(body.tools) ? body.tools : [];
-    return {
-      ...body,
-      tools: tools.flatMap((t) => {
-        const fn = isObject(t) && isObject(t.function) ? t.function : null;
-        const name = fn && typeof fn.name === "string" ? fn.name : null;
-        if (name === null) return [t];
-        if (n.hidden.includes(name)) return [];
-        return name in n.schemas
-          ? [{ ...t, function: { ...fn, parameters: n.schemas[name] } }]
-          : [t];
+    return narrowTools(
+      body,
+      n,
+      (t) =>
+        isObject(t.function) && typeof t.function.name === "string"
+          ? t.function.name
+          : null,
+      (t, schema) => ({
+        ...t,
+        function: { ...(t.function as Obj), parameters: schema },
       }),
-    };
+    );
   },
   withRefusals(body, answer, refusals) {
     const texts = refusalTexts(answer.tool_calls, refusals);
@@ -229,18 +252,10 @@ const chat: WireWriter = {
 /** Anthropic Messages. */
 const messages: WireWriter = {
   withTools(body, n) {
-    const tools = Array.isArray(body.tools) ? body.tools : [];
-    return {
-      ...body,
-      tools: tools.flatMap((t) => {
-        const name = isObject(t) && typeof t.name === "string" ? t.name : null;
-        if (name === null) return [t];
-        if (n.hidden.includes(name)) return [];
-        return name in n.schemas
-          ? [{ ...(t as Obj), input_schema: n.schemas[name] }]
-          : [t];
-      }),
-    };
+    return narrowTools(body, n, nameField, (t, schema) => ({
+      ...t,
+      input_schema: schema,
+    }));
   },
   withRefusals(body, answer, refusals) {
     const texts = refusalTexts(answer.tool_calls, refusals);
@@ -367,18 +382,10 @@ const messages: WireWriter = {
 /** OpenAI Responses. */
 const responses: WireWriter = {
   withTools(body, n) {
-    const tools = Array.isArray(body.tools) ? body.tools : [];
-    return {
-      ...body,
-      tools: tools.flatMap((t) => {
-        const name = isObject(t) && typeof t.name === "string" ? t.name : null;
-        if (name === null) return [t];
-        if (n.hidden.includes(name)) return [];
-        return name in n.schemas
-          ? [{ ...(t as Obj), parameters: n.schemas[name] }]
-          : [t];
-      }),
-    };
+    return narrowTools(body, n, nameField, (t, schema) => ({
+      ...t,
+      parameters: schema,
+    }));
   },
   withRefusals(body, answer, refusals) {
     const texts = refusalTexts(answer.tool_calls, refusals);
