@@ -15,6 +15,7 @@ import { CaptureCoordinator } from "../../lib/control/coordinator.ts";
 import { formatLineage } from "../../lib/cli/format_lineage.ts";
 import { type Io, UsageError } from "../../lib/cli/io.ts";
 import { openForWrite } from "../../lib/cli/cmd_store.ts";
+import { shellLauncher } from "../../lib/installers/hook_command.ts";
 
 function stamp(d: Date): string {
   return d.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
@@ -166,7 +167,9 @@ export async function demo(
     `  capture spool  ${where.capture_spool}`,
     `  package        ${where.package}`,
     `  run trace      ${where.run_spool}`,
-    "Explain the package: deno task compile explain " + where.package,
+    `Explain the package: ${
+      shellLauncher(Deno.execPath(), Deno.version.deno)
+    } task compile explain ${where.package}`,
   ].join("\n"));
   return result.status === "completed" && lineage.chain.ok ? 0 : 1;
 }

@@ -93,22 +93,77 @@ export function hookCommand(p: HookCommandParts): string {
 }
 
 /**
+ * Whether a path lies in a package manager's cache (npx's `_npx`, `.npm`,
+ * `.cache`): a Deno there goes away when the cache is cleared, and the
+ * `deno` npx puts on PATH exists only while npx runs.
+ *
+ * @param path An executable's absolute path.
+ * @returns `true` for a cached path.
+ *
+ * @example
+ * ```ts
+ * import { inPackageCache } from "./hook_command.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(inPackageCache("/root/.npm/_npx/7a40/node_modules/deno/deno"), true);
+ * equal(inPackageCache("/usr/local/lib/node_modules/deno/deno"), false);
+ * ```
+ */
+export function inPackageCache(path: string): boolean {
+  return /[\\/](_npx|\.npm|npx|\.cache)[\\/]/.test(path);
+}
+
+/**
+ * How to tell a user to run Deno again from their shell: `deno` when this
+ * Deno is installed somewhere stable (so it is on their PATH), else the
+ * npx command that started it (a Node-only Quick Start has no `deno`).
+ *
+ * @param execPath This process's executable (`Deno.execPath()`).
+ * @param version This Deno's version (`Deno.version.deno`).
+ * @returns `deno` or `npx -y deno@VERSION`.
+ *
+ * @example
+ * ```ts
+ * import { shellLauncher } from "./hook_command.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(shellLauncher("/root/.npm/_npx/7a40/node_modules/deno/deno", "2.9.6"), "npx -y deno@2.9.6");
+ * equal(shellLauncher("/root/.deno/bin/deno", "2.9.6"), "deno");
+ * ```
+ */
+export function shellLauncher(execPath: string, version: string): string {
+  return inPackageCache(execPath) ? `npx -y deno@${version}` : "deno";
+}
+
+/**
  * The Deno to put in hook commands: `deno` when the one on PATH is this
- * very version (it survives the npx cache being cleared), else this
- * process's own executable. Without permission to run `deno`, the latter.
+ * very version and lives outside a package cache (it survives the npx
+ * cache being cleared; under npx, PATH's `deno` is npx's own), else this
+ * process's own executable (the caller warns when that one is cached).
+ * Without permission to run `deno`, the latter.
  *
  * @returns `deno` or an absolute path.
  */
 export function stableLauncher(): string {
   try {
     const out = new Deno.Command("deno", {
-      args: ["--version"],
+      args: [
+        "eval",
+        "--quiet",
+        "--no-config",
+        "--no-lock",
+        "console.log(Deno.version.deno + ' ' + Deno.execPath())",
+      ],
+      stdin: "null",
       stdout: "piped",
       stderr: "null",
     }).outputSync();
-    const version = /deno (\S+)/.exec(new TextDecoder().decode(out.stdout))
-      ?.[1];
-    if (out.success && version === Deno.version.deno) return "deno";
+    const line = new TextDecoder().decode(out.stdout).trim();
+    const space = line.indexOf(" ");
+    const version = line.slice(0, space);
+    const path = line.slice(space + 1);
+    if (
+      out.success && space > 0 && version === Deno.version.deno &&
+      !inPackageCache(path)
+    ) return "deno";
   } catch { /* not on PATH, or not allowed to look */ }
   return Deno.execPath();
 }

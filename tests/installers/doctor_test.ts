@@ -77,51 +77,84 @@ Deno.test("doctor exits 1 when the hooks are pinned to a finished capture (the s
   assertEquals(f.find((x) => x.host === "host_b")?.state, "ok", ok.out);
 });
 
+/** Put `from` at `to`: a hard link when the file system allows, else a copy. */
+function placeDeno(from: string, to: string): void {
+  try {
+    Deno.linkSync(from, to);
+  } catch {
+    Deno.copyFileSync(from, to);
+    Deno.chmodSync(to, 0o755);
+  }
+}
+
+/** Run `ingest.ts install host_b` with the given Deno and nothing but `bin` on PATH. */
+async function installWith(deno: string, bin: string, project: string) {
+  const ingest = new URL("../../ingest.ts", import.meta.url).pathname;
+  const r = await new Deno.Command(deno, {
+    args: [
+      "run",
+      "--allow-read",
+      `--allow-write=${project}`,
+      "--allow-env",
+      "--allow-run=deno",
+      ingest,
+      "install",
+      "host_b",
+      "--project",
+      project,
+    ],
+    env: { PATH: bin, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return {
+    code: r.code,
+    err: new TextDecoder().decode(r.stderr),
+    settings: Deno.readTextFileSync(join(project, ".gemini", "settings.json")),
+  };
+}
+
 Deno.test({
   name:
     "install warns when deno is not on PATH and the hooks would run a Deno from the npx cache, and writes that path",
   sanitizeResources: false,
   async fn() {
     await using dir = await tempDir();
-    // A Deno inside an npx cache, and a PATH without deno.
+    // A Deno inside an npx cache, and a PATH of one empty folder: no deno
+    // whatever /usr/bin holds.
     const cache = join(dir.path, ".npm", "_npx", "0123abcd", "deno");
     Deno.mkdirSync(cache, { recursive: true });
     const deno = join(cache, "deno");
-    Deno.copyFileSync(Deno.execPath(), deno);
-    Deno.chmodSync(deno, 0o755);
+    placeDeno(Deno.execPath(), deno);
+    const empty = join(dir.path, "empty");
+    Deno.mkdirSync(empty);
     const project = join(dir.path, "project");
     Deno.mkdirSync(project);
-    const ingest = new URL("../../ingest.ts", import.meta.url).pathname;
-    const r = await new Deno.Command(deno, {
-      args: [
-        "run",
-        "--allow-read",
-        `--allow-write=${project}`,
-        "--allow-env",
-        "--allow-run=deno",
-        ingest,
-        "install",
-        "host_b",
-        "--project",
-        project,
-      ],
-      env: { PATH: "/usr/bin:/bin", NO_COLOR: "1" },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const err = new TextDecoder().decode(r.stderr);
-    assertEquals(r.code, 0, err);
-    assertOk(/"deno" is not on PATH/.test(err), err);
-    assertOk(err.includes(deno), err);
-    assertOk(/Install a stable Deno/.test(err), err);
-    const settings = Deno.readTextFileSync(
-      join(project, ".gemini", "settings.json"),
-    );
-    assertOk(settings.includes(deno), settings);
-    // With deno on PATH the hooks say "deno" and nothing is said.
-    const quiet = await run(["install", "host_b", "--project", project]);
+    const r = await installWith(deno, empty, project);
+    assertEquals(r.code, 0, r.err);
+    assertOk(/"deno" is not on PATH/.test(r.err), r.err);
+    assertOk(r.err.includes(deno), r.err);
+    assertOk(/Install a stable Deno/.test(r.err), r.err);
+    assertOk(r.settings.includes(deno), r.settings);
+    // npx puts its own cached deno on PATH: that one is no better.
+    const npxBin = join(dir.path, ".npm", "_npx", "0123abcd", ".bin");
+    Deno.mkdirSync(npxBin);
+    placeDeno(deno, join(npxBin, "deno"));
+    const npx = await installWith(deno, npxBin, project);
+    assertEquals(npx.code, 0, npx.err);
+    assertOk(/Install a stable Deno/.test(npx.err), npx.err);
+    assertOk(npx.settings.includes(deno), npx.settings);
+    assertOk(!/"deno run /.test(npx.settings), npx.settings);
+    // With a stable deno of this version on PATH the hooks say "deno" and
+    // nothing is said.
+    const bin = join(dir.path, "bin");
+    Deno.mkdirSync(bin);
+    placeDeno(deno, join(bin, "deno"));
+    const quiet = await installWith(deno, bin, project);
     assertEquals(quiet.code, 0, quiet.err);
     assertOk(!/not on PATH/.test(quiet.err), quiet.err);
+    assertOk(/"deno run /.test(quiet.settings), quiet.settings);
+    assertOk(!quiet.settings.includes(deno), quiet.settings);
   },
 });
 
