@@ -29,8 +29,13 @@ import {
   COMPILE_USAGE,
   compileContext,
 } from "./lib/cli/compile_commands.ts";
+import { terminalIo } from "./lib/cli/terminal_text.ts";
 
-const io: Io = { out: (t) => console.log(t), err: (t) => console.error(t) };
+// Text output escapes control characters a capture or package may carry.
+const io: Io = terminalIo({
+  out: (t) => console.log(t),
+  err: (t) => console.error(t),
+});
 
 /**
  * Run one command line.

@@ -18,6 +18,8 @@
  */
 import { hookCommand } from "./lib/cli/cmd_hook.ts";
 import { type Io, UsageError } from "./lib/cli/io.ts";
+import { terminalIo } from "./lib/cli/terminal_text.ts";
+import { maskUrlCredentials } from "./lib/trace/mask_url.ts";
 import {
   type CommandTable,
   parseCommandLine,
@@ -58,6 +60,8 @@ export async function main(
 ): Promise<number> {
   // The forwarder: light imports, always exit 0, only what the host expects.
   if (args[0] === "hook") return await hookCommand(args.slice(1), io);
+  // Text output escapes control characters a capture may carry.
+  io = terminalIo(io);
   const json = args.includes("--json");
   try {
     return await run(args, io);
@@ -76,7 +80,7 @@ export async function main(
       const { WRITE_HINT } = await import("./lib/cli/cmd_store.ts");
       text = `${text.replace(/, run again with.*$/, "")}: ${WRITE_HINT}`;
     }
-    io.err(errorText(`harness: ${text}`, 1, json));
+    io.err(errorText(`harness: ${maskUrlCredentials(text)}`, 1, json));
     return 1;
   }
 }

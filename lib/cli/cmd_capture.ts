@@ -46,7 +46,8 @@ export interface CaptureArgs {
  * @returns Exit code.
  */
 export async function captureControl(a: CaptureArgs, io: Io): Promise<number> {
-  Deno.mkdirSync(a.root, { recursive: true });
+  // The store root is owner-only, like everything in it.
+  Deno.mkdirSync(a.root, { recursive: true, mode: 0o700 });
   const url = isStoreLocked(a.root) ? readLockOwner(a.root)?.url : undefined;
   let http: HttpTraceSink | null = null;
   const store = url

@@ -19,6 +19,7 @@ import {
 } from "../installers/gateway_health.ts";
 import { grantedEnv } from "./env.ts";
 import { exists, type Io } from "./io.ts";
+import { maskUrlCredentials } from "../trace/mask_url.ts";
 import { opencodeConfigFiles, parseJsonc } from "./_install_files.ts";
 
 /** One finding. */
@@ -94,7 +95,9 @@ async function serverProblem(url: string): Promise<string | null> {
       clearTimeout(t);
     }
   } catch {
-    return `no ingest server answers at ${url} ("ingest.ts serve")`;
+    return `no ingest server answers at ${
+      maskUrlCredentials(url)
+    } ("ingest.ts serve")`;
   }
 }
 
@@ -135,7 +138,9 @@ export async function probeHook(r: HookRoute): Promise<string | null> {
       },
     );
   } catch {
-    return `no ingest server answers at ${r.url} ("ingest.ts serve")`;
+    return `no ingest server answers at ${
+      maskUrlCredentials(r.url)
+    } ("ingest.ts serve")`;
   }
   if (answer.status === 401) {
     return `the server at ${base.origin} requires a bearer token the hooks do not send: every event gets 401 and is dropped — ${

@@ -40,6 +40,7 @@ import {
   type Settings,
 } from "../installers/hook_settings.ts";
 import { exists, type Io, UsageError } from "./io.ts";
+import { maskUrlCredentials } from "../trace/mask_url.ts";
 import {
   baseDir,
   freshBackupPath,
@@ -190,9 +191,9 @@ export function install(a: InstallArgs, io: Io): number {
   }
   Deno.writeTextFileSync(file, text);
   io.out(
-    `${a.host}: installed ${plan.events.length} hooks in ${file} (posting to ${a.url}${
-      a.capture ? `, capture ${a.capture}` : ", the active capture"
-    })`,
+    `${a.host}: installed ${plan.events.length} hooks in ${file} (posting to ${
+      maskUrlCredentials(a.url)
+    }${a.capture ? `, capture ${a.capture}` : ", the active capture"})`,
   );
   gatewayNotes(a, { file, change: gw, earlier: state.gateway }, io);
   if (a.host === "host_b") {
@@ -217,7 +218,11 @@ function installPlugin(
   }
   Deno.mkdirSync(dirname(file), { recursive: true });
   Deno.writeTextFileSync(file, source);
-  io.out(`host_c: wrote the capture plugin ${file} (posts to ${a.url})`);
+  io.out(
+    `host_c: wrote the capture plugin ${file} (posts to ${
+      maskUrlCredentials(a.url)
+    })`,
+  );
 }
 
 /**

@@ -12,6 +12,7 @@ import { encodeOtlpProtobuf } from "../otel/protobuf_encode.ts";
 import type { TraceEvent } from "../trace/event.ts";
 import { openForRead } from "./cmd_store.ts";
 import { type Io, UsageError } from "./io.ts";
+import { maskUrlCredentials } from "../trace/mask_url.ts";
 
 /** Arguments of {@linkcode exportOtlpCommand}. */
 export interface ExportOtlpArgs {
@@ -86,10 +87,11 @@ export async function exportOtlpCommand(
       headers: parseHeaders(a.headers),
       protocol,
     });
+    const endpoint = maskUrlCredentials(a.endpoint);
     io.out(
       a.json
-        ? JSON.stringify({ capture_id: a.capture, endpoint: a.endpoint, ...r })
-        : `Sent ${r.spans} spans of capture ${a.capture} to ${a.endpoint} in ${r.batches} requests (${r.retries} retries)`,
+        ? JSON.stringify({ capture_id: a.capture, endpoint, ...r })
+        : `Sent ${r.spans} spans of capture ${a.capture} to ${endpoint} in ${r.batches} requests (${r.retries} retries)`,
     );
     return 0;
   }

@@ -9,10 +9,11 @@ import { IngestServer } from "../ingest/server.ts";
 import {
   DEFAULT_REDACTION_RULES,
   parseRedactionRules,
-} from "../ingest/redact.ts";
+} from "../trace/redact.ts";
 import { type Io, UsageError } from "./io.ts";
 import { OtlpStreamer } from "../otel/stream.ts";
 import type { OtlpProtocol } from "../otel/send.ts";
+import { maskUrlCredentials } from "../trace/mask_url.ts";
 import type { Replicator } from "../team/replicator.ts";
 import {
   logPath,
@@ -83,12 +84,16 @@ export function parseExportUrl(url: string): URL {
     parsed = new URL(url);
   } catch {
     throw new UsageError(
-      `--export-otlp takes a URL such as http://127.0.0.1:4318/v1/traces, not "${url}"`,
+      `--export-otlp takes a URL such as http://127.0.0.1:4318/v1/traces, not "${
+        maskUrlCredentials(url)
+      }"`,
     );
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new UsageError(
-      `--export-otlp takes an http(s) URL (OTLP/HTTP), not "${url}"`,
+      `--export-otlp takes an http(s) URL (OTLP/HTTP), not "${
+        maskUrlCredentials(url)
+      }"`,
     );
   }
   return parsed;
@@ -121,13 +126,18 @@ export function checkExportUrl(url: string): URL {
  * @returns Exit code.
  */
 export async function serve(o: ServeOptions, io: Io): Promise<number> {
-  Deno.mkdirSync(o.root, { recursive: true });
-  const store = new HarnessStore(o.root, { role: "ingest-server" });
+  // The store root is owner-only, like everything in it.
+  Deno.mkdirSync(o.root, { recursive: true, mode: 0o700 });
+  const extra = o.redactRules
+    ? parseRedactionRules(Deno.readTextFileSync(o.redactRules))
+    : [];
+  // One redaction on every path into the store (the sinks apply it).
+  const store = new HarnessStore(o.root, {
+    role: "ingest-server",
+    redaction: o.noRedact ? false : [...DEFAULT_REDACTION_RULES, ...extra],
+  });
   try {
     for (const f of store.findings) io.err(`harness: ${f.message}`);
-    const extra = o.redactRules
-      ? parseRedactionRules(Deno.readTextFileSync(o.redactRules))
-      : [];
     const adminKey = crypto.randomUUID();
     const replicator = await openReplicator(store, o);
     const streamer = openStreamer(store, o);
@@ -295,7 +305,7 @@ export async function serveDetached(
     );
     return 1;
   }
-  Deno.mkdirSync(root, { recursive: true });
+  Deno.mkdirSync(root, { recursive: true, mode: 0o700 });
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",

@@ -7,6 +7,7 @@
 import type { Io } from "./io.ts";
 import { probeHealth, readPidFile, removePidFile } from "./daemon_files.ts";
 import { isStoreLocked } from "../store/lock.ts";
+import { maskUrlCredentials } from "../trace/mask_url.ts";
 
 /**
  * `status`: is a server running for this root?
@@ -62,7 +63,9 @@ export async function status(
         `replication${rep.database ? ` to ${rep.database}` : ""}: ${
           rep.stalled ? "STALLED, " : ""
         }${rep.lag_events} events behind, ${rep.shipped} shipped${
-          rep.last_error ? `; last error: ${rep.last_error}` : ""
+          rep.last_error
+            ? `; last error: ${maskUrlCredentials(rep.last_error)}`
+            : ""
         }`,
       );
     }
@@ -77,10 +80,12 @@ export async function status(
       | undefined;
     if (otlp) {
       io.out(
-        `OTLP export to ${otlp.endpoint}: ${
+        `OTLP export to ${maskUrlCredentials(otlp.endpoint)}: ${
           otlp.stalled ? "STALLED, " : ""
         }${otlp.lag_events} events behind, ${otlp.sent_spans} spans sent${
-          otlp.last_error ? `; last error: ${otlp.last_error}` : ""
+          otlp.last_error
+            ? `; last error: ${maskUrlCredentials(otlp.last_error)}`
+            : ""
         }`,
       );
     }

@@ -3,12 +3,13 @@
  *
  * @module
  */
+import { escapeTerminalText } from "./terminal_text.ts";
 
 /**
  * Render rows as an aligned table with a header.
  *
  * @param headers Column titles.
- * @param rows Cells, already formatted.
+ * @param cells Cells, already formatted (control characters are escaped).
  * @returns The table text (no trailing newline).
  *
  * @example
@@ -19,7 +20,9 @@
  * ok(text.split("\n").length >= 4 && text.includes("bb"));
  * ```
  */
-export function renderTable(headers: string[], rows: string[][]): string {
+export function renderTable(headers: string[], cells: string[][]): string {
+  // Escaped before measuring, so a cell with control characters stays aligned.
+  const rows = cells.map((r) => r.map((c) => escapeTerminalText(c ?? "")));
   const widths = headers.map((h, i) =>
     Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length))
   );

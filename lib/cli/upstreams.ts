@@ -14,6 +14,7 @@ import {
 } from "../model_gateway/options.ts";
 import type { ModelGatewayOptions } from "../model_gateway/options.ts";
 import { UsageError } from "./io.ts";
+import { maskUrlCredentials } from "../trace/mask_url.ts";
 
 /** The environment variable that names each upstream. */
 export const UPSTREAM_ENV = {
@@ -50,7 +51,7 @@ export function parseUpstream(url: string, flag: string): URL {
   } catch {
     throw new UsageError(
       `${flag} takes the API's base URL as its SDK writes it (https://api.openai.com/v1, https://api.anthropic.com, http://127.0.0.1:8000/v1), not ${
-        JSON.stringify(url.replace(/\/\/[^/@]*@/, "//***@"))
+        JSON.stringify(maskUrlCredentials(url))
       }`,
     );
   }

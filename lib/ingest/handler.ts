@@ -41,7 +41,7 @@ import {
 import { createOtlpIntake } from "./otlp_intake.ts";
 import { byCapture, withBytes } from "./_handler_helpers.ts";
 import { refusal } from "./_guard.ts";
-import { DEFAULT_REDACTION_RULES, redactValue } from "./redact.ts";
+import { DEFAULT_REDACTION_RULES, redactValue } from "../trace/redact.ts";
 import { isModelRoute, ModelGateway } from "../model_gateway/gateway.ts";
 
 export { sameSecret } from "./secret.ts";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { RedactionRule } from "./redact.ts";
+import type { RedactionRule } from "../trace/redact.ts";
 import type { ToolCallCorrelator } from "../adapters/correlator.ts";
 import type { ConnectionStats } from "./http1/mod.ts";
 import type { ModelGatewayOptions } from "../model_gateway/options.ts";

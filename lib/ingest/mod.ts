@@ -34,4 +34,4 @@ export {
   type RedactionCounts,
   type RedactionRule,
   redactValue,
-} from "./redact.ts";
+} from "../trace/redact.ts";

@@ -10,6 +10,7 @@ import type { HarnessStore } from "../store/store.ts";
 import { readChunks } from "../store/file_chunks.ts";
 import type { TraceEvent } from "../trace/event.ts";
 import { splitLines } from "../trace/lines.ts";
+import { maskUrlCredentials } from "../trace/mask_url.ts";
 
 /** Where one capture's stream stands. */
 export interface StreamCursor {
@@ -26,6 +27,7 @@ export function cursorPath(store: HarnessStore): string {
 
 /**
  * The cursors kept for a collector, or null when the file never named it.
+ * The file names collectors by URL with credentials masked.
  *
  * @param path The cursor file.
  * @param endpoint The collector's URL.
@@ -37,7 +39,11 @@ export function readStreamCursors(
 ): Record<string, StreamCursor> | null {
   try {
     const all = JSON.parse(Deno.readTextFileSync(path));
-    const mine = all?.[endpoint];
+    const key = maskUrlCredentials(endpoint);
+    // A file written before credentials were masked names the full URL.
+    const mine = Object.entries(all ?? {}).find(([k]) =>
+      maskUrlCredentials(k) === key
+    )?.[1];
     return mine && typeof mine === "object" ? { ...mine } : null;
   } catch {
     return null;
@@ -56,11 +62,15 @@ export function writeStreamCursors(
   endpoint: string,
   cursors: Record<string, StreamCursor>,
 ): void {
-  let all: Record<string, unknown> = {};
+  const all: Record<string, unknown> = {};
   try {
-    all = JSON.parse(Deno.readTextFileSync(path));
+    const old = JSON.parse(Deno.readTextFileSync(path));
+    // Keys are masked URLs: a password an older file held is dropped here.
+    for (const [k, v] of Object.entries(old ?? {})) {
+      all[maskUrlCredentials(k)] = v;
+    }
   } catch { /* first write */ }
-  all[endpoint] = cursors;
+  all[maskUrlCredentials(endpoint)] = cursors;
   const tmp = `${path}.tmp`;
   Deno.writeTextFileSync(tmp, JSON.stringify(all) + "\n", { mode: 0o600 });
   Deno.renameSync(tmp, path);

@@ -1,17 +1,17 @@
 /**
  * Live OTLP export behind the acknowledgement (`serve --export-otlp URL`),
  * lossless: a background loop reads each capture's spool after a durable
- * cursor (`<root>/otlp_export.json`, per collector URL), turns the events
- * into spans with an {@linkcode OtlpSpanBuilder} per capture and sends
- * them in requests of `batchSpans`. The cursor moves only past events
- * whose spans the collector accepted, so a collector that is down, slow or
- * refusing only delays the stream: the loop backs off (doubling, capped)
- * and resumes where it stopped, also after a server restart (the builder
- * is rebuilt by replaying from the oldest event still open at the
- * cursor). A span is sent at least once: its id is derived from event ids
- * and it carries `harness.event_id`, so a receiver drops repeats. Memory
- * is bounded whatever the backlog: spools are read a chunk at a time and
- * at most `batchSpans` spans wait to be sent (plus those one event
+ * cursor (`<root>/otlp_export.json`, per collector URL, its credentials
+ * masked), turns the events into spans with an {@linkcode OtlpSpanBuilder}
+ * per capture and sends them in requests of `batchSpans`. The cursor moves
+ * only past events whose spans the collector accepted, so a collector that
+ * is down, slow or refusing only delays the stream: the loop backs off
+ * (doubling, capped) and resumes where it stopped, also after a server
+ * restart (the builder is rebuilt by replaying from the oldest event still
+ * open at the cursor). A span is sent at least once: its id is derived from
+ * event ids and it carries `harness.event_id`, so a receiver drops repeats.
+ * Memory is bounded whatever the backlog: spools are read a chunk at a time
+ * and at most `batchSpans` spans wait to be sent (plus those one event
  * finishes at once: an episode's root and its calls left open).
  * `/health` shows the lag and says `ok: false` once events have waited
  * with no progress for `stallAfterMs`.
@@ -39,6 +39,7 @@ import {
   type StreamCursor,
   writeStreamCursors,
 } from "./_cursor.ts";
+import { maskUrlCredentials } from "../trace/mask_url.ts";
 
 interface Live {
   builder: OtlpSpanBuilder;
@@ -50,6 +51,8 @@ interface Live {
 export class OtlpStreamer {
   readonly #store: HarnessStore;
   readonly #endpoint: string;
+  /** The endpoint as shown and as the cursor file names it: credentials masked. */
+  readonly #shownEndpoint: string;
   readonly #o: Required<Omit<OtlpStreamerOptions, "headers" | "protocol">>;
   readonly #headers: Record<string, string>;
   readonly #protocol: OtlpProtocol;
@@ -83,6 +86,7 @@ export class OtlpStreamer {
   ) {
     this.#store = store;
     this.#endpoint = endpoint;
+    this.#shownEndpoint = maskUrlCredentials(endpoint);
     this.#o = {
       batchSpans: options.batchSpans ?? 100,
       intervalMs: options.intervalMs ?? 1000,
@@ -104,7 +108,7 @@ export class OtlpStreamer {
     this.#protocol = options.protocol ?? "http/json";
     this.#path = cursorPath(store);
     this.#status = {
-      endpoint,
+      endpoint: this.#shownEndpoint,
       lag_events: 0,
       sent_spans: 0,
       retries: 0,
@@ -129,6 +133,9 @@ export class OtlpStreamer {
     if (lag === 0) this.#lastOk = Date.now();
     return {
       ...this.#status,
+      last_error: this.#status.last_error === null
+        ? null
+        : maskUrlCredentials(this.#status.last_error),
       lag_events: lag,
       stalled: lag > 0 && Date.now() - this.#lastOk > this.#o.stallAfterMs,
       buffered_spans: this.#pending?.spans.length ?? 0,
@@ -150,9 +157,11 @@ export class OtlpStreamer {
 
   /** Load the cursors and start the loop. */
   start(): void {
-    const known = readStreamCursors(this.#path, this.#endpoint);
+    const known = readStreamCursors(this.#path, this.#shownEndpoint);
     if (known) {
       this.#cursors = known;
+      // Rewritten at once: a file from before masking loses its passwords.
+      writeStreamCursors(this.#path, this.#shownEndpoint, this.#cursors);
     } else {
       // A new collector gets what is stored from now on.
       this.#store.flush();
@@ -162,7 +171,7 @@ export class OtlpStreamer {
           replay_from: c.head_sequence + 1,
         };
       }
-      writeStreamCursors(this.#path, this.#endpoint, this.#cursors);
+      writeStreamCursors(this.#path, this.#shownEndpoint, this.#cursors);
     }
     this.#schedule(0);
   }
@@ -204,7 +213,7 @@ export class OtlpStreamer {
   #saveCursors(): void {
     if (!this.#dirty) return;
     try {
-      writeStreamCursors(this.#path, this.#endpoint, this.#cursors);
+      writeStreamCursors(this.#path, this.#shownEndpoint, this.#cursors);
       this.#dirty = false;
     } catch (err) {
       this.#status.last_error =

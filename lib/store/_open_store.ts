@@ -63,6 +63,8 @@ export function openRoot(
 /** Create the root's folders (owner-only), durably when the store is new. */
 function prepareRoot(root: string): void {
   const fresh = !exists(join(root, "captures"));
+  // A root the store creates is owner-only too (one that exists is left).
+  Deno.mkdirSync(root, { recursive: true, mode: 0o700 });
   Deno.mkdirSync(join(root, "captures"), { recursive: true, mode: 0o700 });
   Deno.mkdirSync(join(root, "blobs", "sha256"), {
     recursive: true,

@@ -22,6 +22,8 @@ export interface SinkTableOptions {
   blobThreshold: number;
   /** Called after each durable append. */
   onAppended: SinkWiring["onAppended"];
+  /** Redaction of every payload before sealing, or null. */
+  redact: SinkWiring["redact"];
 }
 
 /** The sinks of a store. */
@@ -106,6 +108,7 @@ export class SinkTable {
       putBlob: this.#opts.putBlob,
       blobThreshold: this.#opts.blobThreshold,
       onAppended: this.#opts.onAppended,
+      redact: this.#opts.redact,
       reopen: () => this.#reopen(captureId, path, sink),
       onUse: () => {
         // Most recently used last (nothing to do when it already is).

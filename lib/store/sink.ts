@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { TraceEvent, UnsealedEvent } from "../trace/event.ts";
+import type { Payload, TraceEvent, UnsealedEvent } from "../trace/event.ts";
 import type { ChainHead } from "../trace/chain.ts";
 import { HashChainer, type SealedEvent } from "../trace/chain.ts";
 import { validateId } from "../trace/ids.ts";
@@ -44,6 +44,11 @@ export interface SinkWiring {
   reopen?: () => SpoolWriter;
   /** Called before each append (the store's least-recently-used order). */
   onUse?: () => void;
+  /**
+   * Redaction applied to every payload before it is sealed (credential
+   * shapes; every path into the store goes through a sink); null for none.
+   */
+  redact?: ((payload: Payload) => Payload) | null;
 }
 
 /** An event for a capture that was finished. */
@@ -211,6 +216,10 @@ export class JsonlTraceSink implements TraceSink {
       this.#lastEpisode = event.episode_id;
     }
     const w = this.#wiring;
+    if (w.redact) {
+      const payload = w.redact(event.payload);
+      if (payload !== event.payload) event = { ...event, payload };
+    }
     let sealed = this.#chainer.prepare(event);
     // The payload is shorter than its line: only a long line can need blobs.
     if (sealed.line.length > w.blobThreshold) {

@@ -9,12 +9,13 @@
  *
  * @module
  */
-import type { TraceEvent } from "../trace/event.ts";
+import type { Payload, TraceEvent } from "../trace/event.ts";
 import type { ChainReport } from "../trace/jsonl.ts";
 import { validateId } from "../trace/ids.ts";
 import { validateEvent } from "../trace/validate.ts";
 import { exists } from "./fs_sync.ts";
 import { BlobStore } from "./blobs.ts";
+import { DEFAULT_REDACTION_RULES, redactPayload } from "../trace/redact.ts";
 import { DEFAULT_BLOB_THRESHOLD, resolveBlobRefs } from "./blob_refs.ts";
 import type { SqliteIndex } from "./index_db.ts";
 import type { CaptureRecord, EpisodeRecord } from "./index_records.ts";
@@ -75,6 +76,11 @@ export class HarnessStore {
       blobThreshold: options.blobThreshold ?? DEFAULT_BLOB_THRESHOLD,
       onAppended: (ev, offset, length) =>
         this.#feed.appended(ev, offset, length),
+      redact: options.redaction === false
+        ? null
+        : ((rules) => (p: Payload) => redactPayload(p, rules))(
+          options.redaction ?? DEFAULT_REDACTION_RULES,
+        ),
     });
     const opened = openRoot(root, options);
     this.#lock = opened.lock;

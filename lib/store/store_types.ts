@@ -4,6 +4,8 @@
  *
  * @module
  */
+import type { RedactionRule } from "../trace/redact.ts";
+
 /** Options of `HarnessStore`. */
 export interface HarnessStoreOptions {
   /**
@@ -17,6 +19,13 @@ export interface HarnessStoreOptions {
    * @default "library"
    */
   role?: string;
+  /**
+   * Credential shapes redacted from every payload before it is sealed, on
+   * every path into the store (hooks, `/ingest`, OTLP, importers, the proxy,
+   * the gateways); `false` turns it off.
+   * @default DEFAULT_REDACTION_RULES
+   */
+  redaction?: readonly RedactionRule[] | false;
   /** URL to advertise in the lock file (the ingest server's). */
   url?: string;
   /**

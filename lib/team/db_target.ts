@@ -6,6 +6,7 @@
  * @module
  */
 import { TeamDbError } from "./db_error.ts";
+import { maskUrlCredentials } from "../trace/mask_url.ts";
 
 /** What a command needs to connect: the resolved target, never printed whole. */
 export interface DbTarget {
@@ -34,17 +35,15 @@ export interface DbEnvironment {
 }
 
 /**
- * A URL with its password replaced by `***`, wherever it appears in a text.
+ * A URL with its password replaced by `***`, wherever it appears in a text,
+ * whatever the URL's shape (see {@linkcode maskUrlCredentials}).
  *
  * @param text Any text (an error message, a command line).
  * @param password A password to hide even outside a URL.
  * @returns The text without the password.
  */
 export function redactPassword(text: string, password?: string): string {
-  let out = text.replace(
-    /([a-z][a-z0-9+.-]*:\/\/[^:/@\s'"]*):[^@\s'"]*@/gi,
-    "$1:***@",
-  );
+  let out = maskUrlCredentials(text);
   if (password) out = out.split(password).join("***");
   return out;
 }

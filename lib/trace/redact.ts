@@ -29,9 +29,9 @@ export const SECRET_KEY_PATTERN: RegExp =
 const SECRET_NAME = String
   .raw`[A-Za-z0-9_.-]*(?:token|secret|password|passwd|pwd|passphrase|api[_-]?key|apikey|access[_-]?key|account[_-]?key|private[_-]?key|credentials?|auth[_-]?key)[A-Za-z0-9_.-]*`;
 
-/** A value worth hiding: not empty, not a number, not a JSON literal. */
+/** A value worth hiding: not empty, not a number, not a JSON literal, not already redacted. */
 const SECRET_VALUE = String
-  .raw`(?!(?:true|false|null|none|\d+)(?:[\s"',;&|}\]]|$))(?:"[^"\n]{3,}"|'[^'\n]{3,}'|[^\s"',;&|}\]]{3,})`;
+  .raw`(?!\[REDACTED:)(?!(?:true|false|null|none|\d+)(?:[\s"',;&|}\]]|$))(?:"[^"\n]{3,}"|'[^'\n]{3,}'|[^\s"',;&|}\]]{3,})`;
 
 /**
  * The default rule set: the common shapes of credentials (after the rule
@@ -168,7 +168,10 @@ function walk(
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     let r: unknown;
-    if (typeof v === "string" && v !== "" && SECRET_KEY_PATTERN.test(k)) {
+    if (
+      typeof v === "string" && v !== "" && !v.startsWith("[REDACTED:") &&
+      SECRET_KEY_PATTERN.test(k)
+    ) {
       counts.secret_field = (counts.secret_field ?? 0) + 1;
       r = "[REDACTED:secret_field]";
     } else r = walk(v, rules, counts);
@@ -234,4 +237,35 @@ export function parseRedactionRules(text: string): RedactionRule[] {
       ...(typeof r.keep_group === "number" ? { keepGroup: r.keep_group } : {}),
     };
   });
+}
+
+/**
+ * An event's payload with credential shapes redacted, and their counts
+ * added to `redactions` (merged with counts an earlier pass recorded).
+ *
+ * @param payload The payload.
+ * @param rules The rules.
+ * @returns The same payload when nothing matched, else a redacted copy.
+ *
+ * @example
+ * ```ts
+ * import { redactPayload } from "./redact.ts";
+ * import { deepEqual } from "node:assert/strict";
+ * const p = redactPayload({ text: "Authorization: Bearer abcdefgh12345678" });
+ * deepEqual(p, {
+ *   text: "Authorization: Bearer [REDACTED:bearer_token]",
+ *   redactions: { bearer_token: 1 },
+ * });
+ * ```
+ */
+export function redactPayload<T extends Record<string, unknown>>(
+  payload: T,
+  rules: readonly RedactionRule[] = DEFAULT_REDACTION_RULES,
+): T {
+  const { value, counts } = redactValue(payload, rules);
+  if (Object.keys(counts).length === 0) return payload;
+  const had = (payload.redactions ?? {}) as RedactionCounts;
+  const merged: RedactionCounts = { ...had };
+  for (const [k, n] of Object.entries(counts)) merged[k] = (merged[k] ?? 0) + n;
+  return { ...value, redactions: merged };
 }

@@ -1,5 +1,5 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { redactValue } from "../../lib/ingest/redact.ts";
+import { redactValue } from "../../lib/trace/redact.ts";
 
 // Shapes of secrets (fake values), each with the part that must not survive.
 const K = "Zq9" + "x".repeat(12) + "Q7m2Lp0Vb8Nc4";
