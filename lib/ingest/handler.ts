@@ -77,7 +77,9 @@ export function createIngestHandler(
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const correlator = options.correlator ?? new ToolCallCorrelator();
   const sessions = new SessionMemory();
-  const rules = options.redaction === false
+  // The store's sinks redact every payload before sealing; the handler's
+  // rules apply only to a store opened without redaction (no second pass).
+  const rules = options.redaction === false || store.redacts
     ? null
     : options.redaction ?? DEFAULT_REDACTION_RULES;
   const stats: IngestStats = {

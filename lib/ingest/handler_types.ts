@@ -41,7 +41,9 @@ export interface IngestHandlerOptions {
    */
   defaultCaptureId?: string;
   /**
-   * Redaction rules for hook-derived events; `false` turns redaction off.
+   * Redaction rules for hook-derived events, applied only when the store
+   * does not redact itself (`HarnessStore({redaction: false})`): a store's
+   * sinks redact every payload, on every route. `false` turns it off here.
    * @default DEFAULT_REDACTION_RULES
    */
   redaction?: readonly RedactionRule[] | false;

@@ -53,6 +53,8 @@ export class HarnessStore {
   readonly #index: SqliteIndex | null;
   readonly #lock: StoreLock | null;
   readonly #sinks: SinkTable;
+  /** Whether the sinks redact payloads before sealing. */
+  readonly redacts: boolean;
   readonly #feed: IndexFeed;
   #closed = false;
 
@@ -69,6 +71,7 @@ export class HarnessStore {
     this.root = root;
     this.readOnly = options.readOnly ?? false;
     this.blobs = new BlobStore(root);
+    this.redacts = options.redaction !== false;
     this.#sinks = new SinkTable({
       maxOpen: options.maxOpenSpools ?? 128,
       syncIntervalMs: options.syncIntervalMs ?? 100,
