@@ -16,8 +16,7 @@
  *
  * @module
  */
-import type { HarnessStore } from "../store/store.ts";
-import type { TraceEvent, UnsealedEvent } from "../trace/event.ts";
+import type { TraceEvent } from "../trace/event.ts";
 import { isValidId } from "../trace/ids.ts";
 import { apiError, type ApiFamily, type GatewayAnswer } from "./api_errors.ts";
 import { ConversationBook } from "./conversation_book.ts";
@@ -25,23 +24,31 @@ import {
   DEFAULT_UPSTREAM_ANTHROPIC,
   DEFAULT_UPSTREAM_OPENAI,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
+  type ModelGatewayContext,
   type ModelGatewayOptions,
   type ModelGatewayStats,
 } from "./options.ts";
 import { anthropicMessagesWire } from "./anthropic_wire.ts";
 import { openaiChatWire } from "./openai_chat_wire.ts";
 import { openaiResponsesWire } from "./openai_responses_wire.ts";
+import { GATEWAY_SOURCE, type RefusedAttempt } from "./recorder.ts";
 import {
-  type Exchange,
-  exchangeEvents,
-  GATEWAY_SOURCE,
-  type RefusedAttempt,
-} from "./recorder.ts";
-import { SseParser } from "./sse.ts";
+  MAX_KEPT_STREAM_BYTES,
+  type Pending,
+  RecordQueue,
+} from "./record_queue.ts";
+import {
+  concat,
+  errorOf,
+  headerText,
+  readOwn,
+  readUpstream,
+  safeJson,
+  streamOf,
+} from "./exchange_bytes.ts";
 import {
   isObject,
   type NormRequest,
-  type NormResponse,
   type Wire,
   type WireReader,
   WireShapeError,
@@ -66,18 +73,6 @@ export interface GatewayRequest {
   text(limit: number): Promise<string>;
   /** Aborted when the client goes away. */
   readonly signal?: AbortSignal;
-}
-
-/** What the gateway needs of the server. */
-export interface ModelGatewayContext {
-  /** The store it records into. */
-  store: HarnessStore;
-  /** The capture when the request names none (active, else default). */
-  defaultCapture: () => string;
-  /** Largest request body. */
-  maxBodyBytes: number;
-  /** Redaction applied to every event before it is sealed. */
-  redact: (events: UnsealedEvent[]) => UnsealedEvent[];
 }
 
 const WIRES: Record<string, { wire: Wire; reader: WireReader }> = {
@@ -147,11 +142,9 @@ export class ModelGateway {
   readonly #openai: string;
   readonly #anthropic: string;
   readonly #timeoutMs: number;
-  readonly #maxQueue: number;
   readonly #book = new ConversationBook();
   readonly #packages: Map<string, ServedPackage>;
-  readonly #queue: (Pending | { ready: Exchange })[] = [];
-  #draining = false;
+  readonly #records: RecordQueue;
   /** Counters (shown on `/health`). */
   readonly stats: ModelGatewayStats;
 
@@ -168,7 +161,6 @@ export class ModelGateway {
       options.upstreamAnthropic ?? DEFAULT_UPSTREAM_ANTHROPIC,
     );
     this.#timeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
-    this.#maxQueue = options.maxRecordQueue ?? 1024;
     this.#packages = new Map(Object.entries(options.packages ?? {}));
     this.stats = {
       requests: 0,
@@ -201,6 +193,16 @@ export class ModelGateway {
         }
         : {}),
     };
+    this.#records = new RecordQueue(ctx, {
+      book: this.#book,
+      stats: this.stats,
+      max: options.maxRecordQueue ?? 1024,
+    });
+  }
+
+  /** Resolves once every exchange answered so far is recorded (tests, shutdown). */
+  settled(): Promise<void> {
+    return this.#records.settled();
   }
 
   /**
@@ -358,7 +360,7 @@ export class ModelGateway {
     }
     if (record) {
       record.answer = raw;
-      this.#enqueue(record);
+      this.#records.enqueue(record);
     }
     return { status: res.status, headers: out, body: null, raw };
   }
@@ -433,7 +435,7 @@ export class ModelGateway {
         { stream, usage },
       );
       const norm = readOwn(route.reader, own, stream);
-      this.#enqueueReady({
+      this.#records.ready({
         ...base,
         status: 200,
         response: norm,
@@ -458,7 +460,7 @@ export class ModelGateway {
       if ("answer" in got) {
         // The answers refused before are recorded all the same.
         if (refused.length > 0) {
-          this.#enqueueReady({
+          this.#records.ready({
             ...base,
             body: sent,
             status: got.answer.status,
@@ -479,7 +481,7 @@ export class ModelGateway {
         : null;
       const refusals = norm ? pkg.check(request, norm.tool_calls) : [];
       if (!norm || refusals.length === 0) {
-        this.#enqueueReady({
+        this.#records.ready({
           ...base,
           body: sent,
           status: res.status,
@@ -508,7 +510,7 @@ export class ModelGateway {
       calls: [],
       model: request.model,
     }, { stream, usage });
-    this.#enqueueReady({
+    this.#records.ready({
       ...base,
       status: 200,
       response: readOwn(route.reader, own, stream),
@@ -588,15 +590,6 @@ export class ModelGateway {
     }
   }
 
-  #enqueueReady(ex: Exchange): void {
-    if (this.#queue.length >= this.#maxQueue) {
-      this.#miss(`the recording queue is full (${this.#maxQueue} exchanges)`);
-      return;
-    }
-    this.#queue.push({ ready: ex });
-    this.#wake();
-  }
-
   /** 502 (unreachable) or 504 (too slow), in the API's shape. */
   #unreachable(
     family: ApiFamily,
@@ -645,7 +638,7 @@ export class ModelGateway {
       done = true;
       if (!record) return;
       record.failure = failure;
-      this.#enqueue(record);
+      this.#records.enqueue(record);
     };
     return new ReadableStream<Uint8Array>({
       pull: async (ctrl) => {
@@ -678,260 +671,7 @@ export class ModelGateway {
       },
     }, { highWaterMark: 0 });
   }
-
-  /**
-   * Read a pending exchange: request, capture, answer. Null (and a miss
-   * counted) when the request cannot be read: it was forwarded all the
-   * same.
-   */
-  #read(p: Pending, defaultCapture: () => string): Exchange | null {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(new TextDecoder().decode(p.body));
-    } catch (err) {
-      this.#miss(`unreadable request: ${(err as Error).message}`);
-      return null;
-    }
-    const capture = p.capture || defaultCapture();
-    if (!isValidId(capture)) {
-      this.#miss(
-        `capture id ${
-          JSON.stringify(String(capture).slice(0, 80))
-        } is not valid`,
-      );
-      return null;
-    }
-    let request;
-    try {
-      request = p.reader.request(parsed);
-    } catch (err) {
-      this.#miss(`not the API's request shape: ${(err as Error).message}`);
-      return null;
-    }
-    const ex: Exchange = {
-      capture_id: capture,
-      episode_id: p.episode && isValidId(p.episode) ? p.episode : null,
-      request,
-      body: parsed,
-      started: p.started,
-      status: p.status,
-      response: null,
-      duration_ms: (p.finished ?? Date.now()) - p.started.getTime(),
-    };
-    const ok = p.status >= 200 && p.status < 300;
-    if (p.answer) {
-      let json: unknown = null;
-      try {
-        json = JSON.parse(new TextDecoder().decode(p.answer));
-      } catch {
-        // Not JSON: recorded as an error below.
-      }
-      if (!ok) ex.error = errorOf(json, p.status);
-      else {
-        try {
-          ex.response = p.reader.response(json);
-        } catch (err) {
-          ex.error = { type: "unreadable", message: (err as Error).message };
-        }
-      }
-      return ex;
-    }
-    const acc = p.reader.streamReader();
-    const parser = new SseParser((e, d) => acc.add(e, d));
-    for (const c of p.chunks) parser.push(c);
-    parser.end();
-    if (ok) {
-      ex.response = acc.result();
-      if (!acc.complete) ex.incomplete = true;
-    }
-    if (p.failure || !ok) {
-      ex.error = { type: "stream", message: p.failure ?? `status ${p.status}` };
-    }
-    return ex;
-  }
-
-  #miss(reason: string): void {
-    this.stats.record_misses++;
-    this.stats.last_miss = reason.slice(0, 300);
-  }
-
-  #enqueue(ex: Pending): void {
-    ex.finished = Date.now();
-    if (this.#queue.length >= this.#maxQueue) {
-      this.#miss(`the recording queue is full (${this.#maxQueue} exchanges)`);
-      return;
-    }
-    this.#queue.push(ex);
-    this.#wake();
-  }
-
-  #wake(): void {
-    this.stats.queued = this.#queue.length;
-    if (!this.#draining) {
-      this.#draining = true;
-      // After the answer's bytes are handed to the connection, and the
-      // requests that follow at once are on their way.
-      setTimeout(() => this.#drain(), RECORD_DELAY_MS);
-    }
-  }
-
-  /**
-   * Record what waits, a slice at a time: after each slice of about a
-   * millisecond the loop yields, so requests that arrived meanwhile are
-   * answered before the rest is recorded.
-   */
-  #drain(): void {
-    // The active capture is read once per slice, not per exchange.
-    let active: string | null = null;
-    const defaultCapture = () => active ??= this.#ctx.defaultCapture();
-    const until = performance.now() + RECORD_SLICE_MS;
-    try {
-      for (let p = this.#queue.shift(); p; p = this.#queue.shift()) {
-        this.stats.queued = this.#queue.length;
-        try {
-          const ex = "ready" in p ? p.ready : this.#read(p, defaultCapture);
-          if (ex === null) continue;
-          const events = this.#ctx.redact(
-            exchangeEvents(ex, { book: this.#book }),
-          );
-          if (events.length > 0) {
-            this.#ctx.store.sink(ex.capture_id).emitMany(events);
-          }
-          this.stats.recorded++;
-        } catch (err) {
-          this.#miss(`recording failed: ${(err as Error).message}`);
-        }
-        if (performance.now() >= until) break;
-      }
-    } finally {
-      this.stats.queued = this.#queue.length;
-      this.stats.pending_calls = this.#book.sizes.pending_calls;
-      if (this.#queue.length > 0) setTimeout(() => this.#drain(), 0);
-      else this.#draining = false;
-    }
-  }
-
-  /** Resolves once every exchange answered so far is recorded (tests, shutdown). */
-  async settled(): Promise<void> {
-    while (this.#queue.length > 0 || this.#draining) {
-      await new Promise((r) => setTimeout(r, 1));
-    }
-  }
 }
-
-/** An exchange answered, waiting to be read and recorded. */
-interface Pending {
-  /** The wire's reader. */
-  reader: WireReader;
-  /** The wire. */
-  wire: Wire;
-  /** `x-harness-capture`, if sent. */
-  capture: string | null;
-  /** `x-harness-episode`, if sent. */
-  episode: string | null;
-  /** The request body as it came. */
-  body: Uint8Array;
-  /** When the request arrived. */
-  started: Date;
-  /** When the answer was complete (ms since the epoch). */
-  finished?: number;
-  /** The upstream's status. */
-  status: number;
-  /** A whole answer's bytes (null for a stream). */
-  answer: Uint8Array | null;
-  /** A stream's pieces, as relayed. */
-  chunks: Uint8Array[];
-  /** Why a stream ended early, or null. */
-  failure: string | null;
-}
-
-/** Most bytes of a streamed answer kept for its record. */
-const MAX_KEPT_STREAM_BYTES = 32 * 1024 * 1024;
-
-/** The error an upstream answered, in a few words. */
-function errorOf(
-  json: unknown,
-  status: number,
-): { type: string; message: string } {
-  const e = isObject(json) && isObject(json.error) ? json.error : null;
-  return {
-    type: e && typeof e.type === "string" ? e.type : `http_${status}`,
-    message: e && typeof e.message === "string"
-      ? e.message.slice(0, 2000)
-      : `the upstream answered ${status}`,
-  };
-}
-
-/**
- * How long answered exchanges wait to be recorded, together: recording is
- * work on the server's one thread, kept out of the way of requests that
- * follow at once (an agent's next request, others' requests).
- */
-const RECORD_DELAY_MS = 10;
-
-/** Milliseconds of recording before the loop yields to requests. */
-const RECORD_SLICE_MS = 1;
 
 /** Re-asks after a refused answer, at most. */
 const MAX_REASKS = 2;
-
-/** Text fit for a response header (printable ASCII, bounded). */
-function headerText(text: string): string {
-  return text.replace(/[^\x20-\x7e]/g, "?").slice(0, 300);
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
-/** Pieces kept from an upstream stream, streamed again as they came. */
-function streamOf(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
-  let i = 0;
-  return new ReadableStream<Uint8Array>({
-    pull(ctrl) {
-      if (i < chunks.length) ctrl.enqueue(chunks[i++]);
-      else ctrl.close();
-    },
-  }, { highWaterMark: 0 });
-}
-
-function safeJson(bytes: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return null;
-  }
-}
-
-/** An upstream answer read whole (JSON, or a stream's events). */
-function readUpstream(
-  reader: WireReader,
-  bytes: Uint8Array,
-  chunks: Uint8Array[] | null,
-): NormResponse | null {
-  try {
-    if (!chunks) return reader.response(safeJson(bytes));
-    const acc = reader.streamReader();
-    const p = new SseParser((e, d) => acc.add(e, d));
-    for (const c of chunks) p.push(c);
-    p.end();
-    return acc.complete ? acc.result() : null;
-  } catch {
-    return null;
-  }
-}
-
-/** What the gateway's own answer says, read back as the client will. */
-function readOwn(
-  reader: WireReader,
-  own: { body: Uint8Array },
-  stream: boolean,
-): NormResponse {
-  return readUpstream(reader, own.body, stream ? [own.body] : null)!;
-}

@@ -24,12 +24,16 @@ export type {
   NormUsage,
   Wire,
 } from "./wire_types.ts";
-export type { GatewayRequest, ModelGatewayContext } from "./gateway.ts";
+export type { GatewayRequest } from "./gateway.ts";
 export type { ApiFamily, GatewayAnswer } from "./api_errors.ts";
 export {
   DEFAULT_UPSTREAM_ANTHROPIC,
   DEFAULT_UPSTREAM_OPENAI,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
 } from "./options.ts";
-export type { ModelGatewayOptions, ModelGatewayStats } from "./options.ts";
+export type {
+  ModelGatewayContext,
+  ModelGatewayOptions,
+  ModelGatewayStats,
+} from "./options.ts";
 export { GATEWAY_SOURCE } from "./recorder.ts";

@@ -5,6 +5,8 @@
  */
 
 import type { ServedPackage } from "./serving.ts";
+import type { HarnessStore } from "../store/store.ts";
+import type { UnsealedEvent } from "../trace/event.ts";
 
 /** OpenAI's public API, as its SDK's base URL (with `/v1`). */
 export const DEFAULT_UPSTREAM_OPENAI = "https://api.openai.com/v1";
@@ -66,4 +68,16 @@ export interface ModelGatewayStats {
   refusals?: number;
   /** Requests answered in words after the model's choices were refused three times. */
   gave_up?: number;
+}
+
+/** What the gateway needs of the server. */
+export interface ModelGatewayContext {
+  /** The store it records into. */
+  store: HarnessStore;
+  /** The capture when the request names none (active, else default). */
+  defaultCapture: () => string;
+  /** Largest request body. */
+  maxBodyBytes: number;
+  /** Redaction applied to every event before it is sealed. */
+  redact: (events: UnsealedEvent[]) => UnsealedEvent[];
 }
