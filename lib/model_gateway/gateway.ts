@@ -55,7 +55,7 @@ import {
 } from "./wire_types.ts";
 import { restoreBook } from "./restore.ts";
 import type { ServedPackage, ServingDecision } from "./serving.ts";
-import { WRITERS } from "./wire_writers.ts";
+import { WRITERS } from "./wire_writer_table.ts";
 
 /** A request, as the gateway reads it (the ingest server's request). */
 export interface GatewayRequest {
