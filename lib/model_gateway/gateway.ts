@@ -542,7 +542,7 @@ export class ModelGateway {
       body: Uint8Array;
       req: GatewayRequest;
     },
-    body: Record<string, unknown> | null,
+    body: Record<string, unknown>,
   ): Promise<
     | { answer: GatewayAnswer }
     | {
@@ -560,7 +560,7 @@ export class ModelGateway {
       const res = await fetch(a.url, {
         method: "POST",
         headers: a.headers,
-        body: body ? JSON.stringify(body) : a.body as Uint8Array<ArrayBuffer>,
+        body: JSON.stringify(body),
         signal,
         redirect: "manual",
       });
