@@ -17,22 +17,31 @@ function num(v: unknown): number | null {
   return typeof v === "number" && Number.isFinite(v) ? v : null;
 }
 
+/** What {@linkcode transcriptEvents} adds or leaves out. */
+export interface TranscriptEventOptions {
+  /**
+   * The hook's `last_assistant_message`, recorded by the caller: the last
+   * turn's text is not repeated when it is given.
+   */
+  finalText?: string;
+  /** Fields added to each event (`agent_id` …). */
+  extra?: Record<string, unknown>;
+}
+
 /**
  * Map the transcript turns a payload carries.
  *
  * @param p The hook payload.
  * @param ctx Event context.
- * @param finalText The hook's `last_assistant_message`, recorded by the
- *   caller: the last turn's text is not repeated when it is given.
- * @param extra Fields added to each event (`agent_id` …).
+ * @param options The text already recorded, fields added to each event.
  * @returns Events, in the transcript's order.
  */
 export function transcriptEvents(
   p: Record<string, unknown>,
   ctx: EventContext,
-  finalText: string | undefined,
-  extra: Record<string, unknown>,
+  options: TranscriptEventOptions = {},
 ): UnsealedEvent[] {
+  const { finalText, extra = {} } = options;
   const t = objectField(p, "harness_transcript");
   const turns = Array.isArray(t.turns) ? t.turns : [];
   let lastText = -1;

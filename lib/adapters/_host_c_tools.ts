@@ -27,12 +27,19 @@ function toolRef(env: HostCEnvelope): ToolRef {
   };
 }
 
+/** One tool hook's envelope with what its event needs. */
+export interface ToolHook {
+  /** The envelope. */
+  env: HostCEnvelope;
+  /** Event context. */
+  ctx: EventContext;
+  /** The ingest process's correlator, if any. */
+  correlator: ToolCallCorrelator | null;
+}
+
 /** `tool.execute.before`: the call starts (and the correlator learns of it). */
-export function toolStarted(
-  env: HostCEnvelope,
-  ctx: EventContext,
-  correlator: ToolCallCorrelator | null,
-): UnsealedEvent {
+export function toolStarted(h: ToolHook): UnsealedEvent {
+  const { env, ctx, correlator } = h;
   const session = env.session_id;
   const args = env.args ?? {};
   const ev = toolCallStarted(ctx, {
@@ -51,11 +58,8 @@ export function toolStarted(
 }
 
 /** `tool.execute.after`: the call's end (a refusal, an error or a bash exit fails it). */
-export function toolEnded(
-  env: HostCEnvelope,
-  ctx: EventContext,
-  correlator: ToolCallCorrelator | null,
-): UnsealedEvent {
+export function toolEnded(h: ToolHook): UnsealedEvent {
+  const { env, ctx, correlator } = h;
   const session = env.session_id;
   const args = env.args ?? {};
   const link = correlator?.finish({

@@ -149,21 +149,28 @@ export function episodeIdOf(session: string): string {
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+/** Where one hook payload's events belong (see {@linkcode contextFor}). */
+export interface PayloadOrigin {
+  /** Host name (`host_a`, …). */
+  host: string;
+  /** Episode id. */
+  episodeId: string;
+  /** The host's own timestamp, used when well-formed. */
+  hostTimestamp?: string;
+}
+
 /**
  * The event context of one hook payload.
  *
  * @param options Adapter options.
- * @param host Host name (`host_a`, …).
- * @param episodeId Episode id.
- * @param hostTimestamp The host's own timestamp, used when well-formed.
+ * @param origin Host, episode and the host's timestamp.
  * @returns Context for the event constructors.
  */
 export function contextFor(
   options: AdapterOptions,
-  host: string,
-  episodeId: string,
-  hostTimestamp?: string,
+  origin: PayloadOrigin,
 ): EventContext {
+  const { host, episodeId, hostTimestamp } = origin;
   const now = options.now ?? (() => new Date());
   return {
     captureId: options.captureId,

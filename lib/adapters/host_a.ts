@@ -115,7 +115,7 @@ export function hostAToEvents(
   const hook = requireString(p, "hook_event_name");
   const session = requireString(p, "session_id");
   const episodeId = episodeIdOf(session);
-  const ctx = contextFor(options, HOST, episodeId);
+  const ctx = contextFor(options, { host: HOST, episodeId });
   const correlator = options.correlator ?? null;
   const h: Hook = { p, ctx, correlator, session };
   switch (hook) {
@@ -149,7 +149,7 @@ export function hostAToEvents(
     case "Stop": {
       const text = optString(p, "last_assistant_message");
       return [
-        ...transcriptEvents(p, ctx, text, {}),
+        ...transcriptEvents(p, ctx, { finalText: text }),
         ...(text === undefined
           ? []
           : [message(ctx, { role: "assistant", text })]),
@@ -158,9 +158,7 @@ export function hostAToEvents(
     case "PreCompact":
     case "PostCompact":
       return [
-        ...(hook === "PreCompact"
-          ? transcriptEvents(p, ctx, undefined, {})
-          : []),
+        ...(hook === "PreCompact" ? transcriptEvents(p, ctx) : []),
         annotation(ctx, {
           type: hook === "PreCompact"
             ? "compaction.started"
@@ -306,7 +304,7 @@ function subagentEvents(h: Hook, hook: string): UnsealedEvent[] {
   const { p, ctx } = h;
   return [
     ...(hook === "SubagentStop"
-      ? transcriptEvents(p, ctx, undefined, extras(p))
+      ? transcriptEvents(p, ctx, { extra: extras(p) })
       : []),
     annotation(ctx, {
       type: hook === "SubagentStart" ? "subagent.started" : "subagent.stopped",

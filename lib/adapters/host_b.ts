@@ -100,7 +100,11 @@ export function hostBToEvents(
   const hook = requireString(p, "hook_event_name");
   const session = requireString(p, "session_id");
   const episodeId = episodeIdOf(session);
-  const ctx = contextFor(options, HOST, episodeId, optString(p, "timestamp"));
+  const ctx = contextFor(options, {
+    host: HOST,
+    episodeId,
+    hostTimestamp: optString(p, "timestamp"),
+  });
   const correlator = options.correlator ?? null;
   const memory = options.sessions ?? null;
   const h: Hook = { p, ctx, correlator, memory, session };

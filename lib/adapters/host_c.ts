@@ -165,9 +165,7 @@ export function hostCToEvents(
   }
   const ctx = contextFor(
     { ...options, model: env.model ?? options.model },
-    HOST,
-    episodeId,
-    env.ts,
+    { host: HOST, episodeId, hostTimestamp: env.ts },
   );
   const correlator = options.correlator ?? null;
   const session = env.session_id;
@@ -186,9 +184,9 @@ export function hostCToEvents(
     case "message.text":
       return [message(ctx, { role: "assistant", text: env.text ?? "" })];
     case "tool.execute.before":
-      return [toolStarted(env, ctx, correlator)];
+      return [toolStarted({ env, ctx, correlator })];
     case "tool.execute.after":
-      return [toolEnded(env, ctx, correlator)];
+      return [toolEnded({ env, ctx, correlator })];
     case "session.error":
       // A model or API failure: the episode failed.
       return [
