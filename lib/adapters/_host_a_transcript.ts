@@ -5,13 +5,37 @@
  * it) and a `message` (assistant) per message with text. The server maps
  * what arrives; it never opens the transcript.
  *
+ * - The text the hook gives as `last_assistant_message` is recorded by the
+ *   caller: the turn that carries it (equal text, the last such turn) gives
+ *   no second `message`; a turn with other text is always kept, even when
+ *   the turn with that text was not in what the forwarder read.
+ * - A turn the host made up (model `<synthetic>`: the API error it showed
+ *   the user) is no model call: no `model.responded`.
+ * - A transcript the payload names that does not exist (`missing`) gives
+ *   `annotation` `usage.partial`: the episode's token count misses the
+ *   model calls that transcript would hold.
+ *
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
 import type { EventContext } from "../trace/events.ts";
-import { message } from "../trace/episode_events.ts";
+import { annotation, message } from "../trace/episode_events.ts";
 import { modelResponded } from "../trace/model_events.ts";
 import { objectField } from "./common.ts";
+
+/** The model name host_a gives a turn it wrote itself (an API error shown). */
+const SYNTHETIC = "<synthetic>";
+
+/** Index of the last turn whose text is `text` (trimmed), or -1. */
+function turnCarrying(turns: unknown[], text: string | undefined): number {
+  if (text === undefined) return -1;
+  const want = text.trim();
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const t = (turns[i] as { text?: unknown } | null)?.text;
+    if (typeof t === "string" && t.trim() === want) return i;
+  }
+  return -1;
+}
 
 function num(v: unknown): number | null {
   return typeof v === "number" && Number.isFinite(v) ? v : null;
@@ -43,13 +67,16 @@ export function transcriptEvents(
 ): UnsealedEvent[] {
   const { finalText, extra = {} } = options;
   const t = objectField(p, "harness_transcript");
-  const turns = Array.isArray(t.turns) ? t.turns : [];
-  let lastText = -1;
-  if (finalText !== undefined) {
-    for (let i = 0; i < turns.length; i++) {
-      if (typeof turns[i]?.text === "string" && turns[i].text) lastText = i;
-    }
+  if (t.missing === true) {
+    return [annotation(ctx, {
+      type: "usage.partial",
+      reason: "transcript_missing",
+      transcript_field: typeof t.field === "string" ? t.field : null,
+      ...extra,
+    }, { actor: "host" })];
   }
+  const turns = Array.isArray(t.turns) ? t.turns : [];
+  const said = turnCarrying(turns, finalText);
   const out: UnsealedEvent[] = [];
   turns.forEach((turn: unknown, i: number) => {
     if (typeof turn !== "object" || turn === null) return;
@@ -60,29 +87,36 @@ export function transcriptEvents(
     const model = typeof r.model === "string" ? r.model : null;
     const mctx = {
       ...ctx,
-      source: { ...ctx.source, model: model ?? ctx.source.model },
-    };
-    out.push(modelResponded(mctx, {
-      response: {
-        model,
-        message_id: typeof r.message_id === "string" ? r.message_id : null,
-        host_timestamp: typeof r.timestamp === "string" ? r.timestamp : null,
-        ...(input !== null || output !== null
-          ? {
-            usage: {
-              input_tokens: input,
-              output_tokens: output,
-              cache_creation_input_tokens: num(u.cache_creation_input_tokens),
-              cache_read_input_tokens: num(u.cache_read_input_tokens),
-              total_tokens: (input ?? 0) + (output ?? 0),
-            },
-          }
-          : {}),
+      source: {
+        ...ctx.source,
+        model: model === SYNTHETIC
+          ? ctx.source.model
+          : model ?? ctx.source.model,
       },
-      source: "transcript",
-      ...extra,
-    }, { actor: "host" }));
-    if (typeof r.text === "string" && r.text && i !== lastText) {
+    };
+    if (model !== SYNTHETIC) {
+      out.push(modelResponded(mctx, {
+        response: {
+          model,
+          message_id: typeof r.message_id === "string" ? r.message_id : null,
+          host_timestamp: typeof r.timestamp === "string" ? r.timestamp : null,
+          ...(input !== null || output !== null
+            ? {
+              usage: {
+                input_tokens: input,
+                output_tokens: output,
+                cache_creation_input_tokens: num(u.cache_creation_input_tokens),
+                cache_read_input_tokens: num(u.cache_read_input_tokens),
+                total_tokens: (input ?? 0) + (output ?? 0),
+              },
+            }
+            : {}),
+        },
+        source: "transcript",
+        ...extra,
+      }, { actor: "host" }));
+    }
+    if (typeof r.text === "string" && r.text && i !== said) {
       out.push(message(mctx, {
         role: "assistant",
         text: r.text,

@@ -14,7 +14,7 @@
  * | Stop | per transcript turn (the forwarder's `harness_transcript`) `model.responded` with usage and `message` (assistant); `message` (assistant, `last_assistant_message`) |
  * | SubagentStop | the subagent's transcript turns as for Stop (with `agent_id`), then `annotation` `subagent.stopped` |
  * | PreCompact / PostCompact | transcript turns (PreCompact); `annotation` `compaction.started` / `compaction.finished` with what the host said |
- * | StopFailure | `annotation` `stop.failed` |
+ * | StopFailure | transcript turns as for Stop; `annotation` `stop.failed` with `error` and `last_message` (the text the user saw) |
  * | SessionEnd | `episode.finished` (with the calls that never completed) |
  * | anything else (Setup, …) | none |
  *
@@ -166,11 +166,19 @@ export function hostAToEvents(
           ...hostSaid(p),
         }, { actor: "host" }),
       ];
-    case "StopFailure":
-      return [annotation(ctx, {
-        type: "stop.failed",
-        error: p.error ?? null,
-      }, { actor: "host" })];
+    case "StopFailure": {
+      // The API failed: the transcript holds the turns before it, and the
+      // text the user saw is the host's error message, not a model answer.
+      const text = optString(p, "last_assistant_message");
+      return [
+        ...transcriptEvents(p, ctx, { finalText: text }),
+        annotation(ctx, {
+          type: "stop.failed",
+          error: p.error ?? null,
+          ...(text === undefined ? {} : { last_message: text }),
+        }, { actor: "host" }),
+      ];
+    }
     case "SessionEnd": {
       const open = correlator?.endSession(HOST, session) ?? [];
       return [episodeFinished(ctx, {

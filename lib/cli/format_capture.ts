@@ -91,7 +91,11 @@ export function formatInspection(
         e.started ? "yes" : "no",
         e.finished ? "yes" : "no",
         String(e.incomplete_calls),
-        e.tokens ? `${e.tokens.input}/${e.tokens.output}` : "-",
+        e.tokens
+          ? `${e.tokens.input}/${e.tokens.output}${
+            e.tokens.partial ? " (partial)" : ""
+          }`
+          : "-",
       ]),
     ),
   ];

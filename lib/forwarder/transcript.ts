@@ -8,6 +8,15 @@
  * `harness_transcript`. The ingest server never opens a path: it maps
  * what arrives.
  *
+ * The host may fire Stop (or StopFailure, SubagentStop) before it has
+ * written the record that carries the hook's `last_assistant_message`: the
+ * forwarder then reads again, a few times within
+ * {@linkcode MAX_TRANSCRIPT_WAIT_MS}, until a turn with that text is in
+ * what it read, so the turn's usage is not left for a read that may never
+ * come. A transcript the payload names that does not exist (the
+ * summariser's SubagentStop in a compaction) is reported as `missing`: the
+ * model calls it would hold are not counted.
+ *
  * Offset state: one small JSON file per transcript, `<stateDir>/<sha256 of
  * the path>.json` = `{path, offset}`, where `offset` is the byte just past
  * the last complete line read. A transcript shorter than its offset (it was
@@ -25,9 +34,19 @@ export const MAX_TRANSCRIPT_READ_BYTES = 16 * 1024 * 1024;
 /** host_a hooks at which the transcript is read. */
 export const TRANSCRIPT_HOOKS: readonly string[] = [
   "Stop",
+  "StopFailure",
   "SubagentStop",
   "PreCompact",
 ];
+
+/**
+ * Longest wait, in milliseconds, for the record that carries the hook's
+ * `last_assistant_message` (spent only when it is not there yet).
+ */
+export const MAX_TRANSCRIPT_WAIT_MS = 250;
+
+/** Pause between two reads while waiting for that record, in milliseconds. */
+export const TRANSCRIPT_POLL_MS = 25;
 
 /** One assistant turn (one model message) from a transcript. */
 export interface TranscriptTurn {
@@ -55,6 +74,11 @@ export interface TranscriptDelta {
   to_offset: number;
   /** Assistant turns in that range, in order. */
   turns: TranscriptTurn[];
+  /**
+   * True when the named transcript does not exist: the model calls it
+   * would hold are not counted.
+   */
+  missing?: true;
 }
 
 /** Where the offset files live. */
@@ -64,6 +88,16 @@ export interface TranscriptOptions {
    * @default DEFAULT_TRANSCRIPT_STATE_DIR
    */
   stateDir?: string;
+  /**
+   * Longest wait for the record carrying `last_assistant_message`, in ms.
+   * @default MAX_TRANSCRIPT_WAIT_MS
+   */
+  maxWaitMs?: number;
+  /**
+   * The pause between reads while waiting (the clock, passed in).
+   * @default a timer of the given milliseconds
+   */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 async function stateFile(stateDir: string, path: string): Promise<string> {
@@ -173,14 +207,53 @@ export function assistantTurns(lines: readonly string[]): TranscriptTurn[] {
   return [...byId.values()];
 }
 
+/** Whether one of the turns carries the text the hook says the user saw. */
+function carries(turns: readonly TranscriptTurn[], text: string): boolean {
+  const want = text.trim();
+  return turns.some((t) => t.text.trim() === want);
+}
+
+/**
+ * Read what the transcript gained and, when the hook names a last
+ * assistant message that is not there yet, read again until it is (within
+ * the wait).
+ */
+async function readDelta(
+  path: string,
+  lastText: string | null,
+  options: TranscriptOptions,
+): Promise<{ from: number; to: number; turns: TranscriptTurn[] }> {
+  const first = await readTranscriptLines(path, options);
+  const lines = [...first.lines];
+  let to = first.to;
+  let turns = assistantTurns(lines);
+  const maxWait = options.maxWaitMs ?? MAX_TRANSCRIPT_WAIT_MS;
+  const sleep = options.sleep ??
+    ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  for (
+    let waited = 0;
+    lastText !== null && !carries(turns, lastText) && waited < maxWait;
+    waited += TRANSCRIPT_POLL_MS
+  ) {
+    await sleep(TRANSCRIPT_POLL_MS);
+    const more = await readTranscriptLines(path, options);
+    if (more.from !== to) break; // rewritten meanwhile: keep what was read
+    lines.push(...more.lines);
+    to = more.to;
+    turns = assistantTurns(lines);
+  }
+  return { from: first.from, to, turns };
+}
+
 /**
  * Add `harness_transcript` to a host_a hook payload at the hooks that read
- * the transcript. Fails open: any problem (not JSON, no path, no file, no
- * permission) returns the body unchanged.
+ * the transcript. Fails open: any problem (not JSON, no path, no
+ * permission) returns the body unchanged; a transcript that does not exist
+ * is sent as `missing`.
  *
  * @param host Host name (only `host_a` is read).
  * @param body The payload text, as the host gave it.
- * @param options Where offsets are kept.
+ * @param options Where offsets are kept, how long to wait.
  * @returns The body to send.
  */
 export async function withTranscript(
@@ -198,13 +271,18 @@ export async function withTranscript(
       : "transcript_path";
     const path = p[field];
     if (typeof path !== "string" || path === "") return body;
-    const { lines, from, to } = await readTranscriptLines(path, options);
-    const delta: TranscriptDelta = {
-      field,
-      from_offset: from,
-      to_offset: to,
-      turns: assistantTurns(lines),
-    };
+    const lastText = typeof p.last_assistant_message === "string" &&
+        p.last_assistant_message.trim() !== ""
+      ? p.last_assistant_message
+      : null;
+    let delta: TranscriptDelta;
+    try {
+      const { from, to, turns } = await readDelta(path, lastText, options);
+      delta = { field, from_offset: from, to_offset: to, turns };
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+      delta = { field, from_offset: 0, to_offset: 0, turns: [], missing: true };
+    }
     return JSON.stringify({ ...p, harness_transcript: delta });
   } catch {
     return body;

@@ -85,6 +85,7 @@ export const HOST_A_EVENTS: readonly string[] = [
  */
 export const HOST_A_TRANSCRIPT_EVENTS: ReadonlySet<string> = new Set([
   "Stop",
+  "StopFailure",
   "SubagentStop",
   "PreCompact",
 ]);

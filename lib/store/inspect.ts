@@ -42,6 +42,12 @@ export interface EpisodeInspection {
     responses: number;
     /** `model_gateway` when the model gateway counted them (every model call), else absent (the host's transcripts). */
     source?: string;
+    /**
+     * True when the host's events say some model calls were not counted
+     * (`annotation` `usage.partial`: a compaction's summariser on host_a);
+     * absent when the count is whole or the model gateway counted.
+     */
+    partial?: true;
   } | null;
 }
 
@@ -105,6 +111,7 @@ export async function inspectCapture(
     fid: FidelityTracker;
     open: Set<string>;
     gateway?: { input: number; output: number; responses: number };
+    partial?: true;
   }>();
   for await (const ev of store.readEvents(captureId, { resolveBlobs: false })) {
     total.set(ev.kind, (total.get(ev.kind) ?? 0) + 1);
@@ -137,6 +144,9 @@ export async function inspectCapture(
     if (ev.kind === "episode.started") e.ep.started = true;
     if (ev.kind === "episode.finished") e.ep.finished = true;
     if (ev.kind === "tool.call.started") e.open.add(ev.event_id);
+    if (ev.kind === "annotation" && ev.payload.type === "usage.partial") {
+      e.partial = true;
+    }
     if (ev.kind === "model.responded") {
       type Usage = { input_tokens?: unknown; output_tokens?: unknown };
       // Hosts and conversations put usage in the response; a tree leaf's
@@ -163,9 +173,17 @@ export async function inspectCapture(
     ) e.open.delete(ev.parent_event_id);
   }
   const episodes = [...eps.values()].map((
-    { ep, counts, fid, open, gateway },
+    { ep, counts, fid, open, gateway, partial },
   ) => ({
     ...ep,
+    ...(partial && !gateway
+      ? {
+        tokens: {
+          ...(ep.tokens ?? { input: 0, output: 0, responses: 0 }),
+          partial,
+        },
+      }
+      : {}),
     ...(gateway ? { tokens: { ...gateway, source: "model_gateway" } } : {}),
     counts_by_kind: sorted(counts),
     fidelity: fid.level,

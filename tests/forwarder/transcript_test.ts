@@ -113,7 +113,7 @@ Deno.test("withTranscript() sends only what the transcript gained since the last
   assertEquals(new Set(ids).size, 4);
 });
 
-Deno.test("withTranscript() leaves other hooks, other hosts and a missing file untouched", async () => {
+Deno.test("withTranscript() leaves other hooks and other hosts untouched and says when the transcript is missing", async () => {
   await using dir = await tempDir();
   const pre = Deno.readTextFileSync(`${A}/basic/003-PreToolUse.json`);
   assertEquals(
@@ -125,10 +125,19 @@ Deno.test("withTranscript() leaves other hooks, other hosts and a missing file u
     await withTranscript("host_b", stop, { stateDir: dir.path }),
     stop,
   );
-  // The recorded path does not exist here: fail open.
+  // The recorded path does not exist here: said so, never a failure.
   assertEquals(
-    await withTranscript("host_a", stop, { stateDir: dir.path }),
-    stop,
+    JSON.parse(await withTranscript("host_a", stop, { stateDir: dir.path })),
+    {
+      ...JSON.parse(stop),
+      harness_transcript: {
+        field: "transcript_path",
+        from_offset: 0,
+        to_offset: 0,
+        turns: [],
+        missing: true,
+      },
+    },
   );
 });
 

@@ -1,0 +1,222 @@
+import { assertEquals, assertOk } from "../_assert.ts";
+import { tempDir } from "../_helpers.ts";
+import { startServer } from "../_server.ts";
+import { forwardHook } from "../../lib/forwarder/forward.ts";
+import {
+  assistantTurns,
+  withTranscript,
+} from "../../lib/forwarder/transcript.ts";
+import { hostAToEvents } from "../../lib/adapters/host_a.ts";
+import { inspectCapture } from "../../lib/store/inspect.ts";
+import {
+  assistantTexts,
+  captureEvents,
+  copyTranscripts,
+  HOST_A,
+  payloads,
+  tokenSums,
+} from "./_host_a_replay.ts";
+
+const BASIC_TRANSCRIPT = "6186e4fd-8209-48a2-a8dd-8390b7ffa6cc.jsonl";
+
+/** The host's own totals: the last `cost-state` of the session transcript. */
+function hostTotals(scenario: string, transcript: string): [number, number] {
+  const lines = Deno.readTextFileSync(
+    `${HOST_A}/${scenario}/_transcripts/${transcript}`,
+  ).split("\n").filter((l) => l.includes('"type":"cost-state"'));
+  const usage = Object.values(
+    JSON.parse(lines.at(-1)!).modelUsage as Record<
+      string,
+      { inputTokens: number; outputTokens: number }
+    >,
+  );
+  return [
+    usage.reduce((s, u) => s + u.inputTokens, 0),
+    usage.reduce((s, u) => s + u.outputTokens, 0),
+  ];
+}
+
+/** The basic transcript cut just before the final answer's first record. */
+function basicBeforeAnswer(): { head: string; tail: string } {
+  const full = Deno.readTextFileSync(
+    `${HOST_A}/basic/_transcripts/${BASIC_TRANSCRIPT}`,
+  );
+  const last = assistantTurns(full.split("\n")).at(-1)!;
+  const at = full.lastIndexOf("\n", full.indexOf(last.message_id)) + 1;
+  return { head: full.slice(0, at), tail: full.slice(at) };
+}
+
+Deno.test("StopFailure keeps the tokens of the turn before the API failed and the text the user saw (host_a apierror)", async () => {
+  await using dir = await tempDir();
+  await using srv = await startServer();
+  await copyTranscripts("apierror", dir.path);
+  for (const { name, body } of payloads("apierror", dir.path)) {
+    const r = await forwardHook("host_a", body, {
+      url: srv.url,
+      captureId: "cap_err",
+      stateDir: `${dir.path}/state`,
+      timeoutMs: 5000,
+    });
+    assertOk(r.ok, `${name}: ${r.error}`);
+  }
+  assertEquals((await srv.store.verifyCapture("cap_err")).ok, true);
+  const evs = await captureEvents(srv.store, "cap_err");
+  // The transcript's one model call (its error turn is the host's own).
+  assertEquals(tokenSums(evs), [100, 20, 1]);
+  const failed = evs.find((e) => e.payload.type === "stop.failed")!;
+  assertEquals(failed.payload.error, "unknown");
+  assertEquals(
+    failed.payload.last_message,
+    "API Error: 400 lab: scripted API failure",
+  );
+  // The error text is what the host said, not a model answer.
+  assertEquals(assistantTexts(evs), []);
+  assertEquals(
+    evs.filter((e) => e.kind === "model.responded").map((e) => e.source.model),
+    ["claude-opus-5-5"],
+  );
+});
+
+Deno.test("withTranscript() at Stop reads until the record carrying last_assistant_message arrives", async () => {
+  await using dir = await tempDir();
+  await using srv = await startServer();
+  await copyTranscripts("basic", dir.path);
+  const path = `${dir.path}/${BASIC_TRANSCRIPT}`;
+  const { head, tail } = basicBeforeAnswer();
+  // The host fires Stop before it has written the final answer.
+  Deno.writeTextFileSync(path, head);
+  const waits: number[] = [];
+  const sleep = (ms: number) => {
+    if (waits.push(ms) === 2) {
+      Deno.writeTextFileSync(path, tail, { append: true });
+    }
+    return Promise.resolve();
+  };
+  for (const { name, body } of payloads("basic", dir.path)) {
+    const sent = await withTranscript("host_a", body, {
+      stateDir: `${dir.path}/state`,
+      sleep,
+    });
+    const res = await fetch(`${srv.url}/hook/host_a?cap=cap_race`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: sent,
+    });
+    assertEquals(res.status, 204, `${name}: ${await res.text()}`);
+  }
+  assertEquals(waits.length, 2);
+  const evs = await captureEvents(srv.store, "cap_race");
+  // The transcript's cost-state: 500 input, 100 output tokens over 5 calls.
+  assertEquals(tokenSums(evs), [500, 100, 5]);
+  const said = assistantTexts(evs);
+  assertEquals(said.length, 2);
+  assertEquals(said[0], "I will read the notes first.");
+  assertOk(said[1].startsWith("All done: read the notes (answer 42)"));
+});
+
+Deno.test("withTranscript() waits a bounded time for a record that never comes", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/${BASIC_TRANSCRIPT}`;
+  Deno.writeTextFileSync(path, basicBeforeAnswer().head);
+  const stop = payloads("basic", dir.path).find((p) => p.name.includes("Stop"))!
+    .body;
+  let waited = 0;
+  const sent = JSON.parse(
+    await withTranscript("host_a", stop, {
+      stateDir: `${dir.path}/state`,
+      maxWaitMs: 100,
+      sleep: (ms) => {
+        waited += ms;
+        return Promise.resolve();
+      },
+    }),
+  );
+  assertEquals(waited, 100);
+  assertEquals(sent.harness_transcript.turns.length, 4);
+});
+
+Deno.test("hostAToEvents() at Stop drops only the turn whose text is last_assistant_message", () => {
+  const { head } = basicBeforeAnswer();
+  const full = head + basicBeforeAnswer().tail;
+  const stop = JSON.parse(
+    payloads("basic", "/x").find((p) => p.name.includes("Stop"))!.body,
+  );
+  const map = (text: string) =>
+    assistantTexts(hostAToEvents({
+      ...stop,
+      harness_transcript: {
+        field: "transcript_path",
+        turns: assistantTurns(text.split("\n")),
+      },
+    }, { captureId: "cap" }));
+  // The final answer was read: it is said once.
+  const whole = map(full);
+  assertEquals(whole.length, 2);
+  assertEquals(whole[0], "I will read the notes first.");
+  // It was not read (the wait ran out): the earlier text is still kept.
+  const cut = map(head);
+  assertEquals(cut.length, 2);
+  assertEquals(cut[0], "I will read the notes first.");
+  assertEquals(cut[1], stop.last_assistant_message);
+});
+
+Deno.test("a compaction's summariser calls are marked uncounted and capture inspect says the count is partial (host_a compact)", async () => {
+  await using dir = await tempDir();
+  await using srv = await startServer();
+  await copyTranscripts("compact", dir.path);
+  for (const { name, body } of payloads("compact", dir.path)) {
+    const r = await forwardHook("host_a", body, {
+      url: srv.url,
+      captureId: "cap_compact",
+      stateDir: `${dir.path}/state`,
+      timeoutMs: 5000,
+    });
+    assertOk(r.ok, `${name}: ${r.error}`);
+  }
+  assertEquals((await srv.store.verifyCapture("cap_compact")).ok, true);
+  const evs = await captureEvents(srv.store, "cap_compact");
+  const counted = tokenSums(evs);
+  const [hostIn, hostOut] = hostTotals(
+    "compact",
+    "10fe1e4b-6b10-4916-92fb-69c993c98f30.jsonl",
+  );
+  // What hooks can see is less than what the host spent.
+  assertEquals(counted, [200, 40, 2]);
+  assertEquals([hostIn, hostOut], [400, 80]);
+  const partial = evs.filter((e) => e.payload.type === "usage.partial");
+  assertEquals(
+    partial.map((e) => [e.payload.agent_id, e.payload.reason]),
+    [
+      ["ae23b322616a97400", "transcript_missing"],
+      ["abbeb36ad5d0c7b6b", "transcript_missing"],
+    ],
+  );
+  const inspection = await inspectCapture(srv.store, "cap_compact");
+  assertEquals(inspection.episodes.length, 1);
+  assertEquals(inspection.episodes[0].tokens, {
+    input: 200,
+    output: 40,
+    responses: 2,
+    partial: true,
+  });
+});
+
+Deno.test("capture inspect does not call a complete count partial (host_a basic)", async () => {
+  await using dir = await tempDir();
+  await using srv = await startServer();
+  await copyTranscripts("basic", dir.path);
+  for (const { body } of payloads("basic", dir.path)) {
+    await forwardHook("host_a", body, {
+      url: srv.url,
+      captureId: "cap_whole",
+      stateDir: `${dir.path}/state`,
+      timeoutMs: 5000,
+    });
+  }
+  const inspection = await inspectCapture(srv.store, "cap_whole");
+  assertEquals(inspection.episodes[0].tokens, {
+    input: 500,
+    output: 100,
+    responses: 5,
+  });
+});
