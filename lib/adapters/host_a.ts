@@ -5,12 +5,12 @@
  * | --- | --- |
  * | SessionStart | `episode.started` (`reason` = `source`) |
  * | UserPromptSubmit | `message` (user) |
- * | PreToolUse | `tool.call.started` (`host_call_id` = `tool_use_id`) |
+ * | PreToolUse | `tool.call.started` (`host_call_id` = `tool_use_id`; a subagent's call has `parent_event_id` = the Agent/Task call that started the subagent) |
  * | PostToolUse | `tool.call.completed` (MCP structured results also parsed into `structured_result`) |
  * | PostToolUseFailure | `tool.call.failed` |
  * | PostToolBatch | `tool.call.failed` (`error.type` = `not_executed`) for each call still pending: refused or blocked |
  * | PermissionRequest | `annotation` `permission.requested` |
- * | SubagentStart / SubagentStop | `annotation` `subagent.started` / `subagent.stopped` |
+ * | SubagentStart / SubagentStop | `annotation` `subagent.started` / `subagent.stopped`, `parent_event_id` = the Agent/Task call (see `subagent_links.ts`) |
  * | Stop | per transcript turn (the forwarder's `harness_transcript`) `model.responded` with usage and `message` (assistant); `message` (assistant, `last_assistant_message`) |
  * | SubagentStop | the subagent's transcript turns as for Stop (with `agent_id`), then `annotation` `subagent.stopped` |
  * | PreCompact / PostCompact | transcript turns (PreCompact); `annotation` `compaction.started` / `compaction.finished` with what the host said |
@@ -53,8 +53,13 @@ import {
 import { transcriptEvents } from "./_host_a_transcript.ts";
 import type { EventContext } from "../trace/events.ts";
 import type { ToolCallCorrelator } from "./correlator.ts";
+import type { SessionMemory } from "./session_memory.ts";
+import { subagentCall } from "./subagent_links.ts";
 
 const HOST = "host_a";
+
+/** host_a tools that start a subagent. */
+const AGENT_TOOLS = ["Agent", "Task"];
 
 /** Fields every host_a payload carries (not repeated in annotations). */
 const COMMON = new Set([
@@ -117,7 +122,8 @@ export function hostAToEvents(
   const episodeId = episodeIdOf(session);
   const ctx = contextFor(options, { host: HOST, episodeId });
   const correlator = options.correlator ?? null;
-  const h: Hook = { p, ctx, correlator, session };
+  const memory = options.sessions ?? null;
+  const h: Hook = { p, ctx, correlator, memory, session };
   switch (hook) {
     case "SessionStart":
       return [episodeStarted(ctx, {
@@ -196,7 +202,24 @@ interface Hook {
   p: Record<string, unknown>;
   ctx: EventContext;
   correlator: ToolCallCorrelator | null;
+  memory: SessionMemory | null;
   session: string;
+}
+
+/**
+ * The start event of the Agent/Task call that started the payload's
+ * subagent (`agent_id`), or null (not a subagent, or no single call).
+ */
+function agentCallOf(h: Hook, link: boolean): string | null {
+  const agent = optString(h.p, "agent_id");
+  if (!agent) return null;
+  const seen = { host: HOST, session: h.session, agent };
+  if (!link) return h.memory?.subagentCall(seen) ?? null;
+  return subagentCall({
+    ...seen,
+    tools: AGENT_TOOLS,
+    agentType: optString(h.p, "agent_type") ?? null,
+  }, h);
 }
 
 /** `PreToolUse`: the call starts (and the correlator learns of it). */
@@ -210,7 +233,7 @@ function toolStarted(h: Hook): UnsealedEvent {
     arguments: input,
     ...(callId ? { host_call_id: callId } : {}),
     ...extras(p),
-  });
+  }, { parentEventId: agentCallOf(h, true) });
   correlator?.start({
     host: HOST,
     session,
@@ -307,9 +330,13 @@ function batchRefusals(h: Hook): UnsealedEvent[] {
   return out;
 }
 
-/** `SubagentStart` / `SubagentStop` (which first reads the subagent's transcript). */
+/**
+ * `SubagentStart` / `SubagentStop` (which first reads the subagent's
+ * transcript), linked to the Agent/Task call that started the subagent.
+ */
 function subagentEvents(h: Hook, hook: string): UnsealedEvent[] {
   const { p, ctx } = h;
+  const call = agentCallOf(h, hook === "SubagentStart");
   return [
     ...(hook === "SubagentStop"
       ? transcriptEvents(p, ctx, { extra: extras(p) })
@@ -320,6 +347,6 @@ function subagentEvents(h: Hook, hook: string): UnsealedEvent[] {
       ...(typeof p.last_assistant_message === "string"
         ? { last_message: p.last_assistant_message }
         : {}),
-    }, { actor: "host" }),
+    }, { actor: "host", parentEventId: call }),
   ];
 }

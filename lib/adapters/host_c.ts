@@ -5,7 +5,7 @@
  *
  * | envelope hook | events |
  * | --- | --- |
- * | session.created | `episode.started` (`cwd`; `parent_session_id` for subagents) |
+ * | session.created | `episode.started` (`cwd`; a subagent's has `parent_session_id` and `parent_event_id` = the parent's `task` call) |
  * | chat.message | `message` (user) |
  * | message.text | `message` (assistant) |
  * | tool.execute.before | `tool.call.started` (`host_call_id` = `call_id`) |
@@ -35,6 +35,7 @@ import {
 import { modelResponded } from "../trace/model_events.ts";
 import { toolEnded, toolStarted } from "./_host_c_tools.ts";
 import type { HostCEnvelope } from "./_host_c_envelope.ts";
+import { subagentCall } from "./subagent_links.ts";
 
 export type { HostCEnvelope };
 import {
@@ -170,15 +171,25 @@ export function hostCToEvents(
   const correlator = options.correlator ?? null;
   const session = env.session_id;
   switch (env.hook) {
-    case "session.created":
+    case "session.created": {
       options.sessions?.started(HOST, session);
+      // A child session: linked to the parent's task call that started it.
+      const call = env.parent_session_id
+        ? subagentCall({
+          host: HOST,
+          session: env.parent_session_id,
+          agent: session,
+          tools: ["task"],
+        }, { correlator, memory: options.sessions ?? null })
+        : null;
       return [episodeStarted(ctx, {
         reason: "created",
         ...(env.cwd ? { cwd: env.cwd } : {}),
         ...(env.parent_session_id
           ? { parent_session_id: env.parent_session_id }
           : {}),
-      })];
+      }, { parentEventId: call })];
+    }
     case "chat.message":
       return [message(ctx, { role: "user", text: env.text ?? "" })];
     case "message.text":

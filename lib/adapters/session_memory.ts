@@ -3,8 +3,9 @@
  * beside the correlator: a host_b model answer streamed in chunks (each
  * AfterModel carries a piece; the assembled text is the reliable one — the
  * host's own `prompt_response` repeats pieces), the model last asked, and
- * sessions already ended (hosts may send SessionEnd twice). Bounded: the
- * oldest sessions are forgotten first.
+ * sessions already ended (hosts may send SessionEnd twice), and which
+ * Agent/Task call started each subagent. Bounded: the oldest sessions are
+ * forgotten first.
  *
  * @module
  */
@@ -14,6 +15,18 @@ interface SessionState {
   model: string | null;
   ended: boolean;
   answered: boolean;
+  /** Subagent (host_a agent id, host_c child session) → its call's start event. */
+  subagents: Map<string, string>;
+}
+
+/** A subagent of a session (see {@linkcode SessionMemory.linkSubagent}). */
+export interface SubagentRef {
+  /** Host name. */
+  host: string;
+  /** The session that started the subagent. */
+  session: string;
+  /** The subagent: host_a's `agent_id`, host_c's child session id. */
+  agent: string;
 }
 
 /** Per-session memory of one ingest process. */
@@ -34,7 +47,13 @@ export class SessionMemory {
     const key = `${host}\u0000${session}`;
     let s = this.#sessions.get(key);
     if (!s) {
-      s = { text: "", model: null, ended: false, answered: false };
+      s = {
+        text: "",
+        model: null,
+        ended: false,
+        answered: false,
+        subagents: new Map(),
+      };
       this.#sessions.set(key, s);
       if (this.#sessions.size > this.#max) {
         this.#sessions.delete(this.#sessions.keys().next().value!);
@@ -79,6 +98,39 @@ export class SessionMemory {
   /** The model a session last asked, if known. */
   model(host: string, session: string): string | null {
     return this.#sessions.get(`${host}\u0000${session}`)?.model ?? null;
+  }
+
+  /**
+   * Remember which call started a subagent.
+   *
+   * @param ref The subagent.
+   * @param callEventId Event id of the call's `tool.call.started`.
+   */
+  linkSubagent(ref: SubagentRef, callEventId: string): void {
+    this.#get(ref.host, ref.session).subagents.set(ref.agent, callEventId);
+  }
+
+  /**
+   * The start event of the call that started a subagent, if linked.
+   *
+   * @param ref The subagent.
+   * @returns The event id, or null.
+   */
+  subagentCall(ref: SubagentRef): string | null {
+    return this.#sessions.get(`${ref.host}\u0000${ref.session}`)?.subagents
+      .get(ref.agent) ?? null;
+  }
+
+  /**
+   * Start events of the calls already linked to a subagent in a session.
+   *
+   * @param host Host name.
+   * @param session Session id.
+   * @returns Their event ids.
+   */
+  linkedCalls(host: string, session: string): Set<string> {
+    const s = this.#sessions.get(`${host}\u0000${session}`);
+    return new Set(s ? s.subagents.values() : []);
   }
 
   /** A session (re)started: it may end again. */

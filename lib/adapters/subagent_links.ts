@@ -1,0 +1,58 @@
+/**
+ * Which Agent/Task call started a subagent. host_a runs a subagent's tool
+ * calls in the parent's session (they carry `agent_id`); host_c gives a
+ * subagent its own child session (`parent_session_id`). Neither names the
+ * call that started it, so the link is made the way the correlator links
+ * calls without an id: when exactly one call of a delegating tool is
+ * pending in the parent session and not yet linked to another subagent
+ * (several of the same kind at once: no link is invented).
+ *
+ * @module
+ */
+import type { ToolCallCorrelator } from "./correlator.ts";
+import type { SessionMemory, SubagentRef } from "./session_memory.ts";
+
+/** A subagent seen in a payload, and how its starting call looks. */
+export interface SubagentSighting extends SubagentRef {
+  /** Host tool names that start subagents (`Agent`, `Task`; `task`). */
+  tools: readonly string[];
+  /** The subagent's type, matched to a call's `subagent_type` when several are pending. */
+  agentType?: string | null;
+}
+
+/** The ingest process's state the link needs. */
+export interface SubagentState {
+  /** Pending calls. */
+  correlator: ToolCallCorrelator | null;
+  /** Links already made. */
+  memory: SessionMemory | null;
+}
+
+/**
+ * The start event of the call that started a subagent: the one already
+ * linked, else the only pending unlinked call of a delegating tool (then
+ * remembered).
+ *
+ * @param seen The subagent.
+ * @param state Correlator and session memory.
+ * @returns The event id, or null when no single call can be named.
+ */
+export function subagentCall(
+  seen: SubagentSighting,
+  state: SubagentState,
+): string | null {
+  const { correlator, memory } = state;
+  const known = memory?.subagentCall(seen);
+  if (known) return known;
+  if (!correlator) return null;
+  const taken = memory?.linkedCalls(seen.host, seen.session) ?? new Set();
+  let calls = correlator.pending(seen.host, seen.session).filter((c) =>
+    seen.tools.includes(c.tool) && !taken.has(c.event_id)
+  );
+  if (calls.length > 1 && seen.agentType) {
+    calls = calls.filter((c) => c.arguments.subagent_type === seen.agentType);
+  }
+  if (calls.length !== 1) return null;
+  memory?.linkSubagent(seen, calls[0].event_id);
+  return calls[0].event_id;
+}
