@@ -13,7 +13,7 @@
  * | session.error | `annotation` `session.error`, and `episode.outcome` failure |
  * | model.responded | `model.responded` with the model and token usage |
  * | session.retry, session.compacted | `annotation` of that type |
- * | session.deleted, session.finished, session.ended | `episode.finished`, once per session |
+ * | session.deleted, session.finished, session.ended | `episode.finished`, once per session; a deletion after the end: `annotation` `session.deleted` |
  * | any other hook name | none |
  *
  * Failed or refused (host_c's own signal): a failed call the plugin marks
@@ -224,7 +224,13 @@ export function hostCToEvents(
     case "session.finished":
     case "session.ended": {
       const memory = options.sessions ?? null;
-      if (memory && !memory.end(HOST, session)) return []; // a second end
+      if (memory && !memory.end(HOST, session)) {
+        // A second end gives no second episode.finished; a deletion of a
+        // session that already ended (at dispose) is still recorded.
+        return env.hook === "session.deleted"
+          ? [annotation(ctx, { type: "session.deleted" }, { actor: "host" })]
+          : [];
+      }
       const open = correlator?.endSession(HOST, session) ?? [];
       return [episodeFinished(ctx, {
         reason: env.reason ?? env.hook,
