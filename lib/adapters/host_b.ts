@@ -12,8 +12,9 @@
  * | AfterModel (server mode) | at a chunk with a `finishReason`: `model.responded` with `usageMetadata` as usage, and `message` (assistant) with the streamed text |
  * | AfterAgent | `message` (assistant, `prompt_response`) when no AfterModel text was recorded for the turn; else `annotation` `agent.responded` with the host's `prompt_response` |
  * | PreCompress | `annotation` `compaction.checked` with `trigger` (0.61 sends it before every model call) |
+ * | Notification (interactive only) | `ToolPermission` (the approval prompt): `annotation` `permission.requested` with the pending call's `tool` and `arguments` and `parent_event_id` when exactly one pending call fits, and what the host said (`notification_type`, `message`, `details`); any other type: `annotation` `notification.shown` |
  * | SessionEnd | `episode.finished` (with the calls that never completed) |
- * | anything else (BeforeModel, Notification) | none |
+ * | anything else (BeforeModel) | none |
  *
  * Failed or refused (host_b's own signal): `tool_response.error` is
  * `error.outcome = "failed"`; a shell command's non-zero `Exit Code` is
@@ -156,6 +157,8 @@ export function hostBToEvents(
     }
     case "AfterTool":
       return [toolEnded(h)];
+    case "Notification":
+      return [notification(h)];
     case "SessionEnd": {
       if (memory && !memory.end(HOST, session)) return []; // a duplicate end
       const open = correlator?.endSession(HOST, session) ?? [];
@@ -238,6 +241,39 @@ function modelRequest(h: Hook, full: boolean): UnsealedEvent {
     },
     { actor: "host" },
   );
+}
+
+/**
+ * `Notification`: a tool-approval prompt (`ToolPermission`; BeforeTool has
+ * fired, AfterTool waits for the user) is a permission request for the
+ * pending call it shows, when exactly one fits (the shell command in
+ * `details` narrows several); other notifications as the host said them.
+ */
+function notification(h: Hook): UnsealedEvent {
+  const { p, ctx, correlator, session } = h;
+  const type = optString(p, "notification_type") ?? null;
+  const said = {
+    notification_type: type,
+    message: optString(p, "message") ?? null,
+    details: objectField(p, "details"),
+  };
+  if (type !== "ToolPermission") {
+    return annotation(ctx, { type: "notification.shown", ...said }, {
+      actor: "host",
+    });
+  }
+  let calls = correlator?.pending(HOST, session) ?? [];
+  const command = optString(said.details, "command");
+  if (calls.length > 1 && command !== undefined) {
+    calls = calls.filter((c) => c.arguments.command === command);
+  }
+  const call = calls.length === 1 ? calls[0] : null;
+  return annotation(ctx, {
+    type: "permission.requested",
+    tool: call?.tool ?? null,
+    arguments: call?.arguments ?? {},
+    ...said,
+  }, { actor: "host", parentEventId: call?.event_id ?? null });
 }
 
 /** `AfterTool`: the call's end (a shell command's non-zero exit fails it). */

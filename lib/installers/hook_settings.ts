@@ -100,6 +100,7 @@ export const HOST_B_EVENTS: readonly string[] = [
   "AfterModel",
   "AfterAgent",
   "PreCompress",
+  "Notification",
   "SessionEnd",
 ];
 

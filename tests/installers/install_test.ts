@@ -108,6 +108,7 @@ Deno.test("install host_b writes command hooks; uninstall removes the file it cr
     "BeforeAgent",
     "BeforeTool",
     "BeforeToolSelection",
+    "Notification",
     "PreCompress",
     "SessionEnd",
     "SessionStart",
