@@ -8,6 +8,7 @@ import {
 } from "../../lib/forwarder/transcript.ts";
 import { hostAToEvents } from "../../lib/adapters/host_a.ts";
 import { inspectCapture } from "../../lib/store/inspect.ts";
+import { formatInspection } from "../../lib/cli/format_capture.ts";
 import {
   assistantTexts,
   captureEvents,
@@ -199,6 +200,9 @@ Deno.test("a compaction's summariser calls are marked uncounted and capture insp
     responses: 2,
     partial: true,
   });
+  assertOk(
+    formatInspection("cap_compact", inspection).includes("200/40 (partial)"),
+  );
 });
 
 Deno.test("capture inspect does not call a complete count partial (host_a basic)", async () => {
