@@ -19,16 +19,6 @@ interface SessionState {
   subagents: Map<string, string>;
 }
 
-/** A subagent of a session (see {@linkcode SessionMemory.linkSubagent}). */
-export interface SubagentRef {
-  /** Host name. */
-  host: string;
-  /** The session that started the subagent. */
-  session: string;
-  /** The subagent: host_a's `agent_id`, host_c's child session id. */
-  agent: string;
-}
-
 /** Per-session memory of one ingest process. */
 export class SessionMemory {
   readonly #sessions = new Map<string, SessionState>();
@@ -103,20 +93,26 @@ export class SessionMemory {
   /**
    * Remember which call started a subagent.
    *
-   * @param ref The subagent.
+   * @param ref The subagent: host, the session that started it, and the
+   *   subagent (host_a's `agent_id`, host_c's child session id).
    * @param callEventId Event id of the call's `tool.call.started`.
    */
-  linkSubagent(ref: SubagentRef, callEventId: string): void {
+  linkSubagent(
+    ref: { host: string; session: string; agent: string },
+    callEventId: string,
+  ): void {
     this.#get(ref.host, ref.session).subagents.set(ref.agent, callEventId);
   }
 
   /**
    * The start event of the call that started a subagent, if linked.
    *
-   * @param ref The subagent.
+   * @param ref The subagent: host, the session that started it, the subagent.
    * @returns The event id, or null.
    */
-  subagentCall(ref: SubagentRef): string | null {
+  subagentCall(
+    ref: { host: string; session: string; agent: string },
+  ): string | null {
     return this.#sessions.get(`${ref.host}\u0000${ref.session}`)?.subagents
       .get(ref.agent) ?? null;
   }

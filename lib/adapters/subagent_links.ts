@@ -10,10 +10,16 @@
  * @module
  */
 import type { ToolCallCorrelator } from "./correlator.ts";
-import type { SessionMemory, SubagentRef } from "./session_memory.ts";
+import type { SessionMemory } from "./session_memory.ts";
 
 /** A subagent seen in a payload, and how its starting call looks. */
-export interface SubagentSighting extends SubagentRef {
+export interface SubagentSighting {
+  /** Host name. */
+  host: string;
+  /** The session that started the subagent. */
+  session: string;
+  /** The subagent: host_a's `agent_id`, host_c's child session id. */
+  agent: string;
   /** Host tool names that start subagents (`Agent`, `Task`; `task`). */
   tools: readonly string[];
   /** The subagent's type, matched to a call's `subagent_type` when several are pending. */
