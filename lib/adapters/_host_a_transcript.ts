@@ -1,8 +1,9 @@
 /**
  * host_a: the `harness_transcript` the forwarder adds at Stop,
- * SubagentStop and PreCompact (see `lib/forwarder/transcript.ts`) → one
- * `model.responded` per assistant message (its usage as the host recorded
- * it) and a `message` (assistant) per message with text. The server maps
+ * StopFailure, SubagentStop and PreCompact (see
+ * `lib/forwarder/transcript.ts`) → one `model.responded` per assistant
+ * message (its usage as the host recorded it) and a `message` (assistant)
+ * per message with text. The server maps
  * what arrives; it never opens the transcript.
  *
  * - The text the hook gives as `last_assistant_message` is recorded by the
@@ -44,8 +45,8 @@ function num(v: unknown): number | null {
 /** What {@linkcode transcriptEvents} adds or leaves out. */
 export interface TranscriptEventOptions {
   /**
-   * The hook's `last_assistant_message`, recorded by the caller: the last
-   * turn's text is not repeated when it is given.
+   * The hook's `last_assistant_message`, recorded by the caller: the turn
+   * carrying that text gives no second `message`.
    */
   finalText?: string;
   /** Fields added to each event (`agent_id` …). */

@@ -215,17 +215,17 @@ function carries(turns: readonly TranscriptTurn[], text: string): boolean {
 
 /**
  * Read what the transcript gained and, when the hook names a last
- * assistant message that is not there yet, read again until it is (within
- * the wait).
+ * assistant message (`lastText`) that is not there yet, read again until
+ * it is (within the wait).
  */
 async function readDelta(
   path: string,
-  lastText: string | null,
-  options: TranscriptOptions,
+  options: TranscriptOptions & { lastText: string | null },
 ): Promise<{ from: number; to: number; turns: TranscriptTurn[] }> {
+  const { lastText } = options;
   const first = await readTranscriptLines(path, options);
   const lines = [...first.lines];
-  let to = first.to;
+  let { from, to } = first;
   let turns = assistantTurns(lines);
   const maxWait = options.maxWaitMs ?? MAX_TRANSCRIPT_WAIT_MS;
   const sleep = options.sleep ??
@@ -237,12 +237,16 @@ async function readDelta(
   ) {
     await sleep(TRANSCRIPT_POLL_MS);
     const more = await readTranscriptLines(path, options);
-    if (more.from !== to) break; // rewritten meanwhile: keep what was read
+    if (more.from !== to) {
+      // Rewritten meanwhile and read again from its start.
+      lines.length = 0;
+      from = more.from;
+    }
     lines.push(...more.lines);
     to = more.to;
     turns = assistantTurns(lines);
   }
-  return { from: first.from, to, turns };
+  return { from, to, turns };
 }
 
 /**
@@ -277,7 +281,10 @@ export async function withTranscript(
       : null;
     let delta: TranscriptDelta;
     try {
-      const { from, to, turns } = await readDelta(path, lastText, options);
+      const { from, to, turns } = await readDelta(path, {
+        ...options,
+        lastText,
+      });
       delta = { field, from_offset: from, to_offset: to, turns };
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) throw err;
