@@ -27,15 +27,35 @@ import { objectField } from "./common.ts";
 /** The model name host_a gives a turn it wrote itself (an API error shown). */
 const SYNTHETIC = "<synthetic>";
 
-/** Index of the last turn whose text is `text` (trimmed), or -1. */
-function turnCarrying(turns: unknown[], text: string | undefined): number {
-  if (text === undefined) return -1;
+/** Index of the last (or first) turn whose text is `text` (trimmed), or -1. */
+function turnCarrying(
+  turns: unknown[],
+  text: string | null | undefined,
+  first = false,
+): number {
+  if (text === undefined || text === null) return -1;
   const want = text.trim();
-  for (let i = turns.length - 1; i >= 0; i--) {
-    const t = (turns[i] as { text?: unknown } | null)?.text;
-    if (typeof t === "string" && t.trim() === want) return i;
-  }
-  return -1;
+  const fits = (turn: unknown) => {
+    const t = (turn as { text?: unknown } | null)?.text;
+    return typeof t === "string" && t.trim() === want;
+  };
+  return first ? turns.findIndex(fits) : turns.findLastIndex(fits);
+}
+
+/**
+ * Whether the turns a payload carries include one with this text (false
+ * when the payload carries no transcript).
+ *
+ * @param p The hook payload.
+ * @param text The text.
+ * @returns True when a turn carries it.
+ */
+export function transcriptCarries(
+  p: Record<string, unknown>,
+  text: string,
+): boolean {
+  const turns = objectField(p, "harness_transcript").turns;
+  return Array.isArray(turns) && turnCarrying(turns, text) >= 0;
 }
 
 function num(v: unknown): number | null {
@@ -46,9 +66,14 @@ function num(v: unknown): number | null {
 export interface TranscriptEventOptions {
   /**
    * The hook's `last_assistant_message`, recorded by the caller: the turn
-   * carrying that text gives no second `message`.
+   * carrying that text (the last such) gives no second `message`.
    */
   finalText?: string;
+  /**
+   * An earlier hook's answer, recorded then, whose turn was not read then:
+   * the first turn carrying it gives no second `message`.
+   */
+  heldText?: string | null;
   /** Fields added to each event (`agent_id` …). */
   extra?: Record<string, unknown>;
 }
@@ -66,7 +91,7 @@ export function transcriptEvents(
   ctx: EventContext,
   options: TranscriptEventOptions = {},
 ): UnsealedEvent[] {
-  const { finalText, extra = {} } = options;
+  const { finalText, heldText, extra = {} } = options;
   const t = objectField(p, "harness_transcript");
   if (t.missing === true) {
     return [annotation(ctx, {
@@ -77,7 +102,10 @@ export function transcriptEvents(
     }, { actor: "host" })];
   }
   const turns = Array.isArray(t.turns) ? t.turns : [];
-  const said = turnCarrying(turns, finalText);
+  const said = new Set([
+    turnCarrying(turns, finalText),
+    turnCarrying(turns, heldText, true),
+  ]);
   const out: UnsealedEvent[] = [];
   turns.forEach((turn: unknown, i: number) => {
     if (typeof turn !== "object" || turn === null) return;
@@ -117,7 +145,7 @@ export function transcriptEvents(
         ...extra,
       }, { actor: "host" }));
     }
-    if (typeof r.text === "string" && r.text && i !== said) {
+    if (typeof r.text === "string" && r.text && !said.has(i)) {
       out.push(message(mctx, {
         role: "assistant",
         text: r.text,

@@ -50,7 +50,7 @@ import {
   parseJsonText,
   requireString,
 } from "./common.ts";
-import { transcriptEvents } from "./_host_a_transcript.ts";
+import { transcriptCarries, transcriptEvents } from "./_host_a_transcript.ts";
 import type { EventContext } from "../trace/events.ts";
 import type { ToolCallCorrelator } from "./correlator.ts";
 import type { SessionMemory } from "./session_memory.ts";
@@ -155,7 +155,7 @@ export function hostAToEvents(
     case "Stop": {
       const text = optString(p, "last_assistant_message");
       return [
-        ...transcriptEvents(p, ctx, { finalText: text }),
+        ...sessionTurns(h, text),
         ...(text === undefined
           ? []
           : [message(ctx, { role: "assistant", text })]),
@@ -164,7 +164,7 @@ export function hostAToEvents(
     case "PreCompact":
     case "PostCompact":
       return [
-        ...(hook === "PreCompact" ? transcriptEvents(p, ctx) : []),
+        ...(hook === "PreCompact" ? sessionTurns(h) : []),
         annotation(ctx, {
           type: hook === "PreCompact"
             ? "compaction.started"
@@ -177,7 +177,7 @@ export function hostAToEvents(
       // text the user saw is the host's error message, not a model answer.
       const text = optString(p, "last_assistant_message");
       return [
-        ...transcriptEvents(p, ctx, { finalText: text }),
+        ...sessionTurns(h, text),
         annotation(ctx, {
           type: "stop.failed",
           error: p.error ?? null,
@@ -204,6 +204,25 @@ interface Hook {
   correlator: ToolCallCorrelator | null;
   memory: SessionMemory | null;
   session: string;
+}
+
+/**
+ * The session transcript's turns a payload carries (Stop, StopFailure,
+ * PreCompact), without the text already recorded: the hook's own answer
+ * (`finalText`), and an earlier hook's answer whose turn is read only now
+ * (held in the session memory until a read gives it).
+ */
+function sessionTurns(h: Hook, finalText?: string): UnsealedEvent[] {
+  const { p, ctx, memory, session } = h;
+  const held = memory?.takeHeldAnswer(HOST, session) ?? null;
+  const out = transcriptEvents(p, ctx, { finalText, heldText: held });
+  if (memory && typeof p.harness_transcript === "object") {
+    const unread = [finalText, held].find((t) =>
+      typeof t === "string" && !transcriptCarries(p, t)
+    );
+    memory.holdAnswer(HOST, session, unread ?? null);
+  }
+  return out;
 }
 
 /**

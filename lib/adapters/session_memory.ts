@@ -17,6 +17,8 @@ interface SessionState {
   answered: boolean;
   /** Subagent (host_a agent id, host_c child session) → its call's start event. */
   subagents: Map<string, string>;
+  /** host_a: an answer recorded from a hook whose transcript turn was not read yet. */
+  held: string | null;
 }
 
 /** Per-session memory of one ingest process. */
@@ -43,6 +45,7 @@ export class SessionMemory {
         ended: false,
         answered: false,
         subagents: new Map(),
+        held: null,
       };
       this.#sessions.set(key, s);
       if (this.#sessions.size > this.#max) {
@@ -127,6 +130,33 @@ export class SessionMemory {
   linkedCalls(host: string, session: string): Set<string> {
     const s = this.#sessions.get(`${host}\u0000${session}`);
     return new Set(s ? s.subagents.values() : []);
+  }
+
+  /**
+   * Hold an answer recorded from a hook (host_a's `last_assistant_message`)
+   * whose transcript turn was not in what was read: a later read gives that
+   * turn, whose text is then not recorded a second time.
+   *
+   * @param host Host name.
+   * @param session Session id.
+   * @param text The answer, or null to hold none.
+   */
+  holdAnswer(host: string, session: string, text: string | null): void {
+    this.#get(host, session).held = text;
+  }
+
+  /**
+   * The answer held for a later read, and hold none.
+   *
+   * @param host Host name.
+   * @param session Session id.
+   * @returns The text, or null.
+   */
+  takeHeldAnswer(host: string, session: string): string | null {
+    const s = this.#sessions.get(`${host}\u0000${session}`);
+    const text = s?.held ?? null;
+    if (s) s.held = null;
+    return text;
   }
 
   /** A session (re)started: it may end again. */

@@ -136,6 +136,43 @@ Deno.test("withTranscript() waits a bounded time for a record that never comes",
   assertEquals(sent.harness_transcript.turns.length, 4);
 });
 
+Deno.test("a turn written after the wait ran out is counted at the next read and its text is said once (twosessions)", async () => {
+  await using dir = await tempDir();
+  await using srv = await startServer();
+  await copyTranscripts("twosessions", dir.path);
+  const name = "04452fac-0aa1-4d71-90d7-c6aa94f168c5.jsonl";
+  const path = `${dir.path}/${name}`;
+  const full = Deno.readTextFileSync(path);
+  // The host writes the first answer of the resumed session too late.
+  const first = assistantTurns(full.split("\n"))
+    .find((t) => t.text === "The marker says session-one.")!;
+  const at = full.lastIndexOf("\n", full.indexOf(first.message_id)) + 1;
+  Deno.writeTextFileSync(path, full.slice(0, at));
+  for (const { name: file, body } of payloads("twosessions", dir.path)) {
+    if (file.startsWith("014")) {
+      Deno.writeTextFileSync(path, full.slice(at), { append: true });
+    }
+    const sent = await withTranscript("host_a", body, {
+      stateDir: `${dir.path}/state`,
+      maxWaitMs: 0,
+    });
+    const res = await fetch(`${srv.url}/hook/host_a?cap=cap_late`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: sent,
+    });
+    assertEquals(res.status, 204, `${file}: ${await res.text()}`);
+  }
+  const evs = await captureEvents(srv.store, "cap_late");
+  const resumed = evs.filter((e) => e.episode_id === name.slice(0, -6));
+  // Four model calls in the session's transcript, each counted once.
+  assertEquals(tokenSums(resumed), [400, 80, 4]);
+  assertEquals(assistantTexts(resumed), [
+    "The marker says session-one.",
+    "Appended in the continued session.",
+  ]);
+});
+
 Deno.test("hostAToEvents() at Stop drops only the turn whose text is last_assistant_message", () => {
   const { head } = basicBeforeAnswer();
   const full = head + basicBeforeAnswer().tail;
