@@ -30,7 +30,7 @@
  */
 import { commandParts } from "./cmd_doctor.ts";
 import { basename, dirname, join } from "node:path";
-import { hostCPluginSource } from "../adapters/host_c_plugin.ts";
+import { hostCPluginSource } from "../installers/host_c_plugin.ts";
 import type { GatewayRecord } from "../installers/gateway_settings.ts";
 import {
   addHarnessHooks,
