@@ -157,8 +157,7 @@ export async function probeHook(r: HookRoute): Promise<string | null> {
   if (
     cap &&
     await isCaptureFinished(
-      base.origin,
-      cap,
+      { origin: base.origin, capture: cap },
       (origin, path) => request(origin, path, { token: r.token }),
     )
   ) {
