@@ -49,12 +49,13 @@ export interface HookPlan {
  * Gemini CLI's interactive session).
  *
  * - Command hooks may run the Deno forwarder (host_a's transcript events;
- *   the client's fallback without curl): its p99 under load was ~280 ms
- *   (73–278 ms, median ~120 ms, two busy cores), bounded by its start plus
- *   its own 300 ms server time-out (and twice that for a stdin left open),
- *   so 5× is ~1.5 s; we install 5 s (host_a: 5 s, host_b: 5,000 ms).
- * - host_a's http hooks are the server's own answer (p99 a few ms, tens
- *   under load): 1 s, the least the host takes, is far above 5×.
+ *   the client's fallback without curl): p99 264 ms on a loaded machine
+ *   (`bench hooks` at load average 10 on 2 cores; the issue saw 73–278
+ *   ms), so 5× is ~1.3 s; it also gives up by itself after its start plus
+ *   300 ms. The hook client's p99 there was 72–147 ms (5×: ≤ 0.75 s). We
+ *   install 5 s (host_a: 5 s, host_b: 5,000 ms).
+ * - host_a's http hooks are the server's own answer (p99 10 ms there): 1 s,
+ *   the least the host takes, is far above 5×.
  */
 export const HOST_A_HTTP_TIMEOUT_S = 1;
 /** host_a command hook time-out (seconds); see {@linkcode HOST_A_HTTP_TIMEOUT_S} for the rule. */
