@@ -407,7 +407,9 @@ export async function hooksBench(args: string[] = []): Promise<void> {
       md.push(
         `| ${r.kind} | ${r.name} | ${p50.toFixed(1)} | ${p99.toFixed(1)} | ${
           r.kind === "floor" ? "-" : added50.toFixed(1)
-        } | ${r.kind === "floor" ? "-" : added99.toFixed(1)} |`,
+        } | ${r.kind === "floor" ? "-" : added99.toFixed(1)} | ${
+          fast ? (added50 <= TARGET_ADDED_P50_MS ? "yes" : "no") : "-"
+        } |`,
       );
     }
     const title =
@@ -426,9 +428,11 @@ export async function hooksBench(args: string[] = []): Promise<void> {
       "",
       "Each installed hook command spawned as the hosts do (`/bin/sh -c`, the recorded payload on stdin, the host's project variables), against `ingest.ts serve` on 127.0.0.1, timed from spawn to exit; `true` through the same shell in the same rounds is the floor, and added = route - floor (http hooks: no process, the whole answer time is added). Routes interleaved round by round. Candidates post host_b payloads. Target (issue 36): added p50 <= 15 ms per command hook on an idle machine.",
       "",
-      "| kind | route | p50 ms | p99 ms | added p50 ms | added p99 ms |",
-      "| --- | --- | ---: | ---: | ---: | ---: |",
+      "| kind | route | p50 ms | p99 ms | added p50 ms | added p99 ms | added p50 <= 15 ms |",
+      "| --- | --- | ---: | ---: | ---: | ---: | --- |",
       ...md,
+      "",
+      "Installed: command hooks run the hook client (`lib/forwarder/hook_client.sh`: curl), host_a's transcript events the Deno forwarder, host_a's other events native http hooks. Not chosen: the `node` one-liner (dearer than Deno), bash's `/dev/tcp` (cheapest, but no connect time-out without `timeout`, and `read` takes stdin a byte per system call: a 260 KB payload took ~270 ms, so a large tool result would miss a 300 ms deadline).",
       "",
     ].join("\n");
     Deno.mkdirSync(OUT, { recursive: true });
