@@ -213,6 +213,19 @@ function candidates(url: string, launcher: string): Record<string, string> {
   };
 }
 
+/** CPU ms of this process's reaped children (user + system, 10 ms ticks). */
+async function childrenCpuMs(): Promise<number> {
+  const out = await new Deno.Command("cat", {
+    args: [`/proc/${Deno.pid}/stat`],
+  })
+    .output();
+  const text = new TextDecoder().decode(out.stdout);
+  // Fields after the command name in parentheses: cutime is the 16th field
+  // of the line, cstime the 17th.
+  const f = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[13]) + Number(f[14])) * 10;
+}
+
 /** The 1-minute load average (`/proc/loadavg` needs more than a read grant). */
 async function loadAverage(): Promise<number> {
   try {
@@ -373,12 +386,21 @@ export async function hooksBench(args: string[] = []): Promise<void> {
         times.get(r)!.push(await call(r, r.payloads[i % r.payloads.length]));
       }
     }
+    // CPU of the hook's processes (load-independent), route by route.
+    const cpu = new Map<Route, number>();
+    for (const r of routes) {
+      if (r.command === null) continue;
+      const before = await childrenCpuMs();
+      for (let i = 0; i < n; i++) {
+        await call(r, r.payloads[i % r.payloads.length]);
+      }
+      cpu.set(r, ((await childrenCpuMs()) - before) / n);
+    }
     for (const c of loaders) c.kill("SIGKILL");
     await Promise.all(loaders.map((c) => c.status));
     loaders.length = 0;
     const floor = times.get(routes[0])!;
-    const f50 = percentile(floor, 0.5);
-    const f99 = percentile(floor, 0.99);
+    const floorCpu = cpu.get(routes[0]) ?? 0;
     const rows: BenchRow[] = [];
     const md: string[] = [];
     for (const r of routes) {
@@ -386,8 +408,16 @@ export async function hooksBench(args: string[] = []): Promise<void> {
       const p50 = percentile(xs, 0.5);
       const p99 = percentile(xs, 0.99);
       const process = r.command !== null;
-      const added50 = process ? p50 - f50 : p50;
-      const added99 = process ? p99 - f99 : p99;
+      // Added: each call less the floor's call of the same round.
+      const added = process ? xs.map((x, i) => x - floor[i]) : xs;
+      const added50 = percentile(added, 0.5);
+      const added99 = percentile(added, 0.99);
+      const cpuMs = cpu.get(r);
+      const cpuText = cpuMs === undefined
+        ? "-"
+        : r.kind === "floor"
+        ? cpuMs.toFixed(1)
+        : `${cpuMs.toFixed(1)} (+${(cpuMs - floorCpu).toFixed(1)})`;
       if (r.capture && await eventCount(server.url, r.capture) === 0) {
         throw new Error(`${r.name}: nothing recorded into ${r.capture}`);
       }
@@ -400,14 +430,15 @@ export async function hooksBench(args: string[] = []): Promise<void> {
             ? ""
             : `; added p50 ${added50.toFixed(1)}, p99 ${
               added99.toFixed(1)
-            } ms`),
+            } ms`) +
+          `; CPU ${cpuText} ms`,
         target: fast ? `added p50 <= ${TARGET_ADDED_P50_MS} ms` : undefined,
         met: fast ? (added50 <= TARGET_ADDED_P50_MS ? "yes" : "no") : undefined,
       });
       md.push(
         `| ${r.kind} | ${r.name} | ${p50.toFixed(1)} | ${p99.toFixed(1)} | ${
           r.kind === "floor" ? "-" : added50.toFixed(1)
-        } | ${r.kind === "floor" ? "-" : added99.toFixed(1)} | ${
+        } | ${r.kind === "floor" ? "-" : added99.toFixed(1)} | ${cpuText} | ${
           fast ? (added50 <= TARGET_ADDED_P50_MS ? "yes" : "no") : "-"
         } |`,
       );
@@ -426,10 +457,10 @@ export async function hooksBench(args: string[] = []): Promise<void> {
         loadavg.toFixed(2)
       } at start`,
       "",
-      "Each installed hook command spawned as the hosts do (`/bin/sh -c`, the recorded payload on stdin, the host's project variables), against `ingest.ts serve` on 127.0.0.1, timed from spawn to exit; `true` through the same shell in the same rounds is the floor, and added = route - floor (http hooks: no process, the whole answer time is added). Routes interleaved round by round. Candidates post host_b payloads. Target (issue 36): added p50 <= 15 ms per command hook on an idle machine.",
+      "Each installed hook command spawned as the hosts do (`/bin/sh -c`, the recorded payload on stdin, the host's project variables), against `ingest.ts serve` on 127.0.0.1, timed from spawn to exit; `true` through the same shell in the same rounds is the floor, and added = each call less the floor's call of the same round (http hooks: no process, the whole answer time is added). CPU: user + system time of the hook's processes per call (this process's reaped children, `/proc/<pid>/stat`, 10 ms ticks over all calls of a route, run route by route after the timed rounds), which does not depend on the load from elsewhere; added = less the floor's. Routes interleaved round by round. Candidates post host_b payloads. Target (issue 36): added p50 <= 15 ms per command hook on an idle machine.",
       "",
-      "| kind | route | p50 ms | p99 ms | added p50 ms | added p99 ms | added p50 <= 15 ms |",
-      "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+      "| kind | route | p50 ms | p99 ms | added p50 ms | added p99 ms | CPU ms per call (added) | added p50 <= 15 ms |",
+      "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
       ...md,
       "",
       "Installed: command hooks run the hook client (`lib/forwarder/hook_client.sh`: curl), host_a's transcript events the Deno forwarder, host_a's other events native http hooks. Not chosen: the `node` one-liner (dearer than Deno), bash's `/dev/tcp` (cheapest, but no connect time-out without `timeout`, and `read` takes stdin a byte per system call: a 260 KB payload took ~270 ms, so a large tool result would miss a 300 ms deadline).",
