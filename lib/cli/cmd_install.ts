@@ -6,10 +6,10 @@
  *   `<url>/hook/host_a` (1 s time-out), SessionStart as a command hook
  *   running the hook client (the host sends it to command hooks only), the
  *   transcript events (Stop, SubagentStop, PreCompact) running the Deno
- *   forwarder (5 s); `--command` uses command hooks everywhere.
+ *   forwarder (10 s); `--command` uses command hooks everywhere.
  * - host_b: `<dir>/.gemini/settings.json` — command hooks running the hook
  *   client (`lib/forwarder/hook_client.sh`: curl, else the forwarder;
- *   5,000 ms time-out). The time-outs' rule is in
+ *   10,000 ms time-out). The time-outs' rule is in
  *   `lib/installers/hook_settings.ts`.
  * - host_c: `<dir>/.opencode/plugin/harness.js` — the capture plugin.
  *

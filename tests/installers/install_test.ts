@@ -112,7 +112,7 @@ Deno.test("install host_b writes command hooks; uninstall removes the file it cr
     "SessionEnd",
     "SessionStart",
   ]);
-  assertEquals(s.hooks.BeforeTool[0].hooks[0].timeout, 5000);
+  assertEquals(s.hooks.BeforeTool[0].hooks[0].timeout, 10_000);
   uninstall(args("host_b", dir.path), quiet);
   let exists = true;
   try {
@@ -307,9 +307,9 @@ Deno.test("every installed hook time-out is above 5x our own worst case (the for
   const { DEFAULT_HOOK_TIMEOUT_MS } = await import(
     "../../lib/forwarder/forward.ts"
   );
-  // The forwarder's p99 under load: a start of up to ~300 ms (bench hooks)
-  // plus its own server time-out.
-  const forwarderWorst = 300 + DEFAULT_HOOK_TIMEOUT_MS;
+  // The forwarder's worst p99 measured (bench hooks, load average 12 on 2
+  // cores: 806 ms) is a start plus at most its own server time-out.
+  const forwarderWorst = 550 + DEFAULT_HOOK_TIMEOUT_MS;
   assertOk(HOST_B_TIMEOUT_MS > 5 * forwarderWorst, `${HOST_B_TIMEOUT_MS}`);
   assertOk(HOST_A_COMMAND_TIMEOUT_S * 1000 > 5 * forwarderWorst);
   // An http hook is the server's own answer, which gives up at nothing
