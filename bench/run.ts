@@ -6,6 +6,8 @@
  * latency the model gateway adds against going straight to the upstream;
  * `deno task bench gateway --loop` runs the closed loop through it (a
  * compiled package served inside an unmodified agent, `gateway_loop.ts`).
+ * `deno task bench hooks` measures what one hook call costs the host
+ * (`hooks_bench.ts`).
  *
  * @module
  */
@@ -43,6 +45,10 @@ if (only === "gateway" && Deno.args.includes("--loop")) {
 } else if (only === "gateway") {
   const { gatewayBench } = await import("./gateway_bench.ts");
   await gatewayBench(Deno.args.slice(1));
+}
+if (only === "hooks") {
+  const { hooksBench } = await import("./hooks_bench.ts");
+  await hooksBench(Deno.args.slice(1));
 }
 if (only === "loop") {
   const { loopBench } = await import("./loop_bench.ts");

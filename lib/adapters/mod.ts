@@ -27,5 +27,8 @@ export { hostAToEvents } from "./host_a.ts";
 export { hostBToEvents } from "./host_b.ts";
 export { EnvelopeError, HOST_C_ENVELOPE, hostCToEvents } from "./host_c.ts";
 export { adapterFor, type HostName, HOSTS } from "./registry.ts";
-export { type HostCPluginOptions, hostCPluginSource } from "./host_c_plugin.ts";
+export {
+  type HostCPluginOptions,
+  hostCPluginSource,
+} from "../installers/host_c_plugin.ts";
 export { SessionMemory } from "./session_memory.ts";

@@ -47,17 +47,26 @@ function read(path: string): string | null {
   }
 }
 
-/** The launcher and module of a hook command (shell words, quoted or not). */
+/**
+ * The launcher and module of a hook command (shell words, quoted or not),
+ * and the hook client script it runs first (`sh <client> <launcher> …`).
+ */
 export function commandParts(
   command: string,
-): { launcher: string; module: string | null } {
-  const words = [...command.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) =>
+): { launcher: string; module: string | null; client: string | null } {
+  let words = [...command.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) =>
     m[1] !== undefined ? m[1].replaceAll(`'\\''`, "'") : m[2]
   );
+  let client: string | null = null;
+  if (words[0] === "sh" && words[1]?.endsWith("hook_client.sh")) {
+    client = words[1];
+    words = words.slice(2);
+  }
   const hookAt = words.indexOf("hook");
   return {
     launcher: words[0] ?? "",
     module: hookAt > 0 ? words[hookAt - 1] : null,
+    client,
   };
 }
 
@@ -157,8 +166,7 @@ export async function probeHook(r: HookRoute): Promise<string | null> {
   if (
     cap &&
     await isCaptureFinished(
-      base.origin,
-      cap,
+      { origin: base.origin, capture: cap },
       (origin, path) => request(origin, path, { token: r.token }),
     )
   ) {
@@ -340,9 +348,14 @@ async function entryProblems(
 ): Promise<string[]> {
   const problems: string[] = [];
   if (e.type === "command" && e.command) {
-    const { launcher, module } = commandParts(e.command);
+    const { launcher, module, client } = commandParts(e.command);
     const l = launcherProblem(launcher);
     if (l) problems.push(l);
+    if (client && !exists(client)) {
+      problems.push(
+        `the hook client it runs (${client}) is gone — reinstall from the checkout`,
+      );
+    }
     if (module && !exists(module)) {
       problems.push(
         `the checkout it runs (${module}) is gone — reinstall from the checkout`,

@@ -3,11 +3,14 @@
  * writes (or removes) the hook configuration each real host reads.
  *
  * - host_a: `<dir>/.claude/settings.json` — native `http` hooks to
- *   `<url>/hook/host_a` (2 s time-out), SessionStart as a command hook (the
- *   host sends it to command hooks only); `--command` uses the forwarder
- *   everywhere.
- * - host_b: `<dir>/.gemini/settings.json` — command hooks running the
- *   forwarder (2,000 ms time-out).
+ *   `<url>/hook/host_a` (1 s time-out), SessionStart as a command hook
+ *   running the hook client (the host sends it to command hooks only), the
+ *   transcript events (Stop, SubagentStop, PreCompact) running the Deno
+ *   forwarder (10 s); `--command` uses command hooks everywhere.
+ * - host_b: `<dir>/.gemini/settings.json` — command hooks running the hook
+ *   client (`lib/forwarder/hook_client.sh`: curl, else the forwarder;
+ *   10,000 ms time-out). The time-outs' rule is in
+ *   `lib/installers/hook_settings.ts`.
  * - host_c: `<dir>/.opencode/plugin/harness.js` — the capture plugin.
  *
  * `--gateway` (host_a and host_c) also points the host's model base URL at
@@ -30,7 +33,7 @@
  */
 import { commandParts } from "./cmd_doctor.ts";
 import { basename, dirname, join } from "node:path";
-import { hostCPluginSource } from "../adapters/host_c_plugin.ts";
+import { hostCPluginSource } from "../installers/host_c_plugin.ts";
 import type { GatewayRecord } from "../installers/gateway_settings.ts";
 import {
   addHarnessHooks,
@@ -166,13 +169,15 @@ export function install(a: InstallArgs, io: Io): number {
       "host_a: HARNESS_INGEST_TOKEN is set, so the hooks run the forwarder (it sends the token)",
     );
   }
+  const command = a.clientCommand ?? a.forwarderCommand;
   const plan = a.host === "host_a"
     ? hostAPlan({
       hookUrl: hookUrl(a),
-      command: a.forwarderCommand,
+      command,
+      transcriptCommand: a.forwarderCommand,
       mode,
     })
-    : hostBPlan({ command: a.forwarderCommand });
+    : hostBPlan({ command });
   const next = addHarnessHooks(gw.settings, plan);
   const text = JSON.stringify(next, null, 2) + "\n";
   const { gateway: _, ...rest } = state;

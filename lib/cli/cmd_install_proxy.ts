@@ -90,7 +90,11 @@ export function proxyEntry(a: InstallArgs, remove: boolean, io: Io): number {
       );
       return 0;
     }
-    const next = unwrapServerEntry(a.host, config, name, rec.original);
+    const next = unwrapServerEntry(config, {
+      host: a.host,
+      name,
+      original: rec.original,
+    });
     const out = sameJson(rec.before, next)
       ? rec.before
       : JSON.stringify(next, null, 2) + "\n";
@@ -102,12 +106,11 @@ export function proxyEntry(a: InstallArgs, remove: boolean, io: Io): number {
     io.out(`${a.host}: MCP server "${name}" in ${file} runs directly again`);
     return 0;
   }
-  const { config: next, original } = wrapServerEntry(
-    a.host,
-    config,
+  const { config: next, original } = wrapServerEntry(config, {
+    host: a.host,
     name,
-    a.proxyCommand!,
-  );
+    proxy: a.proxyCommand!,
+  });
   Deno.writeTextFileSync(
     join(keep, `${basename(file)}.harness-backup-${stamp()}`),
     text,

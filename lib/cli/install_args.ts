@@ -21,8 +21,15 @@ export interface InstallArgs {
   capture?: string;
   /** The server takes a bearer token: host_a then uses command hooks (the forwarder sends it). */
   token?: boolean;
-  /** Forwarder command line for command hooks (`… ingest.ts hook <host>`). */
+  /** The Deno forwarder's command line (`… ingest.ts hook <host>`): host_a's transcript events run it. */
   forwarderCommand: string;
+  /**
+   * The fast command hook (`sh …/hook_client.sh <forwarder command>`) for
+   * every other command hook.
+   *
+   * @default the `forwarderCommand`
+   */
+  clientCommand?: string;
   /** Home directory (for `--user`). */
   home?: string;
   /** `XDG_CONFIG_HOME` (host_c `--user`). */

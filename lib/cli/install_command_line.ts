@@ -64,7 +64,7 @@ export async function installCommand(c: IngestContext): Promise<number> {
     url,
     capture,
     token: env("HARNESS_INGEST_TOKEN") !== undefined,
-    forwarderCommand: await forwarderCommand(c.entry, host, url, capture),
+    ...await hookCommands(c.entry, { host, url, capture }),
     home: env("HOME"),
     xdgConfigHome: env("XDG_CONFIG_HOME"),
     gateway: c.cl.flag("gateway"),
@@ -98,26 +98,32 @@ async function checkCapture(capture: string): Promise<void> {
   }
 }
 
-/** The command line a command hook runs (see `lib/installers/hook_command.ts`). */
-async function forwarderCommand(
+/**
+ * The command lines command hooks run (see
+ * `lib/installers/hook_command.ts`): the Deno forwarder, and the hook
+ * client in front of it (when the checkout is a local folder).
+ */
+async function hookCommands(
   entry: string,
-  host: string,
-  url: string,
-  capture: string | undefined,
-): Promise<string> {
-  const { hookCommand, stableLauncher } = await import(
+  o: { host: string; url: string; capture: string | undefined },
+): Promise<{ forwarderCommand: string; clientCommand?: string }> {
+  const { HOOK_CLIENT_PATH, hookCommand, stableLauncher } = await import(
     "../installers/hook_command.ts"
   );
-  return hookCommand({
+  const parts = {
     launcher: stableLauncher(),
     module: await pathOf(new URL(entry)),
-    host,
-    url,
+    host: o.host,
+    url: o.url,
     defaultUrl: DEFAULT_INGEST_URL,
-    capture,
+    capture: o.capture,
     env: [...FORWARDER_ENV],
-    answer: hostAnswer(host).trim(),
-  });
+    answer: hostAnswer(o.host).trim(),
+  };
+  const forwarderCommand = hookCommand(parts);
+  if (new URL(entry).protocol !== "file:") return { forwarderCommand };
+  const client = await pathOf(new URL(HOOK_CLIENT_PATH, entry));
+  return { forwarderCommand, clientCommand: hookCommand({ ...parts, client }) };
 }
 
 /** `deno run … proxy.ts --server NAME … --`: what a wrapped MCP server runs. */

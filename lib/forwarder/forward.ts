@@ -1,7 +1,11 @@
 /**
  * The hook forwarder: one hook payload from a host's command hook to the
  * ingest server, failing open. It imports nothing heavy, so a hook costs
- * little more than Deno's start-up.
+ * little more than Deno's start-up. Installed command hooks usually reach
+ * the server through the hook client (`hook_client.sh`, curl, a few
+ * milliseconds), which reads the same configuration and runs this
+ * forwarder where it is needed (no curl; host_a's transcript events are
+ * installed to run it directly).
  *
  * Configuration: `HARNESS_INGEST_URL` (default
  * `http://127.0.0.1:8848`), `HARNESS_CAPTURE_ID` (sent as `cap`, else the

@@ -222,7 +222,10 @@ export async function checkGatewayInstall(
   });
   if (
     v.state !== "broken" && record.capture &&
-    await isCaptureFinished(origin, record.capture, probe.get)
+    await isCaptureFinished(
+      { origin, capture: record.capture },
+      probe.get,
+    )
   ) {
     return {
       state: "broken",
@@ -265,20 +268,27 @@ function claudeBaseUrl(settings: Settings | null): string | null {
   return typeof url === "string" ? url : null;
 }
 
+/** A capture on a server. */
+export interface CaptureAt {
+  /** The server's origin. */
+  origin: string;
+  /** The capture id. */
+  capture: string;
+}
+
 /**
  * Whether the server lists a capture as finished (nothing more is recorded
  * into it).
  *
- * @param origin The server's origin.
- * @param capture The capture id.
+ * @param at The server's origin and the capture id.
  * @param get A GET to the server.
  * @returns True when finished; false when open, unknown, or it cannot tell.
  */
 export async function isCaptureFinished(
-  origin: string,
-  capture: string,
+  at: CaptureAt,
   get: GatewayProbe["get"],
 ): Promise<boolean> {
+  const { origin, capture } = at;
   try {
     const list = await get(origin, "/captures");
     if (list.status !== 200) return false;

@@ -6,6 +6,12 @@
  * quoted for the shell (spaces included), and the pinned capture and URL
  * travel as flags.
  *
+ * With a `client` (the checkout's `lib/forwarder/hook_client.sh`), the
+ * command is `sh <client> <the forwarder's command line>`: the client posts
+ * the payload with curl (a few milliseconds instead of a Deno start, see
+ * `deno task bench hooks`) and runs the forwarder itself where curl is
+ * missing or a capture id from the environment needs encoding.
+ *
  * host_a's command may read files (the session transcript its payload
  * names, read at Stop, SubagentStop and PreCompact for tokens and the
  * assistant's text) and write the forwarder's offset directory.
@@ -43,7 +49,16 @@ export interface HookCommandParts {
    * @default DEFAULT_TRANSCRIPT_STATE_DIR
    */
   stateDir?: string;
+  /**
+   * The hook client script (`lib/forwarder/hook_client.sh`) to run the
+   * forwarder's command line through; without it the command runs the
+   * forwarder directly.
+   */
+  client?: string;
 }
+
+/** Where the hook client lives, relative to `ingest.ts`. */
+export const HOOK_CLIENT_PATH = "lib/forwarder/hook_client.sh";
 
 /**
  * Build the command line.
@@ -62,6 +77,13 @@ export interface HookCommandParts {
  * });
  * ok(cmd.includes("'/home/me/my checkout/ingest.ts' hook host_b --capture 'run_1'"));
  * ok(cmd.endsWith("2>/dev/null || printf '%s\\n' '{}'"));
+ * const fast = hookCommand({
+ *   launcher: "deno", module: "/src/ingest.ts", host: "host_b",
+ *   url: "http://127.0.0.1:8848", defaultUrl: "http://127.0.0.1:8848",
+ *   env: ["HARNESS_INGEST_URL"], answer: "{}",
+ *   client: "/src/lib/forwarder/hook_client.sh",
+ * });
+ * ok(fast.startsWith("sh '/src/lib/forwarder/hook_client.sh' deno run "));
  * ```
  */
 export function hookCommand(p: HookCommandParts): string {
@@ -89,7 +111,8 @@ export function hookCommand(p: HookCommandParts): string {
     ...(p.capture ? [`--capture ${shellQuote(p.capture)}`] : []),
   ].join(" ");
   const fallback = p.answer ? `printf '%s\\n' ${shellQuote(p.answer)}` : "true";
-  return `${run} 2>/dev/null || ${fallback}`;
+  const client = p.client ? `sh ${shellQuote(p.client)} ` : "";
+  return `${client}${run} 2>/dev/null || ${fallback}`;
 }
 
 /**

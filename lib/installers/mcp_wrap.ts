@@ -38,22 +38,29 @@ function servers(host: string, config: Config): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
+/** Which server entry to wrap, of which host, and with what. */
+export interface WrapTarget {
+  /** Host name (host_c keeps servers under `mcp`, the others `mcpServers`). */
+  host: string;
+  /** Server name. */
+  name: string;
+  /** The proxy command line. */
+  proxy: ProxyCommand;
+}
+
 /**
  * Wrap one server entry.
  *
- * @param host Host name.
  * @param config The config.
- * @param name Server name.
- * @param proxy The proxy command line.
+ * @param target Host, server name and proxy command line.
  * @returns The new config and the original entry.
  * @throws {Error} When the entry is missing, not a local command, or already wrapped.
  */
 export function wrapServerEntry(
-  host: string,
   config: Config,
-  name: string,
-  proxy: ProxyCommand,
+  target: WrapTarget,
 ): { config: Config; original: unknown } {
+  const { host, name, proxy } = target;
   const out = structuredClone(config);
   const all = servers(host, out);
   const entry = all[name] as Record<string, unknown> | undefined;
@@ -100,22 +107,28 @@ export function wrapServerEntry(
   return { config: out, original };
 }
 
+/** Which server entry to put back, of which host, and as what. */
+export interface UnwrapTarget {
+  /** Host name. */
+  host: string;
+  /** Server name. */
+  name: string;
+  /** The entry as it was before wrapping. */
+  original: unknown;
+}
+
 /**
  * Put the original entry back.
  *
- * @param host Host name.
  * @param config The config.
- * @param name Server name.
- * @param original The entry as it was before wrapping.
+ * @param target Host, server name and the original entry.
  * @returns The new config.
  */
 export function unwrapServerEntry(
-  host: string,
   config: Config,
-  name: string,
-  original: unknown,
+  target: UnwrapTarget,
 ): Config {
   const out = structuredClone(config);
-  servers(host, out)[name] = structuredClone(original);
+  servers(target.host, out)[target.name] = structuredClone(target.original);
   return out;
 }

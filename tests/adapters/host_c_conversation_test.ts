@@ -1,7 +1,7 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { HOSTS_DIR, tempDir } from "../_helpers.ts";
 import { scenarioFiles, startServer } from "../_server.ts";
-import { hostCPluginSource } from "../../lib/adapters/host_c_plugin.ts";
+import { hostCPluginSource } from "../../lib/installers/host_c_plugin.ts";
 import type { TraceEvent } from "../../lib/trace/event.ts";
 
 /** Play a recorded host_c scenario through the real plugin into a real server. */

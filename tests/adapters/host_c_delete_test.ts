@@ -1,7 +1,7 @@
 import { assertEquals } from "../_assert.ts";
 import { HOSTS_DIR, tempDir } from "../_helpers.ts";
 import { scenarioFiles, startServer } from "../_server.ts";
-import { hostCPluginSource } from "../../lib/adapters/host_c_plugin.ts";
+import { hostCPluginSource } from "../../lib/installers/host_c_plugin.ts";
 import { captureEvents } from "./_host_a_replay.ts";
 
 type Hooks = Record<string, (...args: unknown[]) => Promise<void>>;

@@ -4,7 +4,7 @@ import { scenarioFiles, startServer } from "../_server.ts";
 import { hostAToEvents } from "../../lib/adapters/host_a.ts";
 import { ToolCallCorrelator } from "../../lib/adapters/correlator.ts";
 import { SessionMemory } from "../../lib/adapters/session_memory.ts";
-import { hostCPluginSource } from "../../lib/adapters/host_c_plugin.ts";
+import { hostCPluginSource } from "../../lib/installers/host_c_plugin.ts";
 import type { TraceEvent } from "../../lib/trace/event.ts";
 import { captureEvents } from "./_host_a_replay.ts";
 

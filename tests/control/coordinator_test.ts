@@ -15,7 +15,7 @@ import { readActiveCapture } from "../../lib/store/active_capture.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { HOSTS_DIR, tempDir } from "../_helpers.ts";
 import { scenarioFiles, startServer } from "../_server.ts";
-import { hostCPluginSource } from "../../lib/adapters/host_c_plugin.ts";
+import { hostCPluginSource } from "../../lib/installers/host_c_plugin.ts";
 
 const HOSTS = `${HOSTS_DIR}`;
 

@@ -1,6 +1,6 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import type { TraceEvent } from "../../lib/trace/mod.ts";
-import { hostCPluginSource } from "../../lib/adapters/host_c_plugin.ts";
+import { hostCPluginSource } from "../../lib/installers/host_c_plugin.ts";
 import { HOSTS_DIR, tempDir } from "../_helpers.ts";
 import { scenarioFiles, startServer } from "../_server.ts";
 

@@ -144,7 +144,7 @@ Deno.test({
     assertEquals(npx.code, 0, npx.err);
     assertOk(/Install a stable Deno/.test(npx.err), npx.err);
     assertOk(npx.settings.includes(deno), npx.settings);
-    assertOk(!/"deno run /.test(npx.settings), npx.settings);
+    assertOk(!/("|\.sh' )deno run /.test(npx.settings), npx.settings);
     // With a stable deno of this version on PATH the hooks say "deno" and
     // nothing is said.
     const bin = join(dir.path, "bin");
@@ -153,7 +153,7 @@ Deno.test({
     const quiet = await installWith(deno, bin, project);
     assertEquals(quiet.code, 0, quiet.err);
     assertOk(!/not on PATH/.test(quiet.err), quiet.err);
-    assertOk(/"deno run /.test(quiet.settings), quiet.settings);
+    assertOk(/("|\.sh' )deno run /.test(quiet.settings), quiet.settings);
     assertOk(!quiet.settings.includes(deno), quiet.settings);
   },
 });
@@ -191,7 +191,11 @@ Deno.test("doctor says which hooks cannot record and why", async () => {
   ) {
     for (const g of groups) {
       for (const h of g.hooks) {
-        h.command = h.command.replace(/^\S+/, "'/gone/npx-cache/deno'");
+        // The Deno the hook client falls back to (the word after it).
+        h.command = h.command.replace(
+          /(hook_client\.sh' )\S+/,
+          "$1'/gone/npx-cache/deno'",
+        );
       }
     }
   }
@@ -202,5 +206,21 @@ Deno.test("doctor says which hooks cannot record and why", async () => {
     /host_b\s+broken\s+the Deno it runs \(\/gone\/npx-cache\/deno\) is gone/
       .test(bad.out),
     bad.out,
+  );
+  // A hook client that is gone (the checkout moved) is named too.
+  Deno.writeTextFileSync(
+    file,
+    text.replaceAll(
+      /'[^']*hook_client\.sh'/g,
+      "'/gone/checkout/hook_client.sh'",
+    ),
+  );
+  const moved = await run(["doctor", "--project", dir.path]);
+  assertEquals(moved.code, 1);
+  assertOk(
+    moved.out.includes(
+      "the hook client it runs (/gone/checkout/hook_client.sh) is gone",
+    ),
+    moved.out,
   );
 });

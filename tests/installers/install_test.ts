@@ -2,7 +2,10 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
 import { install, uninstall } from "../../lib/cli/cmd_install.ts";
 import type { InstallArgs } from "../../lib/cli/install_args.ts";
-import { isHarnessEntry } from "../../lib/installers/hook_settings.ts";
+import {
+  HOST_A_TRANSCRIPT_EVENTS,
+  isHarnessEntry,
+} from "../../lib/installers/hook_settings.ts";
 import { tempDir } from "../_helpers.ts";
 import { quiet } from "./_quiet.ts";
 
@@ -113,7 +116,7 @@ Deno.test("install host_b writes command hooks; uninstall removes the file it cr
     "SessionEnd",
     "SessionStart",
   ]);
-  assertEquals(s.hooks.BeforeTool[0].hooks[0].timeout, 1000);
+  assertEquals(s.hooks.BeforeTool[0].hooks[0].timeout, 10_000);
   uninstall(args("host_b", dir.path), quiet);
   let exists = true;
   try {
@@ -269,4 +272,51 @@ Deno.test("host_b settings with comments install and uninstall; uninstall gives 
     [...Deno.readDirSync(join(dir.path, ".gemini"))].map((e) => e.name),
     ["settings.json"],
   );
+});
+
+Deno.test("install puts the hook client on every command hook except host_a's transcript events, which run the forwarder", async () => {
+  await using dir = await tempDir();
+  const client = (host: string) =>
+    `sh '/x/lib/forwarder/hook_client.sh' '/usr/bin/deno' run --quiet '/x/ingest.ts' hook ${host}`;
+  install(
+    args("host_a", dir.path, {
+      mode: "command",
+      clientCommand: client("host_a"),
+    }),
+    quiet,
+  );
+  const a = JSON.parse(
+    Deno.readTextFileSync(join(dir.path, ".claude/settings.json")),
+  );
+  for (const [event, groups] of Object.entries(a.hooks)) {
+    const entry = (groups as { hooks: { command: string }[] }[])[0].hooks[0];
+    const transcript = HOST_A_TRANSCRIPT_EVENTS.has(event);
+    assertEquals(entry.command.startsWith("sh "), !transcript, event);
+    assertOk(isHarnessEntry(entry, "host_a"), event);
+  }
+  install(args("host_b", dir.path, { clientCommand: client("host_b") }), quiet);
+  const b = JSON.parse(
+    Deno.readTextFileSync(join(dir.path, ".gemini/settings.json")),
+  );
+  assertEquals(b.hooks.AfterTool[0].hooks[0].command, client("host_b"));
+  // Uninstall still takes out exactly these entries.
+  uninstall(args("host_b", dir.path), quiet);
+  uninstall(args("host_a", dir.path), quiet);
+  assertEquals([...Deno.readDirSync(dir.path)].map((e) => e.name), []);
+});
+
+Deno.test("every installed hook time-out is above 5x our own worst case (the forwarder's start plus its own server time-out)", async () => {
+  const { HOST_A_COMMAND_TIMEOUT_S, HOST_A_HTTP_TIMEOUT_S, HOST_B_TIMEOUT_MS } =
+    await import("../../lib/installers/hook_settings.ts");
+  const { DEFAULT_HOOK_TIMEOUT_MS } = await import(
+    "../../lib/forwarder/forward.ts"
+  );
+  // The forwarder's worst p99 measured (bench hooks, load average 12 on 2
+  // cores: 806 ms) is a start plus at most its own server time-out.
+  const forwarderWorst = 550 + DEFAULT_HOOK_TIMEOUT_MS;
+  assertOk(HOST_B_TIMEOUT_MS > 5 * forwarderWorst, `${HOST_B_TIMEOUT_MS}`);
+  assertOk(HOST_A_COMMAND_TIMEOUT_S * 1000 > 5 * forwarderWorst);
+  // An http hook is the server's own answer, which gives up at nothing
+  // shorter than the forwarder would.
+  assertOk(HOST_A_HTTP_TIMEOUT_S * 1000 > 5 * 100);
 });

@@ -117,7 +117,11 @@ Deno.test("wrapServerEntry() handles host_c's command arrays and refuses remote 
       web: { type: "remote", url: "https://x" },
     },
   };
-  const { config, original } = wrapServerEntry("host_c", cfg, "fs", proxy);
+  const { config, original } = wrapServerEntry(cfg, {
+    host: "host_c",
+    name: "fs",
+    proxy,
+  });
   assertEquals(
     (config.mcp as Record<string, { command: string[] }>).fs.command,
     [
@@ -134,15 +138,20 @@ Deno.test("wrapServerEntry() handles host_c's command arrays and refuses remote 
   );
   assertEquals(original, cfg.mcp.fs);
   assertThrows(
-    () => wrapServerEntry("host_c", config, "fs", proxy),
+    () => wrapServerEntry(config, { host: "host_c", name: "fs", proxy }),
     /already behind/,
   );
   assertThrows(
-    () => wrapServerEntry("host_c", cfg, "web", proxy),
+    () => wrapServerEntry(cfg, { host: "host_c", name: "web", proxy }),
     /not a local command/,
   );
   assertThrows(
-    () => wrapServerEntry("host_a", { mcpServers: {} }, "nope", proxy),
+    () =>
+      wrapServerEntry({ mcpServers: {} }, {
+        host: "host_a",
+        name: "nope",
+        proxy,
+      }),
     /No MCP server "nope"/,
   );
 });
