@@ -10,6 +10,8 @@ import type { Io } from "./io.ts";
 import { grantedEnv as env } from "./env.ts";
 import { UsageError } from "./io.ts";
 import { resolveRoot, userPath } from "./root.ts";
+import { requireOutputAccess } from "./output_access.ts";
+import { fileURLToPath } from "node:url";
 
 /** Every command of `compile.ts` and its flags. */
 export const COMPILE_USAGE: string =
@@ -126,6 +128,7 @@ export const COMPILE: CommandTable<CompileContext>[string] = {
     if (!captures?.length || !out) {
       throw new UsageError("--capture and --out are required");
     }
+    outputAccess(out, "compile");
     const { compileCommand } = await import("./cmd_compile.ts");
     return await compileCommand({
       captures,
@@ -172,6 +175,7 @@ export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
       if (!c.file || !out) {
         throw new UsageError("report needs a package file and --out FILE.html");
       }
+      outputAccess(out, "compile report");
       const { reportCommand } = await import("./cmd_compile.ts");
       return await reportCommand(c.file, out, c.json, c.io);
     },
@@ -192,6 +196,7 @@ export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
     run: async (c) => {
       const out = c.path("out");
       if (!out) throw new UsageError("keygen needs --out DIR");
+      outputAccess(out, "compile keygen");
       const { keygenCommand } = await import("./cmd_keygen.ts");
       return await keygenCommand(out, c.json, c.io);
     },
@@ -211,6 +216,20 @@ export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
     run: runPackageCommand,
   },
 };
+
+/** Refuse an `--out` this process may not write, before any work. */
+function outputAccess(out: string, command: string): void {
+  const entry = fileURLToPath(new URL("../../compile.ts", import.meta.url));
+  requireOutputAccess({
+    path: out,
+    task: command,
+    granted: env("INIT_CWD"),
+    rerun:
+      `deno run --allow-read --allow-write={WRITE} --allow-env=HARNESS_ROOT ${entry}${
+        command === "compile" ? "" : command.slice("compile".length)
+      }`,
+  });
+}
 
 /** A `--trust` value: a key's name as given, a key file as the user meant it. */
 function trustPath(c: CompileContext, value: string): string {

@@ -12,6 +12,8 @@ import type { CommandTable } from "./command.ts";
 import type { IngestContext } from "./ingest_context.ts";
 import { dbSpec, grantedEnv as env } from "./env.ts";
 import { UsageError } from "./io.ts";
+import { requireOutputAccess } from "./output_access.ts";
+import { fileURLToPath } from "node:url";
 import { INSTALL_OPTIONS, installCommand } from "./install_command_line.ts";
 import { SERVE_OPTIONS, serveCommand } from "./serve_command_line.ts";
 
@@ -87,10 +89,12 @@ export const INGEST_COMMANDS: CommandTable<IngestContext> = {
   report: {
     options: { out: { type: "string" } },
     run: async (c) => {
+      const out = c.here(c.cl.string("out"));
+      outputAccess(c, out, "report");
       const { reportCommand } = await import("./cmd_report.ts");
       return await reportCommand({
         capture: c.cl.positionals[1],
-        out: c.here(c.cl.string("out")),
+        out,
         root: c.root,
         json: c.json,
       }, c.io);
@@ -216,17 +220,37 @@ async function exportOtlp(c: IngestContext): Promise<number> {
       "export takes otlp: export otlp <capture_id> [--endpoint URL | --out FILE.json|FILE.pb]",
     );
   }
+  const out = c.here(c.cl.string("out"));
+  outputAccess(c, out, "export otlp");
   const { exportOtlpCommand } = await import("./cmd_otel.ts");
   return await exportOtlpCommand({
     capture: id,
     root: c.root,
     endpoint: c.cl.string("endpoint"),
-    out: c.here(c.cl.string("out")),
+    out,
     headers: c.cl.string("headers") ?? env("OTEL_EXPORTER_OTLP_HEADERS"),
     maxValueChars: c.cl.string("max-value-chars"),
     protocol: c.cl.string("protocol"),
     json: c.json,
   }, c.io);
+}
+
+/** Refuse an `--out` this process may not write, before any work. */
+function outputAccess(
+  c: IngestContext,
+  out: string | undefined,
+  command: string,
+): void {
+  if (out === undefined) return;
+  requireOutputAccess({
+    path: out,
+    task: command.split(" ")[0],
+    granted: env("INIT_CWD"),
+    rerun:
+      `deno run --allow-read --allow-write={WRITE} --allow-env=HARNESS_ROOT ${
+        fileURLToPath(c.entry)
+      } ${command}`,
+  });
 }
 
 async function doctor(c: IngestContext): Promise<number> {
