@@ -82,6 +82,7 @@ export const INGEST_COMMANDS: CommandTable<IngestContext> = {
         capture: c.cl.string("capture"),
         tools: c.cl.string("tools"),
         root: c.root,
+        token: env("HARNESS_INGEST_TOKEN"),
         json: c.json,
       }, c.io);
     },
