@@ -21,8 +21,8 @@ Usage:
   compile.ts --capture ID [--capture ID ...] --out DIR [--name NAME] [--task-family TEXT]
              [--canonical map.json] [--contracts contracts.json] [--effects effects.json]
              [--version V] [--fidelity F3] [--form auto|agent|tree] [--no-tune] [--json]
-             [--sign KEYFILE] [--root DIR | --db postgres://…]
-  compile.ts explain PACKAGE.json [--json]
+             [--sign KEYFILE] [--replace] [--root DIR | --db postgres://…]
+  compile.ts explain PACKAGE.json [--json]   (exit 1, with a warning, when the package was altered after compile)
   compile.ts report PACKAGE.json --out FILE.html   (the explain view as one self-contained HTML file)
   compile.ts run PACKAGE.json --capabilities MODULE.ts [--model PROVIDER/MODEL] [--model-url URL]
              [--user-file FILE.jsonl] [--episode N] [--input TEXT] [--trace] [--capture ID]
@@ -45,6 +45,8 @@ Usage:
   --no-tune    agent form: keep the default tuning parameters instead of choosing
                them by cross-validation on the captured episodes (faster)
   --name       the package's name and file name: letters, digits, ".", "_", "-"
+               (default "behavior"); a package of that name in --out is kept
+               unless --replace
   --sign       sign the package with an Ed25519 signing key, a JSON Web Key file
                {"kty":"OKP","crv":"Ed25519","x":…,"d":…} (keygen makes one); the
                signature goes beside the digest, which does not change
@@ -121,6 +123,7 @@ export const COMPILE: CommandTable<CompileContext>[string] = {
     "no-tune": { type: "boolean", default: false },
     form: { type: "string" },
     sign: { type: "string" },
+    replace: { type: "boolean", default: false },
   },
   run: async (c) => {
     const captures = c.cl.strings("capture");
@@ -146,6 +149,7 @@ export const COMPILE: CommandTable<CompileContext>[string] = {
       tune: !c.cl.flag("no-tune"),
       form: formOf(c.cl.string("form")),
       json: c.json,
+      replace: c.cl.flag("replace"),
     }, c.io);
   },
 };

@@ -215,19 +215,29 @@ async function storeCommand(
 }
 
 async function exportOtlp(c: IngestContext): Promise<number> {
-  const [, format, id] = c.cl.positionals;
-  if (format !== "otlp") {
+  // `export <id>` (the task's form) or `export otlp <id>` (OTLP is the only format).
+  const [, first, second] = c.cl.positionals;
+  const id = first === "otlp" ? second : first;
+  const target =
+    "export <capture_id> --out FILE.json|FILE.pb|- or --endpoint URL";
+  if (id === undefined) {
+    throw new UsageError(`export needs a capture id: ${target}`);
+  }
+  const rawOut = c.cl.string("out");
+  const endpoint = c.cl.string("endpoint");
+  if (rawOut === undefined && endpoint === undefined) {
+    // A capture's traces are megabytes of JSON: never to a terminal unasked.
     throw new UsageError(
-      "export takes otlp: export otlp <capture_id> [--endpoint URL | --out FILE.json|FILE.pb]",
+      `export needs where to send capture "${id}": ${target} (--out - prints the JSON)`,
     );
   }
-  const out = c.here(c.cl.string("out"));
-  outputAccess(c, out, "export otlp");
+  const out = rawOut === "-" ? undefined : c.here(rawOut);
+  outputAccess(c, out, "export");
   const { exportOtlpCommand } = await import("./cmd_otel.ts");
   return await exportOtlpCommand({
     capture: id,
     root: c.root,
-    endpoint: c.cl.string("endpoint"),
+    endpoint,
     out,
     headers: c.cl.string("headers") ?? env("OTEL_EXPORTER_OTLP_HEADERS"),
     maxValueChars: c.cl.string("max-value-chars"),
