@@ -46,13 +46,29 @@ export const INGEST_COMMANDS: CommandTable<IngestContext> = {
       failure: { type: "boolean", default: false },
       note: { type: "string" },
       "expect-head": { type: "string" },
+      force: { type: "boolean", default: false },
     },
     run: capture,
   },
   store: {
-    options: { to: { type: "string" }, "expect-head": { type: "string" } },
+    options: {
+      to: { type: "string" },
+      "expect-head": { type: "string" },
+      "older-than": { type: "string" },
+      "dry-run": { type: "boolean", default: false },
+    },
     run: async (c) => {
       const [, command, id] = c.cl.positionals;
+      if (command === "prune") {
+        const { pruneCommand } = await import("./cmd_delete.ts");
+        return pruneCommand({
+          olderThan: c.cl.string("older-than"),
+          root: c.root,
+          dryRun: c.cl.flag("dry-run"),
+          json: c.json,
+          now: Date.now(),
+        }, c.io);
+      }
       if (command === "push") {
         const to = dbSpec(c.cl.string("to"), "--to");
         if (to === undefined) {
@@ -181,6 +197,15 @@ async function capture(c: IngestContext): Promise<number> {
     const { captureFromDb } = await import("./cmd_team.ts");
     const spec = dbSpec(cl.string("db"), "--db")!;
     return await captureFromDb(command ?? "", id, spec, c.json, c.io);
+  }
+  if (command === "delete") {
+    const { deleteCommand } = await import("./cmd_delete.ts");
+    return deleteCommand({
+      ids: cl.positionals.slice(2),
+      root: c.root,
+      force: cl.flag("force"),
+      json: c.json,
+    }, c.io);
   }
   if (command && CAPTURE_CONTROL.includes(command)) {
     const { captureControl } = await import("./cmd_capture.ts");

@@ -64,6 +64,12 @@ Usage:
   ingest.ts capture inspect <id> [--json]    episodes, counts by kind, fidelity, chain status
   ingest.ts capture verify <id> [--expect-head SEQ:HASH] [--json]
                                              check the hash chain and its head receipts (exit 1 when broken)
+  ingest.ts capture delete <id>... [--force] [--json]
+                                             delete captures: spool, index rows, receipts, and blobs no other
+                                             capture uses (--force: the active one too); the server must be stopped
+  ingest.ts store prune --older-than 30d [--dry-run] [--json]
+                                             retention: delete every capture not written to for that long
+                                             (d, h, m, s), but the active one
   ingest.ts store rebuild-index [--json]     rebuild harness.db from the spools
   ingest.ts store push --to postgres://…     ship every capture to the team database (once each)
   ingest.ts db migrate --db postgres://…     create or migrate the team database's schema
