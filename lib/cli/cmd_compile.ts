@@ -21,6 +21,7 @@ import { describeEffects } from "../compiler/core/effects.ts";
 import { packageNameProblem } from "../compiler/core/package_name.ts";
 import { packageDigest } from "../compiler/core/package_signature.ts";
 import type { Io } from "./io.ts";
+import { GRADE_LEGEND } from "./legends.ts";
 import { exists, UsageError } from "./io.ts";
 
 /** Options of {@linkcode compileCommand}, from the command line. */
@@ -264,7 +265,9 @@ export async function compileCommand(
     io.out(
       `${summarizePackage(pkg)}\n  written to    ${file}${
         pkg.signature ? `\n  signed by     ${pkg.signature.key}` : ""
-      }\n${describeEffects(result.effects).map((l) => `  ${l}`).join("\n")}`,
+      }\n${
+        describeEffects(result.effects).map((l) => `  ${l}`).join("\n")
+      }\n  ${GRADE_LEGEND}`,
     );
   }
   return result.verification.structural_ok ? 0 : 1;
@@ -293,7 +296,7 @@ export function explainCommand(path: string, json: boolean, io: Io): number {
         null,
         2,
       )
-      : explainPackage(pkg),
+      : `${explainPackage(pkg)}\n\n${GRADE_LEGEND}`,
   );
   return altered ? 1 : 0;
 }

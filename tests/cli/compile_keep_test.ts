@@ -8,6 +8,7 @@
 import { join } from "node:path";
 import { assertEquals, assertMatch } from "../_assert.ts";
 import { tempDir } from "../_helpers.ts";
+import { runMain } from "../_cli.ts";
 import { main as compileMain } from "../../compile.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import {
@@ -90,4 +91,32 @@ Deno.test("compile.ts explain and report warn and exit 1 on a package altered af
   ]);
   assertEquals(report.code, 1);
   assertMatch(report.err, /run refuses it/);
+});
+
+Deno.test("compile.ts and explain print the evidence grade legend under the grades; capture inspect prints the fidelity legend", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "store");
+  {
+    using store = new HarnessStore(root);
+    generateDeskEpisodes(store.sink("desk"), "desk", 20);
+  }
+  const out = join(dir.path, "out");
+  const compiled = await compileCli(
+    ["--capture", "desk", "--out", out, "--root", root],
+  );
+  assertEquals(compiled.code, 0, compiled.err);
+  assertMatch(
+    compiled.out,
+    /grades: E0 contested or seen once, .* E4 replayed clean/,
+  );
+  const explained = await compileCli(
+    ["explain", join(out, "behavior.package.json")],
+  );
+  assertMatch(explained.out, /\ngrades: E0 contested/);
+  const inspect = await runMain(["capture", "inspect", "desk", "--root", root]);
+  assertEquals(inspect.code, 0, inspect.err);
+  assertMatch(
+    inspect.out,
+    /fidelity: F0 no usable evidence, F1 messages, F2 \+ tool calls/,
+  );
 });
