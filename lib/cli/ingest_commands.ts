@@ -145,7 +145,10 @@ export const INGEST_COMMANDS: CommandTable<IngestContext> = {
   stop: {
     options: {},
     run: async (c) =>
-      await (await import("./cmd_status.ts")).stop(c.root, c.io),
+      await (await import("./cmd_status.ts")).stop(
+        { root: c.root, json: c.json },
+        c.io,
+      ),
   },
   doctor: {
     options: {

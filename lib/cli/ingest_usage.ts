@@ -26,7 +26,7 @@ Usage:
                                              OPENAI_BASE_URL=http://127.0.0.1:8848/v1, ANTHROPIC_BASE_URL=http://127.0.0.1:8848;
                                              --package serves a compiled agent-form package there (NAME=FILE
                                              at /p/NAME/v1), only signed by a --trust key when one is given
-  ingest.ts status | stop                    is a server running for this store / stop it
+  ingest.ts status | stop [--json]           is a server running for this store / stop it
   ingest.ts hook <host_a|host_b|host_c> [--url URL]
                                              forward one hook payload (stdin) to the server; always exits 0
                                              (what install writes into the host: host_a is claude-code,
