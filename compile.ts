@@ -80,7 +80,11 @@ export async function main(args: string[]): Promise<number> {
       ? COMPILE_COMMANDS[p[0]]
       : undefined;
     if (!command) throw new UsageError(`unknown command "${p[0]}"`);
-    refuseForeignFlags(cl, p[0] ?? "compile", command, COMPILE_COMMON);
+    refuseForeignFlags(cl, {
+      name: p[0] ?? "compile",
+      command,
+      common: COMPILE_COMMON,
+    });
     return await command.run(compileContext(cl, io));
   } catch (err) {
     const code = err instanceof UsageError ? 2 : 1;

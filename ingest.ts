@@ -112,8 +112,10 @@ async function run(args: string[], io: Io, words: string[]): Promise<number> {
     throw new UsageError(`unknown command "${cl.positionals.join(" ")}"`);
   }
   words.push(...cl.positionals.slice(0, 2));
-  refuseForeignFlags(cl, name, command, INGEST_COMMON);
-  return await command.run(ingestContext(cl, args, io, import.meta.url));
+  refuseForeignFlags(cl, { name, command, common: INGEST_COMMON });
+  return await command.run(
+    ingestContext(cl, { args, io, entry: import.meta.url }),
+  );
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

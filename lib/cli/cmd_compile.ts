@@ -276,12 +276,15 @@ export async function compileCommand(
 /**
  * `explain PACKAGE`: the package's nodes, grades and evidence.
  *
- * @param path The package file.
- * @param json One JSON object out.
+ * @param o `path`: the package file; `json`: one JSON object out.
  * @param io Output.
- * @returns Exit code.
+ * @returns Exit code: 1 when the package was altered after compile.
  */
-export function explainCommand(path: string, json: boolean, io: Io): number {
+export function explainCommand(
+  o: { path: string; json: boolean },
+  io: Io,
+): number {
+  const { path, json } = o;
   const pkg = readPackage(path);
   const altered = alteredWarning(pkg);
   if (altered && !json) io.err(altered);
@@ -320,18 +323,16 @@ function alteredWarning(pkg: BehaviorPackage): string | null {
 /**
  * `report PACKAGE --out FILE.html`: the explain view as one HTML file.
  *
- * @param path The package file.
- * @param out The HTML file.
- * @param json One JSON object out.
+ * @param o `path`: the package file; `out`: the HTML file; `json`: one
+ *   JSON object out.
  * @param io Output.
- * @returns Exit code.
+ * @returns Exit code: 1 when the package was altered after compile.
  */
 export async function reportCommand(
-  path: string,
-  out: string,
-  json: boolean,
+  o: { path: string; out: string; json: boolean },
   io: Io,
 ): Promise<number> {
+  const { path, out, json } = o;
   const pkg = readPackage(path);
   const { packageReportData } = await import("../report/package_data.ts");
   const { renderPackageReport } = await import("../report/package_html.ts");

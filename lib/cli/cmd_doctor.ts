@@ -408,16 +408,15 @@ async function checkPlugin(
 /**
  * Print the findings.
  *
- * @param findings Findings.
- * @param json JSON output.
+ * @param o `findings`: what the checks found; `json`: JSON output.
  * @param io Output.
  * @returns 1 when any hook is broken, else 0.
  */
 export function printFindings(
-  findings: Finding[],
-  json: boolean,
+  o: { findings: Finding[]; json: boolean },
   io: Io,
 ): number {
+  const { findings, json } = o;
   if (json) io.out(JSON.stringify(findings, null, 2));
   else {
     for (const f of findings) {

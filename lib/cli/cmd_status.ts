@@ -12,16 +12,15 @@ import { maskUrlCredentials } from "../trace/mask_url.ts";
 /**
  * `status`: is a server running for this root?
  *
- * @param root Store root.
- * @param json JSON output.
+ * @param o `root`: the store root; `json`: JSON output.
  * @param io Output.
  * @returns 0 when running, 1 when not.
  */
 export async function status(
-  root: string,
-  json: boolean,
+  o: { root: string; json: boolean },
   io: Io,
 ): Promise<number> {
+  const { root, json } = o;
   const rec = readPidFile(root);
   const health = rec ? await probeHealth(rec.url) : null;
   const state = health

@@ -44,18 +44,16 @@ export async function dbMigrate(spec: string, io: Io): Promise<number> {
 /**
  * `store push --to URL`: ship every capture's events the database lacks.
  *
- * @param root Store root (opened as the writer: it keeps its id).
- * @param spec The database (`env`, or a URL).
- * @param json JSON output.
+ * @param o `root`: the store root (opened as the writer: it keeps its
+ *   id); `spec`: the database (`env`, or a URL); `json`: JSON output.
  * @param io Output.
  * @returns 0, or 1 when the database refused a capture (a gap or a fork).
  */
 export async function storePush(
-  root: string,
-  spec: string,
-  json: boolean,
+  o: { root: string; spec: string; json: boolean },
   io: Io,
 ): Promise<number> {
+  const { root, spec, json } = o;
   const target = await dbTarget(spec, io.err);
   using store = new HarnessStore(root, { role: "cli" });
   const sid = storeId(root);
@@ -109,20 +107,17 @@ export async function storePush(
 /**
  * `capture list|inspect|verify|lineage|summary --db URL`.
  *
- * @param command The sub-command.
- * @param id Capture (`STORE:CAPTURE` or a capture id one store has).
- * @param spec The database (`env`, or a URL).
- * @param json JSON output.
+ * @param o `command`: the sub-command; `id`: the capture (`STORE:CAPTURE`
+ *   or a capture id one store has); `spec`: the database (`env`, or a
+ *   URL); `json`: JSON output.
  * @param io Output.
  * @returns Exit code.
  */
 export async function captureFromDb(
-  command: string,
-  id: string | undefined,
-  spec: string,
-  json: boolean,
+  o: { command: string; id: string | undefined; spec: string; json: boolean },
   io: Io,
 ): Promise<number> {
+  const { command, id, spec, json } = o;
   const db = await DbStore.open(await dbTarget(spec, io.err));
   const print = (data: unknown, text: () => string) =>
     io.out(json ? JSON.stringify(data, null, 2) : text());

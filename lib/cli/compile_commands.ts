@@ -169,7 +169,7 @@ export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
     run: async (c) => {
       if (!c.file) throw new UsageError("explain needs a package file");
       const { explainCommand } = await import("./cmd_compile.ts");
-      return explainCommand(c.file, c.json, c.io);
+      return explainCommand({ path: c.file, json: c.json }, c.io);
     },
   },
   report: {
@@ -181,7 +181,10 @@ export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
       }
       outputAccess(out, "compile report");
       const { reportCommand } = await import("./cmd_compile.ts");
-      return await reportCommand(c.file, out, c.json, c.io);
+      return await reportCommand(
+        { path: c.file, out, json: c.json },
+        c.io,
+      );
     },
   },
   verify: {
@@ -189,7 +192,8 @@ export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
     run: async (c) => {
       if (!c.file) throw new UsageError("verify needs a package file");
       const { verifyCommand } = await import("./cmd_verify.ts");
-      return await verifyCommand(c.file, {
+      return await verifyCommand({
+        path: c.file,
         trust: c.cl.strings("trust")?.map((k) => trustPath(c, k)),
         json: c.json,
       }, c.io);
@@ -202,7 +206,7 @@ export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
       if (!out) throw new UsageError("keygen needs --out DIR");
       outputAccess(out, "compile keygen");
       const { keygenCommand } = await import("./cmd_keygen.ts");
-      return await keygenCommand(out, c.json, c.io);
+      return await keygenCommand({ out, json: c.json }, c.io);
     },
   },
   run: {

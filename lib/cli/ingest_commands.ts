@@ -77,7 +77,7 @@ export const INGEST_COMMANDS: CommandTable<IngestContext> = {
           );
         }
         const { storePush } = await import("./cmd_team.ts");
-        return await storePush(c.root, to, c.json, c.io);
+        return await storePush({ root: c.root, spec: to, json: c.json }, c.io);
       }
       return await storeCommand(c, "store", command, id);
     },
@@ -131,7 +131,10 @@ export const INGEST_COMMANDS: CommandTable<IngestContext> = {
     options: {},
     run: async (c) => {
       const { serveMcp } = await import("./cmd_mcp.ts");
-      return await serveMcp(c.root, env("HARNESS_INGEST_TOKEN"), {
+      return await serveMcp({
+        root: c.root,
+        token: env("HARNESS_INGEST_TOKEN"),
+      }, {
         out: c.io.err, // stdout is the protocol's
         err: c.io.err,
       });
@@ -140,7 +143,10 @@ export const INGEST_COMMANDS: CommandTable<IngestContext> = {
   status: {
     options: {},
     run: async (c) =>
-      await (await import("./cmd_status.ts")).status(c.root, c.json, c.io),
+      await (await import("./cmd_status.ts")).status(
+        { root: c.root, json: c.json },
+        c.io,
+      ),
   },
   stop: {
     options: {},
@@ -199,7 +205,10 @@ async function capture(c: IngestContext): Promise<number> {
   if (cl.string("db") !== undefined) {
     const { captureFromDb } = await import("./cmd_team.ts");
     const spec = dbSpec(cl.string("db"), "--db")!;
-    return await captureFromDb(command ?? "", id, spec, c.json, c.io);
+    return await captureFromDb(
+      { command: command ?? "", id, spec, json: c.json },
+      c.io,
+    );
   }
   if (command === "delete") {
     const { deleteCommand } = await import("./cmd_delete.ts");
@@ -236,10 +245,15 @@ async function storeCommand(
   id: string | undefined,
 ): Promise<number> {
   const m = await import("./cmd_store.ts");
-  return await m.storeCommand(group, command, id, c.root, c.json, c.io, {
+  return await m.storeCommand({
+    group,
+    command,
+    id,
+    root: c.root,
+    json: c.json,
     token: env("HARNESS_INGEST_TOKEN"),
     expectHead: c.cl.string("expect-head"),
-  });
+  }, c.io);
 }
 
 async function exportOtlp(c: IngestContext): Promise<number> {
@@ -298,13 +312,10 @@ async function doctor(c: IngestContext): Promise<number> {
   const base = user ? env("HOME") : c.cl.string("project") ??
     env("INIT_CWD") ?? ".";
   if (!base) throw new UsageError("--user needs HOME");
-  return m.printFindings(
-    await m.checkHooks(base, {
-      user,
-      xdgConfigHome: env("XDG_CONFIG_HOME"),
-      token: env("HARNESS_INGEST_TOKEN"),
-    }),
-    c.json,
-    c.io,
-  );
+  const findings = await m.checkHooks(base, {
+    user,
+    xdgConfigHome: env("XDG_CONFIG_HOME"),
+    token: env("HARNESS_INGEST_TOKEN"),
+  });
+  return m.printFindings({ findings, json: c.json }, c.io);
 }
