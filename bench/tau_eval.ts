@@ -330,14 +330,13 @@ if (import.meta.main) {
   }
   try {
     // Paths the user typed are their folder's (deno task runs here).
+    const initCwd =
+      Deno.permissions.querySync({ name: "env", variable: "INIT_CWD" })
+          .state === "granted"
+        ? Deno.env.get("INIT_CWD")
+        : undefined;
     const here = (p: string | undefined) =>
-      p === undefined ? undefined : resolve(
-        Deno.permissions.querySync({ name: "env", variable: "INIT_CWD" })
-            .state === "granted"
-          ? Deno.env.get("INIT_CWD") ?? "."
-          : ".",
-        p,
-      );
+      p === undefined ? undefined : resolve(initCwd ?? ".", p);
     const outDir = values.validate && !values.out
       ? null
       : here(values.out) ?? await scratchFolder();
@@ -346,7 +345,7 @@ if (import.meta.main) {
       requireOutputAccess({
         path: outDir,
         task: "eval",
-        granted: Deno.env.get("INIT_CWD"),
+        granted: initCwd,
         rerun: `deno run --allow-read --allow-write={WRITE} ${
           fileURLToPath(import.meta.url)
         }`,

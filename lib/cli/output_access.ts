@@ -59,12 +59,11 @@ export function requireOutputAccess(o: OutputAccessOptions): void {
     state = Deno.permissions.requestSync(desc).state;
   }
   if (state === "granted") return;
-  const where = o.granted
-    ? `\`deno task ${o.task}\` may write only under the folder it is run from (${o.granted})`
-    : "this process has no write access there";
+  const rerun = `${o.rerun.replaceAll("{WRITE}", o.path)} …`;
   throw new OutputAccessError(
     o.path,
-    `Cannot write ${o.path}: ${where}; give --out a path under that folder and move the file, ` +
-      `or run: ${o.rerun.replaceAll("{WRITE}", o.path)} …`,
+    o.granted
+      ? `Cannot write ${o.path}: \`deno task ${o.task}\` may write only under the folder it is run from (${o.granted}); give --out a path under that folder and move the file, or run: ${rerun}`
+      : `Cannot write ${o.path}: this process has no write access there; run: ${rerun}`,
   );
 }
