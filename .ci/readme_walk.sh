@@ -59,12 +59,18 @@ step() {
   echo "walk:   ok ($(( $(date +%s) - t0 )) s)"
 }
 
-# Only Node.js on PATH: the system folders, which hold node, npm and npx and no deno.
-export PATH=/usr/bin:/bin
+# Only Node.js on PATH: a folder of links to node, npm, npx and the shell
+# tools the walk itself uses — never a deno, wherever this machine keeps one.
+mkdir -p "$WORK/bin"
+for tool in node npm npx git bash sh env cat cp ls mkdir rm sed grep tail seq sleep date mktemp dirname; do
+  src=$(command -v "$tool") || fail "no $tool on this machine"
+  ln -s "$src" "$WORK/bin/$tool"
+done
+export PATH="$WORK/bin"
 export NO_COLOR=1 DENO_NO_UPDATE_CHECK=1
 unset HARNESS_ROOT HARNESS_INGEST_URL HARNESS_CAPTURE_ID HARNESS_INGEST_TOKEN INIT_CWD DENO_DIR
 command -v node >/dev/null || fail "no node on PATH"
-if command -v deno >/dev/null; then fail "a deno is on PATH ($(command -v deno)): the walk needs a machine path with Node.js only"; fi
+if command -v deno >/dev/null; then fail "a deno is on PATH ($(command -v deno))"; fi
 
 git clone -q "$SRC" "$H" || fail "git clone $SRC"
 mkdir -p "$PROJECT"
