@@ -29,8 +29,9 @@ started=$(date +%s)
 finish() {
   local rc=$?
   if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; fi
-  if [ "${KEEP:-}" = "1" ]; then echo "walk: scratch folder kept: $WORK"; else rm -rf "$WORK"; fi
   echo "walk: $(( $(date +%s) - started )) s, exit $rc"
+  # (last: PATH is a folder in it)
+  if [ "${KEEP:-}" = "1" ]; then echo "walk: scratch folder kept: $WORK"; else rm -rf "$WORK"; fi
   exit "$rc"
 }
 trap finish EXIT
