@@ -24,17 +24,24 @@ import { dbTarget } from "./env.ts";
 /**
  * `db migrate --db URL|env`.
  *
- * @param spec The database (`env`: `HARNESS_DB_URL`; a URL may leave parts
- *   to the `PG*` variables).
+ * @param o `spec`: the database (`env`: `HARNESS_DB_URL`; a URL may leave
+ *   parts to the `PG*` variables); `json`: one JSON object out.
  * @param io Output.
  * @returns Exit code.
  */
-export async function dbMigrate(spec: string, io: Io): Promise<number> {
-  const target = await dbTarget(spec, io.err);
+export async function dbMigrate(
+  o: { spec: string; json: boolean },
+  io: Io,
+): Promise<number> {
+  const target = await dbTarget(o.spec, io.err);
   const sql = await connectDb(target, { max: 1 });
   try {
     const v = await migrate(sql);
-    io.out(`Team schema ${v} is in place in ${target.display}`);
+    io.out(
+      o.json
+        ? JSON.stringify({ schema: v, database: target.display })
+        : `Team schema ${v} is in place in ${target.display}`,
+    );
     return 0;
   } finally {
     await sql.end({ timeout: 1 }).catch(() => {});

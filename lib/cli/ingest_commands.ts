@@ -193,7 +193,7 @@ async function db(c: IngestContext): Promise<number> {
     );
   }
   const { dbMigrate } = await import("./cmd_team.ts");
-  return await dbMigrate(spec, c.io);
+  return await dbMigrate({ spec, json: c.json }, c.io);
 }
 
 /** The `capture` commands `cmd_capture.ts` runs (the others are `cmd_store.ts`'s). */

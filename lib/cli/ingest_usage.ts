@@ -72,7 +72,8 @@ Usage:
                                              (d, h, m, s), but the active one
   ingest.ts store rebuild-index [--json]     rebuild harness.db from the spools
   ingest.ts store push --to postgres://…     ship every capture to the team database (once each)
-  ingest.ts db migrate --db postgres://…     create or migrate the team database's schema
+  ingest.ts db migrate --db postgres://… [--json]
+                                             create or migrate the team database's schema
   ingest.ts capture list|inspect|verify|lineage|summary [<id>] --db postgres://…
                                              the same, on the team database (id: STORE:CAPTURE)
 
