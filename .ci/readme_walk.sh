@@ -77,6 +77,22 @@ git clone -q "$SRC" "$H" || fail "git clone $SRC"
 mkdir -p "$PROJECT"
 cd "$H" || exit 1
 
+# serve ARGS...: deno task serve in the background, until /health answers.
+serve() {
+  echo "walk: \$ deno task serve $*   (a free port, not 8848: the machine is shared)"
+  deno task serve "$@" >"$WORK/serve.log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 1 150); do
+    if node -e "fetch('$URL/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))" 2>/dev/null; then
+      echo "walk:   serving at $URL"
+      return 0
+    fi
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/serve.log" >&2; fail "deno task serve exited"; }
+    sleep 0.2
+  done
+  fail "deno task serve did not answer at $URL"
+}
+
 # --- Quick start ---------------------------------------------------------
 step "npx -y deno@2.9.6 task demo"
 # (npx -y deno@2.9.6 task ok is the gate .ci/run runs; not repeated here.)
@@ -93,15 +109,7 @@ step "deno --version"
 PORT=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 URL="http://127.0.0.1:$PORT"
 readme "deno task serve        # the loopback ingest server on 127.0.0.1:8848"
-echo "walk: \$ deno task serve --port $PORT   (a free port, not 8848: the machine is shared)"
-deno task serve --port "$PORT" >"$WORK/serve.log" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 1 100); do
-  if node -e "fetch('$URL/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))" 2>/dev/null; then break; fi
-  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/serve.log" >&2; fail "deno task serve exited"; }
-  sleep 0.2
-done
-echo "walk:   serving at $URL"
+serve --port "$PORT"
 
 cd "$PROJECT" || exit 1
 step "deno task --config /path/to/harness/deno.json install claude-code [--capture ID]" \
@@ -143,10 +151,21 @@ step "deno task ingest import --format otlp traces.json --capture from_otel"
 step "deno task eval [--data FILE] [--seeds N] [--out DIR]" "deno task eval --seeds 2 --out eval_out"
 [ -f eval_out/tau_eval.md ] || fail "eval wrote no eval_out/tau_eval.md"
 
-# --- Stop, delete, retention, uninstall ----------------------------------------
+# --- Stop; serve a compiled agent-form package (the model gateway section) ----
 step "deno task ingest status | stop" "deno task ingest stop"
 wait "$SERVER_PID" 2>/dev/null
 SERVER_PID=""
+# effects.json as a user writes it: which τ² retail tools only read.
+node -e 'const r=["find_user_id_by_email","find_user_id_by_name_zip","get_order_details","get_product_details","get_user_details","list_all_product_types","calculate","think"];const w=["cancel_pending_order","exchange_delivered_order_items","modify_pending_order_address","modify_pending_order_items","modify_pending_order_payment","modify_user_address","return_delivered_order_items","transfer_to_human_agents"];const e={};for(const t of r)e[t]="read";for(const t of w)e[t]="write";require("fs").writeFileSync("effects.json",JSON.stringify(e))'
+step "deno task compile --capture <id> --out out --form agent --effects effects.json" \
+  "deno task compile --capture walk --out out --form agent --effects effects.json"
+readme "deno task serve --package out/behavior.package.json"
+serve --port "$PORT" --package out/behavior.package.json
+step "deno task ingest status | stop" "deno task ingest stop"
+wait "$SERVER_PID" 2>/dev/null
+SERVER_PID=""
+
+# --- Delete, retention, uninstall ------------------------------------------------
 step "deno task ingest capture delete <id> [--force]" "deno task ingest capture delete from_otel"
 step "deno task ingest store prune --older-than 30d [--dry-run]" "deno task ingest store prune --older-than 30d --dry-run"
 cd "$PROJECT" || exit 1
