@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { commandHelp, errorText } from "./lib/cli/help.ts";
+import { commandHelp, errorText, usageHelp } from "./lib/cli/help.ts";
 import { type Io, UsageError } from "./lib/cli/io.ts";
 import {
   parseCommandLine,
@@ -53,8 +53,10 @@ export async function main(args: string[]): Promise<number> {
   } catch (err) {
     io.err(
       args.includes("--json")
-        ? errorText((err as Error).message, 2, true)
-        : `harness compile: ${(err as Error).message}\n\n${COMPILE_USAGE}`,
+        ? errorText((err as Error).message, { exitCode: 2, json: true })
+        : `harness compile: ${(err as Error).message}\n\n${
+          usageHelp(COMPILE_USAGE, { program: "compile.ts", words: [] })
+        }`,
     );
     return 2;
   }
@@ -62,7 +64,10 @@ export async function main(args: string[]): Promise<number> {
   if (cl.flag("help")) {
     io.out(
       p.length
-        ? commandHelp(COMPILE_USAGE, "compile.ts", p.slice(0, 1))
+        ? commandHelp(COMPILE_USAGE, {
+          program: "compile.ts",
+          words: p.slice(0, 1),
+        })
         : COMPILE_USAGE,
     );
     return 0;
@@ -75,16 +80,30 @@ export async function main(args: string[]): Promise<number> {
       ? COMPILE_COMMANDS[p[0]]
       : undefined;
     if (!command) throw new UsageError(`unknown command "${p[0]}"`);
-    refuseForeignFlags(cl, p[0] ?? "compile", command, COMPILE_COMMON);
+    refuseForeignFlags(cl, {
+      name: p[0] ?? "compile",
+      command,
+      common: COMPILE_COMMON,
+    });
     return await command.run(compileContext(cl, io));
   } catch (err) {
     const code = err instanceof UsageError ? 2 : 1;
     const msg = `harness compile: ${(err as Error).message}`;
     io.err(
       json
-        ? errorText(msg, code, true)
+        ? errorText(msg, { exitCode: code, json: true })
         : code === 2
-        ? `${msg}\n\n${COMPILE_USAGE}`
+        ? `${msg}\n\n${
+          usageHelp(COMPILE_USAGE, {
+            program: "compile.ts",
+            // Compile itself has no command word: its line starts --capture.
+            words: p.length && Object.hasOwn(COMPILE_COMMANDS, p[0])
+              ? p.slice(0, 1)
+              : p.length
+              ? []
+              : ["--capture"],
+          })
+        }`
         : msg,
     );
     return code;

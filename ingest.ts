@@ -63,15 +63,19 @@ export async function main(
   // Text output escapes control characters a capture may carry.
   io = terminalIo(io);
   const json = args.includes("--json");
+  // The command's words once parsed: a usage error prints that command's help.
+  const words: string[] = [];
   try {
-    return await run(args, io);
+    return await run(args, io, words);
   } catch (err) {
-    const { errorText } = await import("./lib/cli/help.ts");
+    const { errorText, usageHelp } = await import("./lib/cli/help.ts");
     if (err instanceof UsageError) {
       io.err(
         json
-          ? errorText(err.message, 2, true)
-          : `harness: ${err.message}\n\n${INGEST_USAGE}`,
+          ? errorText(err.message, { exitCode: 2, json: true })
+          : `harness: ${err.message}\n\n${
+            usageHelp(INGEST_USAGE, { program: "ingest.ts", words })
+          }`,
       );
       return 2;
     }
@@ -80,12 +84,14 @@ export async function main(
       const { WRITE_HINT } = await import("./lib/cli/cmd_store.ts");
       text = `${text.replace(/, run again with.*$/, "")}: ${WRITE_HINT}`;
     }
-    io.err(errorText(`harness: ${maskUrlCredentials(text)}`, 1, json));
+    io.err(
+      errorText(`harness: ${maskUrlCredentials(text)}`, { exitCode: 1, json }),
+    );
     return 1;
   }
 }
 
-async function run(args: string[], io: Io): Promise<number> {
+async function run(args: string[], io: Io, words: string[]): Promise<number> {
   const cl = await parseCommandLine(
     args,
     tableOptions(COMMANDS, INGEST_COMMON),
@@ -93,15 +99,23 @@ async function run(args: string[], io: Io): Promise<number> {
   const name = cl.positionals[0];
   if (cl.flag("help") || name === undefined) {
     const { commandHelp } = await import("./lib/cli/help.ts");
-    io.out(commandHelp(INGEST_USAGE, "ingest.ts", cl.positionals.slice(0, 2)));
+    io.out(
+      commandHelp(INGEST_USAGE, {
+        program: "ingest.ts",
+        words: cl.positionals.slice(0, 2),
+      }),
+    );
     return 0;
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
     throw new UsageError(`unknown command "${cl.positionals.join(" ")}"`);
   }
-  refuseForeignFlags(cl, name, command, INGEST_COMMON);
-  return await command.run(ingestContext(cl, args, io, import.meta.url));
+  words.push(...cl.positionals.slice(0, 2));
+  refuseForeignFlags(cl, { name, command, common: INGEST_COMMON });
+  return await command.run(
+    ingestContext(cl, { args, io, entry: import.meta.url }),
+  );
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -16,6 +16,7 @@
  */
 import { grantedEnv } from "./lib/cli/env.ts";
 import { parseArgs } from "node:util";
+import { errorText } from "./lib/cli/help.ts";
 import { resolveRoot } from "./lib/cli/root.ts";
 import { readActiveCapture } from "./lib/store/active_capture.ts";
 import { openRecordingSink } from "./lib/gateway/open_sink.ts";
@@ -28,13 +29,15 @@ export * from "./lib/proxy/mod.ts";
 const USAGE = `harness proxy: record every call to an upstream MCP server
 
 Usage:
-  proxy.ts [--capture ID] [--episode ID] [--server NAME] [--root DIR] [--timeout-ms N] -- <command> [args...]
+  proxy.ts [--capture ID] [--episode ID] [--server NAME] [--root DIR] [--timeout-ms N] [--json] -- <command> [args...]
 
   --capture     capture id (default: $HARNESS_CAPTURE_ID, else the store's active capture, else "default")
   --episode     episode id (default: ep_proxy)
   --server      the upstream's name, the namespace of its tools (default: upstream)
   --root        store root (default: $HARNESS_ROOT, else ./.harness)
   --timeout-ms  time-out of one upstream call (default: 60000)
+  --json        what it prints on stderr as JSON lines: {"status":"recording",…}, then {"status":"finished",…}
+                (or {"ok":false,"error",…}); stdout is the MCP protocol's
 
 When an ingest server owns the store, events go through it over loopback. A message over 10 MiB gets
 a JSON-RPC error; closing stdin (or SIGTERM, SIGINT, SIGHUP) stops the upstream and exits 0.`;
@@ -61,13 +64,19 @@ export async function main(args: string[]): Promise<number> {
         server: { type: "string" },
         root: { type: "string" },
         "timeout-ms": { type: "string" },
+        json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     }).values;
   } catch (err) {
-    console.error(`harness proxy: ${(err as Error).message}\n\n${USAGE}`);
+    console.error(
+      own.includes("--json")
+        ? errorText((err as Error).message, { exitCode: 2, json: true })
+        : `harness proxy: ${(err as Error).message}\n\n${USAGE}`,
+    );
     return 2;
   }
+  const json = values.json === true;
   if (values.help || upstreamCmd.length === 0) {
     console.error(USAGE);
     return values.help ? 0 : 2;
@@ -82,7 +91,14 @@ export async function main(args: string[]): Promise<number> {
       token: env("HARNESS_INGEST_TOKEN"),
     });
     console.error(
-      `harness proxy: recording capture "${captureId}" via ${sink.mode} (${sink.target})`,
+      json
+        ? JSON.stringify({
+          status: "recording",
+          capture_id: captureId,
+          via: sink.mode,
+          target: sink.target,
+        })
+        : `harness proxy: recording capture "${captureId}" via ${sink.mode} (${sink.target})`,
     );
     const stop = new AbortController();
     try {
@@ -102,17 +118,28 @@ export async function main(args: string[]): Promise<number> {
           signal: stop.signal,
         },
       );
+      const dropped = proxy.droppedEvents + sink.dropped;
       console.error(
-        `harness proxy: ${proxy.calls} calls recorded, ${
-          proxy.droppedEvents + sink.dropped
-        } events dropped`,
+        json
+          ? JSON.stringify({
+            status: "finished",
+            capture_id: captureId,
+            calls: proxy.calls,
+            dropped_events: dropped,
+          })
+          : `harness proxy: ${proxy.calls} calls recorded, ${dropped} events dropped`,
       );
     } finally {
       await sink.close();
     }
     return 0;
   } catch (err) {
-    console.error(`harness proxy: ${(err as Error).message}`);
+    console.error(
+      errorText(`harness proxy: ${(err as Error).message}`, {
+        exitCode: 1,
+        json,
+      }),
+    );
     return 1;
   }
 }

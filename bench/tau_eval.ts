@@ -2,17 +2,23 @@
  * The τ-bench evaluation: how the compiler does on agent runs nobody here
  * wrote. `deno task eval [--data FILE] [--seeds N] [--json] [--match FILE]
  * [--out DIR]` reads a τ²-bench or τ-bench (v1) trajectory file (default:
- * the τ² retail file in `../shared/datasets/tau-traces/`), evaluates every
+ * the τ² retail slice vendored in `fixtures/`; the figures in
+ * `bench/out/tau_eval.md` are from the full file in
+ * `../shared/datasets/tau-traces/`, {@linkcode FULL_DATA}), evaluates every
  * split seed 1..N (default 8) with one package per domain compiled from
- * the training split, and writes `tau_eval.md` and `tau_eval.json` to the
- * output folder (default `bench/out/`). Deterministic: same data, same
+ * the training split, shows each seed on stderr, and writes `tau_eval.md`
+ * and `tau_eval.json` to `--out DIR` (taken from the folder the task is run
+ * from), else to a new scratch folder under the checkout's `.tmp/` whose
+ * name it prints (the tracked `bench/out/` is written only when named:
+ * `--data ../shared/… --out bench/out`). Deterministic: same data, same
  * numbers. See `lib/eval/split_eval.ts` for how each call is judged.
  *
  * @module
  */
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { requireOutputAccess } from "../lib/cli/output_access.ts";
 import { loadTauData } from "../lib/eval/tau_data.ts";
 import { evaluateSeed, type SeedResult } from "../lib/eval/split_eval.ts";
 import { emptyLineageScore, scoreLineage } from "../lib/eval/lineage_score.ts";
@@ -20,8 +26,11 @@ import { DEFAULT_FANOUT } from "../lib/compiler/agent/agent_engine.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-/** The default data file (beside the checkout in CI and for the team). */
-export const DEFAULT_DATA = join(
+/** The default data file: the τ² retail slice in the checkout (`fixtures/TAU2_SOURCE.md`). */
+export const DEFAULT_DATA = join(HERE, "../fixtures/tau2_retail_slice.json");
+
+/** The full τ² retail file the published figures come from (beside the checkout, for the team and CI). */
+export const FULL_DATA = join(
   HERE,
   "../../shared/datasets/tau-traces/tau2-bench/retail/toolorchestra_retail_1trial.json",
 );
@@ -34,10 +43,12 @@ export interface TauEvalOptions {
   match?: string | null;
   /** Seeds 1..N. @default 8 */
   seeds?: number;
-  /** Output folder (null: write nothing). */
+  /** Output folder (null or absent: write nothing). */
   outDir?: string | null;
   /** Print nothing. */
   quiet?: boolean;
+  /** Called after each seed with a line for stderr (`seed 2/8: …`). */
+  onProgress?: (line: string) => void;
   /**
    * Tuning mode: judge on a validation part of each seed's training split;
    * the held-out split is not looked at.
@@ -95,8 +106,20 @@ export async function tauEval(
   const data = loadTauData(text, { matchText });
   const n = options.seeds ?? 8;
   const seeds: SeedResult[] = [];
+  options.onProgress?.(
+    `eval: ${data.episodes.length} episodes from ${dataPath}, ${n} split seeds`,
+  );
   for (let s = 1; s <= n; s++) {
-    seeds.push(evaluateSeed(data, s, { validate: options.validate }));
+    const started = performance.now();
+    const r = evaluateSeed(data, s, { validate: options.validate });
+    seeds.push(r);
+    options.onProgress?.(
+      `eval: seed ${s}/${n}: ${r.held_out} held-out episodes, ${r.calls} calls, ${
+        pct(r.calls ? r.deterministic / r.calls : 0)
+      } with no model call, ${r.wrong} wrong (${
+        ((performance.now() - started) / 1000).toFixed(1)
+      } s)`,
+    );
   }
   const lineage = emptyLineageScore();
   for (const e of data.episodes) scoreLineage(lineage, e.norm, e.truth);
@@ -162,8 +185,8 @@ export async function tauEval(
     ],
   };
   const md = renderMarkdown(report, seeds);
-  if (options.outDir !== null) {
-    const out = options.outDir ?? join(HERE, "out");
+  if (options.outDir) {
+    const out = options.outDir;
     await Deno.mkdir(out, { recursive: true });
     await Deno.writeTextFile(
       join(out, "tau_eval.json"),
@@ -292,7 +315,11 @@ if (import.meta.main) {
   });
   if (values.help) {
     console.log(
-      "deno task eval [--data FILE] [--match FILE] [--seeds N] [--out DIR] [--json] [--validate]",
+      `deno task eval [--data FILE] [--match FILE] [--seeds N] [--out DIR] [--json] [--validate]
+  --data   a τ²-bench or τ-bench v1 trajectory file (default: fixtures/tau2_retail_slice.json;
+           the published figures: --data ${FULL_DATA})
+  --out    where tau_eval.md and tau_eval.json go (default: a new scratch folder under .tmp/, printed)
+  progress goes to stderr, one line per seed`,
     );
     Deno.exit(0);
   }
@@ -302,17 +329,50 @@ if (import.meta.main) {
     Deno.exit(2);
   }
   try {
+    // Paths the user typed are their folder's (deno task runs here).
+    const initCwd =
+      Deno.permissions.querySync({ name: "env", variable: "INIT_CWD" })
+          .state === "granted"
+        ? Deno.env.get("INIT_CWD")
+        : undefined;
+    const here = (p: string | undefined) =>
+      p === undefined ? undefined : resolve(initCwd ?? ".", p);
+    const outDir = values.validate && !values.out
+      ? null
+      : here(values.out) ?? await scratchFolder();
+    // Before minutes of work: an output the task may not write says so now.
+    if (outDir) {
+      requireOutputAccess({
+        path: outDir,
+        task: "eval",
+        granted: initCwd,
+        rerun: `deno run --allow-read --allow-write={WRITE} ${
+          fileURLToPath(import.meta.url)
+        }`,
+      });
+    }
     const report = await tauEval({
-      data: values.data,
-      match: values.match,
+      data: here(values.data),
+      match: here(values.match),
       seeds,
-      outDir: values.out ?? (values.validate ? null : undefined),
+      outDir,
       quiet: values.json,
       validate: values.validate,
+      onProgress: (line) => console.error(line),
     });
     if (values.json) console.log(JSON.stringify(report));
+    if (outDir) {
+      console.error(`eval: wrote tau_eval.md and tau_eval.json to ${outDir}`);
+    }
   } catch (err) {
     console.error((err as Error).message);
     Deno.exit(1);
   }
+}
+
+/** A new folder under the checkout's `.tmp/` (git-ignored) for one run's results. */
+async function scratchFolder(): Promise<string> {
+  const base = join(HERE, "../.tmp");
+  await Deno.mkdir(base, { recursive: true });
+  return await Deno.makeTempDir({ dir: base, prefix: "eval_" });
 }

@@ -106,6 +106,8 @@ export async function demo(
     episodeId: "run_1",
     outcome: caps.outcome,
   });
+  // The run is over: its capture is finished (as the recorded one is).
+  coord.finishCapture(runCapture);
   const outcome = caps.outcome();
   const runLineage = await coord.lineageReport(runCapture);
   const where = {

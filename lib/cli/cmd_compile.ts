@@ -19,8 +19,10 @@ import { compileBehavior } from "../compiler/compile_behavior.ts";
 import { explainPackage, summarizePackage } from "../compiler/core/explain.ts";
 import { describeEffects } from "../compiler/core/effects.ts";
 import { packageNameProblem } from "../compiler/core/package_name.ts";
+import { packageDigest } from "../compiler/core/package_signature.ts";
 import type { Io } from "./io.ts";
-import { UsageError } from "./io.ts";
+import { GRADE_LEGEND } from "./legends.ts";
+import { exists, UsageError } from "./io.ts";
 
 /** Options of {@linkcode compileCommand}, from the command line. */
 export interface CompileCommandOptions {
@@ -54,6 +56,12 @@ export interface CompileCommandOptions {
   sign?: string;
   /** One JSON object out. */
   json?: boolean;
+  /**
+   * Overwrite a package file of the same name in `out` (else such a file
+   * is refused before any work).
+   * @default false
+   */
+  replace?: boolean;
 }
 
 /**
@@ -129,6 +137,27 @@ function progressLine(stage: string, done: number, total: number): string {
   }] ${stage} ${done}/${total}   `;
 }
 
+/**
+ * An earlier package of the same name in `out` is not overwritten unasked
+ * (checked before the work).
+ *
+ * @param o The output folder, name and `replace`.
+ * @throws {UsageError} The file exists and `replace` is not set.
+ */
+function refuseOverwrite(o: CompileCommandOptions): void {
+  const name = o.name ?? "behavior";
+  const file = join(o.out, `${name}.package.json`);
+  if (o.replace || !exists(file)) return;
+  let what = "";
+  try {
+    const old = JSON.parse(Deno.readTextFileSync(file));
+    what = ` (${old?.digest ?? "no digest"})`;
+  } catch { /* not a package: still not ours to overwrite */ }
+  throw new UsageError(
+    `${file} exists${what}: give --name NAME for another package beside it, another --out, or --replace to overwrite it`,
+  );
+}
+
 async function episodesOf(
   o: CompileCommandOptions,
   io: Io,
@@ -174,6 +203,7 @@ export async function compileCommand(
 ): Promise<number> {
   const nameProblem = o.name === undefined ? null : packageNameProblem(o.name);
   if (nameProblem) throw new UsageError(`--name: ${nameProblem}`);
+  refuseOverwrite(o);
   const key = o.sign ? await readSigningKey(o.sign) : null;
   const episodes = await episodesOf(o, io);
   const tty = Deno.stderr.isTerminal();
@@ -235,7 +265,9 @@ export async function compileCommand(
     io.out(
       `${summarizePackage(pkg)}\n  written to    ${file}${
         pkg.signature ? `\n  signed by     ${pkg.signature.key}` : ""
-      }\n${describeEffects(result.effects).map((l) => `  ${l}`).join("\n")}`,
+      }\n${
+        describeEffects(result.effects).map((l) => `  ${l}`).join("\n")
+      }\n  ${GRADE_LEGEND}`,
     );
   }
   return result.verification.structural_ok ? 0 : 1;
@@ -244,43 +276,68 @@ export async function compileCommand(
 /**
  * `explain PACKAGE`: the package's nodes, grades and evidence.
  *
- * @param path The package file.
- * @param json One JSON object out.
+ * @param o `path`: the package file; `json`: one JSON object out.
  * @param io Output.
- * @returns Exit code.
+ * @returns Exit code: 1 when the package was altered after compile.
  */
-export function explainCommand(path: string, json: boolean, io: Io): number {
+export function explainCommand(
+  o: { path: string; json: boolean },
+  io: Io,
+): number {
+  const { path, json } = o;
   const pkg = readPackage(path);
+  const altered = alteredWarning(pkg);
+  if (altered && !json) io.err(altered);
   io.out(
     json
       ? JSON.stringify(
-        { summary: summarizePackage(pkg), provenance: pkg.provenance },
+        {
+          summary: summarizePackage(pkg),
+          provenance: pkg.provenance,
+          digest_ok: altered === null,
+        },
         null,
         2,
       )
-      : explainPackage(pkg),
+      : `${explainPackage(pkg)}\n\n${GRADE_LEGEND}`,
   );
-  return 0;
+  return altered ? 1 : 0;
+}
+
+/**
+ * What `explain` and `report` say of a package whose content no longer
+ * hashes to its digest (`run` refuses it).
+ *
+ * @param pkg The package.
+ * @returns The warning, or null when the digest holds.
+ */
+function alteredWarning(pkg: BehaviorPackage): string | null {
+  const actual = packageDigest(pkg as unknown as Record<string, unknown>);
+  const digest = (pkg as { digest?: string }).digest;
+  if (digest === actual) return null;
+  return `WARNING: this package was altered after compile: it says ${
+    digest ?? "no digest"
+  } but its content hashes to ${actual}; run refuses it (compile it again)`;
 }
 
 /**
  * `report PACKAGE --out FILE.html`: the explain view as one HTML file.
  *
- * @param path The package file.
- * @param out The HTML file.
- * @param json One JSON object out.
+ * @param o `path`: the package file; `out`: the HTML file; `json`: one
+ *   JSON object out.
  * @param io Output.
- * @returns Exit code.
+ * @returns Exit code: 1 when the package was altered after compile.
  */
 export async function reportCommand(
-  path: string,
-  out: string,
-  json: boolean,
+  o: { path: string; out: string; json: boolean },
   io: Io,
 ): Promise<number> {
+  const { path, out, json } = o;
   const pkg = readPackage(path);
   const { packageReportData } = await import("../report/package_data.ts");
   const { renderPackageReport } = await import("../report/package_html.ts");
+  const altered = alteredWarning(pkg);
+  if (altered) io.err(altered);
   const data = packageReportData(pkg);
   Deno.writeTextFileSync(out, renderPackageReport(data));
   io.out(
@@ -289,8 +346,9 @@ export async function reportCommand(
         package: pkg.manifest.name,
         out,
         nodes: data.nodes.length,
+        digest_ok: altered === null,
       })
       : `Wrote ${out}: package ${pkg.manifest.name}, ${data.nodes.length} nodes`,
   );
-  return 0;
+  return altered ? 1 : 0;
 }

@@ -155,7 +155,7 @@ export async function probeHook(r: HookRoute): Promise<string | null> {
     return `the server at ${base.origin} requires a bearer token the hooks do not send: every event gets 401 and is dropped — ${
       r.token
         ? "the token in HARNESS_INGEST_TOKEN is not the server's"
-        : "set HARNESS_INGEST_TOKEN where the host runs, then reinstall the hooks (host_a then uses the forwarder, which sends it)"
+        : "set HARNESS_INGEST_TOKEN where the host runs, then reinstall the hooks (claude-code then uses the forwarder, which sends it)"
     }`;
   }
   if (answer.status !== 200) {
@@ -418,24 +418,32 @@ async function checkPlugin(
   };
 }
 
+/** A host's id in events and settings, and the name its users know. */
+const USER_HOST_NAMES: Record<string, string> = {
+  host_a: "claude-code",
+  host_b: "gemini-cli",
+  host_c: "opencode",
+};
+
 /**
  * Print the findings.
  *
- * @param findings Findings.
- * @param json JSON output.
+ * @param o `findings`: what the checks found; `json`: JSON output.
  * @param io Output.
  * @returns 1 when any hook is broken, else 0.
  */
 export function printFindings(
-  findings: Finding[],
-  json: boolean,
+  o: { findings: Finding[]; json: boolean },
   io: Io,
 ): number {
+  const { findings, json } = o;
   if (json) io.out(JSON.stringify(findings, null, 2));
   else {
     for (const f of findings) {
+      // The hosts by the names users know (the JSON keeps host_a|b|c).
+      const host = USER_HOST_NAMES[f.host] ?? f.host;
       io.out(
-        `${f.host.padEnd(7)} ${f.state.padEnd(7)} ${f.detail} (${f.file})`,
+        `${host.padEnd(11)} ${f.state.padEnd(7)} ${f.detail} (${f.file})`,
       );
     }
   }

@@ -20,17 +20,17 @@ export const PUBLIC_KEY_FILE = "signing_key.pub.jwk";
 /**
  * Make a key pair in `out`.
  *
- * @param out The folder (made when missing, 0700).
- * @param json One JSON object out.
+ * @param o `out`: the folder (made when missing, 0700); `json`: one JSON
+ *   object out.
  * @param io Output.
  * @returns Exit code.
  * @throws {UsageError} When a key file is already there.
  */
 export async function keygenCommand(
-  out: string,
-  json: boolean,
+  o: { out: string; json: boolean },
   io: Io,
 ): Promise<number> {
+  const { out, json } = o;
   const { generateSigningKey } = await import(
     "../compiler/core/package_signature.ts"
   );

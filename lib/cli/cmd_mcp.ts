@@ -18,16 +18,16 @@ import type { Io } from "./io.ts";
 /**
  * Serve until the host closes stdin or a stop signal comes.
  *
- * @param root Store root.
- * @param token Bearer token for the ingest server.
+ * @param o `root`: the store root; `token`: bearer token for the ingest
+ *   server.
  * @param io Diagnostics (stderr only).
  * @returns Exit code.
  */
 export async function serveMcp(
-  root: string,
-  token: string | undefined,
+  o: { root: string; token?: string },
   io: Io,
 ): Promise<number> {
+  const { root, token } = o;
   Deno.mkdirSync(root, { recursive: true });
   const url = isStoreLocked(root) ? readLockOwner(root)?.url : undefined;
   const store = url

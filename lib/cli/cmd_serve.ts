@@ -284,20 +284,17 @@ function exportSummary(streamer: OtlpStreamer): string {
 /**
  * Start the server as a detached background process and wait until it answers.
  *
- * @param args The `serve` arguments to pass on (without `--detach`).
- * @param root Store root.
- * @param module URL of ingest.ts.
- * @param permissions Permission flags for the child.
+ * @param o `args`: the `serve` arguments to pass on (without `--detach`);
+ *   `root`: the store root; `module`: the URL of ingest.ts;
+ *   `permissions`: the permission flags for the child.
  * @param io Output.
  * @returns Exit code.
  */
 export async function serveDetached(
-  args: string[],
-  root: string,
-  module: string,
-  permissions: string[],
+  o: { args: string[]; root: string; module: string; permissions: string[] },
   io: Io,
 ): Promise<number> {
+  const { args, root, module, permissions } = o;
   const running = readPidFile(root);
   if (running && await probeHealth(running.url)) {
     io.err(

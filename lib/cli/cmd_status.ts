@@ -12,16 +12,15 @@ import { maskUrlCredentials } from "../trace/mask_url.ts";
 /**
  * `status`: is a server running for this root?
  *
- * @param root Store root.
- * @param json JSON output.
+ * @param o `root`: the store root; `json`: JSON output.
  * @param io Output.
  * @returns 0 when running, 1 when not.
  */
 export async function status(
-  root: string,
-  json: boolean,
+  o: { root: string; json: boolean },
   io: Io,
 ): Promise<number> {
+  const { root, json } = o;
   const rec = readPidFile(root);
   const health = rec ? await probeHealth(rec.url) : null;
   const state = health
@@ -96,14 +95,36 @@ export async function status(
 /**
  * `stop`: ask the running server to stop and wait for it.
  *
- * @param root Store root.
+ * @param o `root`: the store root; `json`: one JSON object out
+ *   (`{stopped, was_running, url, pid, killed}`).
  * @param io Output.
  * @returns 0 when stopped (or not running), 1 when it would not stop.
  */
-export async function stop(root: string, io: Io): Promise<number> {
+export async function stop(
+  o: { root: string; json: boolean },
+  io: Io,
+): Promise<number> {
+  const { root } = o;
+  const say = (
+    text: string,
+    r: { was_running: boolean; url?: string; pid?: number; killed?: boolean },
+  ) =>
+    io.out(
+      o.json
+        ? JSON.stringify({
+          stopped: true,
+          was_running: r.was_running,
+          url: r.url ?? null,
+          pid: r.pid ?? null,
+          killed: r.killed ?? false,
+        })
+        : text,
+    );
   const rec = readPidFile(root);
   if (!rec) {
-    io.out(`No ingest server is running for store ${root}`);
+    say(`No ingest server is running for store ${root}`, {
+      was_running: false,
+    });
     return 0;
   }
   try {
@@ -113,8 +134,9 @@ export async function stop(root: string, io: Io): Promise<number> {
     });
     await res.body?.cancel();
   } catch {
-    io.out(
+    say(
       `The ingest server at ${rec.url} does not answer; its pid file is stale`,
+      { was_running: false, url: rec.url, pid: rec.pid },
     );
     return 0;
   }
@@ -124,7 +146,11 @@ export async function stop(root: string, io: Io): Promise<number> {
   const deadline = Date.now() + 5_000;
   while (Date.now() < deadline) {
     if (gone()) {
-      io.out(`Stopped the ingest server at ${rec.url} (pid ${rec.pid})`);
+      say(`Stopped the ingest server at ${rec.url} (pid ${rec.pid})`, {
+        was_running: true,
+        url: rec.url,
+        pid: rec.pid,
+      });
       return 0;
     }
     await new Promise((r) => setTimeout(r, 50));
@@ -138,8 +164,9 @@ export async function stop(root: string, io: Io): Promise<number> {
     }
     if (!isStoreLocked(root)) {
       removePidFile(root, rec.pid);
-      io.out(
+      say(
         `Stopped the ingest server at ${rec.url} (pid ${rec.pid}; it did not end in 5 s and was killed — acknowledged events are in the spools)`,
+        { was_running: true, url: rec.url, pid: rec.pid, killed: true },
       );
       return 0;
     }

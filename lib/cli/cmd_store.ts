@@ -112,24 +112,27 @@ function storeExists(root: string): boolean {
 /**
  * `capture …` and `store …`.
  *
- * @param group `capture` or `store`.
- * @param command Sub-command.
- * @param id Capture id, where needed.
- * @param root Store root.
- * @param json JSON output.
+ * @param o `group`: `capture` or `store`; `command`: the sub-command;
+ *   `id`: the capture id, where needed; `root`: the store root; `json`:
+ *   JSON output; `token`: the server's bearer token; `expectHead`: a head
+ *   (`SEQ:HASH`) `verify` checks against.
  * @param io Output.
- * @param options The server's bearer token.
  * @returns Exit code.
  */
 export async function storeCommand(
-  group: string,
-  command: string | undefined,
-  id: string | undefined,
-  root: string,
-  json: boolean,
+  o: {
+    group: string;
+    command: string | undefined;
+    id: string | undefined;
+    root: string;
+    json: boolean;
+    token?: string;
+    expectHead?: string;
+  },
   io: Io,
-  options: { token?: string; expectHead?: string } = {},
 ): Promise<number> {
+  const { group, command, id, root, json } = o;
+  const options = { token: o.token, expectHead: o.expectHead };
   const print = (data: unknown, text: () => string) =>
     io.out(json ? JSON.stringify(data, null, 2) : text());
   if (group === "capture" && command === "list") {

@@ -24,17 +24,24 @@ import { dbTarget } from "./env.ts";
 /**
  * `db migrate --db URL|env`.
  *
- * @param spec The database (`env`: `HARNESS_DB_URL`; a URL may leave parts
- *   to the `PG*` variables).
+ * @param o `spec`: the database (`env`: `HARNESS_DB_URL`; a URL may leave
+ *   parts to the `PG*` variables); `json`: one JSON object out.
  * @param io Output.
  * @returns Exit code.
  */
-export async function dbMigrate(spec: string, io: Io): Promise<number> {
-  const target = await dbTarget(spec, io.err);
+export async function dbMigrate(
+  o: { spec: string; json: boolean },
+  io: Io,
+): Promise<number> {
+  const target = await dbTarget(o.spec, io.err);
   const sql = await connectDb(target, { max: 1 });
   try {
     const v = await migrate(sql);
-    io.out(`Team schema ${v} is in place in ${target.display}`);
+    io.out(
+      o.json
+        ? JSON.stringify({ schema: v, database: target.display })
+        : `Team schema ${v} is in place in ${target.display}`,
+    );
     return 0;
   } finally {
     await sql.end({ timeout: 1 }).catch(() => {});
@@ -44,18 +51,16 @@ export async function dbMigrate(spec: string, io: Io): Promise<number> {
 /**
  * `store push --to URL`: ship every capture's events the database lacks.
  *
- * @param root Store root (opened as the writer: it keeps its id).
- * @param spec The database (`env`, or a URL).
- * @param json JSON output.
+ * @param o `root`: the store root (opened as the writer: it keeps its
+ *   id); `spec`: the database (`env`, or a URL); `json`: JSON output.
  * @param io Output.
  * @returns 0, or 1 when the database refused a capture (a gap or a fork).
  */
 export async function storePush(
-  root: string,
-  spec: string,
-  json: boolean,
+  o: { root: string; spec: string; json: boolean },
   io: Io,
 ): Promise<number> {
+  const { root, spec, json } = o;
   const target = await dbTarget(spec, io.err);
   using store = new HarnessStore(root, { role: "cli" });
   const sid = storeId(root);
@@ -109,20 +114,17 @@ export async function storePush(
 /**
  * `capture list|inspect|verify|lineage|summary --db URL`.
  *
- * @param command The sub-command.
- * @param id Capture (`STORE:CAPTURE` or a capture id one store has).
- * @param spec The database (`env`, or a URL).
- * @param json JSON output.
+ * @param o `command`: the sub-command; `id`: the capture (`STORE:CAPTURE`
+ *   or a capture id one store has); `spec`: the database (`env`, or a
+ *   URL); `json`: JSON output.
  * @param io Output.
  * @returns Exit code.
  */
 export async function captureFromDb(
-  command: string,
-  id: string | undefined,
-  spec: string,
-  json: boolean,
+  o: { command: string; id: string | undefined; spec: string; json: boolean },
   io: Io,
 ): Promise<number> {
+  const { command, id, spec, json } = o;
   const db = await DbStore.open(await dbTarget(spec, io.err));
   const print = (data: unknown, text: () => string) =>
     io.out(json ? JSON.stringify(data, null, 2) : text());

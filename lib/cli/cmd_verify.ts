@@ -11,6 +11,8 @@ import { UsageError } from "./io.ts";
 
 /** Options of {@linkcode verifyCommand}. */
 export interface VerifyCommandOptions {
+  /** The package file. */
+  path: string;
   /** Trusted keys: `ed25519:<x>` or key files. */
   trust?: string[];
   /** One JSON object out. */
@@ -39,17 +41,16 @@ export async function trustedKeys(specs: string[]): Promise<string[]> {
 /**
  * Verify a package file.
  *
- * @param path The package file.
- * @param o Trusted keys, JSON output.
+ * @param o The package file, trusted keys, JSON output.
  * @param io Output.
  * @returns Exit code: 0 when every check passed, 1 otherwise.
  * @throws {UsageError} An unreadable file, a bad `--trust` value.
  */
 export async function verifyCommand(
-  path: string,
   o: VerifyCommandOptions,
   io: Io,
 ): Promise<number> {
+  const { path } = o;
   const trusted = o.trust?.length ? await trustedKeys(o.trust) : [];
   let doc: unknown;
   try {

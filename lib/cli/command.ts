@@ -151,17 +151,15 @@ export async function parseCommandLine(
  * unnoticed).
  *
  * @param cl The parsed line.
- * @param name How the command is called, for the message.
- * @param command The command.
- * @param common Flags every command takes.
+ * @param o `name`: how the command is called, for the message; `command`:
+ *   the command; `common`: the flags every command takes.
  * @throws {UsageError} Naming the first such flag.
  */
 export function refuseForeignFlags<C>(
   cl: CommandLine,
-  name: string,
-  command: Command<C>,
-  common: Options,
+  o: { name: string; command: Command<C>; common: Options },
 ): void {
+  const { name, command, common } = o;
   const foreign = cl.given.find((f) =>
     !Object.hasOwn(command.options, f) && !Object.hasOwn(common, f)
   );

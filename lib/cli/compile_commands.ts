@@ -10,6 +10,8 @@ import type { Io } from "./io.ts";
 import { grantedEnv as env } from "./env.ts";
 import { UsageError } from "./io.ts";
 import { resolveRoot, userPath } from "./root.ts";
+import { requireOutputAccess } from "./output_access.ts";
+import { fileURLToPath } from "node:url";
 
 /** Every command of `compile.ts` and its flags. */
 export const COMPILE_USAGE: string =
@@ -19,8 +21,8 @@ Usage:
   compile.ts --capture ID [--capture ID ...] --out DIR [--name NAME] [--task-family TEXT]
              [--canonical map.json] [--contracts contracts.json] [--effects effects.json]
              [--version V] [--fidelity F3] [--form auto|agent|tree] [--no-tune] [--json]
-             [--sign KEYFILE] [--root DIR | --db postgres://…]
-  compile.ts explain PACKAGE.json [--json]
+             [--sign KEYFILE] [--replace] [--root DIR | --db postgres://…]
+  compile.ts explain PACKAGE.json [--json]   (exit 1, with a warning, when the package was altered after compile)
   compile.ts report PACKAGE.json --out FILE.html   (the explain view as one self-contained HTML file)
   compile.ts run PACKAGE.json --capabilities MODULE.ts [--model PROVIDER/MODEL] [--model-url URL]
              [--user-file FILE.jsonl] [--episode N] [--input TEXT] [--trace] [--capture ID]
@@ -43,6 +45,8 @@ Usage:
   --no-tune    agent form: keep the default tuning parameters instead of choosing
                them by cross-validation on the captured episodes (faster)
   --name       the package's name and file name: letters, digits, ".", "_", "-"
+               (default "behavior"); a package of that name in --out is kept
+               unless --replace
   --sign       sign the package with an Ed25519 signing key, a JSON Web Key file
                {"kty":"OKP","crv":"Ed25519","x":…,"d":…} (keygen makes one); the
                signature goes beside the digest, which does not change
@@ -119,6 +123,7 @@ export const COMPILE: CommandTable<CompileContext>[string] = {
     "no-tune": { type: "boolean", default: false },
     form: { type: "string" },
     sign: { type: "string" },
+    replace: { type: "boolean", default: false },
   },
   run: async (c) => {
     const captures = c.cl.strings("capture");
@@ -126,6 +131,7 @@ export const COMPILE: CommandTable<CompileContext>[string] = {
     if (!captures?.length || !out) {
       throw new UsageError("--capture and --out are required");
     }
+    outputAccess(out, "compile");
     const { compileCommand } = await import("./cmd_compile.ts");
     return await compileCommand({
       captures,
@@ -143,6 +149,7 @@ export const COMPILE: CommandTable<CompileContext>[string] = {
       tune: !c.cl.flag("no-tune"),
       form: formOf(c.cl.string("form")),
       json: c.json,
+      replace: c.cl.flag("replace"),
     }, c.io);
   },
 };
@@ -162,7 +169,7 @@ export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
     run: async (c) => {
       if (!c.file) throw new UsageError("explain needs a package file");
       const { explainCommand } = await import("./cmd_compile.ts");
-      return explainCommand(c.file, c.json, c.io);
+      return explainCommand({ path: c.file, json: c.json }, c.io);
     },
   },
   report: {
@@ -172,8 +179,12 @@ export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
       if (!c.file || !out) {
         throw new UsageError("report needs a package file and --out FILE.html");
       }
+      outputAccess(out, "compile report");
       const { reportCommand } = await import("./cmd_compile.ts");
-      return await reportCommand(c.file, out, c.json, c.io);
+      return await reportCommand(
+        { path: c.file, out, json: c.json },
+        c.io,
+      );
     },
   },
   verify: {
@@ -181,7 +192,8 @@ export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
     run: async (c) => {
       if (!c.file) throw new UsageError("verify needs a package file");
       const { verifyCommand } = await import("./cmd_verify.ts");
-      return await verifyCommand(c.file, {
+      return await verifyCommand({
+        path: c.file,
         trust: c.cl.strings("trust")?.map((k) => trustPath(c, k)),
         json: c.json,
       }, c.io);
@@ -192,8 +204,9 @@ export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
     run: async (c) => {
       const out = c.path("out");
       if (!out) throw new UsageError("keygen needs --out DIR");
+      outputAccess(out, "compile keygen");
       const { keygenCommand } = await import("./cmd_keygen.ts");
-      return await keygenCommand(out, c.json, c.io);
+      return await keygenCommand({ out, json: c.json }, c.io);
     },
   },
   run: {
@@ -211,6 +224,20 @@ export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
     run: runPackageCommand,
   },
 };
+
+/** Refuse an `--out` this process may not write, before any work. */
+function outputAccess(out: string, command: string): void {
+  const entry = fileURLToPath(new URL("../../compile.ts", import.meta.url));
+  requireOutputAccess({
+    path: out,
+    task: command,
+    granted: env("INIT_CWD"),
+    rerun:
+      `deno run --allow-read --allow-write={WRITE} --allow-env=HARNESS_ROOT ${entry}${
+        command === "compile" ? "" : command.slice("compile".length)
+      }`,
+  });
+}
 
 /** A `--trust` value: a key's name as given, a key file as the user meant it. */
 function trustPath(c: CompileContext, value: string): string {

@@ -7,6 +7,7 @@ import type { CaptureRecord } from "../store/index_records.ts";
 import type { CaptureInspection } from "../store/inspect.ts";
 import type { ChainReport } from "../trace/jsonl.ts";
 import { renderTable } from "./table.ts";
+import { FIDELITY_LEGEND } from "./legends.ts";
 
 /**
  * The `capture list` table.
@@ -98,6 +99,8 @@ export function formatInspection(
           : "-",
       ]),
     ),
+    "",
+    FIDELITY_LEGEND,
   ];
   return lines.join("\n");
 }

@@ -12,8 +12,8 @@
  * matches.
  *
  * @param usage The usage text (`Usage:` lines like `  ingest.ts capture verify <id>`).
- * @param program The program name (`ingest.ts`).
- * @param words The command's words (`["capture", "verify"]`).
+ * @param o `program`: the program name (`ingest.ts`); `words`: the
+ *   command's words (`["capture", "verify"]`).
  * @returns The help text.
  *
  * @example
@@ -21,15 +21,15 @@
  * import { commandHelp } from "./help.ts";
  * import { ok } from "node:assert/strict";
  * const usage = "x\n\nUsage:\n  t.ts a [--n N]   do a\n  t.ts b           do b\n\nOptions:\n  -h   help";
- * const help = commandHelp(usage, "t.ts", ["a"]);
+ * const help = commandHelp(usage, { program: "t.ts", words: ["a"] });
  * ok(help.includes("do a") && !help.includes("do b") && help.includes("Options:"));
  * ```
  */
 export function commandHelp(
   usage: string,
-  program: string,
-  words: string[],
+  o: { program: string; words: string[] },
 ): string {
+  const { program, words } = o;
   const lines = usage.split("\n");
   const out: string[] = [];
   let keep = false;
@@ -57,19 +57,51 @@ export function commandHelp(
 }
 
 /**
+ * What a usage error prints under its message: the lines of the command
+ * the user typed (its first two words, else its first), or, for a command
+ * the usage does not know, one line pointing at `--help` — never the whole
+ * usage text.
+ *
+ * @param usage The usage text.
+ * @param o `program` (`ingest.ts`) and the `words` the user typed.
+ * @returns The help to print.
+ *
+ * @example
+ * ```ts
+ * import { usageHelp } from "./help.ts";
+ * import { ok } from "node:assert/strict";
+ * const usage = "x\n\nUsage:\n  t.ts a [--n N]   do a\n  t.ts b           do b";
+ * ok(!usageHelp(usage, { program: "t.ts", words: ["a"] }).includes("do b"));
+ * ok(usageHelp(usage, { program: "t.ts", words: ["zz"] }).includes("--help"));
+ * ```
+ */
+export function usageHelp(
+  usage: string,
+  o: { program: string; words: string[] },
+): string {
+  for (const n of [2, 1]) {
+    const words = o.words.slice(0, n);
+    if (words.length < n) continue;
+    const help = commandHelp(usage, { program: o.program, words });
+    if (help !== usage) return help;
+  }
+  return `Run ${o.program} --help for every command.`;
+}
+
+/**
  * An error as the caller wants it: text, or with `--json` one JSON object
  * `{"ok": false, "error", "exit_code"}`.
  *
  * @param message The message.
- * @param exitCode The exit code it comes with.
- * @param json Whether the caller asked for JSON.
+ * @param o `exitCode`: the exit code it comes with; `json`: whether the
+ *   caller asked for JSON.
  * @returns The text to write to stderr.
  */
 export function errorText(
   message: string,
-  exitCode: number,
-  json: boolean,
+  o: { exitCode: number; json: boolean },
 ): string {
+  const { exitCode, json } = o;
   return json
     ? JSON.stringify({ ok: false, error: message, exit_code: exitCode })
     : message;

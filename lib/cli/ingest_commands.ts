@@ -12,6 +12,8 @@ import type { CommandTable } from "./command.ts";
 import type { IngestContext } from "./ingest_context.ts";
 import { dbSpec, grantedEnv as env } from "./env.ts";
 import { UsageError } from "./io.ts";
+import { requireOutputAccess } from "./output_access.ts";
+import { fileURLToPath } from "node:url";
 import { INSTALL_OPTIONS, installCommand } from "./install_command_line.ts";
 import { SERVE_OPTIONS, serveCommand } from "./serve_command_line.ts";
 
@@ -44,13 +46,29 @@ export const INGEST_COMMANDS: CommandTable<IngestContext> = {
       failure: { type: "boolean", default: false },
       note: { type: "string" },
       "expect-head": { type: "string" },
+      force: { type: "boolean", default: false },
     },
     run: capture,
   },
   store: {
-    options: { to: { type: "string" }, "expect-head": { type: "string" } },
+    options: {
+      to: { type: "string" },
+      "expect-head": { type: "string" },
+      "older-than": { type: "string" },
+      "dry-run": { type: "boolean", default: false },
+    },
     run: async (c) => {
       const [, command, id] = c.cl.positionals;
+      if (command === "prune") {
+        const { pruneCommand } = await import("./cmd_delete.ts");
+        return pruneCommand({
+          olderThan: c.cl.string("older-than"),
+          root: c.root,
+          dryRun: c.cl.flag("dry-run"),
+          json: c.json,
+          now: Date.now(),
+        }, c.io);
+      }
       if (command === "push") {
         const to = dbSpec(c.cl.string("to"), "--to");
         if (to === undefined) {
@@ -59,7 +77,7 @@ export const INGEST_COMMANDS: CommandTable<IngestContext> = {
           );
         }
         const { storePush } = await import("./cmd_team.ts");
-        return await storePush(c.root, to, c.json, c.io);
+        return await storePush({ root: c.root, spec: to, json: c.json }, c.io);
       }
       return await storeCommand(c, "store", command, id);
     },
@@ -80,6 +98,7 @@ export const INGEST_COMMANDS: CommandTable<IngestContext> = {
         capture: c.cl.string("capture"),
         tools: c.cl.string("tools"),
         root: c.root,
+        token: env("HARNESS_INGEST_TOKEN"),
         json: c.json,
       }, c.io);
     },
@@ -87,10 +106,12 @@ export const INGEST_COMMANDS: CommandTable<IngestContext> = {
   report: {
     options: { out: { type: "string" } },
     run: async (c) => {
+      const out = c.here(c.cl.string("out"));
+      outputAccess(c, out, "report");
       const { reportCommand } = await import("./cmd_report.ts");
       return await reportCommand({
         capture: c.cl.positionals[1],
-        out: c.here(c.cl.string("out")),
+        out,
         root: c.root,
         json: c.json,
       }, c.io);
@@ -110,7 +131,10 @@ export const INGEST_COMMANDS: CommandTable<IngestContext> = {
     options: {},
     run: async (c) => {
       const { serveMcp } = await import("./cmd_mcp.ts");
-      return await serveMcp(c.root, env("HARNESS_INGEST_TOKEN"), {
+      return await serveMcp({
+        root: c.root,
+        token: env("HARNESS_INGEST_TOKEN"),
+      }, {
         out: c.io.err, // stdout is the protocol's
         err: c.io.err,
       });
@@ -119,12 +143,18 @@ export const INGEST_COMMANDS: CommandTable<IngestContext> = {
   status: {
     options: {},
     run: async (c) =>
-      await (await import("./cmd_status.ts")).status(c.root, c.json, c.io),
+      await (await import("./cmd_status.ts")).status(
+        { root: c.root, json: c.json },
+        c.io,
+      ),
   },
   stop: {
     options: {},
     run: async (c) =>
-      await (await import("./cmd_status.ts")).stop(c.root, c.io),
+      await (await import("./cmd_status.ts")).stop(
+        { root: c.root, json: c.json },
+        c.io,
+      ),
   },
   doctor: {
     options: {
@@ -163,7 +193,7 @@ async function db(c: IngestContext): Promise<number> {
     );
   }
   const { dbMigrate } = await import("./cmd_team.ts");
-  return await dbMigrate(spec, c.io);
+  return await dbMigrate({ spec, json: c.json }, c.io);
 }
 
 /** The `capture` commands `cmd_capture.ts` runs (the others are `cmd_store.ts`'s). */
@@ -175,7 +205,19 @@ async function capture(c: IngestContext): Promise<number> {
   if (cl.string("db") !== undefined) {
     const { captureFromDb } = await import("./cmd_team.ts");
     const spec = dbSpec(cl.string("db"), "--db")!;
-    return await captureFromDb(command ?? "", id, spec, c.json, c.io);
+    return await captureFromDb(
+      { command: command ?? "", id, spec, json: c.json },
+      c.io,
+    );
+  }
+  if (command === "delete") {
+    const { deleteCommand } = await import("./cmd_delete.ts");
+    return deleteCommand({
+      ids: cl.positionals.slice(2),
+      root: c.root,
+      force: cl.flag("force"),
+      json: c.json,
+    }, c.io);
   }
   if (command && CAPTURE_CONTROL.includes(command)) {
     const { captureControl } = await import("./cmd_capture.ts");
@@ -203,30 +245,65 @@ async function storeCommand(
   id: string | undefined,
 ): Promise<number> {
   const m = await import("./cmd_store.ts");
-  return await m.storeCommand(group, command, id, c.root, c.json, c.io, {
+  return await m.storeCommand({
+    group,
+    command,
+    id,
+    root: c.root,
+    json: c.json,
     token: env("HARNESS_INGEST_TOKEN"),
     expectHead: c.cl.string("expect-head"),
-  });
+  }, c.io);
 }
 
 async function exportOtlp(c: IngestContext): Promise<number> {
-  const [, format, id] = c.cl.positionals;
-  if (format !== "otlp") {
+  // `export <id>` (the task's form) or `export otlp <id>` (OTLP is the only format).
+  const [, first, second] = c.cl.positionals;
+  const id = first === "otlp" ? second : first;
+  const target =
+    "export <capture_id> --out FILE.json|FILE.pb|- or --endpoint URL";
+  if (id === undefined) {
+    throw new UsageError(`export needs a capture id: ${target}`);
+  }
+  const rawOut = c.cl.string("out");
+  const endpoint = c.cl.string("endpoint");
+  if (rawOut === undefined && endpoint === undefined) {
+    // A capture's traces are megabytes of JSON: never to a terminal unasked.
     throw new UsageError(
-      "export takes otlp: export otlp <capture_id> [--endpoint URL | --out FILE.json|FILE.pb]",
+      `export needs where to send capture "${id}": ${target} (--out - prints the JSON)`,
     );
   }
+  const out = rawOut === "-" ? undefined : c.here(rawOut);
+  outputAccess(c, out, "export");
   const { exportOtlpCommand } = await import("./cmd_otel.ts");
   return await exportOtlpCommand({
     capture: id,
     root: c.root,
-    endpoint: c.cl.string("endpoint"),
-    out: c.here(c.cl.string("out")),
+    endpoint,
+    out,
     headers: c.cl.string("headers") ?? env("OTEL_EXPORTER_OTLP_HEADERS"),
     maxValueChars: c.cl.string("max-value-chars"),
     protocol: c.cl.string("protocol"),
     json: c.json,
   }, c.io);
+}
+
+/** Refuse an `--out` this process may not write, before any work. */
+function outputAccess(
+  c: IngestContext,
+  out: string | undefined,
+  command: string,
+): void {
+  if (out === undefined) return;
+  requireOutputAccess({
+    path: out,
+    task: command.split(" ")[0],
+    granted: env("INIT_CWD"),
+    rerun:
+      `deno run --allow-read --allow-write={WRITE} --allow-env=HARNESS_ROOT ${
+        fileURLToPath(c.entry)
+      } ${command}`,
+  });
 }
 
 async function doctor(c: IngestContext): Promise<number> {
@@ -235,13 +312,10 @@ async function doctor(c: IngestContext): Promise<number> {
   const base = user ? env("HOME") : c.cl.string("project") ??
     env("INIT_CWD") ?? ".";
   if (!base) throw new UsageError("--user needs HOME");
-  return m.printFindings(
-    await m.checkHooks(base, {
-      user,
-      xdgConfigHome: env("XDG_CONFIG_HOME"),
-      token: env("HARNESS_INGEST_TOKEN"),
-    }),
-    c.json,
-    c.io,
-  );
+  const findings = await m.checkHooks(base, {
+    user,
+    xdgConfigHome: env("XDG_CONFIG_HOME"),
+    token: env("HARNESS_INGEST_TOKEN"),
+  });
+  return m.printFindings({ findings, json: c.json }, c.io);
 }

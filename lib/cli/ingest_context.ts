@@ -45,17 +45,15 @@ export interface IngestContext {
  * The context of one command line.
  *
  * @param cl The parsed command line.
- * @param args The arguments as given.
- * @param io Where output goes.
- * @param entry The URL of `ingest.ts`.
+ * @param o `args`: the arguments as given; `io`: where output goes;
+ *   `entry`: the URL of `ingest.ts`.
  * @returns The context.
  */
 export function ingestContext(
   cl: CommandLine,
-  args: string[],
-  io: Io,
-  entry: string,
+  o: { args: string[]; io: Io; entry: string },
 ): IngestContext {
+  const { args, io, entry } = o;
   return {
     cl,
     args,

@@ -11,7 +11,8 @@ export const INGEST_USAGE: string =
   `harness ingest: capture, store and server commands
 
 Usage:
-  ingest.ts demo                             write a small capture, show its summary and chain check
+  ingest.ts demo [--seed N]                  capture the order desk's episodes, report lineage, compile, run the
+                                             package traced on a new instance (--seed N: another instance)
   ingest.ts serve [--host H] [--port P] [--detach] [--allow-remote] [--max-body-bytes N]
                   [--max-connections N (256)] [--idle-timeout SECONDS (15)]
                   [--redact-rules FILE] [--no-redact] [--replicate postgres://…]
@@ -25,11 +26,13 @@ Usage:
                                              OPENAI_BASE_URL=http://127.0.0.1:8848/v1, ANTHROPIC_BASE_URL=http://127.0.0.1:8848;
                                              --package serves a compiled agent-form package there (NAME=FILE
                                              at /p/NAME/v1), only signed by a --trust key when one is given
-  ingest.ts status | stop                    is a server running for this store / stop it
+  ingest.ts status | stop [--json]           is a server running for this store / stop it
   ingest.ts hook <host_a|host_b|host_c> [--url URL]
                                              forward one hook payload (stdin) to the server; always exits 0
+                                             (what install writes into the host: host_a is claude-code,
+                                             host_b gemini-cli, host_c opencode)
   ingest.ts install <host> [--project DIR | --user] [--command] [--url URL] [--capture ID] [--gateway]
-                                             host: host_a|claude-code, host_b|gemini-cli, host_c|opencode;
+                                             host: claude-code, gemini-cli or opencode (or host_a, host_b, host_c);
                                              --gateway (claude-code, opencode): the host's model calls go through
                                              the server, which records them (keep it running while the host is in use)
   ingest.ts doctor [--project DIR | --user] [--json]
@@ -53,15 +56,24 @@ Usage:
                                              (all or nothing, once per file)
   ingest.ts report <id> --out FILE.html      a self-contained HTML report: timeline, call tree,
                                              lineage graph, tokens, chain status
-  ingest.ts export otlp <id> [--endpoint URL | --out FILE.json|FILE.pb] [--protocol http/json|http/protobuf] [--headers K=V,…] [--max-value-chars N]
-                                             the capture as OpenTelemetry traces (GenAI conventions)
+  ingest.ts export <id> --endpoint URL | --out FILE.json|FILE.pb|- [--protocol http/json|http/protobuf] [--headers K=V,…] [--max-value-chars N]
+                                             the capture as OpenTelemetry traces (GenAI conventions), sent to a
+                                             collector or written to a file (--out -: JSON on stdout);
+                                             "export otlp <id>" is the same
   ingest.ts capture list [--json]            list captures
   ingest.ts capture inspect <id> [--json]    episodes, counts by kind, fidelity, chain status
   ingest.ts capture verify <id> [--expect-head SEQ:HASH] [--json]
                                              check the hash chain and its head receipts (exit 1 when broken)
+  ingest.ts capture delete <id>... [--force] [--json]
+                                             delete captures: spool, index rows, receipts, and blobs no other
+                                             capture uses (--force: the active one too); the server must be stopped
+  ingest.ts store prune --older-than 30d [--dry-run] [--json]
+                                             retention: delete every capture not written to for that long
+                                             (d, h, m, s), but the active one
   ingest.ts store rebuild-index [--json]     rebuild harness.db from the spools
   ingest.ts store push --to postgres://…     ship every capture to the team database (once each)
-  ingest.ts db migrate --db postgres://…     create or migrate the team database's schema
+  ingest.ts db migrate --db postgres://… [--json]
+                                             create or migrate the team database's schema
   ingest.ts capture list|inspect|verify|lineage|summary [<id>] --db postgres://…
                                              the same, on the team database (id: STORE:CAPTURE)
 

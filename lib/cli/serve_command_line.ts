@@ -58,13 +58,12 @@ export async function serveCommand(c: IngestContext): Promise<number> {
   }
   if (cl.flag("detach")) {
     const passOn = c.args.slice(1).filter((a) => a !== "--detach");
-    return await m.serveDetached(
-      [...passOn, "--root", c.root],
-      c.root,
-      c.entry,
-      await detachedPermissions(cl, c.root, host, port),
-      c.io,
-    );
+    return await m.serveDetached({
+      args: [...passOn, "--root", c.root],
+      root: c.root,
+      module: c.entry,
+      permissions: await detachedPermissions(cl, c.root, host, port),
+    }, c.io);
   }
   const log = cl.string("log");
   const out = log ? fileIo(log) : c.io;

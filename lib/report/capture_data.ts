@@ -337,8 +337,11 @@ function conversationOf(events: TraceEvent[], t0: number) {
       cwd ??= p.cwd;
     } else if (ev.kind === "episode.outcome" || p.type === "episode.outcome") {
       const o = (p.outcome ?? {}) as Record<string, unknown>;
-      reason = clip(o.reason ?? o.error ?? p.reason ?? null, 400);
-      if (o.error) reason += ": " + clip(o.error, 400);
+      // No reason recorded: none shown (not "null").
+      const why = o.reason ?? o.note ?? p.reason;
+      const parts = [why, o.error].filter((v) => v !== undefined && v !== null)
+        .map((v) => clip(v, 400));
+      reason = parts.length ? parts.join(": ") : null;
     } else if (ev.kind === "episode.finished" && reason === null) {
       if (typeof p.reason === "string") reason = `finished: ${p.reason}`;
     }

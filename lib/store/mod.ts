@@ -36,3 +36,14 @@ export {
 export { BlobError } from "./blobs.ts";
 export { SpoolError } from "./spool.ts";
 export { type LockOwner, StoreLockedError } from "./lock.ts";
+export {
+  ActiveCaptureError,
+  deleteCaptures,
+  type DeleteCapturesOptions,
+  type DeletedCapture,
+} from "./delete_capture.ts";
+export {
+  pruneCaptures,
+  type PruneCapturesOptions,
+  type PruneResult,
+} from "./prune_captures.ts";

@@ -39,8 +39,10 @@ Deno.test("ingest.ts demo captures, reports lineage, compiles, runs a fresh inst
 
   const list = await run(["capture", "list", "--root", root, "--json"]);
   assertEquals(
-    JSON.parse(list.out).map((c: { capture_id: string }) => c.capture_id),
-    [id, `${id}_run`],
+    JSON.parse(list.out).map((
+      c: { capture_id: string; status: string },
+    ) => [c.capture_id, c.status]),
+    [[id, "finished"], [`${id}_run`, "finished"]],
   );
   const inspect = await run([
     "capture",
@@ -50,7 +52,8 @@ Deno.test("ingest.ts demo captures, reports lineage, compiles, runs a fresh inst
     root,
   ]);
   assertEquals(inspect.code, 0);
-  assertOk(/chain ok: 40 events/.test(inspect.out), inspect.out);
+  // 40 events of the run, and its capture.finished.
+  assertOk(/chain ok: 41 events/.test(inspect.out), inspect.out);
   const verify = await run(["capture", "verify", id, "--root", root, "--json"]);
   assertEquals([verify.code, JSON.parse(verify.out).ok], [0, true]);
 });

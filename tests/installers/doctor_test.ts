@@ -54,7 +54,7 @@ Deno.test("doctor exits 1 when the hooks are pinned to a finished capture (the s
   const r = await run(["doctor", "--project", dir.path]);
   assertEquals(r.code, 1, r.out);
   assertOk(
-    /host_b\s+broken\s+the hooks are pinned to capture "done_1", which is finished/
+    /gemini-cli\s+broken\s+the hooks are pinned to capture "done_1", which is finished/
       .test(r.out),
     r.out,
   );
@@ -203,7 +203,7 @@ Deno.test("doctor says which hooks cannot record and why", async () => {
   const bad = await run(["doctor", "--project", dir.path]);
   assertEquals(bad.code, 1);
   assertOk(
-    /host_b\s+broken\s+the Deno it runs \(\/gone\/npx-cache\/deno\) is gone/
+    /gemini-cli\s+broken\s+the Deno it runs \(\/gone\/npx-cache\/deno\) is gone/
       .test(bad.out),
     bad.out,
   );

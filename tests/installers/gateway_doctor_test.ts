@@ -83,7 +83,7 @@ Deno.test("doctor says the server has no model gateway when its /health carries 
   const d = await run(["doctor", "--project", dir.path]);
   assertEquals(d.code, 1, d.out);
   assertOk(
-    /host_a\s+broken\s+model gateway: the server at http:\/\/127\.0\.0\.1:\d+ has no model gateway/
+    /claude-code\s+broken\s+model gateway: the server at http:\/\/127\.0\.0\.1:\d+ has no model gateway/
       .test(d.out),
     d.out,
   );

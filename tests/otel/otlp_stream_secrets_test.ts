@@ -76,7 +76,7 @@ Deno.test("serve --export-otlp with a password in the URL: /health, status, the 
   );
   assertOk(!JSON.stringify(health).includes(SECRET), JSON.stringify(health));
   let shown = "";
-  const code = await status(root, false, {
+  const code = await status({ root, json: false }, {
     out: (t) => shown += t + "\n",
     err: (t) => shown += t + "\n",
   });

@@ -296,6 +296,8 @@ Deno.test("ingest.ts export otlp --out, import --format otlp (once per file), re
     "desk",
     "--protocol",
     "grpc",
+    "--out",
+    "-",
   ]);
   assertEquals(badProtocol.code, 2);
   assertOk(/http\/json or http\/protobuf/.test(badProtocol.err));
@@ -305,10 +307,19 @@ Deno.test("ingest.ts export otlp --out, import --format otlp (once per file), re
     "desk",
     "--protocol",
     "http/protobuf",
+    "--out",
+    "-",
   ]);
   assertEquals(pbStdout.code, 2);
   assertOk(/--out FILE.pb/.test(pbStdout.err), pbStdout.err);
   const missing = await run(["export", "otlp"]);
   assertEquals(missing.code, 2);
   assertOk(/needs a capture id/.test(missing.err), missing.err);
+  // No target: the JSON goes nowhere unasked (not megabytes to a terminal).
+  const nowhere = await run(["export", "desk"]);
+  assertEquals([nowhere.code, nowhere.out], [2, ""]);
+  assertOk(/--out - prints the JSON/.test(nowhere.err), nowhere.err);
+  const stdout = await run(["export", "desk", "--out", "-"]);
+  assertEquals(stdout.code, 0, stdout.err);
+  assertOk(JSON.parse(stdout.out).resourceSpans.length > 0);
 });

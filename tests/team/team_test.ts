@@ -40,7 +40,9 @@ Deno.test({
       using store = new HarnessStore(dir);
       generateDeskEpisodes(store.sink("default"), "default", 30, { first });
     }
-    assertEquals((await main(["db", "migrate", "--db", pg.url])).code, 0);
+    const migrated = await main(["db", "migrate", "--db", pg.url, "--json"]);
+    assertEquals(migrated.code, 0, migrated.err);
+    assertEquals(typeof JSON.parse(migrated.out).schema, "string");
     for (const dir of [a.path, b.path]) {
       const r = await main(["store", "push", "--to", pg.url, "--root", dir]);
       assertEquals(r.code, 0, r.out + r.err);
