@@ -127,17 +127,14 @@ export function parseJsonc(text: string): Settings {
  * A host's settings as they are (comments allowed; they are not kept, and
  * `io` is told so).
  *
- * @param host Host name, for the note.
- * @param file The settings file, for messages.
- * @param before Its text (null or empty: no settings).
+ * @param source The host's name (for the note), the settings file (for
+ * messages) and its text (`before`; null or empty: no settings).
  * @param io Output.
  * @returns The settings.
  * @throws {Error} When the text is not JSON even without comments; nothing was changed.
  */
 export function readSettings(
-  host: string,
-  file: string,
-  before: string | null,
+  { host, file, before }: { host: string; file: string; before: string | null },
   io: Io,
 ): Settings {
   if (before === null || before.trim() === "") return {};

@@ -49,7 +49,7 @@ interface OpencodeState {
 export function checkGatewayHost(a: InstallArgs): void {
   if (a.gateway && a.host !== "host_a" && a.host !== "host_c") {
     throw new UsageError(
-      `--gateway is for host_a (claude-code) and host_c (opencode), not "${a.host}": install ${a.host} without it`,
+      `--gateway is for claude-code and opencode, not gemini-cli: install gemini-cli without --gateway`,
     );
   }
 }
@@ -136,20 +136,20 @@ export function recordOf(plan: GatewayPlan): GatewayRecord {
 /**
  * Say what a gateway change did.
  *
- * @param a Arguments.
- * @param done The settings file, the change, and the record it replaced.
+ * @param done The install's arguments, the settings file, the change, and
+ * the record it replaced.
  * @param io Output.
  */
 export function gatewayNotes(
-  a: InstallArgs,
   done: {
+    args: InstallArgs;
     file: string;
     change: GatewayChange;
     earlier?: GatewayRecord;
   },
   io: Io,
 ): void {
-  const { file, change, earlier } = done;
+  const { args: a, file, change, earlier } = done;
   for (const e of change.kept) {
     io.out(
       `${a.host}: left "${
@@ -187,22 +187,20 @@ export function gatewayNotes(
  * returned function writes it.
  *
  * @param a Arguments.
- * @param remove Take the gateway out (uninstall).
- * @param io Output.
+ * @param how `remove`: take it out (uninstall); `io`: output.
  * @returns What writes the change, or null when there is nothing to do.
  * @throws {Error} When `opencode.json` is not JSON or already sends a provider's calls elsewhere.
  */
 export function opencodeGateway(
   a: InstallArgs,
-  remove: boolean,
-  io: Io,
+  { remove, io }: { remove: boolean; io: Io },
 ): (() => void) | null {
   const { file, state: statePath, keep } = opencodeConfigFiles(a);
   const stateText = readText(statePath);
   const state = stateText ? JSON.parse(stateText) as OpencodeState : null;
   if (state === null && !a.gateway) return null;
   const before = readText(file);
-  const settings = readSettings(a.host, file, before, io);
+  const settings = readSettings({ host: a.host, file, before }, io);
   const record = state?.gateway ??
     (remove && before !== null
       ? recordOf(gatewayPlan(a, settings))
@@ -234,7 +232,10 @@ export function opencodeGateway(
           );
         }
       }
-      gatewayNotes(a, { file, change: { ...change, record: undefined } }, io);
+      gatewayNotes(
+        { args: a, file, change: { ...change, record: undefined } },
+        io,
+      );
       for (const b of state?.backups ?? []) removeIfThere(b);
       if (stateText !== null) Deno.removeSync(statePath);
     };
@@ -260,7 +261,7 @@ export function opencodeGateway(
       Deno.writeTextFileSync(file, text);
     }
     Deno.writeTextFileSync(statePath, JSON.stringify(next, null, 2) + "\n");
-    gatewayNotes(a, { file, change, earlier: state?.gateway }, io);
+    gatewayNotes({ args: a, file, change, earlier: state?.gateway }, io);
   };
 }
 

@@ -97,7 +97,7 @@ export function targetFile(a: InstallArgs): string {
         : join(base, ".opencode", "plugin", "harness.js");
     default:
       throw new UsageError(
-        `unknown host "${a.host}": use host_a, host_b or host_c`,
+        `unknown host "${a.host}": use claude-code, gemini-cli or opencode`,
       );
   }
 }
@@ -142,12 +142,12 @@ export function install(a: InstallArgs, io: Io): number {
         `${file} exists and is not the harness plugin; move it away first`,
       );
     }
-    const gateway = opencodeGateway(a, false, io); // refuses before writing
+    const gateway = opencodeGateway(a, { remove: false, io }); // refuses before writing
     installPlugin(a, file, before, io);
     gateway?.();
     return 0;
   }
-  const settings = readSettings(a.host, file, before, io);
+  const settings = readSettings({ host: a.host, file, before }, io);
   const statePath = `${file}.harness-state.json`;
   const stateText = readText(statePath);
   const state: SettingsState = stateText ? JSON.parse(stateText) : {
@@ -200,7 +200,7 @@ export function install(a: InstallArgs, io: Io): number {
       maskUrlCredentials(a.url)
     }${a.capture ? `, capture ${a.capture}` : ", the active capture"})`,
   );
-  gatewayNotes(a, { file, change: gw, earlier: state.gateway }, io);
+  gatewayNotes({ args: a, file, change: gw, earlier: state.gateway }, io);
   if (a.host === "host_b") {
     io.out(
       "host_b runs hooks only in trusted folders: trust this folder in the host",
@@ -249,7 +249,7 @@ export function uninstall(a: InstallArgs, io: Io): number {
     if (before !== null && !before.startsWith(PLUGIN_MARKER)) {
       throw new Error(`${file} is not the harness plugin; not removing it`);
     }
-    const gateway = opencodeGateway(a, true, io);
+    const gateway = opencodeGateway(a, { remove: true, io });
     if (before === null) {
       io.out(`host_c: no plugin to remove (${file} does not exist)`);
     } else {
@@ -292,7 +292,7 @@ export function uninstall(a: InstallArgs, io: Io): number {
       );
     } else io.out(`${a.host}: no harness hooks in ${file}`);
   }
-  gatewayNotes(a, { file, change: gw }, io);
+  gatewayNotes({ args: a, file, change: gw }, io);
   if (stateText !== null) Deno.removeSync(statePath);
   // What install made goes too: its backups, and the folder it created.
   for (const b of backupsOf(file)) Deno.removeSync(b);

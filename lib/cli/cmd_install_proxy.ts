@@ -36,7 +36,7 @@ export function mcpConfigFile(a: InstallArgs): string {
         : join(base, "opencode.json");
     default:
       throw new UsageError(
-        `unknown host "${a.host}": use host_a, host_b or host_c`,
+        `unknown host "${a.host}": use claude-code, gemini-cli or opencode`,
       );
   }
 }
@@ -60,11 +60,13 @@ function hostDir(a: InstallArgs): string {
  * `<host folder>/harness-proxy-<config file>.json` (backups go there too).
  *
  * @param a Arguments (with `proxy`).
- * @param remove Take it out.
- * @param io Output.
+ * @param how `remove`: take it out (uninstall); `io`: output.
  * @returns Exit code.
  */
-export function proxyEntry(a: InstallArgs, remove: boolean, io: Io): number {
+export function proxyEntry(
+  a: InstallArgs,
+  { remove, io }: { remove: boolean; io: Io },
+): number {
   const file = mcpConfigFile(a);
   const text = readText(file);
   if (text === null) {

@@ -78,11 +78,10 @@ export async function installCommand(c: IngestContext): Promise<number> {
   if (proxy) {
     const { proxyEntry } = await import("./cmd_install_proxy.ts");
     const proxyCommand = await proxyCommandLine(c, proxy, capture);
-    return proxyEntry(
-      { ...a, proxy, proxyCommand },
-      group === "uninstall",
-      c.io,
-    );
+    return proxyEntry({ ...a, proxy, proxyCommand }, {
+      remove: group === "uninstall",
+      io: c.io,
+    });
   }
   return group === "install" ? m.install(a, c.io) : m.uninstall(a, c.io);
 }

@@ -330,7 +330,7 @@ Deno.test("install --gateway is refused for gemini-cli and together with --proxy
   ]);
   assertEquals(r.code, 2);
   assertOk(
-    /--gateway is for host_a \(claude-code\) and host_c \(opencode\)/.test(
+    /--gateway is for claude-code and opencode, not gemini-cli/.test(
       r.err,
     ),
     r.err,
