@@ -23,7 +23,7 @@ import {
   episodeStarted,
 } from "../trace/episode_events.ts";
 import type { EventContext } from "../trace/events.ts";
-import { ImportError } from "../importers/trajectories.ts";
+import { ImportError } from "../importers/import_error.ts";
 import { decodeOtlpProtobuf } from "./protobuf_decode.ts";
 import {
   type OtlpSpan,
