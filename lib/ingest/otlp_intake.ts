@@ -15,9 +15,10 @@
  * decoding, mapping and storing run in slices of a few ms with a turn of
  * the event loop between them (`lib/otel/bounded_steps.ts`), so every other
  * route answers meanwhile. OTLP requests are worked one at a time, in the
- * order their bodies arrived. Errors answer as on every route
- * ({@linkcode errorAnswer}): 409 for a finished capture, 413 too large, 422
- * a bad capture id, 400 a body that is not OTLP.
+ * order their bodies arrived. Errors are thrown and answered as on every
+ * route (`errors.ts`, in OTLP's shape): 409 for a finished capture, 413 too
+ * large, 415 an encoding other than gzip, 422 a bad capture id, 400 a body
+ * that is not OTLP.
  *
  * @module
  */
@@ -30,7 +31,8 @@ import type { BoundedOtlp, OtlpLimits } from "../otel/bounded_caps.ts";
 import { readOtlpSteps } from "../otel/bounded_decode.ts";
 import { TimeSlicer } from "../otel/bounded_steps.ts";
 import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
-import { errorAnswer, json, messageOf, statusOf } from "./errors.ts";
+import { json, messageOf, statusOf } from "./errors.ts";
+import { UnsupportedMediaTypeError } from "./refusals.ts";
 import { gunzipBounded } from "./bounded_gunzip.ts";
 
 /** Options of {@linkcode createOtlpIntake}. */
@@ -135,17 +137,15 @@ function reply(
 }
 
 /**
- * The answer to an error before anything is stored: 413 and 422 as every
- * route answers them, anything else a body that is not OTLP (400).
+ * The error for a body that cannot be read: 413 and 422 as they are,
+ * anything else a body that is not OTLP (400).
  */
-function readFailed(err: unknown): IngestAnswer {
+function readFailed(err: unknown): Error {
   const status = statusOf(err);
-  if (status === 413 || status === 422) return errorAnswer(err);
-  return errorAnswer(
-    new SyntaxError(`Not an OTLP traces request (${messageOf(err)})`, {
-      cause: err,
-    }),
-  );
+  if (status === 413 || status === 422) return err as Error;
+  return new SyntaxError(`Not an OTLP traces request (${messageOf(err)})`, {
+    cause: err,
+  });
 }
 
 // Over 80 lines: record, store, answer and work are closures over the route's counters, seen-event sets and queue.
@@ -322,15 +322,13 @@ export function createOtlpIntake(
     try {
       bytes = await body(req as WithBytes, options.maxBodyBytes);
     } catch (err) {
-      return readFailed(err);
+      throw readFailed(err);
     }
     const encoding = (req.header("content-encoding") ?? "").toLowerCase();
     if (encoding && encoding !== "gzip" && encoding !== "identity") {
-      return json(415, {
-        ok: false,
-        error:
-          `Content-Encoding ${encoding} is not supported: send gzip or none`,
-      });
+      throw new UnsupportedMediaTypeError(
+        `Content-Encoding ${encoding} is not supported: send gzip or none`,
+      );
     }
     return await oneAtATime(() =>
       work(req, bytes, encoding === "gzip", protobuf)
@@ -354,14 +352,10 @@ export function createOtlpIntake(
       }
       read = await slicer.run(readOtlpSteps(bytes, options.limits));
     } catch (err) {
-      return readFailed(err);
+      throw readFailed(err);
     }
-    try {
-      const { rejected, message } = await record(req, read, slicer);
-      return reply(rejected, message, protobuf);
-    } catch (err) {
-      return errorAnswer(err);
-    }
+    const { rejected, message } = await record(req, read, slicer);
+    return reply(rejected, message, protobuf);
   }
   return { answer, stats };
 }
