@@ -67,7 +67,12 @@ export async function storePush(
     for (const cap of store.listCaptures()) {
       let after = 0, shipped = 0;
       for (;;) {
-        const r = await pushCapture(sql, store, sid, cap.capture_id, after);
+        const r = await pushCapture(sql, {
+          store,
+          storeId: sid,
+          captureId: cap.capture_id,
+          after,
+        });
         shipped += r.shipped;
         if (r.refused) {
           refused++;

@@ -16,7 +16,7 @@ export {
   TEAM_SCHEMA_VERSION,
   TeamDbError,
 } from "./db.ts";
-export { pushCapture, type PushResult } from "./push.ts";
+export { pushCapture, type PushOptions, type PushResult } from "./push.ts";
 export {
   type ReplicationStatus,
   Replicator,

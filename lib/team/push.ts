@@ -30,6 +30,26 @@ export interface PushResult {
   refused: { kind: "gap" | "fork" | "broken"; message: string } | null;
 }
 
+/** Options of {@linkcode pushCapture}. */
+export interface PushOptions {
+  /** The local store (the evidence). */
+  store: HarnessStore;
+  /** The store's id. */
+  storeId: string;
+  /** The capture. */
+  captureId: string;
+  /**
+   * Last sequence known shipped (a cursor; the database's own head decides
+   * what is new).
+   */
+  after: number;
+  /**
+   * Most events per push.
+   * @default 5000
+   */
+  limit?: number;
+}
+
 /** Events of a capture after a sequence, read from its spool. */
 async function eventsAfter(
   store: HarnessStore,
@@ -59,22 +79,14 @@ async function eventsAfter(
  * Push the events of one capture that follow `after`.
  *
  * @param sql The database client.
- * @param store The local store (the evidence).
- * @param storeId The store's id.
- * @param captureId The capture.
- * @param after Last sequence known shipped (a cursor; the database's own
- *   head decides what is new).
- * @param options Most events per push.
+ * @param options The store, its id, the capture, the cursor and the batch size.
  * @returns What happened.
  */
 export async function pushCapture(
   sql: Sql,
-  store: HarnessStore,
-  storeId: string,
-  captureId: string,
-  after: number,
-  options: { limit?: number } = {},
+  options: PushOptions,
 ): Promise<PushResult> {
+  const { store, storeId, captureId, after } = options;
   const batch = await eventsAfter(
     store,
     captureId,
@@ -150,7 +162,11 @@ export async function pushCapture(
     }
     const rows = [];
     for (const b of fresh) {
-      const checked = checkLine(b.line, head + 1, hash, captureId);
+      const checked = checkLine(b.line, {
+        sequence: head + 1,
+        prev: hash,
+        captureId,
+      });
       if (typeof checked !== "string") {
         await refuse(
           checked.kind === "link" ? "fork" : "broken",

@@ -179,16 +179,13 @@ export class Replicator {
         const id = cap.capture_id;
         const cursor = this.#cursors[id] ?? 0;
         if (cap.head_sequence <= cursor) continue;
-        const r = await pushCapture(
-          this.#sql,
-          this.#store,
-          this.storeId,
-          id,
-          cursor,
-          {
-            limit: this.#batch,
-          },
-        );
+        const r = await pushCapture(this.#sql, {
+          store: this.#store,
+          storeId: this.storeId,
+          captureId: id,
+          after: cursor,
+          limit: this.#batch,
+        });
         this.#status.shipped += r.shipped;
         if (r.refused) {
           refusedNow = true;
