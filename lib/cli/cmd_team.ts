@@ -6,7 +6,8 @@
  * @module
  */
 import { HarnessStore } from "../store/store.ts";
-import { connectDb, migrate, resolveDbTarget } from "../team/db.ts";
+import { connectDb, migrate } from "../team/db.ts";
+import { resolveDbTarget } from "../team/db_target.ts";
 import { pushCapture } from "../team/push.ts";
 import { storeId } from "../team/store_id.ts";
 import { DbStore } from "../team/db_store.ts";

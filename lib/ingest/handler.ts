@@ -232,6 +232,6 @@ function handlerContext(
     otlpStats: otlp.stats,
     redact,
     record,
-    otlp: otlp.answer,
+    otlp: (req) => otlp.answer(req),
   };
 }

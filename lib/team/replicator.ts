@@ -12,14 +12,8 @@
  */
 import { join } from "node:path";
 import type { HarnessStore } from "../store/store.ts";
-import {
-  asTarget,
-  connectDb,
-  type DbTarget,
-  migrate,
-  redactPassword,
-  type Sql,
-} from "./db.ts";
+import { connectDb, migrate, type Sql } from "./db.ts";
+import { asTarget, type DbTarget, redactPassword } from "./db_target.ts";
 import { pushCapture } from "./push.ts";
 import { storeId } from "./store_id.ts";
 
