@@ -143,6 +143,12 @@ export class RouteTable {
     const q = target.indexOf("?");
     const path = q < 0 ? target : target.slice(0, q);
     const match = { path, query: q < 0 ? "" : target.slice(q + 1), params: [] };
+    // The common case (an exact path whose method fits) tries no pattern.
+    for (const route of this.#exact.get(path) ?? []) {
+      if (route.method === "*" || route.method === method) {
+        return { route, match, refusal: null };
+      }
+    }
     const found = this.candidates(path);
     if (found.length === 0) {
       return { route: null, match, refusal: new RouteNotFoundError(path) };
