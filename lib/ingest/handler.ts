@@ -9,7 +9,7 @@
  * (`control_routes.ts`) and the model APIs (`lib/model_gateway/routes.ts`).
  * A request is found in the table, checked (`guards.ts`), then answered by
  * its route; whatever any step throws is answered by `errors.ts` in the
- * shape of the route's family. The table, with `GET /health` showing it:
+ * shape of the route's family. The table:
  *
  * | route | family | answer |
  * | --- | --- | --- |
