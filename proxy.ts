@@ -109,8 +109,8 @@ export async function main(args: string[]): Promise<number> {
           command: upstreamCmd[0],
           args: upstreamCmd.slice(1),
         },
-        sink,
         {
+          sink,
           captureId,
           episodeId: values.episode ?? DEFAULT_PROXY_EPISODE,
           callTimeoutMs: Number(values["timeout-ms"]) || undefined,

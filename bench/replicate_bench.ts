@@ -60,7 +60,12 @@ export async function replicateBench(): Promise<void> {
     const t0 = performance.now();
     let head = 0;
     while (head < 50_000) {
-      head = (await pushCapture(sql, store, sid, "bulk", head)).head;
+      head = (await pushCapture(sql, {
+        store,
+        storeId: sid,
+        captureId: "bulk",
+        after: head,
+      })).head;
     }
     const shipRate = 50_000 / ((performance.now() - t0) / 1000);
     await sql.end();
@@ -125,7 +130,12 @@ export async function replicateBench(): Promise<void> {
     let dh = 0;
     const total = desk.getCapture("desk")!.head_sequence;
     while (dh < total) {
-      dh = (await pushCapture(dsql, desk, storeId(desk.root), "desk", dh)).head;
+      dh = (await pushCapture(dsql, {
+        store: desk,
+        storeId: storeId(desk.root),
+        captureId: "desk",
+        after: dh,
+      })).head;
     }
     await dsql.end();
     const c0 = performance.now();

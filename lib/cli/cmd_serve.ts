@@ -48,7 +48,7 @@ export interface ServeOptions {
   /** Resolves when the server should stop (signals). */
   stopSignal?: Promise<void>;
   /** Ship every acknowledged event to this team database, in the background. */
-  replicate?: import("../team/db.ts").DbTarget | string;
+  replicate?: import("../team/db_target.ts").DbTarget | string;
   /** Milliseconds of no replication progress (events waiting) before `/health` says `ok: false`. @default 30000 */
   replicateStallMs?: number;
   /** Milliseconds a replication statement may take. @default 8000 */

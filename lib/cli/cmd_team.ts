@@ -6,7 +6,8 @@
  * @module
  */
 import { HarnessStore } from "../store/store.ts";
-import { connectDb, migrate, resolveDbTarget } from "../team/db.ts";
+import { connectDb, migrate } from "../team/db.ts";
+import { resolveDbTarget } from "../team/db_target.ts";
 import { pushCapture } from "../team/push.ts";
 import { storeId } from "../team/store_id.ts";
 import { DbStore } from "../team/db_store.ts";
@@ -72,7 +73,12 @@ export async function storePush(
     for (const cap of store.listCaptures()) {
       let after = 0, shipped = 0;
       for (;;) {
-        const r = await pushCapture(sql, store, sid, cap.capture_id, after);
+        const r = await pushCapture(sql, {
+          store,
+          storeId: sid,
+          captureId: cap.capture_id,
+          after,
+        });
         shipped += r.shipped;
         if (r.refused) {
           refused++;

@@ -59,8 +59,8 @@ export function dbSpec(
 export async function dbTarget(
   spec: string,
   warn?: (text: string) => void,
-): Promise<import("../team/db.ts").DbTarget> {
-  const { resolveDbTarget } = await import("../team/db.ts");
+): Promise<import("../team/db_target.ts").DbTarget> {
+  const { resolveDbTarget } = await import("../team/db_target.ts");
   const target = resolveDbTarget(spec, { env: grantedEnv });
   if (warn && /^postgres(ql)?:\/\/[^/@]*:[^/@]*@/i.test(spec)) {
     warn(

@@ -21,8 +21,6 @@ import {
 } from "./coordinator.ts";
 import { controlTools, type ZodLike } from "./mcp_tools.ts";
 
-export { CONTROL_TOOL_NAMES, type ZodLike } from "./mcp_tools.ts";
-
 /** The pinned SDK the server is built with. */
 export const MCP_SDK = "npm:@modelcontextprotocol/sdk@1.32.2";
 

@@ -44,7 +44,6 @@ export const CONTROL_TOOL_NAMES: readonly string[] = [
   "harness_compile",
 ];
 
-// Over 80 lines: one table of tools, each entry a schema and a handler closing over the coordinator.
 /**
  * The control tools over a coordinator.
  *

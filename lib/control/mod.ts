@@ -34,9 +34,9 @@ export {
   type LineageCounts,
   type LineageReport,
 } from "./lineage_report.ts";
+export { CONTROL_TOOL_NAMES } from "./mcp_tools.ts";
 export {
   buildMcpServer,
-  CONTROL_TOOL_NAMES,
   type McpServerOptions,
   McpUnavailableError,
 } from "./mcp_server.ts";

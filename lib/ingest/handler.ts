@@ -3,80 +3,187 @@
  * listener: `(IngestRequest) => Promise<IngestAnswer>` for the server's own
  * listener, and `(Request) => Promise<Response>` for the fetch API.
  *
- * | route | answer |
- * | --- | --- |
- * | `POST /ingest` | one event object (or a list): 200 `{ok, events: [{capture_id, sequence, event_id, event_hash}]}`; 400 not JSON; 422 not a valid event; 413 too large |
- * | `POST /hook/<host>?cap=<id>` | host_a: 204 (silent for the host); host_b, host_c: 200 `{ok: true, capture_id, events}`; any bad input: 200 `{ok: false, error}` (413 past the size limit) |
- * | `GET /captures` | 200 list of capture records |
- * | `GET /capture/<id>/summary` | 200 inspection (episodes, counts, fidelity, chain); 404 unknown capture |
- * | `/v1/…` (model APIs) | forwarded to the upstream and recorded: see `lib/model_gateway/` |
- * | `POST /v1/traces` | OTLP/HTTP traces (protobuf or JSON, gzip): 200 with the OTLP answer (partial success counts refused spans, those past the caps included); 400 not OTLP; 409 finished capture; 413 too large (gzip unpacked in bounded slices); 415 other types; 422 bad capture id |
- * | `GET /health` | 200 `{ok, root, pid, stats}` (`ok: false` when a part in `healthExtra` says so) |
- * | `POST /admin/shutdown` | with the pid file's admin key: 200, then the server stops |
- * | anything else | 404, or 405 with `Allow` for a known path and wrong method |
+ * Its routes are one {@linkcode RouteTable} (`route_table.ts`), built here
+ * from the route files: the hooks (`hook_routes.ts`), `/ingest`
+ * (`ingest_route.ts`), OTLP (`otlp_intake.ts`), the read and control routes
+ * (`control_routes.ts`) and the model APIs (`lib/model_gateway/routes.ts`).
+ * A request is found in the table, checked (`guards.ts`), then answered by
+ * its route; whatever any step throws is answered by `errors.ts` in the
+ * shape of the route's family. The table:
  *
- * Without `cap`, hook events go to the active capture (the one `capture
- * start` opened), else to the capture `default`.
+ * | route | family | answer |
+ * | --- | --- | --- |
+ * | `POST /hook/<host>?cap=<id>` | hook | host_a 204; host_b, host_c 200 `{ok: true, capture_id, events}` |
+ * | `POST /ingest` | ingest | 200 `{ok, events: [{capture_id, sequence, event_id, event_hash}]}` |
+ * | `POST /v1/traces` | otlp | OTLP/HTTP traces (protobuf or JSON, gzip): 200, partial success for refused spans |
+ * | `GET /captures` | control | 200 list of capture records |
+ * | `GET /capture/<id>/summary` | control | 200 inspection (episodes, counts, fidelity, chain) |
+ * | `GET /health` | control | 200 `{ok, root, pid, stats}` |
+ * | `POST /admin/shutdown` | control | with the pid file's admin key: 200, then the server stops |
+ * | `/v1/…`, `/p/<name>/v1/…` | model | forwarded to the upstream and recorded: `lib/model_gateway/` |
+ *
+ * Anything else is 404, or 405 with `Allow` for a known path and a wrong
+ * method; past `maxInFlight` requests, 503 with `Retry-After`.
  *
  * @module
  */
 import type { HarnessStore } from "../store/store.ts";
 import type { TraceEvent, UnsealedEvent } from "../trace/event.ts";
-import { checkJsonShape, validateEvent } from "../trace/validate.ts";
-import { validateId } from "../trace/ids.ts";
-import { adapterFor } from "../adapters/registry.ts";
 import { ToolCallCorrelator } from "../adapters/correlator.ts";
 import { SessionMemory } from "../adapters/session_memory.ts";
-import { inspectCapture } from "../store/inspect.ts";
+import { DEFAULT_REDACTION_RULES, redactValue } from "../trace/redact.ts";
+import { ModelGateway } from "../model_gateway/gateway.ts";
+import { MODEL_ROUTES, modelApiOf } from "../model_gateway/routes.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import { fromRequest, toResponse } from "./exchange.ts";
 import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
-import {
-  errorAnswer,
-  json,
-  messageOf,
-  PayloadTooLargeError,
-  statusOf,
-} from "./errors.ts";
+import { errorAnswer, type ErrorShape, statusOf } from "./errors.ts";
 import { createOtlpIntake } from "./otlp_intake.ts";
-import { byCapture, withBytes } from "./_handler_helpers.ts";
-import { refusal } from "./_guard.ts";
-import { DEFAULT_REDACTION_RULES, redactValue } from "../trace/redact.ts";
-import { isModelRoute, ModelGateway } from "../model_gateway/gateway.ts";
-
-export { sameSecret } from "./secret.ts";
-import { sameSecret } from "./secret.ts";
-export {
-  DEFAULT_CAPTURE_ID,
-  type IngestHandlerOptions,
-  type IngestStats,
-} from "./handler_types.ts";
+import { withBytes } from "./_handler_helpers.ts";
+import { checkRequest } from "./guards.ts";
+import { ServerBusyError } from "./refusals.ts";
+import { type Route, RouteTable } from "./route_table.ts";
+import { hookRoutes } from "./hook_routes.ts";
+import { ingestRoute } from "./ingest_route.ts";
+import { controlRoutes } from "./control_routes.ts";
 import {
   DEFAULT_CAPTURE_ID,
+  type HandlerContext,
   type IngestHandlerOptions,
   type IngestStats,
 } from "./handler_types.ts";
 
-// Over 80 lines: its routes are closures over one handler's store, limits, redaction and counters.
+/** What {@linkcode createIngestHandler} builds. */
+export interface IngestHandler {
+  /** Answer a request of the server's own listener. */
+  answer: (req: IngestRequest) => Promise<IngestAnswer>;
+  /** Answer a fetch API request. */
+  handler: (req: Request) => Promise<Response>;
+  /** The counters `/health` shows. */
+  stats: IngestStats;
+  /** The model API routes (null when turned off). */
+  gateway: ModelGateway | null;
+  /** Every route, as the handler finds them. */
+  table: RouteTable;
+}
+
 /**
  * Build the handler over a store (which it only appends to and reads).
  *
  * @param store An open, writable store.
  * @param options Limits, token, capture routing, redaction.
- * @returns The handler and its counters.
+ * @returns The handler, its counters and its route table.
  */
 export function createIngestHandler(
   store: HarnessStore,
   options: IngestHandlerOptions = {},
-): {
-  answer: (req: IngestRequest) => Promise<IngestAnswer>;
-  handler: (req: Request) => Promise<Response>;
-  stats: IngestStats;
-  gateway: ModelGateway | null;
-} {
+): IngestHandler {
+  const ctx = handlerContext(store, options);
+  const table = new RouteTable(routesOf(ctx));
+  const maxInFlight = options.maxInFlight ?? 256;
+  let inFlight = 0;
+
+  async function answer(req: IngestRequest): Promise<IngestAnswer> {
+    const { route, match, refusal } = table.resolve(req.method, req.target);
+    let taken = false;
+    try {
+      // Past the limit, answer at once rather than pile up work (and handles).
+      if (inFlight >= maxInFlight) {
+        ctx.stats.busy = (ctx.stats.busy ?? 0) + 1;
+        throw new ServerBusyError();
+      }
+      ctx.stats.requests++;
+      checkRequest(req, route, options);
+      if (refusal) throw refusal;
+      taken = true;
+      inFlight++;
+      try {
+        return await route!.handle(req, match);
+      } finally {
+        inFlight--;
+      }
+    } catch (err) {
+      // Nothing a client sends escapes as an unexplained 5xx.
+      await req.discard();
+      if (taken) countRefused(ctx, route!, err);
+      return errorAnswer(err, shapeOf(route, req, match.path));
+    }
+  }
+
+  return {
+    answer,
+    handler: async (req) =>
+      toResponse(await answer(withBytes(fromRequest(req), req))),
+    stats: ctx.stats,
+    gateway: ctx.gateway,
+    table,
+  };
+}
+
+/** The routes of one handler, in the order the table tries them. */
+function routesOf(ctx: HandlerContext & { otlp: OtlpAnswer }): Route[] {
+  const routes: Route[] = [
+    ...hookRoutes(ctx),
+    ingestRoute(ctx),
+    {
+      method: "POST",
+      path: "/v1/traces",
+      family: "otlp",
+      auth: "bearer",
+      body: "otlp",
+      what: "OTLP/HTTP traces (protobuf or JSON, gzip), mapped to events",
+      handle: (req) => ctx.otlp(req),
+    },
+    ...controlRoutes(ctx),
+  ];
+  const gateway = ctx.gateway;
+  if (gateway) {
+    for (const spec of MODEL_ROUTES) {
+      routes.push({
+        ...spec,
+        family: "model",
+        auth: "model",
+        body: "any",
+        longRunning: true,
+        api: modelApiOf,
+        handle: (req, match) => gateway.answer(req, match.path),
+      });
+    }
+  }
+  return routes;
+}
+
+/** The error shape of a route's family (the server's own without a route). */
+function shapeOf(
+  route: Route | null,
+  req: IngestRequest,
+  path: string,
+): ErrorShape {
+  if (!route || route.family === "ingest") return { family: "control" };
+  if (route.family === "model") {
+    return { family: "model", api: route.api?.(req, path) ?? "openai" };
+  }
+  return { family: route.family };
+}
+
+/** Count what a route refused: hooks all, `/ingest` the client's (4xx). */
+function countRefused(ctx: HandlerContext, route: Route, err: unknown): void {
+  if (route.family === "hook") ctx.stats.rejected_hooks++;
+  else if (route.family === "ingest" && statusOf(err) < 500) {
+    ctx.stats.rejected_events++;
+  }
+}
+
+/** The OTLP route's answer function. */
+type OtlpAnswer = (req: IngestRequest) => Promise<IngestAnswer>;
+
+/** What the routes share, the OTLP intake's answer included. */
+function handlerContext(
+  store: HarnessStore,
+  options: IngestHandlerOptions,
+): HandlerContext & { otlp: OtlpAnswer } {
   const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const correlator = options.correlator ?? new ToolCallCorrelator();
-  const sessions = new SessionMemory();
+  const defaultCapture = options.defaultCaptureId ?? DEFAULT_CAPTURE_ID;
   // The store's sinks redact every payload before sealing; the handler's
   // rules apply only to a store opened without redaction (no second pass).
   const rules = options.redaction === false || store.redacts
@@ -88,255 +195,43 @@ export function createIngestHandler(
     rejected_hooks: 0,
     rejected_events: 0,
   };
-  const defaultCapture = options.defaultCaptureId ?? DEFAULT_CAPTURE_ID;
-  const otlp = createOtlpIntake(store, {
-    maxBodyBytes: limit,
-    activeCapture: options.activeCapture,
-    defaultCaptureId: defaultCapture,
-  });
-
-  /** Seal and write events of one capture with one write. */
-  function record(events: UnsealedEvent[]): TraceEvent[] {
-    if (events.length === 0) return [];
-    const sealed = store.sink(events[0].capture_id).emitMany(events);
-    stats.events += sealed.length;
-    return sealed;
-  }
-
-  const gateway = options.modelGateway === false ? null : new ModelGateway({
-    store,
-    defaultCapture: () => options.activeCapture?.() || defaultCapture,
-    maxBodyBytes: limit,
-    redact,
-  }, options.modelGateway);
-
-  function redact(events: UnsealedEvent[]): UnsealedEvent[] {
+  const redact = (events: UnsealedEvent[]): UnsealedEvent[] => {
     if (!rules) return events;
     return events.map((ev) => {
       const { value, counts } = redactValue(ev.payload, rules);
       if (Object.keys(counts).length === 0) return ev;
       return { ...ev, payload: { ...value, redactions: counts } };
     });
-  }
-
-  async function hook(
-    req: IngestRequest,
-    host: string,
-    query: URLSearchParams,
-  ): Promise<IngestAnswer> {
-    const adapter = adapterFor(host)!;
-    try {
-      const cap = query.get("cap") || options.activeCapture?.() ||
-        defaultCapture;
-      validateId("capture", cap);
-      const text = await req.text(limit);
-      let payload: unknown;
-      try {
-        payload = JSON.parse(text);
-      } catch (err) {
-        throw new SyntaxError(
-          `The hook body is not JSON (${messageOf(err)})`,
-        );
-      }
-      checkJsonShape(payload);
-      const events = adapter(payload, {
-        captureId: cap,
-        model: options.model ?? null,
-        correlator,
-        sessions,
-        fullModelRequests: options.fullModelRequests,
-      });
-      const sealed = record(redact(events));
-      if (sealed.length > 0) gateway?.observe(sealed[0]);
-      if (host === "host_a") return { status: 204, headers: {}, body: null };
-      const last = sealed[sealed.length - 1];
-      return json(200, {
-        ok: true,
-        capture_id: cap,
-        events: sealed.length,
-        // The head this acknowledgement produced: keep it, verify against it.
-        ...(last
-          ? { head: { sequence: last.sequence, hash: last.event_hash } }
-          : {}),
-      });
-    } catch (err) {
-      if (err instanceof PayloadTooLargeError) {
-        stats.rejected_hooks++;
-        return json(413, { ok: false, error: err.message });
-      }
-      stats.rejected_hooks++;
-      return json(200, { ok: false, error: messageOf(err) });
-    }
-  }
-
-  async function ingest(req: IngestRequest): Promise<IngestAnswer> {
-    try {
-      const text = await req.text(limit);
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch (err) {
-        throw new SyntaxError(`The body is not JSON (${messageOf(err)})`);
-      }
-      if (!Array.isArray(body)) {
-        // One event: the common case, kept short.
-        const ev = validateEvent(body);
-        const sealed = store.sink(ev.capture_id).emit(ev);
-        stats.events++;
-        return json(200, {
-          ok: true,
-          events: [{
-            capture_id: sealed.capture_id,
-            sequence: sealed.sequence,
-            event_id: sealed.event_id,
-            event_hash: sealed.event_hash,
-          }],
-        });
-      }
-      const list = body;
-      if (list.length === 0) throw new SyntaxError("The event list is empty");
-      // Validate all first; each capture's events go in one write.
-      const valid = list.map((item) => validateEvent(item));
-      const sealed: TraceEvent[] = [];
-      for (const group of byCapture(valid)) sealed.push(...record(group));
-      return json(200, {
-        ok: true,
-        events: sealed.map((ev) => ({
-          capture_id: ev.capture_id,
-          sequence: ev.sequence,
-          event_id: ev.event_id,
-          event_hash: ev.event_hash,
-        })),
-      });
-    } catch (err) {
-      if (statusOf(err) < 500) stats.rejected_events++;
-      return errorAnswer(err);
-    }
-  }
-
-  async function summary(raw: string): Promise<IngestAnswer> {
-    try {
-      const id = decodeURIComponent(raw);
-      validateId("capture", id);
-      return json(200, await inspectCapture(store, id));
-    } catch (err) {
-      return errorAnswer(err);
-    }
-  }
-
-  let inFlight = 0;
-  const maxInFlight = options.maxInFlight ?? 256;
-
-  async function answer(req: IngestRequest): Promise<IngestAnswer> {
-    // Past the limit, answer at once rather than pile up work (and handles).
-    if (inFlight >= maxInFlight) {
-      stats.busy = (stats.busy ?? 0) + 1;
-      await req.discard();
-      return json(503, {
-        ok: false,
-        error: "The ingest server is busy: retry shortly",
-      }, { "retry-after": "1" });
-    }
-    inFlight++;
-    try {
-      return await route(req);
-    } catch (err) {
-      // Last guard: nothing a client sends may escape as an unexplained 5xx.
-      await req.discard();
-      return errorAnswer(err);
-    } finally {
-      inFlight--;
-    }
-  }
-
-  async function route(req: IngestRequest): Promise<IngestAnswer> {
-    stats.requests++;
-    const target = req.target;
-    const q = target.indexOf("?");
-    const path = q < 0 ? target : target.slice(0, q);
-    const refused = await refusal(req, path, options);
-    if (refused) return refused;
-    const method = req.method;
-    const only = async (allowed: string) => {
-      await req.discard();
-      return json(405, {
-        ok: false,
-        error: `Method ${method} is not allowed on ${path}: use ${allowed}`,
-      }, { allow: allowed });
-    };
-    if (path === "/ingest") {
-      return method === "POST" ? await ingest(req) : await only("POST");
-    }
-    if (gateway && isModelRoute(path)) return await gateway.answer(req, path);
-    if (path === "/v1/traces") {
-      if (method !== "POST") return await only("POST");
-      const a = await otlp.answer(req);
-      return a;
-    }
-    const hookMatch = /^\/hook\/([a-z_]+)$/.exec(path);
-    if (hookMatch && adapterFor(hookMatch[1])) {
-      return method === "POST"
-        ? await hook(
-          req,
-          hookMatch[1],
-          new URLSearchParams(q < 0 ? "" : target.slice(q + 1)),
-        )
-        : await only("POST");
-    }
-    if (path === "/captures") {
-      if (method !== "GET") return await only("GET");
-      return json(200, store.listCaptures());
-    }
-    const sum = /^\/capture\/([^/]+)\/summary$/.exec(path);
-    if (sum) {
-      if (method !== "GET") return await only("GET");
-      return await summary(sum[1]);
-    }
-    if (path === "/admin/shutdown" && options.adminKey && options.onShutdown) {
-      if (method !== "POST") return await only("POST");
-      await req.discard();
-      if (
-        !sameSecret(
-          req.header("x-harness-admin-key") ?? "",
-          options.adminKey,
-        )
-      ) {
-        return json(403, { ok: false, error: "Wrong admin key" });
-      }
-      queueMicrotask(options.onShutdown);
-      return json(200, { ok: true, stopping: true });
-    }
-    if (path === "/health") {
-      if (method !== "GET") return await only("GET");
-      stats.pending_calls = correlator.size;
-      stats.dropped_pending_calls = correlator.dropped;
-      const extra = options.healthExtra?.() ?? {};
-      // A part that reports `ok: false` (a stalled export) makes it false.
-      const healthy = Object.values(extra).every((v) =>
-        !(typeof v === "object" && v !== null &&
-          (v as { ok?: unknown }).ok === false)
-      );
-      return json(200, {
-        ok: healthy,
-        root: store.root,
-        pid: Deno.pid,
-        stats: { ...stats, ...otlp.stats },
-        ...(gateway ? { model_gateway: gateway.stats } : {}),
-        ...(store.indexFlushError
-          ? { index_flush_error: store.indexFlushError }
-          : {}),
-        ...extra,
-      });
-    }
-    await req.discard();
-    return json(404, { ok: false, error: `No route ${path}` });
-  }
-
+  };
+  const record = (events: UnsealedEvent[]): TraceEvent[] => {
+    if (events.length === 0) return [];
+    const sealed = store.sink(events[0].capture_id).emitMany(events);
+    stats.events += sealed.length;
+    return sealed;
+  };
+  const otlp = createOtlpIntake(store, {
+    maxBodyBytes: limit,
+    activeCapture: options.activeCapture,
+    defaultCaptureId: defaultCapture,
+  });
+  const gateway = options.modelGateway === false ? null : new ModelGateway({
+    store,
+    defaultCapture: () => options.activeCapture?.() || defaultCapture,
+    maxBodyBytes: limit,
+    redact,
+  }, options.modelGateway);
   return {
-    answer,
-    handler: async (req) =>
-      toResponse(await answer(withBytes(fromRequest(req), req))),
+    store,
+    options,
+    limit,
     stats,
+    correlator: options.correlator ?? new ToolCallCorrelator(),
+    sessions: new SessionMemory(),
+    defaultCapture,
     gateway,
+    otlpStats: otlp.stats,
+    redact,
+    record,
+    otlp: (req) => otlp.answer(req),
   };
 }

@@ -1,5 +1,6 @@
 /**
- * The ingest handler's options and counters (what `/health` shows).
+ * The ingest handler's options, its counters (what `/health` shows) and
+ * what its routes share.
  *
  * @module
  */
@@ -7,6 +8,11 @@ import type { RedactionRule } from "../trace/redact.ts";
 import type { ToolCallCorrelator } from "../adapters/correlator.ts";
 import type { ConnectionStats } from "./http1/mod.ts";
 import type { ModelGatewayOptions } from "../model_gateway/options.ts";
+import type { ModelGateway } from "../model_gateway/gateway.ts";
+import type { HarnessStore } from "../store/store.ts";
+import type { TraceEvent, UnsealedEvent } from "../trace/event.ts";
+import type { SessionMemory } from "../adapters/session_memory.ts";
+import type { OtlpIntakeStats } from "./otlp_intake.ts";
 
 /** Capture that hook events go to when there is no `cap` and no active capture. */
 export const DEFAULT_CAPTURE_ID = "default";
@@ -91,4 +97,44 @@ export interface IngestStats {
   busy?: number;
   /** The listener's connection counters (cap, time-outs, accept errors). */
   connections?: ConnectionStats;
+}
+
+/**
+ * What the routes of one handler share: the store, the options, the
+ * counters, the correlator and session memory of the hook adapters, the
+ * model gateway, and the one way events are redacted and written.
+ */
+export interface HandlerContext {
+  /** The store (appended to and read only). */
+  readonly store: HarnessStore;
+  /** The handler's options. */
+  readonly options: IngestHandlerOptions;
+  /** Largest body read, in bytes. */
+  readonly limit: number;
+  /** The counters `/health` shows. */
+  readonly stats: IngestStats;
+  /** Tool calls of the hooks, started and not yet completed. */
+  readonly correlator: ToolCallCorrelator;
+  /** What the hook adapters remember of each session. */
+  readonly sessions: SessionMemory;
+  /** Capture of hook events with no `cap` and no active capture. */
+  readonly defaultCapture: string;
+  /** The model API routes (null when turned off). */
+  readonly gateway: ModelGateway | null;
+  /** The OTLP intake's counters. */
+  readonly otlpStats: OtlpIntakeStats;
+  /**
+   * Redact events by the handler's rules (unchanged when the store redacts).
+   *
+   * @param events Events before sealing.
+   * @returns The events, redacted.
+   */
+  redact(events: UnsealedEvent[]): UnsealedEvent[];
+  /**
+   * Seal and write events of one capture with one write.
+   *
+   * @param events Events of one capture.
+   * @returns The sealed events.
+   */
+  record(events: UnsealedEvent[]): TraceEvent[];
 }

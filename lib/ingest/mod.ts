@@ -2,8 +2,9 @@
  * The loopback ingest server: {@linkcode IngestServer} (our own HTTP/1.1
  * listener, its options and defaults), the same routes as a fetch handler
  * ({@linkcode createIngestHandler} with {@linkcode fromRequest} and
- * {@linkcode toResponse}), the body limit, and redaction of secrets before
- * sealing. The active capture pointer is the store's (`./store`).
+ * {@linkcode toResponse}), its route table ({@linkcode RouteTable}), the one
+ * map from errors to answers ({@linkcode errorAnswer}) and the refusals it
+ * throws, the body limit, and redaction of secrets before sealing. The active capture pointer is the store's (`./store`).
  *
  * @module
  */
@@ -14,19 +15,44 @@ export {
   IngestServer,
   type IngestServerOptions,
 } from "./server.ts";
+export { createIngestHandler, type IngestHandler } from "./handler.ts";
 export {
-  createIngestHandler,
   DEFAULT_CAPTURE_ID,
+  type HandlerContext,
   type IngestHandlerOptions,
   type IngestStats,
-} from "./handler.ts";
+} from "./handler_types.ts";
+export {
+  type Resolved,
+  type Route,
+  type RouteAuth,
+  type RouteBody,
+  type RouteFamily,
+  type RouteMatch,
+  RouteTable,
+} from "./route_table.ts";
+export type { OtlpIntakeStats } from "./otlp_intake.ts";
+export {
+  errorAnswer,
+  errorHeaders,
+  type ErrorShape,
+  statusOf,
+} from "./errors.ts";
+export {
+  ForbiddenRequestError,
+  MethodNotAllowedError,
+  RouteNotFoundError,
+  ServerBusyError,
+  UnauthorizedError,
+  UnsupportedMediaTypeError,
+} from "./refusals.ts";
 export type {
   ConnectionStats,
   IngestAnswer,
   IngestRequest,
 } from "./http1/mod.ts";
 export { fromRequest, toResponse } from "./exchange.ts";
-export { PayloadTooLargeError } from "./errors.ts";
+export { PayloadTooLargeError } from "./payload_too_large.ts";
 export { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 export {
   DEFAULT_REDACTION_RULES,

@@ -15,9 +15,10 @@
  * decoding, mapping and storing run in slices of a few ms with a turn of
  * the event loop between them (`lib/otel/bounded_steps.ts`), so every other
  * route answers meanwhile. OTLP requests are worked one at a time, in the
- * order their bodies arrived. Errors answer as on every route
- * ({@linkcode errorAnswer}): 409 for a finished capture, 413 too large, 422
- * a bad capture id, 400 a body that is not OTLP.
+ * order their bodies arrived. Errors are thrown and answered as on every
+ * route (`errors.ts`, in OTLP's shape): 409 for a finished capture, 413 too
+ * large, 415 an encoding other than gzip, 422 a bad capture id, 400 a body
+ * that is not OTLP.
  *
  * @module
  */
@@ -30,7 +31,8 @@ import type { BoundedOtlp, OtlpLimits } from "../otel/bounded_caps.ts";
 import { readOtlpSteps } from "../otel/bounded_decode.ts";
 import { TimeSlicer } from "../otel/bounded_steps.ts";
 import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
-import { errorAnswer, json, messageOf, statusOf } from "./errors.ts";
+import { json, messageOf, statusOf } from "./errors.ts";
+import { UnsupportedMediaTypeError } from "./refusals.ts";
 import { gunzipBounded } from "./bounded_gunzip.ts";
 
 /** Options of {@linkcode createOtlpIntake}. */
@@ -135,60 +137,129 @@ function reply(
 }
 
 /**
- * The answer to an error before anything is stored: 413 and 422 as every
- * route answers them, anything else a body that is not OTLP (400).
+ * The error for a body that cannot be read: 413 and 422 as they are,
+ * anything else a body that is not OTLP (400).
  */
-function readFailed(err: unknown): IngestAnswer {
+function readFailed(err: unknown): Error {
   const status = statusOf(err);
-  if (status === 413 || status === 422) return errorAnswer(err);
-  return errorAnswer(
-    new SyntaxError(`Not an OTLP traces request (${messageOf(err)})`, {
-      cause: err,
-    }),
-  );
+  if (status === 413 || status === 422) return err as Error;
+  return new SyntaxError(`Not an OTLP traces request (${messageOf(err)})`, {
+    cause: err,
+  });
 }
 
-// Over 80 lines: record, store, answer and work are closures over the route's counters, seen-event sets and queue.
 /**
  * Build the route.
  *
  * @param harness The store it appends to.
  * @param options Body limit and capture routing.
- * @returns The route's answer function and its counters.
+ * @returns The route: its answer function and its counters.
  */
 export function createOtlpIntake(
   harness: HarnessStore,
   options: OtlpIntakeOptions,
-): {
-  answer: (req: IngestRequest) => Promise<IngestAnswer>;
-  stats: OtlpIntakeStats;
-} {
-  const stats: OtlpIntakeStats = {
+): OtlpIntake {
+  return new OtlpIntake(harness, options);
+}
+
+/**
+ * The OTLP route over one store: its counters, the event ids each capture
+ * holds (so spans sent twice are stored once), the episode each trace went
+ * to, and the queue that works requests one at a time.
+ */
+export class OtlpIntake {
+  /** Counters (on `/health` under `stats`). */
+  readonly stats: OtlpIntakeStats = {
     otlp_spans: 0,
     otlp_rejected_spans: 0,
     otlp_duplicate_events: 0,
   };
-  const seen = new Map<string, Set<string>>();
-  const episodes = new Map<string, Map<string, string>>();
+  readonly #harness: HarnessStore;
+  readonly #options: OtlpIntakeOptions;
+  readonly #seen = new Map<string, Set<string>>();
+  readonly #episodes = new Map<string, Map<string, string>>();
+  /** The work of the requests taken so far (see `#oneAtATime`). */
+  #queue: Promise<unknown> = Promise.resolve();
 
-  function seenIn(cap: string): Set<string> {
-    let set = seen.get(cap);
-    if (set) return set;
-    set = new Set();
-    if (harness.hasCapture(cap)) {
-      harness.flush();
-      for (
-        const row of harness.index.query(
-          "SELECT event_id FROM event_index WHERE capture_id = ? AND event_id LIKE 'evt_otlp_%'",
-          cap,
-        )
-      ) set.add(String(row.event_id));
-    }
-    seen.set(cap, set);
-    return set;
+  /**
+   * Create a `OtlpIntake`.
+   *
+   * @param harness The store it appends to.
+   * @param options Body limit and capture routing.
+   */
+  constructor(harness: HarnessStore, options: OtlpIntakeOptions) {
+    this.#harness = harness;
+    this.#options = options;
   }
 
-  function captureOf(req: IngestRequest, resource: OtlpResource) {
+  /**
+   * Answer one `POST /v1/traces`.
+   *
+   * @param req The request.
+   * @returns The OTLP answer (partial success when spans were refused).
+   * @throws {SyntaxError} When the body is not OTLP (400).
+   * @throws {PayloadTooLargeError} Past the body limit, gzipped or not (413).
+   * @throws {UnsupportedMediaTypeError} For an encoding other than gzip (415).
+   * @throws {InvalidIdError} For a capture id that is not one (422).
+   * @throws {CaptureFinishedError} For a finished capture (409).
+   */
+  async answer(req: IngestRequest): Promise<IngestAnswer> {
+    const type = (req.header("content-type") ?? "").split(";")[0].trim()
+      .toLowerCase();
+    const protobuf = type === "application/x-protobuf";
+    let bytes: Uint8Array;
+    try {
+      bytes = await body(req as WithBytes, this.#options.maxBodyBytes);
+    } catch (err) {
+      throw readFailed(err);
+    }
+    const encoding = (req.header("content-encoding") ?? "").toLowerCase();
+    if (encoding && encoding !== "gzip" && encoding !== "identity") {
+      throw new UnsupportedMediaTypeError(
+        `Content-Encoding ${encoding} is not supported: send gzip or none`,
+      );
+    }
+    return await this.#oneAtATime(() =>
+      this.#work(req, { bytes, gzip: encoding === "gzip", protobuf })
+    );
+  }
+
+  /**
+   * Run requests' work one at a time, in the order their bodies arrived:
+   * the spans of one trace sent in several requests (an exporter that
+   * sends each span as it ends) get the episode the first request chose,
+   * as when each request was one synchronous step.
+   */
+  #oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  /** Unpack, read, map and store one request, in slices. */
+  async #work(
+    req: IngestRequest,
+    body: { bytes: Uint8Array; gzip: boolean; protobuf: boolean },
+  ): Promise<IngestAnswer> {
+    const slicer = new TimeSlicer({ sliceMs: this.#options.sliceMs });
+    let bytes = body.bytes;
+    let read: BoundedOtlp;
+    try {
+      if (body.gzip) {
+        bytes = await gunzipBounded(bytes, this.#options.maxBodyBytes, {
+          pause: () => slicer.pause(),
+        });
+      }
+      read = await slicer.run(readOtlpSteps(bytes, this.#options.limits));
+    } catch (err) {
+      throw readFailed(err);
+    }
+    const { rejected, message } = await this.#record(req, { read, slicer });
+    return reply(rejected, message, body.protobuf);
+  }
+
+  /** The capture a resource's spans go to (validated). */
+  #captureOf(req: IngestRequest, resource: OtlpResource): string {
     const header = req.header("x-harness-capture");
     const list = resource?.attributes;
     const attr = Array.isArray(list)
@@ -200,8 +271,8 @@ export function createOtlpIntake(
       : null;
     return validateId(
       "capture",
-      header || fromAttr || options.activeCapture?.() ||
-        options.defaultCaptureId || "default",
+      header || fromAttr || this.#options.activeCapture?.() ||
+        this.#options.defaultCaptureId || "default",
     );
   }
 
@@ -210,11 +281,11 @@ export function createOtlpIntake(
    * is one trace's spans and events); say what was refused. A trace that
    * cannot be decoded or mapped is refused, not the request.
    */
-  async function record(
+  async #record(
     req: IngestRequest,
-    read: BoundedOtlp,
-    slicer: TimeSlicer,
+    { read, slicer }: { read: BoundedOtlp; slicer: TimeSlicer },
   ): Promise<{ rejected: number; message: string }> {
+    const stats = this.stats;
     let rejected = 0;
     const reasons: string[] = [];
     const refuse = (count: number, reason: string) => {
@@ -227,13 +298,13 @@ export function createOtlpIntake(
     const named = new Map<OtlpResource, string>();
     for (const t of read.traces) {
       if (!named.has(t.resource)) {
-        named.set(t.resource, captureOf(req, t.resource));
+        named.set(t.resource, this.#captureOf(req, t.resource));
       }
     }
     for (const trace of read.traces) {
       const cap = named.get(trace.resource)!;
-      let byTrace = episodes.get(cap);
-      if (!byTrace) episodes.set(cap, byTrace = new Map());
+      let byTrace = this.#episodes.get(cap);
+      if (!byTrace) this.#episodes.set(cap, byTrace = new Map());
       if (byTrace.size > TRACES_KEPT) byTrace.clear();
       let mapped: MapOtlpResult;
       try {
@@ -259,7 +330,9 @@ export function createOtlpIntake(
       }
       for (const x of mapped.rejected) refuse(1, x.reason);
       stats.otlp_spans += mapped.spans;
-      for (const ep of mapped.episodes) await store(cap, ep.events, slicer);
+      for (const ep of mapped.episodes) {
+        await this.#store(cap, { events: ep.events, slicer });
+      }
     }
     const message = rejected
       ? `${rejected} ${rejected === 1 ? "span" : "spans"} refused: ${
@@ -269,28 +342,46 @@ export function createOtlpIntake(
     return { rejected, message };
   }
 
+  /** The OTLP event ids a capture holds (read from the index once). */
+  #seenIn(cap: string): Set<string> {
+    let set = this.#seen.get(cap);
+    if (set) return set;
+    set = new Set();
+    const harness = this.#harness;
+    if (harness.hasCapture(cap)) {
+      harness.flush();
+      for (
+        const row of harness.index.query(
+          "SELECT event_id FROM event_index WHERE capture_id = ? AND event_id LIKE 'evt_otlp_%'",
+          cap,
+        )
+      ) set.add(String(row.event_id));
+    }
+    this.#seen.set(cap, set);
+    return set;
+  }
+
   /**
    * Store events (each once), a batch at a time with a turn of the event
    * loop between; another request may store between two batches.
    */
-  async function store(
+  async #store(
     cap: string,
-    events: UnsealedEvent[],
-    slicer: TimeSlicer,
+    { events, slicer }: { events: UnsealedEvent[]; slicer: TimeSlicer },
   ): Promise<void> {
-    const have = seenIn(cap);
+    const have = this.#seenIn(cap);
     for (let i = 0; i < events.length;) {
       const batch: UnsealedEvent[] = [];
       for (; i < events.length && batch.length < EMIT_BATCH; i++) {
         const ev = events[i];
-        if (have.has(ev.event_id)) stats.otlp_duplicate_events++;
+        if (have.has(ev.event_id)) this.stats.otlp_duplicate_events++;
         else {
           have.add(ev.event_id);
           batch.push(ev);
         }
       }
       try {
-        if (batch.length) harness.sink(cap).emitMany(batch);
+        if (batch.length) this.#harness.sink(cap).emitMany(batch);
       } catch (err) {
         for (const ev of batch) have.delete(ev.event_id);
         throw err;
@@ -298,70 +389,4 @@ export function createOtlpIntake(
       await slicer.pause();
     }
   }
-
-  /** The work of the requests taken so far (see `oneAtATime`). */
-  let queue: Promise<unknown> = Promise.resolve();
-
-  /**
-   * Run requests' work one at a time, in the order their bodies arrived:
-   * the spans of one trace sent in several requests (an exporter that
-   * sends each span as it ends) get the episode the first request chose,
-   * as when each request was one synchronous step.
-   */
-  function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
-    const run = queue.then(work);
-    queue = run.catch(() => {});
-    return run;
-  }
-
-  async function answer(req: IngestRequest): Promise<IngestAnswer> {
-    const type = (req.header("content-type") ?? "").split(";")[0].trim()
-      .toLowerCase();
-    const protobuf = type === "application/x-protobuf";
-    let bytes: Uint8Array;
-    try {
-      bytes = await body(req as WithBytes, options.maxBodyBytes);
-    } catch (err) {
-      return readFailed(err);
-    }
-    const encoding = (req.header("content-encoding") ?? "").toLowerCase();
-    if (encoding && encoding !== "gzip" && encoding !== "identity") {
-      return json(415, {
-        ok: false,
-        error:
-          `Content-Encoding ${encoding} is not supported: send gzip or none`,
-      });
-    }
-    return await oneAtATime(() =>
-      work(req, bytes, encoding === "gzip", protobuf)
-    );
-  }
-
-  /** Unpack, read, map and store one request, in slices. */
-  async function work(
-    req: IngestRequest,
-    bytes: Uint8Array,
-    gzip: boolean,
-    protobuf: boolean,
-  ): Promise<IngestAnswer> {
-    const slicer = new TimeSlicer({ sliceMs: options.sliceMs });
-    let read: BoundedOtlp;
-    try {
-      if (gzip) {
-        bytes = await gunzipBounded(bytes, options.maxBodyBytes, {
-          pause: () => slicer.pause(),
-        });
-      }
-      read = await slicer.run(readOtlpSteps(bytes, options.limits));
-    } catch (err) {
-      return readFailed(err);
-    }
-    try {
-      const { rejected, message } = await record(req, read, slicer);
-      return reply(rejected, message, protobuf);
-    } catch (err) {
-      return errorAnswer(err);
-    }
-  }
-  return { answer, stats };
 }

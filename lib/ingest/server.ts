@@ -12,13 +12,10 @@ import { errorAnswer, json } from "./errors.ts";
 import { Http1Server } from "./http1/mod.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import type { HarnessStore } from "../store/store.ts";
-import {
-  createIngestHandler,
-  type IngestHandlerOptions,
-  type IngestStats,
-} from "./handler.ts";
+import { createIngestHandler } from "./handler.ts";
+import type { IngestHandlerOptions, IngestStats } from "./handler_types.ts";
 import { activeCaptureReader } from "../store/active_capture.ts";
-import { isModelRoute, type ModelGateway } from "../model_gateway/gateway.ts";
+import type { ModelGateway } from "../model_gateway/gateway.ts";
 
 /** Default ingest port. */
 export const DEFAULT_PORT = 8848;
@@ -152,7 +149,7 @@ export class IngestServer {
     const restored = await restorePending(this.#store, correlator);
     // Loopback servers answer only to their own names (DNS rebinding).
     let allowed: Set<string> | null = null;
-    const { answer, stats, gateway } = createIngestHandler(this.#store, {
+    const { answer, stats, gateway, table } = createIngestHandler(this.#store, {
       activeCapture: activeCaptureReader(this.#store.root),
       ...this.#options,
       correlator,
@@ -177,12 +174,7 @@ export class IngestServer {
         requestTimeoutMs: this.#options.requestTimeoutMs,
         handlerTimeoutMs: this.#options.handlerTimeoutMs,
         maxBufferedBodyBytes: this.#options.maxBufferedBodyBytes,
-        longRunning: gateway
-          ? (_method, target) => {
-            const q = target.indexOf("?");
-            return isModelRoute(q < 0 ? target : target.slice(0, q));
-          }
-          : undefined,
+        longRunning: (method, target) => table.longRunning(method, target),
         onError: errorAnswer,
         protocolError: (status, message) =>
           json(status, { ok: false, error: message }),

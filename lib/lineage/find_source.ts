@@ -30,17 +30,14 @@ export const DEFAULT_MAX_DEPTH = 6;
 /**
  * Visit every value under a root, with its path.
  *
- * @param value The value.
- * @param path Segments so far.
- * @param depth Levels left.
+ * @param at The value, its path (segments so far) and the levels left.
  * @param visit Called with each value (leaves, containers, JSON and tokens).
  */
-export function walk(
-  value: unknown,
-  path: PathSegment[],
-  depth: number,
+function walk(
+  at: { value: unknown; path: PathSegment[]; depth: number },
   visit: (value: unknown, path: PathSegment[]) => void,
 ): void {
+  const { value, path, depth } = at;
   visit(value, path);
   if (typeof value === "string") {
     const t = value.trimStart();
@@ -48,7 +45,14 @@ export function walk(
       try {
         const parsed = JSON.parse(value);
         if (typeof parsed === "object" && parsed !== null) {
-          walk(parsed, [...path, { json: true }], depth - 1, visit);
+          walk(
+            {
+              value: parsed,
+              path: [...path, { json: true }],
+              depth: depth - 1,
+            },
+            visit,
+          );
         }
       } catch { /* not JSON */ }
     }
@@ -69,10 +73,12 @@ export function walk(
   }
   if (depth <= 0 || typeof value !== "object" || value === null) return;
   if (Array.isArray(value)) {
-    value.forEach((v, i) => walk(v, [...path, { index: i }], depth - 1, visit));
+    value.forEach((v, i) =>
+      walk({ value: v, path: [...path, { index: i }], depth: depth - 1 }, visit)
+    );
   } else {
     for (const [k, v] of Object.entries(value)) {
-      walk(v, [...path, { key: k }], depth - 1, visit);
+      walk({ value: v, path: [...path, { key: k }], depth: depth - 1 }, visit);
     }
   }
 }
@@ -166,7 +172,7 @@ export function findAllSources(
   const vars = stateVariables(state);
   const found = new Set<string>();
   for (const [key, root] of Object.entries(state)) {
-    walk(root, [{ key }], maxDepth, (v, path) => {
+    walk({ value: root, path: [{ key }], depth: maxDepth }, (v, path) => {
       if (path.length === 1 && vars.has(v as number) && typeof v === "number") {
         return; // a variable is not a source of its own value
       }

@@ -17,8 +17,8 @@ export {
   NormStep,
   type NormStepFields,
 } from "./records.ts";
+export { argLineage } from "./arg_lineage.ts";
 export {
-  argLineage,
   normalizeAll,
   normalizeEpisode,
   type NormalizeOptions,

@@ -25,8 +25,6 @@ import {
 import { DEFAULT_MAX_DEPTH } from "./find_source.ts";
 import { argLineage } from "./arg_lineage.ts";
 
-export { argLineage };
-
 /** Options of {@linkcode normalizeEpisode}. */
 export interface NormalizeOptions {
   /** Host tool name → logical id; unmapped tools keep their name. */

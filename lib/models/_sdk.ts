@@ -132,16 +132,15 @@ function apiMessageOf(err: unknown): string | null {
  * Turn what an SDK call threw into the binding's error.
  *
  * @param err What the SDK threw.
- * @param sdk The SDK's error classes.
- * @param ctx The call.
+ * @param ctx The call, and the SDK's error classes (`sdk`).
  * @returns The error to throw: a `ModelApiError`, a `ModelResponseError`
  *   (an answer that is not JSON), or the caller's abort reason.
  */
 export function mapSdkError(
   err: unknown,
-  sdk: SdkErrorClasses,
-  ctx: SdkCallContext,
+  ctx: SdkCallContext & { sdk: SdkErrorClasses },
 ): unknown {
+  const sdk = ctx.sdk;
   if (err instanceof sdk.APIUserAbortError || ctx.signal?.aborted) {
     return ctx.signal?.reason ??
       new DOMException("The model request was aborted", "AbortError");
@@ -247,30 +246,40 @@ export interface BindingSettings {
   maxRetries: number;
 }
 
+/** A provider, as {@linkcode bindingSettings} names it in messages. */
+export interface BindingProvider {
+  /** `openai` or `anthropic`. */
+  name: string;
+  /** How messages name the provider (`OpenAI`, `Anthropic`). */
+  label: string;
+  /** The provider's base URL. */
+  baseUrl: string;
+  /** An example base URL for messages. */
+  example: string;
+}
+
 /**
  * Check a binding's model name, base URL and key, with errors that name
  * the variable to set.
  *
- * @param provider `openai` or `anthropic`.
- * @param label How messages name the provider (`OpenAI`, `Anthropic`).
  * @param model The API's model name.
- * @param options Base URL, key, time-out, retries.
- * @param defaults The provider's base URL and an example one for messages.
+ * @param options The provider (`provider`: its name, label, default and
+ *   example base URL), and the binding's base URL, key, time-out, retries.
  * @returns The settings.
  * @throws {ModelConfigError} No model name, no key, or a base URL that is not http(s).
  */
 export function bindingSettings(
-  provider: string,
-  label: string,
   model: string,
   options: {
+    provider: BindingProvider;
     baseUrl?: string;
     apiKey?: string;
     timeoutMs?: number;
     maxRetries?: number;
   },
-  defaults: { baseUrl: string; example: string },
 ): BindingSettings {
+  const { name: provider, label } = options.provider;
+  const defaults = options.provider;
   const env = provider.toUpperCase();
   if (!model) {
     throw new ModelConfigError(

@@ -43,15 +43,14 @@ export function parseToolArguments(
  * Check that an answer asked for structured output is JSON.
  *
  * @param content The answer's text.
- * @param name The structured output's name.
- * @param model Model id, for the message.
+ * @param asked The structured output's name, and the model id (for the message).
  * @throws {ModelResponseError} When the text is not JSON.
  */
 export function checkStructuredJson(
   content: string,
-  name: string,
-  model: string,
+  asked: { name: string; model: string },
 ): void {
+  const { name, model } = asked;
   try {
     JSON.parse(content);
   } catch (err) {

@@ -27,8 +27,6 @@ import {
   type OutputTool,
 } from "./_anthropic_wire.ts";
 
-export { DEFAULT_ANTHROPIC_MAX_TOKENS } from "./_anthropic_wire.ts";
-
 /** The SDK's import specifier (mapped in deno.json to `npm:@anthropic-ai/sdk@1.12.0`). */
 export const ANTHROPIC_SDK = "@anthropic-ai/sdk";
 
@@ -105,9 +103,14 @@ export class AnthropicMessagesModel implements ChatModel {
    *   URL that is not http(s).
    */
   constructor(model: string, options: AnthropicMessagesOptions = {}) {
-    const b = bindingSettings("anthropic", "Anthropic", model, options, {
-      baseUrl: ANTHROPIC_DEFAULT_BASE_URL,
-      example: "https://api.anthropic.com",
+    const b = bindingSettings(model, {
+      ...options,
+      provider: {
+        name: "anthropic",
+        label: "Anthropic",
+        baseUrl: ANTHROPIC_DEFAULT_BASE_URL,
+        example: "https://api.anthropic.com",
+      },
     });
     this.id = b.id;
     this.#model = model;
@@ -184,7 +187,8 @@ export class AnthropicMessagesModel implements ChatModel {
         ...(request.signal ? { signal: request.signal } : {}),
       });
     } catch (err) {
-      throw mapSdkError(err, sdk, {
+      throw mapSdkError(err, {
+        sdk,
         model: this.id,
         url: this.#baseUrl,
         apiKey: this.#apiKey,
@@ -250,7 +254,7 @@ export class AnthropicMessagesModel implements ChatModel {
       finish = "stop";
     } else if (output && structured === null && content !== null) {
       // a server that ignored the forced tool: its text must be the JSON
-      checkStructuredJson(content, output.name, this.id);
+      checkStructuredJson(content, { name: output.name, model: this.id });
     }
     const u = raw.usage;
     const n = (v: unknown) => (typeof v === "number" ? v : 0);

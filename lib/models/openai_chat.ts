@@ -115,9 +115,14 @@ export class OpenAiChatModel implements ChatModel {
    *   URL that is not http(s).
    */
   constructor(model: string, options: OpenAiChatOptions = {}) {
-    const b = bindingSettings("openai", "OpenAI", model, options, {
-      baseUrl: OPENAI_DEFAULT_BASE_URL,
-      example: "http://127.0.0.1:8000/v1",
+    const b = bindingSettings(model, {
+      ...options,
+      provider: {
+        name: "openai",
+        label: "OpenAI",
+        baseUrl: OPENAI_DEFAULT_BASE_URL,
+        example: "http://127.0.0.1:8000/v1",
+      },
     });
     this.id = b.id;
     this.#model = model;
@@ -228,7 +233,8 @@ export class OpenAiChatModel implements ChatModel {
         request.signal ? { signal: request.signal } : {},
       );
     } catch (err) {
-      throw mapSdkError(err, sdk, {
+      throw mapSdkError(err, {
+        sdk,
         model: this.id,
         url: this.#baseUrl,
         apiKey: this.#apiKey,
@@ -238,7 +244,10 @@ export class OpenAiChatModel implements ChatModel {
     }
     const resp = this.#readAnswer(raw);
     if (request.response_format && resp.content !== null && !resp.refusal) {
-      checkStructuredJson(resp.content, request.response_format.name, this.id);
+      checkStructuredJson(resp.content, {
+        name: request.response_format.name,
+        model: this.id,
+      });
     }
     return resp;
   }

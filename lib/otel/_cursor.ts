@@ -25,18 +25,25 @@ export function cursorPath(store: HarnessStore): string {
   return join(store.root, "otlp_export.json");
 }
 
+/** A collector's place in the cursor file. */
+export interface CursorFile {
+  /** The cursor file. */
+  path: string;
+  /** The collector's URL. */
+  endpoint: string;
+}
+
 /**
  * The cursors kept for a collector, or null when the file never named it.
  * The file names collectors by URL with credentials masked.
  *
- * @param path The cursor file.
- * @param endpoint The collector's URL.
+ * @param file The cursor file and the collector's URL.
  * @returns Cursors by capture id, or null.
  */
 export function readStreamCursors(
-  path: string,
-  endpoint: string,
+  file: CursorFile,
 ): Record<string, StreamCursor> | null {
+  const { path, endpoint } = file;
   try {
     const all = JSON.parse(Deno.readTextFileSync(path));
     const key = maskUrlCredentials(endpoint);
@@ -53,15 +60,14 @@ export function readStreamCursors(
 /**
  * Write a collector's cursors (atomically, other collectors' kept).
  *
- * @param path The cursor file.
- * @param endpoint The collector's URL.
+ * @param file The cursor file and the collector's URL.
  * @param cursors Cursors by capture id.
  */
 export function writeStreamCursors(
-  path: string,
-  endpoint: string,
+  file: CursorFile,
   cursors: Record<string, StreamCursor>,
 ): void {
+  const { path, endpoint } = file;
   const all: Record<string, unknown> = {};
   try {
     const old = JSON.parse(Deno.readTextFileSync(path));
@@ -82,15 +88,14 @@ export function writeStreamCursors(
  * (an unacknowledged line) ends the read.
  *
  * @param store The store.
- * @param captureId The capture.
- * @param after The last sequence not wanted.
+ * @param from The capture, and the last sequence not wanted.
  * @returns The events in sequence order, blob references unresolved.
  */
 export async function* eventsAfter(
   store: HarnessStore,
-  captureId: string,
-  after: number,
+  from: { captureId: string; after: number },
 ): AsyncGenerator<TraceEvent> {
+  const { captureId, after } = from;
   const first = store.index.offsetAfter(captureId, after);
   if (!first) return;
   const decoder = new TextDecoder();

@@ -36,10 +36,16 @@ export interface Found {
   m: AttrMap;
 }
 
-/** Where a span's events go, and how they are made. */
+/** The episode a span's events go to, where they go, and how they are made. */
 export interface SpanOut {
   /** The capture id (part of every event id). */
   cap: string;
+  /** The episode. */
+  episodeId: string;
+  /** The trace. */
+  traceId: string;
+  /** The kind of each span of the trace, by span id. */
+  kinds: Map<string, string | null>;
   /** The episode's event context with a fixed id (and model). */
   ctx: (id: string, model?: string | null) => EventContext;
   /** The order of an event: harness sequence, else microseconds. */
@@ -58,12 +64,8 @@ export function eventId(captureId: string, ...parts: string[]): string {
  * (role, text, occurrence) on the span, so the same message seen on two
  * spans (a chat's history) gets one id.
  */
-export function messageItems(
-  s: Found,
-  episodeId: string,
-  out: SpanOut,
-): void {
-  const { cap, ctx, at, push } = out;
+export function messageItems(s: Found, out: SpanOut): void {
+  const { cap, episodeId, ctx, at, push } = out;
   const seen = new Map<string, number>();
   for (const msg of spanMessages(s.span, s.m)) {
     const key = `${msg.role}|${sha256Hex(msg.text)}`;
@@ -80,8 +82,8 @@ export function messageItems(
 }
 
 /** A chat/LLM span's `model.responded`, with model, provider and usage. */
-export function chatItem(s: Found, traceId: string, out: SpanOut): void {
-  const { cap, ctx, at, push } = out;
+export function chatItem(s: Found, out: SpanOut): void {
+  const { cap, traceId, ctx, at, push } = out;
   const model = first(
     s.m,
     "gen_ai.response.model",
@@ -138,13 +140,8 @@ function recordedError(m: AttrMap): Record<string, unknown> | null {
 }
 
 /** A tool span's `tool.call.started` and, unless cut short, its end. */
-export function toolItems(
-  s: Found,
-  traceId: string,
-  kinds: Map<string, string | null>,
-  out: SpanOut,
-): void {
-  const { cap, ctx, at, push } = out;
+export function toolItems(s: Found, out: SpanOut): void {
+  const { cap, traceId, kinds, ctx, at, push } = out;
   const name = String(
     first(s.m, "gen_ai.tool.name", "tool.name", "traceloop.entity.name") ??
       s.span.name.replace(/^execute_tool /, ""),

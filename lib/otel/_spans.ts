@@ -37,12 +37,22 @@ export function agentName(ev: TraceEvent): string {
   return ev.source.host;
 }
 
+/** Where a span goes: its trace, its parent, and the longest value kept. */
+export interface SpanPlace {
+  /** The episode's trace id. */
+  traceId: string;
+  /** The parent span (the episode's root, or the agent span of a call). */
+  parentSpanId: string;
+  /** Longest attribute value kept, in characters (longer ones are clipped). */
+  max: number;
+}
+
 /** The root span of an episode, opened at its first event. */
 export function rootSpan(
-  captureId: string,
   ev: TraceEvent,
-  ids: { traceId: string; rootId: string },
+  ids: { captureId: string; traceId: string; rootId: string },
 ): OtlpSpan {
+  const captureId = ids.captureId;
   const agent = agentName(ev);
   return {
     traceId: ids.traceId,
@@ -85,12 +95,8 @@ export function providerOf(ev: TraceEvent): string | null {
 }
 
 /** The `chat` span of a `model.responded` event (a CLIENT span). */
-export function chatSpan(
-  ev: TraceEvent,
-  traceId: string,
-  rootId: string,
-  max: number,
-): OtlpSpan {
+export function chatSpan(ev: TraceEvent, place: SpanPlace): OtlpSpan {
+  const { traceId, parentSpanId: rootId, max } = place;
   const r = ((ev.payload as Record<string, unknown>).response ?? {}) as {
     model?: string | null;
     text?: unknown;
@@ -163,12 +169,8 @@ export function errorType(error: unknown): string {
 }
 
 /** The `execute_tool` span a `tool.call.started` event opens (not ended). */
-export function toolSpan(
-  ev: TraceEvent,
-  traceId: string,
-  parentSpanId: string,
-  max: number,
-): OtlpSpan {
+export function toolSpan(ev: TraceEvent, place: SpanPlace): OtlpSpan {
+  const { traceId, parentSpanId, max } = place;
   const p = ev.payload as Record<string, unknown>;
   const tool = p.tool as { host_name: string; logical_id: string | null };
   return {
@@ -202,7 +204,11 @@ export function toolSpan(
  * End a tool span with its `tool.call.completed` (result, ok status) or
  * `tool.call.failed` event (`error.type`, the error, error status).
  */
-export function endToolSpan(span: OtlpSpan, ev: TraceEvent, max: number): void {
+export function endToolSpan(
+  span: OtlpSpan,
+  end: { ev: TraceEvent; max: number },
+): void {
+  const { ev, max } = end;
   const p = ev.payload as Record<string, unknown>;
   span.endTimeUnixNano = nanos(ev.timestamp);
   span.attributes.push(

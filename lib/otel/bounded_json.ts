@@ -17,7 +17,14 @@
  */
 import type { OtlpSpan, OtlpTraces } from "./otlp_types.ts";
 import { ImportError } from "../importers/import_error.ts";
-import { bad, isSpace, skipLiteral, skipString } from "./bounded_json_lex.ts";
+import {
+  bad,
+  isSpace,
+  literalEnd,
+  skipLiteral,
+  skipString,
+  stringEnd,
+} from "./bounded_json_lex.ts";
 import {
   type BoundedOtlp,
   FIELDS_PER_ATTRIBUTE,
@@ -207,7 +214,7 @@ class JsonScan {
     } else if (want === KEY || want === KEY_OR_END) {
       if (c !== 0x22) throw bad("expected a key", this.#at);
       const start = this.#at;
-      this.#at = skipString(this.#buf, this.#at, true);
+      this.#at = skipString(this.#buf, this.#at);
       if (top.role === ROOT || top.role === RS || top.role === SS) {
         top.key = String(
           parseRange({ buf: this.#buf, start, stop: this.#at }),
@@ -250,9 +257,12 @@ class JsonScan {
       this.#at++;
       this.#want = c === 0x7b ? KEY_OR_END : VALUE_OR_END;
     } else {
+      // A body measured once (its spans counted) is not checked again.
+      const buf = this.#buf;
+      const at = this.#at;
       this.#at = c === 0x22
-        ? skipString(this.#buf, this.#at, !this.#measured)
-        : skipLiteral(this.#buf, this.#at, !this.#measured);
+        ? (this.#measured ? stringEnd(buf, at) : skipString(buf, at))
+        : (this.#measured ? literalEnd(buf, at) : skipLiteral(buf, at));
       this.#ended();
     }
   }

@@ -34,30 +34,37 @@ export function isSpace(b: number): boolean {
 }
 
 /**
- * Step over the string starting (with its quote) at `start`.
+ * Find the end of the string starting (with its quote) at `start`, without
+ * checking it (a body already checked once).
  *
  * @param buf The bytes.
  * @param start Where its opening quote is.
- * @param check Check its escapes and characters (else only find its end).
+ * @returns Where it ends (past its closing quote).
+ * @throws {ImportError} When it has no closing quote.
+ */
+export function stringEnd(buf: Uint8Array, start: number): number {
+  let i = start + 1;
+  for (;;) {
+    const q = buf.indexOf(0x22, i);
+    if (q < 0) throw bad("unterminated string", start);
+    let slashes = 0;
+    while (buf[q - 1 - slashes] === 0x5c) slashes++;
+    i = q + 1;
+    if (slashes % 2 === 0) return i;
+  }
+}
+
+/**
+ * Step over the string starting (with its quote) at `start`, checking its
+ * escapes and characters.
+ *
+ * @param buf The bytes.
+ * @param start Where its opening quote is.
  * @returns Where it ends (past its closing quote).
  * @throws {ImportError} When it is not a JSON string.
  */
-export function skipString(
-  buf: Uint8Array,
-  start: number,
-  check: boolean,
-): number {
+export function skipString(buf: Uint8Array, start: number): number {
   let i = start + 1;
-  if (!check) {
-    for (;;) {
-      const q = buf.indexOf(0x22, i);
-      if (q < 0) throw bad("unterminated string", start);
-      let slashes = 0;
-      while (buf[q - 1 - slashes] === 0x5c) slashes++;
-      i = q + 1;
-      if (slashes % 2 === 0) return i;
-    }
-  }
   for (;;) {
     if (i >= buf.length) throw bad("unterminated string", start);
     const b = buf[i];
@@ -83,26 +90,33 @@ export function skipString(
 }
 
 /**
- * Step over the number or literal (`true`, `false`, `null`) at `start`.
+ * Find the end of the number or literal at `start`, without checking it.
  *
  * @param buf The bytes.
  * @param start Where it begins.
- * @param check Check it (else only find its end).
  * @returns Where it ends.
- * @throws {ImportError} When it is neither.
  */
-export function skipLiteral(
-  buf: Uint8Array,
-  start: number,
-  check: boolean,
-): number {
+export function literalEnd(buf: Uint8Array, start: number): number {
   let i = start;
   while (i < buf.length) {
     const b = buf[i];
     if (b === 0x2c || b === 0x7d || b === 0x5d || isSpace(b)) break;
     i++;
   }
-  if (!check) return i;
+  return i;
+}
+
+/**
+ * Step over the number or literal (`true`, `false`, `null`) at `start`,
+ * checking it.
+ *
+ * @param buf The bytes.
+ * @param start Where it begins.
+ * @returns Where it ends.
+ * @throws {ImportError} When it is neither.
+ */
+export function skipLiteral(buf: Uint8Array, start: number): number {
+  const i = literalEnd(buf, start);
   const text = ascii.decode(buf.subarray(start, i));
   if (
     text !== "true" && text !== "false" && text !== "null" &&

@@ -212,7 +212,6 @@ function* decodeSpans(ranges: Range[]): Generator<void, OtlpSpan[]> {
   return spans;
 }
 
-// Over 80 lines: the three levels of the request, each with its caps.
 /**
  * Read OTLP protobuf within caps, in steps.
  *

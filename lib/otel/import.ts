@@ -23,7 +23,7 @@ import {
   episodeStarted,
 } from "../trace/episode_events.ts";
 import type { EventContext } from "../trace/events.ts";
-import { ImportError } from "../importers/trajectories.ts";
+import { ImportError } from "../importers/import_error.ts";
 import { decodeOtlpProtobuf } from "./protobuf_decode.ts";
 import {
   type OtlpSpan,
@@ -256,7 +256,8 @@ function* mapTrace(
     typeof seq === "number" ? seq : Number(BigInt(nanos ?? "0") / 1000n);
   const push = (order: number, ev: UnsealedEvent) =>
     items.push({ order, tie: tie++, ev });
-  const out: SpanOut = { cap, ctx, at, push };
+  const kinds = new Map(list.map((s) => [s.span.spanId, kindOf(s.m)]));
+  const out: SpanOut = { cap, episodeId, traceId, kinds, ctx, at, push };
   const startNanos = list.reduce(
     (min, s) =>
       BigInt(s.span.startTimeUnixNano ?? "0") < min
@@ -273,14 +274,13 @@ function* mapTrace(
   );
   // Messages: one event per distinct (role, text, occurrence) in the episode.
   for (const s of list) {
-    messageItems(s, episodeId, out);
+    messageItems(s, out);
     yield;
   }
-  const kinds = new Map(list.map((s) => [s.span.spanId, kindOf(s.m)]));
   for (const s of list) {
     const kind = kinds.get(s.span.spanId);
-    if (kind === "tool") toolItems(s, traceId, kinds, out);
-    else if (kind === "chat") chatItem(s, traceId, out);
+    if (kind === "tool") toolItems(s, out);
+    else if (kind === "chat") chatItem(s, out);
     yield;
   }
   const success = root.m.get("harness.outcome.success");

@@ -131,7 +131,7 @@ export class OtlpSpanBuilder {
     };
     const fresh: OpenEpisode = {
       ...ids,
-      root: rootSpan(this.#captureId, ev, ids),
+      root: rootSpan(ev, { captureId: this.#captureId, ...ids }),
       last: ev.timestamp,
       first: ev.sequence,
       input: [],
@@ -183,11 +183,15 @@ export class OtlpSpanBuilder {
     ) {
       const span = this.#calls.get(ev.parent_event_id)!.span;
       this.#calls.delete(ev.parent_event_id);
-      endToolSpan(span, ev, this.#max);
+      endToolSpan(span, { ev, max: this.#max });
       out.push(span);
     } else if (ev.kind === "model.responded") {
       episode.provider ??= providerOf(ev);
-      out.push(chatSpan(ev, episode.traceId, episode.rootId, this.#max));
+      out.push(chatSpan(ev, {
+        traceId: episode.traceId,
+        parentSpanId: episode.rootId,
+        max: this.#max,
+      }));
     }
     return out;
   }
@@ -221,7 +225,11 @@ export class OtlpSpanBuilder {
     const parentId = parent ? parent.span.spanId : episode.rootId;
     this.#calls.set(ev.event_id, {
       seq: ev.sequence,
-      span: toolSpan(ev, episode.traceId, parentId, this.#max),
+      span: toolSpan(ev, {
+        traceId: episode.traceId,
+        parentSpanId: parentId,
+        max: this.#max,
+      }),
     });
     if (this.#calls.size > this.#maxCalls) {
       const oldest = this.#calls.keys().next().value!;

@@ -33,6 +33,7 @@ import type {
 } from "./stream_options.ts";
 
 import {
+  type CursorFile,
   cursorPath,
   eventsAfter,
   readStreamCursors,
@@ -155,13 +156,18 @@ export class OtlpStreamer {
     }
   }
 
+  /** Where this collector's cursors are kept. */
+  get #cursorFile(): CursorFile {
+    return { path: this.#path, endpoint: this.#shownEndpoint };
+  }
+
   /** Load the cursors and start the loop. */
   start(): void {
-    const known = readStreamCursors(this.#path, this.#shownEndpoint);
+    const known = readStreamCursors(this.#cursorFile);
     if (known) {
       this.#cursors = known;
       // Rewritten at once: a file from before masking loses its passwords.
-      writeStreamCursors(this.#path, this.#shownEndpoint, this.#cursors);
+      writeStreamCursors(this.#cursorFile, this.#cursors);
     } else {
       // A new collector gets what is stored from now on.
       this.#store.flush();
@@ -171,7 +177,7 @@ export class OtlpStreamer {
           replay_from: c.head_sequence + 1,
         };
       }
-      writeStreamCursors(this.#path, this.#shownEndpoint, this.#cursors);
+      writeStreamCursors(this.#cursorFile, this.#cursors);
     }
     this.#schedule(0);
   }
@@ -213,7 +219,7 @@ export class OtlpStreamer {
   #saveCursors(): void {
     if (!this.#dirty) return;
     try {
-      writeStreamCursors(this.#path, this.#shownEndpoint, this.#cursors);
+      writeStreamCursors(this.#cursorFile, this.#cursors);
       this.#dirty = false;
     } catch (err) {
       this.#status.last_error =
@@ -239,7 +245,12 @@ export class OtlpStreamer {
       if (cap.head_sequence <= (this.#cursors[id]?.sent ?? 0)) continue;
       const live = await this.#liveOf(id);
       let n = 0;
-      for await (const raw of eventsAfter(this.#store, id, live.fed)) {
+      for await (
+        const raw of eventsAfter(this.#store, {
+          captureId: id,
+          after: live.fed,
+        })
+      ) {
         // Work in slices, so acknowledgements are never held up behind it.
         if (++n % 64 === 0) await new Promise((r) => setTimeout(r, 0));
         const spans = live.builder.add(this.#resolve(raw));
@@ -345,7 +356,10 @@ export class OtlpStreamer {
     if (cur.replay_from <= cur.sent) {
       let n = 0;
       for await (
-        const raw of eventsAfter(this.#store, id, cur.replay_from - 1)
+        const raw of eventsAfter(this.#store, {
+          captureId: id,
+          after: cur.replay_from - 1,
+        })
       ) {
         if (raw.sequence > cur.sent) break;
         if (++n % 64 === 0) await new Promise((r) => setTimeout(r, 0));

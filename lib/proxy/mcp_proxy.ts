@@ -213,7 +213,7 @@ export class McpProxy {
       );
     }
     this.#calls++;
-    const started = proxiedStart(this.#ctx, tool, args, hostCallId);
+    const started = proxiedStart(this.#ctx, { tool, args, hostCallId });
     this.#emit(started);
     const t0 = performance.now();
     const ms = () => Math.round((performance.now() - t0) * 1000) / 1000;
@@ -223,7 +223,10 @@ export class McpProxy {
         string,
         unknown
       >;
-      this.#emit(proxiedFinish(this.#ctx, tool, args, started, {
+      this.#emit(proxiedFinish(this.#ctx, {
+        tool,
+        args,
+        started,
         result,
         durationMs: ms(),
         hostCallId,
@@ -238,7 +241,10 @@ export class McpProxy {
           : {}),
         upstream_state: conn.state,
       };
-      this.#emit(proxiedFinish(this.#ctx, tool, args, started, {
+      this.#emit(proxiedFinish(this.#ctx, {
+        tool,
+        args,
+        started,
         error,
         durationMs: ms(),
         hostCallId,

@@ -8,6 +8,7 @@
 export { McpProxy, type McpProxyOptions } from "./mcp_proxy.ts";
 export {
   buildStdioProxyServer,
+  type ProxyServerOptions,
   serveProxy,
   type ServeProxyOptions,
 } from "./proxy_server.ts";
@@ -23,6 +24,8 @@ export {
 } from "./proxied_tool.ts";
 export {
   DEFAULT_PROXY_EPISODE,
+  type ProxiedCall,
+  type ProxiedOutcome,
   PROXY_SOURCE,
   recordProxiedCall,
   type RecordProxiedCallOptions,

@@ -28,18 +28,23 @@ export function namespacedName(server: string, tool: string): string {
   const s = server.replace(/[^A-Za-z0-9_.-]/g, "_") || "server";
   const t = tool.replace(/[^A-Za-z0-9_.-]/g, "_") || "tool";
   const name = `${s}__${t}`;
-  return name.length <= MAX_TOOL_NAME ? name : withSuffix(name, server, tool);
+  return name.length <= MAX_TOOL_NAME
+    ? name
+    : withSuffix(name, { server, tool });
 }
 
 /**
  * A name made unique with a hash suffix of the pair.
  *
  * @param name Base name.
- * @param server Server name.
- * @param tool Tool name.
+ * @param pair The server and tool names the suffix is hashed from.
  * @returns `<name cut to 119>_<8 hex>`.
  */
-export function withSuffix(name: string, server: string, tool: string): string {
+export function withSuffix(
+  name: string,
+  pair: { server: string; tool: string },
+): string {
+  const { server, tool } = pair;
   return `${name.slice(0, MAX_TOOL_NAME - 9)}_${
     sha256Hex(`${server}\0${tool}`).slice(0, 8)
   }`;
@@ -107,11 +112,10 @@ export class ProxiedTool {
    * @returns The new name.
    */
   disambiguate(): string {
-    this.#namespaced = withSuffix(
-      namespacedName(this.server, this.name),
-      this.server,
-      this.name,
-    );
+    this.#namespaced = withSuffix(namespacedName(this.server, this.name), {
+      server: this.server,
+      tool: this.name,
+    });
     return this.#namespaced;
   }
 }

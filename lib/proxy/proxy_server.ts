@@ -17,8 +17,14 @@ import { McpProxy, type McpProxyOptions } from "./mcp_proxy.ts";
 import { StdioTransport } from "./stdio_transport.ts";
 import type { StdioUpstream } from "./upstream.ts";
 
+/** Options of {@linkcode buildStdioProxyServer}. */
+export interface ProxyServerOptions extends McpProxyOptions {
+  /** Where events go. */
+  sink: EventSink;
+}
+
 /** Options of {@linkcode serveProxy}. */
-export interface ServeProxyOptions extends McpProxyOptions {
+export interface ServeProxyOptions extends ProxyServerOptions {
   /** Stops the proxy (as the host closing stdin does) when aborted. */
   signal?: AbortSignal;
 }
@@ -28,20 +34,18 @@ export interface ServeProxyOptions extends McpProxyOptions {
  * `toolset.exposed`, and answers `tools/list` and `tools/call`.
  *
  * @param upstream One upstream or several.
- * @param sink Where events go.
- * @param options Capture, episode, name, time-outs.
+ * @param options Where events go (`sink`), capture, episode, name, time-outs.
  * @returns The MCP server (connect it to a transport) and the proxy.
  * @throws {UpstreamError} When an upstream cannot start or list its tools
  *   (the upstreams are stopped first).
  */
 export async function buildStdioProxyServer(
   upstream: StdioUpstream | StdioUpstream[],
-  sink: EventSink,
-  options: McpProxyOptions,
+  options: ProxyServerOptions,
 ): Promise<{ server: Server; proxy: McpProxy }> {
   const proxy = new McpProxy(
     Array.isArray(upstream) ? upstream : [upstream],
-    sink,
+    options.sink,
     options,
   );
   try {
@@ -106,20 +110,19 @@ function proxyServer(
  * connection but the host.
  *
  * @param upstream One upstream or several.
- * @param sink Where events go.
- * @param options Capture, episode, name, time-outs, message limit, signal.
+ * @param options Where events go (`sink`), capture, episode, name,
+ *   time-outs, message limit, signal.
  * @returns The proxy, stopped, once the host is gone.
  * @throws {UpstreamError} When an upstream cannot start or list its tools
  *   (and the host is still there).
  */
 export async function serveProxy(
   upstream: StdioUpstream | StdioUpstream[],
-  sink: EventSink,
   options: ServeProxyOptions,
 ): Promise<McpProxy> {
   const proxy = new McpProxy(
     Array.isArray(upstream) ? upstream : [upstream],
-    sink,
+    options.sink,
     options,
   );
   const transport = new StdioTransport({

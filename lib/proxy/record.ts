@@ -20,8 +20,34 @@ export const PROXY_SOURCE = {
   model: null,
 } as const;
 
+/** A forwarded call: its tool, its arguments and the client's request id. */
+export interface ProxiedCall {
+  /** The tool. */
+  tool: ProxiedTool;
+  /** Arguments. */
+  args: Record<string, unknown>;
+  /** The client's request id, when known. */
+  hostCallId?: string | null;
+}
+
+/** How a forwarded call ended, for {@linkcode proxiedFinish}. */
+export interface ProxiedOutcome extends ProxiedCall {
+  /** The started event. */
+  started: UnsealedEvent;
+  /** The upstream's result (a CallToolResult), when it answered. */
+  result?: unknown;
+  /** The error, when the call failed without a result. */
+  error?: unknown;
+  /** How long it took, in ms. */
+  durationMs?: number;
+}
+
 /** Options of {@linkcode recordProxiedCall}. */
 export interface RecordProxiedCallOptions {
+  /** The tool. */
+  tool: ProxiedTool;
+  /** Arguments. */
+  args: Record<string, unknown>;
   /** Capture id. */
   captureId: string;
   /**
@@ -44,17 +70,14 @@ export const DEFAULT_PROXY_EPISODE = "ep_proxy";
  * The `tool.call.started` of a forwarded call.
  *
  * @param ctx Event context.
- * @param tool The tool.
- * @param args Arguments.
- * @param hostCallId Client request id.
+ * @param call The tool, its arguments and the client's request id.
  * @returns The event.
  */
 export function proxiedStart(
   ctx: EventContext,
-  tool: ProxiedTool,
-  args: Record<string, unknown>,
-  hostCallId?: string | null,
+  call: ProxiedCall,
 ): UnsealedEvent {
+  const { tool, args, hostCallId } = call;
   return toolCallStarted(ctx, {
     tool: { host_name: tool.namespaced, logical_id: tool.logicalId },
     arguments: args,
@@ -70,24 +93,14 @@ export function proxiedStart(
  * result's `structuredContent` is also kept as `structured_result`.
  *
  * @param ctx Event context.
- * @param tool The tool.
- * @param args Arguments.
- * @param started The started event.
- * @param outcome Result or error, timing.
+ * @param outcome The call, its started event, its result or error, timing.
  * @returns The event.
  */
 export function proxiedFinish(
   ctx: EventContext,
-  tool: ProxiedTool,
-  args: Record<string, unknown>,
-  started: UnsealedEvent,
-  outcome: {
-    result?: unknown;
-    error?: unknown;
-    durationMs?: number;
-    hostCallId?: string | null;
-  },
+  outcome: ProxiedOutcome,
 ): UnsealedEvent {
+  const { tool, args, started } = outcome;
   const common = {
     tool: { host_name: tool.namespaced, logical_id: tool.logicalId },
     arguments: args,
@@ -123,24 +136,28 @@ export function proxiedFinish(
  * failure, emitted to the sink in order.
  *
  * @param sink Where events go.
- * @param tool The tool.
- * @param args Arguments.
- * @param options Capture, episode, result or error, client call id.
+ * @param options Tool, arguments, capture, episode, result or error, client call id.
  * @returns The two events.
  */
 export function recordProxiedCall(
   sink: EventSink,
-  tool: ProxiedTool,
-  args: Record<string, unknown>,
   options: RecordProxiedCallOptions,
 ): UnsealedEvent[] {
+  const { tool, args } = options;
   const ctx: EventContext = {
     captureId: options.captureId,
     episodeId: options.episodeId ?? DEFAULT_PROXY_EPISODE,
     source: { ...PROXY_SOURCE },
   };
-  const start = proxiedStart(ctx, tool, args, options.hostCallId);
-  const end = proxiedFinish(ctx, tool, args, start, {
+  const start = proxiedStart(ctx, {
+    tool,
+    args,
+    hostCallId: options.hostCallId,
+  });
+  const end = proxiedFinish(ctx, {
+    tool,
+    args,
+    started: start,
     result: options.result,
     error: options.error,
     hostCallId: options.hostCallId,

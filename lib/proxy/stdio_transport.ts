@@ -21,8 +21,6 @@ import {
   REQUEST_TOO_LARGE_CODE,
 } from "./message_limit.ts";
 
-export type { JsonRpcMessage } from "./_json_lines.ts";
-
 /** Options of {@linkcode StdioTransport}. */
 export interface StdioTransportOptions {
   /**

@@ -430,15 +430,14 @@ export async function discoverStdioTools(
  * Call one tool on an upstream (starts it, calls, stops it).
  *
  * @param upstream How to start it.
- * @param name The upstream's tool name.
- * @param args Arguments.
+ * @param call The upstream's tool name and the arguments.
  * @returns The result, unchanged.
  */
 export async function callStdioTool(
   upstream: StdioUpstream,
-  name: string,
-  args: Record<string, unknown>,
+  call: { name: string; args: Record<string, unknown> },
 ): Promise<unknown> {
+  const { name, args } = call;
   const conn = new UpstreamConnection(upstream, { stderr: "ignore" });
   try {
     return await conn.callTool(name, args);

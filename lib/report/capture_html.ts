@@ -179,5 +179,9 @@ render();
  * @returns The HTML text.
  */
 export function renderCaptureReport(data: CaptureReportData): string {
-  return htmlPage(`harness: capture ${data.capture_id}`, data, SCRIPT);
+  return htmlPage({
+    title: `harness: capture ${data.capture_id}`,
+    data,
+    script: SCRIPT,
+  });
 }

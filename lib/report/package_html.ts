@@ -128,5 +128,9 @@ render();
  * @returns The HTML text.
  */
 export function renderPackageReport(data: PackageReportData): string {
-  return htmlPage(`harness package ${data.name}`, data, SCRIPT);
+  return htmlPage({
+    title: `harness package ${data.name}`,
+    data,
+    script: SCRIPT,
+  });
 }

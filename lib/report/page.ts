@@ -44,12 +44,14 @@ pre{font:12px ui-monospace,monospace;background:#f0f2f5;padding:6px;border-radiu
 /**
  * A complete HTML page.
  *
- * @param title Page title.
- * @param data What the script renders (embedded as JSON).
- * @param script The script's body; it reads `DATA`.
+ * @param page The title, what the script renders (`data`, embedded as
+ *   JSON) and the script's body (it reads `DATA`).
  * @returns The HTML text.
  */
-export function htmlPage(title: string, data: unknown, script: string): string {
+export function htmlPage(
+  page: { title: string; data: unknown; script: string },
+): string {
+  const { title, data, script } = page;
   const json = JSON.stringify(data).replace(/</g, "\\u003c").replace(
     /\u2028|\u2029/g,
     (c) => c === "\u2028" ? "\\u2028" : "\\u2029",

@@ -35,22 +35,7 @@ export const TEAM_SCHEMA_VERSION = "1";
 export type Sql = any;
 
 import { TeamDbError } from "./db_error.ts";
-import {
-  asTarget,
-  type DbEnvironment,
-  type DbTarget,
-  redactPassword,
-  resolveDbTarget,
-} from "./db_target.ts";
-
-export { TeamDbError };
-export {
-  asTarget,
-  type DbEnvironment,
-  type DbTarget,
-  redactPassword,
-  resolveDbTarget,
-};
+import { asTarget, type DbTarget, redactPassword } from "./db_target.ts";
 
 /** Milliseconds a statement may take before the command gives up. */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 8_000;
@@ -72,7 +57,7 @@ interface Meta {
  * within {@linkcode DEFAULT_CONNECT_TIMEOUT_S} seconds; every statement run
  * through {@linkcode timely} within `statementTimeoutMs`.
  *
- * @param to What {@linkcode resolveDbTarget} gave, or a complete URL (read
+ * @param to What `resolveDbTarget` (`db_target.ts`) gave, or a complete URL (read
  *   as is: nothing from the environment).
  * @param options Pool size and the statement time-out.
  * @returns The client (call `end()` when done).

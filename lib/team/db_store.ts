@@ -10,14 +10,8 @@
 import type { TraceEvent } from "../trace/event.ts";
 import { type ChainReport, verifyChain } from "../trace/jsonl.ts";
 import type { CaptureRecord } from "../store/index_records.ts";
-import {
-  asTarget,
-  checkSchema,
-  connectDb,
-  type DbTarget,
-  type Sql,
-  timely,
-} from "./db.ts";
+import { checkSchema, connectDb, type Sql, timely } from "./db.ts";
+import { asTarget, type DbTarget } from "./db_target.ts";
 
 /** A capture the database does not hold, or holds for several stores. */
 export class TeamCaptureError extends Error {

@@ -7,16 +7,18 @@
  */
 export {
   connectDb,
-  type DbEnvironment,
-  type DbTarget,
   migrate,
   POSTGRES_CLIENT,
-  resolveDbTarget,
   type Sql,
   TEAM_SCHEMA_VERSION,
-  TeamDbError,
 } from "./db.ts";
-export { pushCapture, type PushResult } from "./push.ts";
+export { TeamDbError } from "./db_error.ts";
+export {
+  type DbEnvironment,
+  type DbTarget,
+  resolveDbTarget,
+} from "./db_target.ts";
+export { pushCapture, type PushOptions, type PushResult } from "./push.ts";
 export {
   type ReplicationStatus,
   Replicator,

@@ -30,13 +30,32 @@ export interface PushResult {
   refused: { kind: "gap" | "fork" | "broken"; message: string } | null;
 }
 
+/** Options of {@linkcode pushCapture}. */
+export interface PushOptions {
+  /** The local store (the evidence). */
+  store: HarnessStore;
+  /** The store's id. */
+  storeId: string;
+  /** The capture. */
+  captureId: string;
+  /**
+   * Last sequence known shipped (a cursor; the database's own head decides
+   * what is new).
+   */
+  after: number;
+  /**
+   * Most events per push.
+   * @default 5000
+   */
+  limit?: number;
+}
+
 /** Events of a capture after a sequence, read from its spool. */
 async function eventsAfter(
   store: HarnessStore,
-  captureId: string,
-  after: number,
-  limit: number,
+  from: { captureId: string; after: number; limit: number },
 ): Promise<{ line: string; ev: TraceEvent }[]> {
+  const { captureId, after, limit } = from;
   const first = store.index.offsetAfter(captureId, after);
   if (!first) return [];
   const out: { line: string; ev: TraceEvent }[] = [];
@@ -54,33 +73,195 @@ async function eventsAfter(
   return out;
 }
 
-// Over 80 lines: one transaction whose steps (head, refusal, check, insert) share the reserved connection, the head and the result.
+/** A spool line and its event. */
+type Line = { line: string; ev: TraceEvent };
+
+/** One push inside its transaction: the connection, the capture, the result. */
+interface Push {
+  /** The reserved connection. */
+  tx: Sql;
+  /** Run a statement under the client's deadline. */
+  q: (query: PromiseLike<unknown>) => Promise<Sql>;
+  /** The store's id. */
+  storeId: string;
+  /** The capture. */
+  captureId: string;
+  /** What happened so far. */
+  result: PushResult;
+}
+
+/** Record a refusal (the batch is not merged). */
+async function refuse(
+  p: Push,
+  refusal: {
+    kind: "gap" | "fork" | "broken";
+    sequence: number;
+    message: string;
+  },
+): Promise<void> {
+  const { kind, sequence, message } = refusal;
+  p.result.refused = { kind, message };
+  await p.q(
+    p.tx`INSERT INTO refusals (store_id, capture_id, sequence, kind, message)
+    VALUES (${p.storeId}, ${p.captureId}, ${sequence}, ${kind}, ${message})`,
+  );
+}
+
 /**
- * Push the events of one capture that follow `after`.
+ * Events at or below the head must be the ones the database holds (same
+ * hash): those are skipped; a different one is a fork.
+ *
+ * @returns False when the push was refused.
+ */
+async function skipShipped(p: Push, old: Line[]): Promise<boolean> {
+  if (!old.length) return true;
+  const { tx, storeId, captureId } = p;
+  const seqs = old.map((b) => b.ev.sequence);
+  const stored = new Map<number, string>(
+    (await p.q(tx`SELECT sequence, event_hash FROM events
+      WHERE store_id = ${storeId} AND capture_id = ${captureId}
+      AND sequence = ANY(${`{${seqs.join(",")}}`}::bigint[])`)).map((
+      r: { sequence: string; event_hash: string },
+    ) => [Number(r.sequence), r.event_hash]),
+  );
+  for (const b of old) {
+    if (stored.get(b.ev.sequence) !== b.ev.event_hash) {
+      await refuse(p, {
+        kind: "fork",
+        sequence: b.ev.sequence,
+        message:
+          `Sequence ${b.ev.sequence} differs from the one the database holds: the chains forked`,
+      });
+      return false;
+    }
+    p.result.skipped++;
+  }
+  return true;
+}
+
+/**
+ * The rows of the new events, each line checked to follow the one before
+ * (from the database's head), or null when one does not (refused).
+ */
+async function chainedRows(
+  p: Push,
+  batch: {
+    fresh: Line[];
+    head: { sequence: number; hash: string };
+    store: HarnessStore;
+  },
+): Promise<
+  { rows: Record<string, unknown>[]; head: number; hash: string } | null
+> {
+  const { fresh, store } = batch;
+  let head = batch.head.sequence;
+  let hash = batch.head.hash;
+  if (fresh[0].ev.sequence !== head + 1) {
+    await refuse(p, {
+      kind: "gap",
+      sequence: fresh[0].ev.sequence,
+      message: `Sequence ${
+        fresh[0].ev.sequence
+      } does not follow the database's head ${head}: events are missing`,
+    });
+    return null;
+  }
+  const rows = [];
+  for (const b of fresh) {
+    const checked = checkLine(b.line, {
+      sequence: head + 1,
+      prev: hash,
+      captureId: p.captureId,
+    });
+    if (typeof checked !== "string") {
+      await refuse(p, {
+        kind: checked.kind === "link" ? "fork" : "broken",
+        sequence: head + 1,
+        message: checked.message,
+      });
+      return null;
+    }
+    head++;
+    hash = checked;
+    const ev = store.resolve(b.ev);
+    const tool = (ev.payload as { tool?: { host_name?: unknown } }).tool
+      ?.host_name;
+    rows.push({
+      store_id: p.storeId,
+      capture_id: p.captureId,
+      sequence: ev.sequence,
+      event_id: ev.event_id,
+      episode_id: ev.episode_id,
+      kind: ev.kind,
+      timestamp: ev.timestamp,
+      tool: typeof tool === "string" ? tool : null,
+      prev_event_hash: ev.prev_event_hash,
+      event_hash: ev.event_hash,
+      line: b.line,
+      payload: p.tx.json(ev.payload),
+    });
+  }
+  return { rows, head, hash };
+}
+
+/** Lock the capture's row, skip what is there, insert what follows. */
+async function pushBatch(
+  p: Push,
+  batch: { lines: Line[]; store: HarnessStore },
+): Promise<void> {
+  const { tx, q, storeId, captureId, result } = p;
+  await q(tx`INSERT INTO stores (store_id) VALUES (${storeId})
+    ON CONFLICT (store_id) DO NOTHING`);
+  await q(tx`INSERT INTO captures VALUES
+    (${storeId}, ${captureId}, 0, ${GENESIS_HASH}, 0, now())
+    ON CONFLICT (store_id, capture_id) DO NOTHING`);
+  const [cap] = await q(tx`SELECT head_sequence, head_hash, event_count
+    FROM captures WHERE store_id = ${storeId} AND capture_id = ${captureId}
+    FOR UPDATE`);
+  const head = Number(cap.head_sequence);
+  result.head = head;
+  const old = batch.lines.filter((b) => b.ev.sequence <= head);
+  if (!await skipShipped(p, old)) return;
+  const fresh = batch.lines.filter((b) => b.ev.sequence > head);
+  if (!fresh.length) return;
+  const chained = await chainedRows(p, {
+    fresh,
+    head: { sequence: head, hash: String(cap.head_hash) },
+    store: batch.store,
+  });
+  if (!chained) return;
+  const { rows } = chained;
+  for (let i = 0; i < rows.length; i += 1000) {
+    await q(tx`INSERT INTO events ${tx(rows.slice(i, i + 1000))}
+      ON CONFLICT (store_id, capture_id, sequence) DO NOTHING`);
+  }
+  await q(tx`UPDATE captures SET head_sequence = ${chained.head},
+    head_hash = ${chained.hash}, event_count = event_count + ${rows.length},
+    updated_at = now()
+    WHERE store_id = ${storeId} AND capture_id = ${captureId}`);
+  result.shipped = rows.length;
+  result.head = chained.head;
+}
+
+/**
+ * Push the events of one capture that follow `after`, in one transaction
+ * (see the module doc).
  *
  * @param sql The database client.
- * @param store The local store (the evidence).
- * @param storeId The store's id.
- * @param captureId The capture.
- * @param after Last sequence known shipped (a cursor; the database's own
- *   head decides what is new).
- * @param options Most events per push.
+ * @param options The store, its id, the capture, the cursor and the batch size.
  * @returns What happened.
+ * @throws {TeamDbError} When the database fails or is late.
  */
 export async function pushCapture(
   sql: Sql,
-  store: HarnessStore,
-  storeId: string,
-  captureId: string,
-  after: number,
-  options: { limit?: number } = {},
+  options: PushOptions,
 ): Promise<PushResult> {
-  const batch = await eventsAfter(
-    store,
+  const { store, storeId, captureId, after } = options;
+  const lines = await eventsAfter(store, {
     captureId,
     after,
-    options.limit ?? 5000,
-  );
+    limit: options.limit ?? 5000,
+  });
   const result: PushResult = {
     shipped: 0,
     skipped: 0,
@@ -91,107 +272,9 @@ export async function pushCapture(
   // (a BEGIN that never answers is caught like any other statement).
   const tx: Sql = await timely(sql, sql.reserve(), "a connection");
   const q = (query: PromiseLike<unknown>) => timely(sql, query, "the push");
-  const work = async () => {
-    await q(tx`INSERT INTO stores (store_id) VALUES (${storeId})
-      ON CONFLICT (store_id) DO NOTHING`);
-    await q(tx`INSERT INTO captures VALUES
-      (${storeId}, ${captureId}, 0, ${GENESIS_HASH}, 0, now())
-      ON CONFLICT (store_id, capture_id) DO NOTHING`);
-    const [cap] = await q(tx`SELECT head_sequence, head_hash, event_count
-      FROM captures WHERE store_id = ${storeId} AND capture_id = ${captureId}
-      FOR UPDATE`);
-    let head = Number(cap.head_sequence);
-    let hash = String(cap.head_hash);
-    result.head = head;
-    const refuse = async (
-      kind: "gap" | "fork" | "broken",
-      sequence: number,
-      message: string,
-    ) => {
-      result.refused = { kind, message };
-      await q(
-        tx`INSERT INTO refusals (store_id, capture_id, sequence, kind, message)
-        VALUES (${storeId}, ${captureId}, ${sequence}, ${kind}, ${message})`,
-      );
-    };
-    const old = batch.filter((b) => b.ev.sequence <= head);
-    if (old.length) {
-      const seqs = old.map((b) => b.ev.sequence);
-      const stored = new Map<number, string>(
-        (await q(tx`SELECT sequence, event_hash FROM events
-          WHERE store_id = ${storeId} AND capture_id = ${captureId}
-          AND sequence = ANY(${`{${seqs.join(",")}}`}::bigint[])`)).map((
-          r: { sequence: string; event_hash: string },
-        ) => [Number(r.sequence), r.event_hash]),
-      );
-      for (const b of old) {
-        if (stored.get(b.ev.sequence) !== b.ev.event_hash) {
-          await refuse(
-            "fork",
-            b.ev.sequence,
-            `Sequence ${b.ev.sequence} differs from the one the database holds: the chains forked`,
-          );
-          return;
-        }
-        result.skipped++;
-      }
-    }
-    const fresh = batch.filter((b) => b.ev.sequence > head);
-    if (!fresh.length) return;
-    if (fresh[0].ev.sequence !== head + 1) {
-      await refuse(
-        "gap",
-        fresh[0].ev.sequence,
-        `Sequence ${
-          fresh[0].ev.sequence
-        } does not follow the database's head ${head}: events are missing`,
-      );
-      return;
-    }
-    const rows = [];
-    for (const b of fresh) {
-      const checked = checkLine(b.line, head + 1, hash, captureId);
-      if (typeof checked !== "string") {
-        await refuse(
-          checked.kind === "link" ? "fork" : "broken",
-          head + 1,
-          checked.message,
-        );
-        return;
-      }
-      head++;
-      hash = checked;
-      const ev = store.resolve(b.ev);
-      const tool = (ev.payload as { tool?: { host_name?: unknown } }).tool
-        ?.host_name;
-      rows.push({
-        store_id: storeId,
-        capture_id: captureId,
-        sequence: ev.sequence,
-        event_id: ev.event_id,
-        episode_id: ev.episode_id,
-        kind: ev.kind,
-        timestamp: ev.timestamp,
-        tool: typeof tool === "string" ? tool : null,
-        prev_event_hash: ev.prev_event_hash,
-        event_hash: ev.event_hash,
-        line: b.line,
-        payload: tx.json(ev.payload),
-      });
-    }
-    for (let i = 0; i < rows.length; i += 1000) {
-      await q(tx`INSERT INTO events ${tx(rows.slice(i, i + 1000))}
-        ON CONFLICT (store_id, capture_id, sequence) DO NOTHING`);
-    }
-    await q(tx`UPDATE captures SET head_sequence = ${head}, head_hash = ${hash},
-      event_count = event_count + ${rows.length}, updated_at = now()
-      WHERE store_id = ${storeId} AND capture_id = ${captureId}`);
-    result.shipped = rows.length;
-    result.head = head;
-  };
   try {
     await q(tx`BEGIN`);
-    await work();
+    await pushBatch({ tx, q, storeId, captureId, result }, { lines, store });
     if (result.refused && Number(result.head) === 0) {
       // A refused first push leaves no empty capture behind (it would make
       // the capture's short name ambiguous); the refusal stays recorded.

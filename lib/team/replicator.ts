@@ -12,14 +12,8 @@
  */
 import { join } from "node:path";
 import type { HarnessStore } from "../store/store.ts";
-import {
-  asTarget,
-  connectDb,
-  type DbTarget,
-  migrate,
-  redactPassword,
-  type Sql,
-} from "./db.ts";
+import { connectDb, migrate, type Sql } from "./db.ts";
+import { asTarget, type DbTarget, redactPassword } from "./db_target.ts";
 import { pushCapture } from "./push.ts";
 import { storeId } from "./store_id.ts";
 
@@ -179,16 +173,13 @@ export class Replicator {
         const id = cap.capture_id;
         const cursor = this.#cursors[id] ?? 0;
         if (cap.head_sequence <= cursor) continue;
-        const r = await pushCapture(
-          this.#sql,
-          this.#store,
-          this.storeId,
-          id,
-          cursor,
-          {
-            limit: this.#batch,
-          },
-        );
+        const r = await pushCapture(this.#sql, {
+          store: this.#store,
+          storeId: this.storeId,
+          captureId: id,
+          after: cursor,
+          limit: this.#batch,
+        });
         this.#status.shipped += r.shipped;
         if (r.refused) {
           refusedNow = true;

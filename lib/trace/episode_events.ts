@@ -28,7 +28,9 @@ export function episodeStarted(
   payload: EpisodeStartedPayload = {},
   options: EventOptions = {},
 ): UnsealedEvent {
-  return makeEvent(ctx, "episode.started", payload, {
+  return makeEvent(ctx, {
+    kind: "episode.started",
+    payload,
     actor: "host",
     ...options,
   });
@@ -54,7 +56,9 @@ export function episodeFinished(
   payload: EpisodeFinishedPayload = {},
   options: EventOptions = {},
 ): UnsealedEvent {
-  return makeEvent(ctx, "episode.finished", payload, {
+  return makeEvent(ctx, {
+    kind: "episode.finished",
+    payload,
     actor: "host",
     ...options,
   });
@@ -78,7 +82,7 @@ export function annotation(
   payload: AnnotationPayload,
   options: EventOptions = {},
 ): UnsealedEvent {
-  return makeEvent(ctx, "annotation", payload, options);
+  return makeEvent(ctx, { kind: "annotation", payload, ...options });
 }
 
 /** Payload of `message`. */
@@ -101,7 +105,9 @@ export function message(
   payload: MessagePayload,
   options: EventOptions = {},
 ): UnsealedEvent {
-  return makeEvent(ctx, "message", payload, {
+  return makeEvent(ctx, {
+    kind: "message",
+    payload,
     actor: payload.role === "user" ? "user" : "model",
     ...options,
   });

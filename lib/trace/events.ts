@@ -52,13 +52,19 @@ export interface EventOptions {
   timestamp?: string;
 }
 
+/** What {@linkcode makeEvent} builds: kind and body, with the shared options. */
+export interface MakeEventOptions extends EventOptions {
+  /** Event kind. */
+  kind: EventKind | string;
+  /** Kind-specific body. */
+  payload: Payload;
+}
+
 /**
  * Build an unsealed event of any kind.
  *
  * @param ctx Capture, episode, source, clock and ids.
- * @param kind Event kind.
- * @param payload Kind-specific body.
- * @param options Actor, parent and timestamp.
+ * @param options Kind, payload, actor, parent and timestamp.
  * @returns The unsealed event.
  *
  * @example
@@ -66,8 +72,7 @@ export interface EventOptions {
  * import { makeEvent } from "./events.ts";
  * const ev = makeEvent(
  *   { captureId: "cap_1", episodeId: "ep_1", source: { host: "harness", adapter: "demo", model: null } },
- *   "annotation",
- *   { label: "hello" },
+ *   { kind: "annotation", payload: { label: "hello" } },
  * );
  * import { strictEqual } from "node:assert/strict";
  * strictEqual(ev.kind, "annotation");
@@ -75,10 +80,9 @@ export interface EventOptions {
  */
 export function makeEvent(
   ctx: EventContext,
-  kind: EventKind | string,
-  payload: Payload,
-  options: EventOptions = {},
+  options: MakeEventOptions,
 ): UnsealedEvent {
+  const { kind, payload } = options;
   const now = ctx.now ?? (() => new Date());
   const newId = ctx.newId ?? (() => `evt_${crypto.randomUUID()}`);
   return {

@@ -127,7 +127,11 @@ export async function verifyChain(
         `Line ${at.lineNumber} is not valid UTF-8: its bytes were altered`,
       );
     }
-    const checked = checkLine(line, expected, head, options.captureId);
+    const checked = checkLine(line, {
+      sequence: expected,
+      prev: head,
+      captureId: options.captureId,
+    });
     if (typeof checked !== "string") {
       return report(checked.kind, at, checked.message);
     }
@@ -151,17 +155,15 @@ export async function verifyChain(
  * Check one canonical line against the expected sequence and previous hash.
  *
  * @param line The line without its newline.
- * @param expected Sequence it must carry.
- * @param prev Hash it must link to.
- * @param captureId Capture it must belong to, when given.
+ * @param link What it must carry: its sequence, the hash it links to and,
+ *   when given, its capture.
  * @returns Its event hash, or the problem.
  */
 export function checkLine(
   line: string,
-  expected: number,
-  prev: string,
-  captureId?: string,
+  link: { sequence: number; prev: string; captureId?: string },
 ): string | { kind: ChainProblemKind; message: string } {
+  const { sequence: expected, prev, captureId } = link;
   const hs = line.indexOf(HASH_MEMBER);
   const valid = hs > 0 &&
     line.startsWith('"event_id":', hs + HASH_MEMBER_LEN) &&

@@ -26,7 +26,9 @@ export function modelRequested(
   payload: ModelRequestedPayload,
   options: EventOptions = {},
 ): UnsealedEvent {
-  return makeEvent(ctx, "model.requested", payload, {
+  return makeEvent(ctx, {
+    kind: "model.requested",
+    payload,
     actor: "runtime",
     ...options,
   });
@@ -52,7 +54,9 @@ export function modelResponded(
   payload: ModelRespondedPayload,
   options: EventOptions = {},
 ): UnsealedEvent {
-  return makeEvent(ctx, "model.responded", payload, {
+  return makeEvent(ctx, {
+    kind: "model.responded",
+    payload,
     actor: "model",
     ...options,
   });

@@ -29,7 +29,9 @@ export function nodeEnter(
   payload: NodePayload,
   options: EventOptions = {},
 ): UnsealedEvent {
-  return makeEvent(ctx, "node.enter", payload, {
+  return makeEvent(ctx, {
+    kind: "node.enter",
+    payload,
     actor: "runtime",
     ...options,
   });
@@ -47,7 +49,9 @@ export function nodeExit(
   payload: NodePayload,
   options: EventOptions = {},
 ): UnsealedEvent {
-  return makeEvent(ctx, "node.exit", payload, {
+  return makeEvent(ctx, {
+    kind: "node.exit",
+    payload,
     actor: "runtime",
     ...options,
   });
@@ -73,7 +77,9 @@ export function blackboardWrite(
   payload: BlackboardWritePayload,
   options: EventOptions = {},
 ): UnsealedEvent {
-  return makeEvent(ctx, "blackboard.write", payload, {
+  return makeEvent(ctx, {
+    kind: "blackboard.write",
+    payload,
     actor: "runtime",
     ...options,
   });

@@ -39,7 +39,9 @@ export function toolCallStarted(
   payload: ToolCallStartedPayload,
   options: EventOptions = {},
 ): UnsealedEvent {
-  return makeEvent(ctx, "tool.call.started", payload, {
+  return makeEvent(ctx, {
+    kind: "tool.call.started",
+    payload,
     actor: "model",
     ...options,
   });
@@ -71,7 +73,9 @@ export function toolCallCompleted(
   payload: ToolCallCompletedPayload,
   options: EventOptions = {},
 ): UnsealedEvent {
-  return makeEvent(ctx, "tool.call.completed", payload, {
+  return makeEvent(ctx, {
+    kind: "tool.call.completed",
+    payload,
     actor: "tool",
     ...options,
   });
@@ -103,7 +107,9 @@ export function toolCallFailed(
   payload: ToolCallFailedPayload,
   options: EventOptions = {},
 ): UnsealedEvent {
-  return makeEvent(ctx, "tool.call.failed", payload, {
+  return makeEvent(ctx, {
+    kind: "tool.call.failed",
+    payload,
     actor: "tool",
     ...options,
   });
@@ -160,5 +166,5 @@ export function toolsetExposed(
   payload: ToolsetExposedPayload,
   options: EventOptions = {},
 ): UnsealedEvent {
-  return makeEvent(ctx, "toolset.exposed", payload, options);
+  return makeEvent(ctx, { kind: "toolset.exposed", payload, ...options });
 }

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { tempDir } from "../_helpers.ts";
 import { gzipZeros, otlpBomb } from "../../bench/_reliability.ts";
 import { gunzipBounded } from "../../lib/ingest/bounded_gunzip.ts";
-import { PayloadTooLargeError } from "../../lib/ingest/errors.ts";
+import { PayloadTooLargeError } from "../../lib/ingest/payload_too_large.ts";
 
 const GIB = 1024 * 1024 * 1024;
 

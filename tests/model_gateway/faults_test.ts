@@ -363,7 +363,8 @@ Deno.test("with an ingest token, the model routes take it in x-harness-token bes
     body,
   });
   assertEquals(refused.status, 401);
-  assertMatch((await refused.json()).error, /x-harness-token/);
+  // In the API's own error shape, so the SDK shows the message.
+  assertMatch((await refused.json()).error.message, /x-harness-token/);
   const ok = await fetch(`${s.url}/v1/chat/completions`, {
     method: "POST",
     headers: {

@@ -31,8 +31,7 @@ Deno.test({
           args: ["run", "--quiet", "-A", NOTES],
         },
       ],
-      store.sink("cap_mcp"),
-      { captureId: "cap_mcp", stderr: "ignore" },
+      { sink: store.sink("cap_mcp"), captureId: "cap_mcp", stderr: "ignore" },
     );
     const [a, b] = InMemoryTransport.createLinkedPair();
     await server.connect(a);

@@ -133,8 +133,11 @@ Deno.test({
     const recorded: unknown[] = [];
     const { server, proxy } = await buildStdioProxyServer(
       [everythingUpstream("alpha"), everythingUpstream("beta")],
-      { emit: (e) => recorded.push(e) },
-      { captureId: "cap_two", stderr: "ignore" },
+      {
+        sink: { emit: (e) => recorded.push(e) },
+        captureId: "cap_two",
+        stderr: "ignore",
+      },
     );
     const [a, b] = InMemoryTransport.createLinkedPair();
     await server.connect(a);
@@ -170,8 +173,12 @@ Deno.test({
         command: Deno.execPath(),
         args: ["run", "--quiet", "-A", FLAKY],
       },
-      { emit: (e) => recorded.push(e as TraceEvent) },
-      { captureId: "cap_flaky", callTimeoutMs: 500, stderr: "ignore" },
+      {
+        sink: { emit: (e) => recorded.push(e as TraceEvent) },
+        captureId: "cap_flaky",
+        callTimeoutMs: 500,
+        stderr: "ignore",
+      },
     );
     const [a, b] = InMemoryTransport.createLinkedPair();
     await server.connect(a);

@@ -190,7 +190,12 @@ Deno.test({
           store.sink("c").emit(annotation(ctx, { type: "note", i }));
         }
         const sid = storeId(dir.path);
-        const ok = await pushCapture(sql, store, sid, "c", 0);
+        const ok = await pushCapture(sql, {
+          store,
+          storeId: sid,
+          captureId: "c",
+          after: 0,
+        });
         assertEquals([ok.shipped, ok.head, ok.refused], [5, 5, null]);
       }
       // Another history under the same store id: a fork.
@@ -204,10 +209,20 @@ Deno.test({
       for (let i = 0; i < 7; i++) {
         store.sink("c").emit(annotation(ctx, { type: "note", other: i }));
       }
-      const fork = await pushCapture(sql, store, storeId(dir.path), "c", 0);
+      const fork = await pushCapture(sql, {
+        store,
+        storeId: storeId(dir.path),
+        captureId: "c",
+        after: 0,
+      });
       assertEquals(fork.refused?.kind, "fork");
       // A cursor past the database's head: a gap.
-      const gap = await pushCapture(sql, store, storeId(dir.path), "c", 6);
+      const gap = await pushCapture(sql, {
+        store,
+        storeId: storeId(dir.path),
+        captureId: "c",
+        after: 6,
+      });
       assertEquals(gap.refused?.kind, "gap");
       const [row] = await sql`SELECT count(*)::int AS c FROM events`;
       assertEquals(row.c, 5);

@@ -1,0 +1,73 @@
+/**
+ * `POST /hook/<host>?cap=<id>`: a host's hook payload, mapped by its
+ * adapter into events of the capture `cap` names (else the active capture,
+ * else `default`). host_a answers 204 (silent for the host); host_b and
+ * host_c 200 `{ok: true, capture_id, events, head}`. What goes wrong once
+ * the hook is taken answers HTTP 200 `{ok: false, error}` (`errors.ts`).
+ *
+ * @module
+ */
+import { checkJsonShape } from "../trace/validate.ts";
+import { validateId } from "../trace/ids.ts";
+import { adapterFor, HOSTS } from "../adapters/registry.ts";
+import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
+import { json, messageOf } from "./errors.ts";
+import type { HandlerContext } from "./handler_types.ts";
+import type { Route, RouteMatch } from "./route_table.ts";
+
+/**
+ * The hook routes, one per host with an adapter.
+ *
+ * @param ctx What the handler's routes share.
+ * @returns The routes.
+ */
+export function hookRoutes(ctx: HandlerContext): Route[] {
+  return HOSTS.map((host) => ({
+    method: "POST",
+    path: `/hook/${host}`,
+    family: "hook",
+    auth: "bearer",
+    body: "json",
+    what: `${host}'s hook payloads, mapped to events by its adapter`,
+    handle: (req: IngestRequest, match: RouteMatch) =>
+      hook(ctx, { req, host, query: match.query }),
+  }));
+}
+
+async function hook(
+  ctx: HandlerContext,
+  { req, host, query }: { req: IngestRequest; host: string; query: string },
+): Promise<IngestAnswer> {
+  const { options } = ctx;
+  const cap = new URLSearchParams(query).get("cap") ||
+    options.activeCapture?.() || ctx.defaultCapture;
+  validateId("capture", cap);
+  const text = await req.text(ctx.limit);
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch (err) {
+    throw new SyntaxError(`The hook body is not JSON (${messageOf(err)})`);
+  }
+  checkJsonShape(payload);
+  const events = adapterFor(host)!(payload, {
+    captureId: cap,
+    model: options.model ?? null,
+    correlator: ctx.correlator,
+    sessions: ctx.sessions,
+    fullModelRequests: options.fullModelRequests,
+  });
+  const sealed = ctx.record(ctx.redact(events));
+  if (sealed.length > 0) ctx.gateway?.observe(sealed[0]);
+  if (host === "host_a") return { status: 204, headers: {}, body: null };
+  const last = sealed[sealed.length - 1];
+  return json(200, {
+    ok: true,
+    capture_id: cap,
+    events: sealed.length,
+    // The head this acknowledgement produced: keep it, verify against it.
+    ...(last
+      ? { head: { sequence: last.sequence, hash: last.event_hash } }
+      : {}),
+  });
+}

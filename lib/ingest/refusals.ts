@@ -1,0 +1,103 @@
+/**
+ * The ingest server's refusals of a request as typed errors: the route
+ * table and the guards throw them, and `errors.ts` alone turns them (and
+ * every other error) into a status and a body shape.
+ *
+ * @module
+ */
+
+/** No route has this path (404). */
+export class RouteNotFoundError extends Error {
+  /** The path asked for. */
+  readonly path: string;
+  /**
+   * Create a `RouteNotFoundError`.
+   *
+   * @param path The path, without the query.
+   */
+  constructor(path: string) {
+    super(`No route ${path}`);
+    this.name = "RouteNotFoundError";
+    this.path = path;
+  }
+}
+
+/** The path has routes, none for this method (405 with `Allow`). */
+export class MethodNotAllowedError extends Error {
+  /** The methods the path takes, for the `Allow` header. */
+  readonly allow: readonly string[];
+  /**
+   * Create a `MethodNotAllowedError`.
+   *
+   * @param options The method and path asked for, and the methods allowed.
+   */
+  constructor(
+    options: { method: string; path: string; allow: readonly string[] },
+  ) {
+    super(
+      `Method ${options.method} is not allowed on ${options.path}: use ${
+        options.allow.join(", ")
+      }`,
+    );
+    this.name = "MethodNotAllowedError";
+    this.allow = options.allow;
+  }
+}
+
+/**
+ * The request may not come here (403): it comes from a web page (Origin),
+ * names another host (DNS rebinding), or carries a wrong admin key.
+ */
+export class ForbiddenRequestError extends Error {
+  /**
+   * Create a `ForbiddenRequestError`.
+   *
+   * @param message Why, and what is accepted instead.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "ForbiddenRequestError";
+  }
+}
+
+/** The server's token is missing or wrong (401 with `WWW-Authenticate`). */
+export class UnauthorizedError extends Error {
+  /**
+   * Create a `UnauthorizedError`.
+   *
+   * @param message Where to send the token.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "UnauthorizedError";
+  }
+}
+
+/** The body's Content-Type or Content-Encoding is not one the route reads (415). */
+export class UnsupportedMediaTypeError extends TypeError {
+  /**
+   * Create a `UnsupportedMediaTypeError`.
+   *
+   * @param message What was sent and what to send.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "UnsupportedMediaTypeError";
+  }
+}
+
+/** Too many requests are in flight (503 with `Retry-After`). */
+export class ServerBusyError extends Error {
+  /** Seconds to wait before retrying. */
+  readonly retryAfterSeconds: number;
+  /**
+   * Create a `ServerBusyError`.
+   *
+   * @param retryAfterSeconds Seconds to wait before retrying.
+   */
+  constructor(retryAfterSeconds = 1) {
+    super("The ingest server is busy: retry shortly");
+    this.name = "ServerBusyError";
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
