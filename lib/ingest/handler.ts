@@ -11,7 +11,7 @@
  * | `GET /capture/<id>/summary` | 200 inspection (episodes, counts, fidelity, chain); 404 unknown capture |
  * | `/v1/…` (model APIs) | forwarded to the upstream and recorded: see `lib/model_gateway/` |
  * | `POST /v1/traces` | OTLP/HTTP traces (protobuf or JSON, gzip): 200 with the OTLP answer (partial success counts refused spans, those past the caps included); 400 not OTLP; 409 finished capture; 413 too large (gzip unpacked in bounded slices); 415 other types; 422 bad capture id |
- * | `GET /health` | 200 `{ok, root, pid, stats}` (`ok: false` when a part in `healthExtra` says so) |
+ * | `GET /health` | 200 `{ok, root, pid, stats, store}` (`ok: false` when the store's writes fail, `store.error` says why, or when a part in `healthExtra` says so) |
  * | `POST /admin/shutdown` | with the pid file's admin key: 200, then the server stops |
  * | anything else | 404, or 405 with `Allow` for a known path and wrong method |
  *
@@ -310,7 +310,7 @@ export function createIngestHandler(
       if (method !== "GET") return await only("GET");
       stats.pending_calls = correlator.size;
       stats.dropped_pending_calls = correlator.dropped;
-      const extra = options.healthExtra?.() ?? {};
+      const extra = { store: store.health(), ...options.healthExtra?.() };
       // A part that reports `ok: false` (a stalled export) makes it false.
       const healthy = Object.values(extra).every((v) =>
         !(typeof v === "object" && v !== null &&

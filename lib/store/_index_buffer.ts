@@ -125,7 +125,15 @@ export class IndexBuffer {
       this.#writeEpisodes();
       db.exec("COMMIT");
     } catch (err) {
-      db.exec("ROLLBACK");
+      // SQLite rolls a transaction back by itself on some errors (a full
+      // disk, SQLITE_FULL): an explicit ROLLBACK then fails with "no
+      // transaction is active" and would hide the real cause. The rows stay
+      // buffered for the next flush either way.
+      if (db.isTransaction) {
+        try {
+          db.exec("ROLLBACK");
+        } catch { /* the original error says more */ }
+      }
       throw err;
     }
     const heads = [...this.#dirtyCaptures].map((id) => {

@@ -24,6 +24,8 @@ export interface SinkTableOptions {
   onAppended: SinkWiring["onAppended"];
   /** Redaction of every payload before sealing, or null. */
   redact: SinkWiring["redact"];
+  /** Called when a spool append fails; returns the error to throw. */
+  onWriteFailed?: SinkWiring["onWriteFailed"];
 }
 
 /** The sinks of a store. */
@@ -109,6 +111,7 @@ export class SinkTable {
       blobThreshold: this.#opts.blobThreshold,
       onAppended: this.#opts.onAppended,
       redact: this.#opts.redact,
+      onWriteFailed: this.#opts.onWriteFailed,
       reopen: () => this.#reopen(captureId, path, sink),
       onUse: () => {
         // Most recently used last (nothing to do when it already is).

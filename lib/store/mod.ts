@@ -36,3 +36,5 @@ export {
 export { BlobError } from "./blobs.ts";
 export { SpoolError } from "./spool.ts";
 export { type LockOwner, StoreLockedError } from "./lock.ts";
+export { StoreFullError, type StorePart } from "./store_full.ts";
+export type { StoreHealth, StorePartFailure } from "./write_health.ts";

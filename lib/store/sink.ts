@@ -42,6 +42,11 @@ export interface SinkWiring {
    * (the chain head it finds must be this sink's).
    */
   reopen?: () => SpoolWriter;
+  /**
+   * Called when a spool append fails; returns the error to throw (the
+   * store records the failure for its health and names a full disk).
+   */
+  onWriteFailed?: (err: unknown) => unknown;
   /** Called before each append (the store's least-recently-used order). */
   onUse?: () => void;
   /**
@@ -145,11 +150,18 @@ export class JsonlTraceSink implements TraceSink {
    * @param event The unsealed event (its capture must be this sink's).
    * @returns The sealed event as stored (large values as blob references).
    * @throws {TypeError} For a wrong capture, a bad episode id or a value JSON cannot hold.
+   * @throws {StoreFullError} When the disk is full (nothing is written).
    */
   emit(event: UnsealedEvent): TraceEvent {
     const sealed = this.#seal(event);
     const w = this.#wiring;
-    const { offset, length } = this.#writer().append(sealed.line);
+    let placed: { offset: number; length: number };
+    try {
+      placed = this.#writer().append(sealed.line);
+    } catch (err) {
+      throw w.onWriteFailed?.(err) ?? err;
+    }
+    const { offset, length } = placed;
     this.#chainer.commit(sealed);
     w.onAppended(sealed.event, offset, length);
     this.#noteFinished(event);
@@ -163,6 +175,7 @@ export class JsonlTraceSink implements TraceSink {
    * @param events The unsealed events, in order.
    * @returns The sealed events as stored.
    * @throws {TypeError} For a wrong capture, a bad episode id or a value JSON cannot hold.
+   * @throws {StoreFullError} When the disk is full (nothing is written).
    */
   emitMany(events: UnsealedEvent[]): TraceEvent[] {
     const before = this.#chainer.head;
@@ -186,7 +199,7 @@ export class JsonlTraceSink implements TraceSink {
       placed = this.#writer().appendMany(sealed.map((s) => s.line));
     } catch (err) {
       this.#chainer = new HashChainer(before);
-      throw err;
+      throw this.#wiring.onWriteFailed?.(err) ?? err;
     }
     for (let i = 0; i < sealed.length; i++) {
       this.#wiring.onAppended(

@@ -36,6 +36,8 @@ import { tornTailFinding } from "./_findings.ts";
 import { insertPackage, selectPackages } from "./_packages.ts";
 import { readSpoolEvents } from "./_read_events.ts";
 import { headAnchors, verifyAnchored } from "./_verify_capture.ts";
+import { storeWriteError } from "./store_full.ts";
+import { type StoreHealth, WriteHealth } from "./write_health.ts";
 
 /** The store. Construct one per root and process; close it when done. */
 export class HarnessStore {
@@ -56,6 +58,7 @@ export class HarnessStore {
   /** Whether the sinks redact payloads before sealing. */
   readonly redacts: boolean;
   readonly #feed: IndexFeed;
+  readonly #health = new WriteHealth();
   #closed = false;
 
   /**
@@ -75,10 +78,28 @@ export class HarnessStore {
     this.#sinks = new SinkTable({
       maxOpen: options.maxOpenSpools ?? 128,
       syncIntervalMs: options.syncIntervalMs ?? 100,
-      putBlob: (text) => this.blobs.put(text),
+      putBlob: (text) => {
+        try {
+          const digest = this.blobs.put(text);
+          this.#health.succeeded("blobs");
+          return digest;
+        } catch (err) {
+          this.#health.failed("blobs", err);
+          throw err;
+        }
+      },
       blobThreshold: options.blobThreshold ?? DEFAULT_BLOB_THRESHOLD,
-      onAppended: (ev, offset, length) =>
-        this.#feed.appended(ev, offset, length),
+      onAppended: (ev, offset, length) => {
+        // An event is durable with its blobs: both parts write again.
+        this.#health.succeeded("spool");
+        this.#health.succeeded("blobs");
+        this.#feed.appended(ev, offset, length);
+      },
+      onWriteFailed: (err) => {
+        const thrown = storeWriteError(err, { root, part: "spool" });
+        this.#health.failed("spool", thrown);
+        return thrown;
+      },
       redact: options.redaction === false
         ? null
         : ((rules) => (p: Payload) => redactPayload(p, rules))(
@@ -88,6 +109,23 @@ export class HarnessStore {
     const opened = openRoot(root, options);
     this.#lock = opened.lock;
     this.#index = opened.index;
+    this.#index?.watchFlushes((err) =>
+      err === null
+        ? this.#health.succeeded("index")
+        : this.#health.failed("index", err)
+    );
+    if (this.#lock) {
+      // The one writer: blob writes a killed process left half done.
+      const swept = this.blobs.sweepTemporary();
+      if (swept) {
+        this.findings.push({
+          capture_id: "",
+          kind: "blob_temporaries_removed",
+          message:
+            `Removed ${swept} unfinished blob write file(s) (*.tmp-*) left by an earlier process`,
+        });
+      }
+    }
     this.#feed = new IndexFeed(root, this.#index, {
       readOnly: this.readOnly,
       flushMs: options.indexFlushMs ?? 50,
@@ -198,6 +236,17 @@ export class HarnessStore {
   ingest(event: unknown): TraceEvent {
     const ev = validateEvent(event);
     return this.sink(ev.capture_id).emit(ev);
+  }
+
+  /**
+   * Whether the store's writes succeed now: each part (spool, blobs,
+   * index) whose last write failed, with the reason, until a write of it
+   * succeeds again. `/health` reports it.
+   *
+   * @returns The store's health.
+   */
+  health(): StoreHealth {
+    return this.#health.report();
   }
 
   /** Why the last background index flush failed; null once one succeeds. */
