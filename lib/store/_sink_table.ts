@@ -103,7 +103,7 @@ export class SinkTable {
   create(
     captureId: string,
     path: string,
-    opened: Pick<SinkWiring, "spool" | "head" | "finished">,
+    opened: Pick<SinkWiring, "spool" | "head" | "finished" | "onAbandoned">,
   ): JsonlTraceSink {
     const sink: JsonlTraceSink = new JsonlTraceSink(captureId, {
       ...opened,

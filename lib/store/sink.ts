@@ -47,6 +47,12 @@ export interface SinkWiring {
    * store records the failure for its health and names a full disk).
    */
   onWriteFailed?: (err: unknown) => unknown;
+  /**
+   * The sink created its spool file (the capture is new): when nothing was
+   * written yet and an emit fails, the sink closes and calls this to take
+   * the empty file away, so a refused first write leaves no empty capture.
+   */
+  onAbandoned?: () => void;
   /** Called before each append (the store's least-recently-used order). */
   onUse?: () => void;
   /**
@@ -153,13 +159,19 @@ export class JsonlTraceSink implements TraceSink {
    * @throws {StoreFullError} When the disk is full (nothing is written).
    */
   emit(event: UnsealedEvent): TraceEvent {
-    const sealed = this.#seal(event);
     const w = this.#wiring;
+    let sealed: SealedEvent;
     let placed: { offset: number; length: number };
     try {
-      placed = this.#writer().append(sealed.line);
+      sealed = this.#seal(event);
+      try {
+        placed = this.#writer().append(sealed.line);
+      } catch (err) {
+        throw w.onWriteFailed?.(err) ?? err;
+      }
     } catch (err) {
-      throw w.onWriteFailed?.(err) ?? err;
+      this.#abandonIfEmpty();
+      throw err;
     }
     const { offset, length } = placed;
     this.#chainer.commit(sealed);
@@ -192,6 +204,7 @@ export class JsonlTraceSink implements TraceSink {
       }
     } catch (err) {
       this.#chainer = new HashChainer(before);
+      this.#abandonIfEmpty();
       throw err;
     }
     let placed: { offset: number; length: number }[];
@@ -199,7 +212,9 @@ export class JsonlTraceSink implements TraceSink {
       placed = this.#writer().appendMany(sealed.map((s) => s.line));
     } catch (err) {
       this.#chainer = new HashChainer(before);
-      throw this.#wiring.onWriteFailed?.(err) ?? err;
+      const thrown = this.#wiring.onWriteFailed?.(err) ?? err;
+      this.#abandonIfEmpty();
+      throw thrown;
     }
     for (let i = 0; i < sealed.length; i++) {
       this.#wiring.onAppended(
@@ -210,6 +225,16 @@ export class JsonlTraceSink implements TraceSink {
     }
     if (finishing) this.#finished = true;
     return sealed.map((s) => s.event);
+  }
+
+  /** A new capture whose first write failed: no empty spool stays behind. */
+  #abandonIfEmpty(): void {
+    if (
+      this.#closed || !this.#wiring.onAbandoned ||
+      this.#chainer.head.sequence !== 0
+    ) return;
+    this.close();
+    this.#wiring.onAbandoned();
   }
 
   #seal(event: UnsealedEvent): SealedEvent {

@@ -28,7 +28,12 @@ import type {
   ReadEventsOptions,
 } from "./store_types.ts";
 import { openRoot } from "./_open_store.ts";
-import { isSpoolFile, spoolIds, spoolPathIn } from "./_spool_files.ts";
+import {
+  isSpoolFile,
+  removeEmptySpool,
+  spoolIds,
+  spoolPathIn,
+} from "./_spool_files.ts";
 import { assertNoCaseClash, SinkTable } from "./_sink_table.ts";
 import { IndexFeed } from "./_index_feed.ts";
 import { catchUpIndex } from "./_catch_up.ts";
@@ -196,7 +201,8 @@ export class HarnessStore {
     const existing = this.#sinks.get(captureId);
     if (existing) return existing;
     const path = this.spoolPath(captureId);
-    if (!exists(path)) assertNoCaseClash(captureId, this.captureIds());
+    const created = !exists(path);
+    if (created) assertNoCaseClash(captureId, this.captureIds());
     const { writer, info } = this.#sinks.openSpool(path);
     const repaired = tornTailFinding(captureId, info);
     if (repaired) this.findings.push(repaired);
@@ -204,6 +210,8 @@ export class HarnessStore {
       spool: writer,
       head: info.head,
       finished: this.getCapture(captureId)?.status === "finished",
+      // A new capture whose first write fails leaves no empty spool.
+      ...(created ? { onAbandoned: () => removeEmptySpool(path) } : {}),
     });
   }
 
