@@ -46,15 +46,15 @@ export async function importCommand(
       fileName: basename(a.file),
     })
     : convertTrajectories(
-      a.format as ImportFormat,
       await Deno.readTextFile(a.file),
       {
+        format: a.format as ImportFormat,
         captureId: a.capture,
         fileName: basename(a.file),
         tools: a.tools ? a.tools.split(",").map((t) => t.trim()) : null,
       },
     );
-  Deno.mkdirSync(a.root, { recursive: true });
+  Deno.mkdirSync(a.root, { recursive: true, mode: 0o700 });
   using store = openForWrite(a.root);
   if (store.hasCapture(a.capture)) {
     const existing = new Set<string>();

@@ -42,9 +42,11 @@ import {
   type ToolsetExposedPayload,
 } from "../trace/tool_events.ts";
 import { sha256Digest } from "../trace/hash.ts";
+import { MAX_ID_LENGTH } from "../trace/ids.ts";
 import { openaiToolset, tau2Toolset } from "./tool_defs.ts";
 import { CallLedger, parseCall, type Party, requestorOf } from "./_calls.ts";
 import { ImportError } from "./import_error.ts";
+import { assertSealable } from "./sealable.ts";
 
 export { ImportError };
 
@@ -85,14 +87,14 @@ function trajectories(format: ImportFormat, data: unknown): Trajectory[] {
       if (!isObj(s) || !Array.isArray(s.messages)) {
         throw new ImportError(`simulation ${i}`, "no messages list");
       }
-      const reward =
-        isObj(s.reward_info) && typeof s.reward_info.reward === "number"
-          ? s.reward_info.reward
-          : null;
+      const where = `simulation ${i}`;
       return {
         task_id: String(s.task_id ?? i),
-        trial: Number(s.trial ?? 0),
-        reward,
+        trial: trialOf(s.trial, where),
+        reward: rewardOf(
+          isObj(s.reward_info) ? s.reward_info.reward : null,
+          where,
+        ),
         messages: s.messages,
         style: "tau2",
         toolset,
@@ -110,8 +112,8 @@ function trajectories(format: ImportFormat, data: unknown): Trajectory[] {
       }
       return {
         task_id: String(t.task_id ?? i),
-        trial: Number(t.trial ?? 0),
-        reward: typeof t.reward === "number" ? t.reward : null,
+        trial: trialOf(t.trial, `trajectory ${i}`),
+        reward: rewardOf(t.reward, `trajectory ${i}`),
         messages: t.traj,
         style: "openai",
         toolset: null,
@@ -136,13 +138,39 @@ function trajectories(format: ImportFormat, data: unknown): Trajectory[] {
     }
     return {
       task_id: String(isObj(t) ? t.id ?? t.task_id ?? i : i),
-      trial: Number(isObj(t) ? t.trial ?? 0 : 0),
-      reward: isObj(t) && typeof t.reward === "number" ? t.reward : null,
+      trial: trialOf(isObj(t) ? t.trial : 0, `trajectory ${i}`),
+      reward: rewardOf(isObj(t) ? t.reward : null, `trajectory ${i}`),
       messages,
       style: "openai",
       toolset,
     };
   });
+}
+
+/** A trajectory's trial number: absent is 0; one JSON cannot hold is refused. */
+function trialOf(v: unknown, where: string): number {
+  const trial = Number(v ?? 0);
+  if (!Number.isFinite(trial)) {
+    throw new ImportError(
+      where,
+      `"trial" is ${
+        typeof v === "number" ? String(v) : JSON.stringify(v)
+      }, not a finite number (a literal like 1e400 is past what JSON numbers hold): write the trial as a small integer`,
+    );
+  }
+  return trial;
+}
+
+/** A trajectory's reward: a finite number, or null when it has none. */
+function rewardOf(v: unknown, where: string): number | null {
+  if (typeof v !== "number") return null;
+  if (!Number.isFinite(v)) {
+    throw new ImportError(
+      where,
+      `"reward" is ${v}, not a finite number (a literal like 1e400 is past what JSON numbers hold)`,
+    );
+  }
+  return v;
 }
 
 function parseMaybeJson(text: string): unknown {
@@ -157,6 +185,8 @@ function parseMaybeJson(text: string): unknown {
 
 /** Options of {@linkcode convertTrajectories}. */
 export interface ConvertOptions {
+  /** The file's format. */
+  format: ImportFormat;
   /** Capture id. */
   captureId: string;
   /** File name, for provenance. */
@@ -170,74 +200,109 @@ export interface ConvertOptions {
 }
 
 /**
- * Convert a parsed file into events, per episode.
+ * Convert a file into events, per episode. A leading UTF-8 byte-order mark
+ * is skipped (the digest is of the text as given).
  *
- * @param format The file's format.
  * @param text The file's text.
- * @param options Capture, file name.
+ * @param options Format, capture, file name.
  * @returns Episodes with their events, and the file digest.
  * @throws {ImportError} Naming the position of the first problem.
  */
 export function convertTrajectories(
-  format: ImportFormat,
   text: string,
   options: ConvertOptions,
 ): {
   digest: string;
   episodes: { episode_id: string; events: UnsealedEvent[] }[];
 } {
+  const { format } = options;
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
     throw new ImportError("file", `not JSON (${(err as Error).message})`);
   }
   const digest = sha256Digest(text);
-  const seen = new Set<string>();
-  const episodes = trajectories(format, data).map((t, index) => {
-    let episodeId = `${format}_${t.task_id}_${t.trial}`.replace(
+  const ids = new EpisodeIds();
+  const episodes = trajectories(format, data).map((t, index) =>
+    convertTrajectory(t, { index, digest, ids, options })
+  );
+  return { digest, episodes };
+}
+
+/** Episode ids unique within one file, in linear time. */
+class EpisodeIds {
+  readonly #seen = new Set<string>();
+  readonly #next = new Map<string, number>();
+
+  /**
+   * A unique id for a trajectory: `<format>_<task>_<trial>` (cut to fit),
+   * then `_2`, `_3` … for the next trajectories with the same base.
+   */
+  take(format: ImportFormat, t: Trajectory): string {
+    const base = `${format}_${t.task_id}_${t.trial}`.replace(
       /[^A-Za-z0-9_.-]/g,
       "_",
-    ).slice(0, 120);
-    while (seen.has(episodeId)) episodeId += "_";
-    seen.add(episodeId);
-    const ctx: EventContext = {
-      captureId: options.captureId,
-      episodeId,
-      source: { host: format, adapter: `import-${format}`, model: null },
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.newId ? { newId: options.newId } : {}),
-    };
-    const events: UnsealedEvent[] = [
-      episodeStarted(ctx, {
-        reason: "import",
-        task: { task_id: t.task_id, trial: t.trial },
-        provenance: {
-          format,
-          file: options.fileName ?? null,
-          file_sha256: digest,
-          index,
-        },
-      }),
-      ...(t.toolset ? [toolsetExposed(ctx, t.toolset)] : []),
-    ];
-    const ledger = new CallLedger();
-    const at = `trajectory ${index} (task ${t.task_id}${
-      t.simulation ? `, simulation ${t.simulation}` : ""
-    })`;
-    t.messages.forEach((m, j) =>
-      messageEvents(m, `${at}, message ${j}`, j, {
-        ctx,
-        ledger,
-        events,
-        style: t.style,
-        tools: options.tools ?? null,
-      })
-    );
-    closeEpisode(format, t, at, { ctx, ledger, events });
-    return { episode_id: episodeId, events };
+    ).slice(0, MAX_ID_LENGTH - 8);
+    let id = base;
+    let k = this.#next.get(base) ?? 1;
+    while (this.#seen.has(id)) id = `${base}_${++k}`;
+    this.#next.set(base, k);
+    this.#seen.add(id);
+    return id;
+  }
+}
+
+/** Convert one trajectory (number `index` of its file) into an episode. */
+function convertTrajectory(
+  t: Trajectory,
+  at: {
+    index: number;
+    digest: string;
+    ids: EpisodeIds;
+    options: ConvertOptions;
+  },
+): { episode_id: string; events: UnsealedEvent[] } {
+  const { index, options } = at;
+  const format = options.format;
+  const episodeId = at.ids.take(format, t);
+  const ctx: EventContext = {
+    captureId: options.captureId,
+    episodeId,
+    source: { host: format, adapter: `import-${format}`, model: null },
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.newId ? { newId: options.newId } : {}),
+  };
+  const events: UnsealedEvent[] = [
+    episodeStarted(ctx, {
+      reason: "import",
+      task: { task_id: t.task_id, trial: t.trial },
+      provenance: {
+        format,
+        file: options.fileName ?? null,
+        file_sha256: at.digest,
+        index,
+      },
+    }),
+    ...(t.toolset ? [toolsetExposed(ctx, t.toolset)] : []),
+  ];
+  const ledger = new CallLedger();
+  const where = `trajectory ${index} (task ${t.task_id}${
+    t.simulation ? `, simulation ${t.simulation}` : ""
+  })`;
+  t.messages.forEach((m, j) => {
+    const from = events.length;
+    messageEvents(m, `${where}, message ${j}`, j, {
+      ctx,
+      ledger,
+      events,
+      style: t.style,
+      tools: options.tools ?? null,
+    });
+    assertSealable(events.slice(from), `${where}, message ${j}`);
   });
-  return { digest, episodes };
+  closeEpisode(format, t, where, { ctx, ledger, events });
+  return { episode_id: episodeId, events };
 }
 
 /** One episode's events as they are built. */
