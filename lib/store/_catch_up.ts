@@ -64,7 +64,7 @@ export function catchUpIndex(
     events += indexSpool(work.index, captureId, path, size, work.findings);
   }
   work.index.flush();
-  catchUpPackages(work.root, work.index, work.register);
+  catchUpPackages(work.root, { index: work.index, register: work.register });
   return { captures: work.captureIds.length, events };
 }
 
@@ -111,12 +111,11 @@ function indexSpool(
     // The spool is shorter than what was indexed: say so, never drop
     // the recorded head silently (the heads log keeps it too).
     findings.push(
-      shorterSpoolFinding(
-        captureId,
+      shorterSpoolFinding(captureId, {
         size,
-        from,
-        index.getCapture(captureId)?.head_sequence,
-      ),
+        indexed: from,
+        headSequence: index.getCapture(captureId)?.head_sequence,
+      }),
     );
     index.reset(captureId);
     from = 0;

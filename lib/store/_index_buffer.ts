@@ -88,7 +88,10 @@ export class IndexBuffer {
     const key = ev.capture_id + "\0" + ev.episode_id;
     let ep = this.#episodes.get(key);
     if (ep === undefined) {
-      ep = selectEpisode(this.#db, ev.capture_id, ev.episode_id) ??
+      ep = selectEpisode(this.#db, {
+        captureId: ev.capture_id,
+        episodeId: ev.episode_id,
+      }) ??
         newEpisode(ev);
       if (ep.event_count === 0) cap.episode_count++;
       this.#episodes.set(key, ep);

@@ -219,7 +219,7 @@ export class SqliteIndex {
     after: number,
   ): { sequence: number; byte_offset: number } | null {
     this.flush();
-    return selectOffsetAfter(this.#db, captureId, after);
+    return selectOffsetAfter(this.#db, { captureId, after });
   }
 
   /**

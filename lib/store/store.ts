@@ -348,7 +348,7 @@ export class HarnessStore {
     captureIds: string[],
   ): void {
     this.#assertWritable();
-    insertPackage(this.index, pkg, path, captureIds);
+    insertPackage(this.index, { pkg, path, captureIds });
   }
 
   /**
@@ -372,7 +372,11 @@ export class HarnessStore {
     options: ReadEventsOptions = {},
   ): AsyncGenerator<TraceEvent> {
     const path = this.spoolPath(captureId);
-    yield* readSpoolEvents(path, captureId, options, (ev) => this.resolve(ev));
+    yield* readSpoolEvents(path, {
+      ...options,
+      captureId,
+      resolve: (ev) => this.resolve(ev),
+    });
   }
 
   /**
@@ -401,8 +405,15 @@ export class HarnessStore {
     options: { expectHead?: { sequence: number; hash: string } | null } = {},
   ): Promise<ChainReport & { anchor: HeadAnchor | null }> {
     const { expectHead } = options;
-    const anchors = headAnchors(this.root, this.#index, captureId, expectHead);
-    return await verifyAnchored(this.spoolPath(captureId), captureId, anchors);
+    const anchors = headAnchors(captureId, {
+      root: this.root,
+      index: this.#index,
+      expectHead,
+    });
+    return await verifyAnchored(this.spoolPath(captureId), {
+      captureId,
+      anchors,
+    });
   }
 
   /**
