@@ -39,14 +39,13 @@ import {
   toolCallFailed,
   toolCallStarted,
   toolsetExposed,
-  type ToolsetExposedPayload,
 } from "../trace/tool_events.ts";
 import { sha256Digest } from "../trace/hash.ts";
-import { MAX_ID_LENGTH } from "../trace/ids.ts";
-import { openaiToolset, tau2Toolset } from "./tool_defs.ts";
 import { CallLedger, parseCall, type Party, requestorOf } from "./_calls.ts";
 import { ImportError } from "./import_error.ts";
 import { assertSealable } from "./sealable.ts";
+import { EpisodeIds } from "./_episode_ids.ts";
+import { trajectories, type Trajectory } from "./_trajectory.ts";
 
 export { ImportError };
 
@@ -56,121 +55,8 @@ export const IMPORT_FORMATS = ["openai-messages", "tau-bench", "tau2"] as const;
 /** A supported format. */
 export type ImportFormat = typeof IMPORT_FORMATS[number];
 
-/** One trajectory, normalized across formats. */
-interface Trajectory {
-  task_id: string;
-  trial: number;
-  reward: number | null;
-  messages: unknown[];
-  /** How tool calls are written: `openai` (function.name, arguments as JSON text) or `tau2` (name, arguments object). */
-  style: "openai" | "tau2";
-  /** The tools the file says the agent had, or null. */
-  toolset: ToolsetExposedPayload | null;
-  /** τ²'s simulation id, when the file gives one. */
-  simulation?: string;
-}
-
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function trajectories(format: ImportFormat, data: unknown): Trajectory[] {
-  if (format === "tau2") {
-    if (!isObj(data) || !Array.isArray(data.simulations)) {
-      throw new ImportError(
-        "file",
-        "a tau2 file is an object with a simulations list",
-      );
-    }
-    const toolset = tau2Toolset(data);
-    return data.simulations.map((s, i) => {
-      if (!isObj(s) || !Array.isArray(s.messages)) {
-        throw new ImportError(`simulation ${i}`, "no messages list");
-      }
-      const where = `simulation ${i}`;
-      return {
-        task_id: String(s.task_id ?? i),
-        trial: trialOf(s.trial, where),
-        reward: rewardOf(
-          isObj(s.reward_info) ? s.reward_info.reward : null,
-          where,
-        ),
-        messages: s.messages,
-        style: "tau2",
-        toolset,
-        ...(typeof s.id === "string" && s.id ? { simulation: s.id } : {}),
-      };
-    });
-  }
-  if (!Array.isArray(data)) {
-    throw new ImportError("file", `a ${format} file is a JSON list`);
-  }
-  return data.map((t, i) => {
-    if (format === "tau-bench") {
-      if (!isObj(t) || !Array.isArray(t.traj)) {
-        throw new ImportError(`trajectory ${i}`, "no traj list");
-      }
-      return {
-        task_id: String(t.task_id ?? i),
-        trial: trialOf(t.trial, `trajectory ${i}`),
-        reward: rewardOf(t.reward, `trajectory ${i}`),
-        messages: t.traj,
-        style: "openai",
-        toolset: null,
-      };
-    }
-    const messages = Array.isArray(t)
-      ? t
-      : isObj(t) && Array.isArray(t.messages)
-      ? t.messages
-      : null;
-    if (!messages) {
-      throw new ImportError(
-        `trajectory ${i}`,
-        "expected a list of messages or {messages}",
-      );
-    }
-    let toolset: ToolsetExposedPayload | null = null;
-    try {
-      toolset = isObj(t) ? openaiToolset(t.tools) : null;
-    } catch (err) {
-      throw new ImportError(`trajectory ${i}`, (err as Error).message);
-    }
-    return {
-      task_id: String(isObj(t) ? t.id ?? t.task_id ?? i : i),
-      trial: trialOf(isObj(t) ? t.trial : 0, `trajectory ${i}`),
-      reward: rewardOf(isObj(t) ? t.reward : null, `trajectory ${i}`),
-      messages,
-      style: "openai",
-      toolset,
-    };
-  });
-}
-
-/** A trajectory's trial number: absent is 0; one JSON cannot hold is refused. */
-function trialOf(v: unknown, where: string): number {
-  const trial = Number(v ?? 0);
-  if (!Number.isFinite(trial)) {
-    throw new ImportError(
-      where,
-      `"trial" is ${
-        typeof v === "number" ? String(v) : JSON.stringify(v)
-      }, not a finite number (a literal like 1e400 is past what JSON numbers hold): write the trial as a small integer`,
-    );
-  }
-  return trial;
-}
-
-/** A trajectory's reward: a finite number, or null when it has none. */
-function rewardOf(v: unknown, where: string): number | null {
-  if (typeof v !== "number") return null;
-  if (!Number.isFinite(v)) {
-    throw new ImportError(
-      where,
-      `"reward" is ${v}, not a finite number (a literal like 1e400 is past what JSON numbers hold)`,
-    );
-  }
-  return v;
 }
 
 function parseMaybeJson(text: string): unknown {
@@ -230,31 +116,16 @@ export function convertTrajectories(
   return { digest, episodes };
 }
 
-/** Episode ids unique within one file, in linear time. */
-class EpisodeIds {
-  readonly #seen = new Set<string>();
-  readonly #next = new Map<string, number>();
-
-  /**
-   * A unique id for a trajectory: `<format>_<task>_<trial>` (cut to fit),
-   * then `_2`, `_3` … for the next trajectories with the same base.
-   */
-  take(format: ImportFormat, t: Trajectory): string {
-    const base = `${format}_${t.task_id}_${t.trial}`.replace(
-      /[^A-Za-z0-9_.-]/g,
-      "_",
-    ).slice(0, MAX_ID_LENGTH - 8);
-    let id = base;
-    let k = this.#next.get(base) ?? 1;
-    while (this.#seen.has(id)) id = `${base}_${++k}`;
-    this.#next.set(base, k);
-    this.#seen.add(id);
-    return id;
-  }
-}
-
-/** Convert one trajectory (number `index` of its file) into an episode. */
-function convertTrajectory(
+/**
+ * Convert one trajectory (number `index` of its file) into an episode.
+ *
+ * @param t The trajectory.
+ * @param at Its position, the file's digest, the file's episode ids and
+ *   the conversion's options.
+ * @returns The episode's id and events.
+ * @throws {ImportError} Naming the message of the first problem.
+ */
+export function convertTrajectory(
   t: Trajectory,
   at: {
     index: number;
