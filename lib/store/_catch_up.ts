@@ -69,6 +69,22 @@ export function catchUpIndex(
 }
 
 /**
+ * Index what one capture's spool holds beyond what the index covers (after
+ * an append run that wrote the spool without the index).
+ *
+ * @param index The index.
+ * @param spool The capture, its spool, and where to say what was found.
+ * @returns Events indexed.
+ */
+export function catchUpCapture(
+  index: SqliteIndex,
+  spool: { captureId: string; path: string; findings: OpenFinding[] },
+): number {
+  const size = Deno.statSync(spool.path).size;
+  return indexSpool(index, spool.captureId, spool.path, size, spool.findings);
+}
+
+/**
  * Open and close a spool to repair a torn tail now; a damaged one is left
  * exactly as it is and reported.
  *

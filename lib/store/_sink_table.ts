@@ -26,6 +26,8 @@ export interface SinkTableOptions {
   redact: SinkWiring["redact"];
   /** Called when a spool append fails; returns the error to throw. */
   onWriteFailed?: SinkWiring["onWriteFailed"];
+  /** Called after an append run, with the capture and its last event. */
+  onRunAppended?: SinkWiring["onRunAppended"];
 }
 
 /** The sinks of a store. */
@@ -112,6 +114,7 @@ export class SinkTable {
       onAppended: this.#opts.onAppended,
       redact: this.#opts.redact,
       onWriteFailed: this.#opts.onWriteFailed,
+      onRunAppended: this.#opts.onRunAppended,
       reopen: () => this.#reopen(captureId, path, sink),
       onUse: () => {
         // Most recently used last (nothing to do when it already is).

@@ -33,6 +33,11 @@ export interface SinkWiring {
   blobThreshold: number;
   /** Called after each durable append. */
   onAppended: (event: TraceEvent, offset: number, length: number) => void;
+  /**
+   * Called after an append run ({@linkcode JsonlTraceSink.emitRun}) with
+   * its last event: the run's lines are in the spool, not yet indexed.
+   */
+  onRunAppended?: (last: TraceEvent) => void;
   /** Called by close(). */
   onClose: () => void;
   /** The capture was finished before this sink opened. */
@@ -90,6 +95,8 @@ export class JsonlTraceSink implements TraceSink {
   #closed = false;
   #finished: boolean;
   #lastEpisode = "";
+  /** An append run is being written: nothing else may be. */
+  #running = false;
 
   /**
    * Create a `JsonlTraceSink`. The store does, in `store.sink(id)`.
@@ -159,6 +166,7 @@ export class JsonlTraceSink implements TraceSink {
    * @throws {StoreFullError} When the disk is full (nothing is written).
    */
   emit(event: UnsealedEvent): TraceEvent {
+    this.#assertNotRunning();
     const w = this.#wiring;
     let sealed: SealedEvent;
     let placed: { offset: number; length: number };
@@ -190,6 +198,7 @@ export class JsonlTraceSink implements TraceSink {
    * @throws {StoreFullError} When the disk is full (nothing is written).
    */
   emitMany(events: UnsealedEvent[]): TraceEvent[] {
+    this.#assertNotRunning();
     const before = this.#chainer.head;
     const sealed: SealedEvent[] = [];
     let finishing = false;
@@ -225,6 +234,76 @@ export class JsonlTraceSink implements TraceSink {
     }
     if (finishing) this.#finished = true;
     return sealed.map((s) => s.event);
+  }
+
+  /**
+   * Seal and append a long run of events given in batches (a streamed
+   * import), as one unit: each batch is one write, and nothing of the run
+   * is indexed or told to observers until all of it is written. If any
+   * batch fails (a bad event, a full disk, the batches' source throws), the
+   * spool is cut back to where the run started and the chain restored:
+   * none of it stays. Memory follows one batch, not the run. Other emits
+   * to this capture are refused while the run is written.
+   *
+   * @param batches The events, in order, a batch at a time.
+   * @returns How many events were written, and the last of them (null for none).
+   * @throws {TypeError} For a wrong capture, a bad episode id, a value JSON cannot hold, or a run already under way.
+   * @throws {StoreFullError} When the disk is full (nothing of the run is kept).
+   */
+  async emitRun(
+    batches: AsyncIterable<UnsealedEvent[]> | Iterable<UnsealedEvent[]>,
+  ): Promise<{ events: number; last: TraceEvent | null }> {
+    this.#assertNotRunning();
+    this.#running = true;
+    const before = this.#chainer.head;
+    let start = -1;
+    let events = 0;
+    let last: TraceEvent | null = null;
+    let finishing = false;
+    try {
+      start = this.#writer().size;
+      for await (const batch of batches) {
+        const lines: string[] = [];
+        for (const ev of batch) {
+          if (finishing) throw new CaptureFinishedError(this.captureId);
+          const s = this.#seal(ev);
+          this.#chainer.commit(s);
+          lines.push(s.line);
+          last = s.event;
+          finishing = ev.kind === "annotation" &&
+            ev.payload.type === "capture.finished";
+        }
+        if (lines.length === 0) continue;
+        try {
+          this.#writer().appendMany(lines);
+        } catch (err) {
+          throw this.#wiring.onWriteFailed?.(err) ?? err;
+        }
+        events += lines.length;
+      }
+    } catch (err) {
+      this.#chainer = new HashChainer(before);
+      if (start >= 0) {
+        try {
+          this.#writer().cutBack(start);
+        } catch { /* the original error says more */ }
+      }
+      this.#running = false;
+      this.#abandonIfEmpty();
+      throw err;
+    }
+    this.#running = false;
+    if (last) this.#wiring.onRunAppended?.(last);
+    if (finishing) this.#finished = true;
+    return { events, last };
+  }
+
+  #assertNotRunning(): void {
+    if (this.#running) {
+      throw new TypeError(
+        `Cannot emit to capture "${this.captureId}" while a run of events (an import) is being written to it: wait until it ends`,
+      );
+    }
   }
 
   /** A new capture whose first write failed: no empty spool stays behind. */

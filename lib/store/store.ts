@@ -36,7 +36,7 @@ import {
 } from "./_spool_files.ts";
 import { assertNoCaseClash, SinkTable } from "./_sink_table.ts";
 import { IndexFeed } from "./_index_feed.ts";
-import { catchUpIndex } from "./_catch_up.ts";
+import { catchUpCapture, catchUpIndex } from "./_catch_up.ts";
 import { tornTailFinding } from "./_findings.ts";
 import { insertPackage, selectPackages } from "./_packages.ts";
 import { readSpoolEvents } from "./_read_events.ts";
@@ -99,6 +99,22 @@ export class HarnessStore {
         this.#health.succeeded("spool");
         this.#health.succeeded("blobs");
         this.#feed.appended(ev, offset, length);
+      },
+      onRunAppended: (last) => {
+        this.#health.succeeded("spool");
+        this.#health.succeeded("blobs");
+        try {
+          catchUpCapture(this.index, {
+            captureId: last.capture_id,
+            path: this.spoolPath(last.capture_id),
+            findings: this.findings,
+          });
+          this.#feed.ranAppended(last);
+        } catch (err) {
+          // The run is in the spool: the index (derived) catches up when
+          // the store opens next; /health says why meanwhile.
+          this.#health.failed("index", err);
+        }
       },
       onWriteFailed: (err) => {
         const thrown = storeWriteError(err, { root, part: "spool" });
