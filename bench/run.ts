@@ -44,6 +44,10 @@ if (only === "gateway" && Deno.args.includes("--loop")) {
   const { gatewayBench } = await import("./gateway_bench.ts");
   await gatewayBench(Deno.args.slice(1));
 }
+if (only === "import") {
+  const { importBench } = await import("./import_bench.ts");
+  await importBench(Deno.args.slice(1));
+}
 if (only === "loop") {
   const { loopBench } = await import("./loop_bench.ts");
   await loopBench(Deno.args.slice(1));

@@ -6,10 +6,13 @@
  */
 import { basename } from "node:path";
 import {
-  convertTrajectories,
   IMPORT_FORMATS,
   type ImportFormat,
 } from "../importers/trajectories.ts";
+import {
+  planOfEpisodes,
+  planTrajectoryFile,
+} from "../importers/import_file.ts";
 import { convertOtlp } from "../otel/import.ts";
 import { UsageError } from "./io.ts";
 import type { Io } from "./io.ts";
@@ -40,20 +43,19 @@ export async function importCommand(
   if (!a.file || !a.capture) {
     throw new UsageError("import needs a FILE and --capture ID");
   }
-  const { digest, episodes } = a.format === "otlp"
-    ? convertOtlp(await Deno.readFile(a.file), {
+  const plan = a.format === "otlp"
+    ? planOfEpisodes(convertOtlp(await Deno.readFile(a.file), {
       captureId: a.capture,
       fileName: basename(a.file),
-    })
-    : convertTrajectories(
-      await Deno.readTextFile(a.file),
-      {
-        format: a.format as ImportFormat,
-        captureId: a.capture,
-        fileName: basename(a.file),
-        tools: a.tools ? a.tools.split(",").map((t) => t.trim()) : null,
-      },
-    );
+    }))
+    : await planTrajectoryFile({
+      format: a.format as ImportFormat,
+      path: a.file,
+      captureId: a.capture,
+      fileName: basename(a.file),
+      tools: a.tools ? a.tools.split(",").map((t) => t.trim()) : null,
+    });
+  const { digest } = plan;
   Deno.mkdirSync(a.root, { recursive: true, mode: 0o700 });
   using store = openForWrite(a.root);
   if (store.hasCapture(a.capture)) {
@@ -70,34 +72,28 @@ export async function importCommand(
         );
       }
     }
-    const clash = episodes.find((e) => existing.has(e.episode_id));
+    const clash = plan.episode_ids.find((id) => existing.has(id));
     if (clash) {
       throw new Error(
-        `Capture "${a.capture}" already has episode ${clash.episode_id}; import into another capture; nothing was imported`,
+        `Capture "${a.capture}" already has episode ${clash}; import into another capture; nothing was imported`,
       );
     }
   }
-  // One write for the whole file: all of it is recorded, or none.
-  const all = episodes.flatMap((e) => e.events);
-  store.sink(a.capture).emitMany(all);
-  const succeeded =
-    episodes.filter((e) =>
-      e.events.some((ev) =>
-        ev.kind === "annotation" && ev.payload.success === true
-      )
-    ).length;
+  // One run for the whole file, read a trajectory at a time: all of it is
+  // recorded, or none.
+  await plan.write(store.sink(a.capture));
   const summary = {
     capture_id: a.capture,
     file: a.file,
     file_sha256: digest,
-    episodes: episodes.length,
-    events: all.length,
-    successful: succeeded,
+    episodes: plan.episode_ids.length,
+    events: plan.events,
+    successful: plan.successful,
   };
   io.out(
     a.json
       ? JSON.stringify(summary, null, 2)
-      : `Imported ${episodes.length} episodes (${all.length} events, ${succeeded} successful) from ${a.file} into capture ${a.capture}`,
+      : `Imported ${summary.episodes} episodes (${summary.events} events, ${summary.successful} successful) from ${a.file} into capture ${a.capture}`,
   );
   return 0;
 }

@@ -23,6 +23,12 @@ export type JsonPiece =
     value: unknown;
   }
   | {
+    /** The streamed list starts (before its elements, if any). */
+    kind: "list";
+    /** Its key, or null for a top-level list. */
+    key: string | null;
+  }
+  | {
     /** An element of the streamed list. */
     kind: "item";
     /** The key of the list, or null for a top-level list. */
@@ -147,6 +153,7 @@ export async function* streamJson(
         else throw new ImportError("file", "not JSON (expected { or [)");
         depth = 1;
         level = 1;
+        if (top === "list") pieces.push({ kind: "list", key: null });
         continue;
       }
       // A piece starts at its first byte at its level.
@@ -169,6 +176,7 @@ export async function* streamJson(
           level = 2;
           start = -1;
           index = 0;
+          pieces.push({ kind: "list", key });
         }
         depth++;
         continue;
