@@ -67,6 +67,20 @@ interface Episode {
 /** The top-level members of a τ² file other than its simulations. */
 type Head = Record<string, unknown>;
 
+/** One pass over a file. */
+interface Pass {
+  /** The digest the episodes name (a stand-in in the first pass). */
+  digest: string;
+  /** Takes the file's bytes. */
+  hash: ReturnType<typeof createHash>;
+  /** Gets a τ² file's other members. */
+  head: Head;
+  /** Where the tools are read from, when known (the second pass). */
+  toolsetFrom?: Head;
+  /** Set to the toolset the episodes got (τ²). */
+  toolset?: ToolsetExposedPayload | null;
+}
+
 /**
  * Read a trajectory file a piece at a time and convert every trajectory,
  * writing nothing: the plan says what an import will write, and writes it.
@@ -84,8 +98,9 @@ export async function planTrajectoryFile(
   let events = 0;
   let successful = 0;
   // The digest is not known yet: the first pass checks with a stand-in.
+  const first: Pass = { digest: GENESIS_HASH, hash, head };
   for await (
-    const ep of episodes(options, { digest: GENESIS_HASH, hash, head })
+    const ep of episodes(options, first)
   ) {
     episodeIds.push(ep.episode_id);
     events += ep.events.length;
@@ -96,6 +111,12 @@ export async function planTrajectoryFile(
     ) successful++;
   }
   const digest = DIGEST_PREFIX + hash.digest("hex");
+  // A τ² file whose tools come after its simulations: the first pass did
+  // not know them, the second gives every episode its toolset.exposed.
+  if (
+    options.format === "tau2" && first.toolset === null &&
+    tau2Toolset(head) !== null
+  ) events += episodeIds.length;
   return {
     digest,
     episode_ids: episodeIds,
@@ -143,16 +164,10 @@ async function* batches(
  */
 async function* episodes(
   options: TrajectoryFileOptions,
-  pass: {
-    digest: string;
-    hash: ReturnType<typeof createHash>;
-    head: Head;
-    toolsetFrom?: Head;
-  },
+  pass: Pass,
 ): AsyncGenerator<Episode> {
   const { format } = options;
   const ids = new EpisodeIds();
-  let toolset: ToolsetExposedPayload | null | undefined;
   let sawList = false;
   async function* hashed(): AsyncGenerator<Uint8Array> {
     for await (const chunk of readChunks(options.path)) {
@@ -173,7 +188,9 @@ async function* episodes(
         pass.head[piece.key] = piece.value;
         continue;
       }
-      toolset ??= tau2Toolset(pass.toolsetFrom ?? pass.head);
+      const toolset = pass.toolset ??= tau2Toolset(
+        pass.toolsetFrom ?? pass.head,
+      );
       yield convertTrajectory(
         tau2Trajectory(piece.value, piece.index, toolset),
         {

@@ -113,3 +113,27 @@ Deno.test("planTrajectoryFile(): a file changed after it was checked is refused 
   assertEquals(store.captureIds(), []);
   assertOk(!store.hasCapture("cap"));
 });
+
+Deno.test("planTrajectoryFile() gives every episode its tools when the τ² file names them after its simulations", async () => {
+  await using dir = await tempDir();
+  const { simulations } = JSON.parse(Deno.readTextFileSync(SLICE));
+  const path = join(dir.path, "late_info.json");
+  Deno.writeTextFileSync(
+    path,
+    JSON.stringify({
+      simulations: simulations.slice(0, 3),
+      info: { environment_info: { domain_name: "retail", tool_defs: {} } },
+    }),
+  );
+  const plan = await planTrajectoryFile({
+    format: "tau2",
+    path,
+    captureId: "c",
+  });
+  using store = new HarnessStore(join(dir.path, "store"));
+  await plan.write(store.sink("c"));
+  const kinds = [];
+  for await (const ev of store.readEvents("c")) kinds.push(ev.kind);
+  assertEquals(kinds.length, plan.events);
+  assertEquals(kinds.filter((k) => k === "toolset.exposed").length, 3);
+});
