@@ -6,7 +6,7 @@
  * @module
  */
 import { MAX_ID_LENGTH } from "../trace/ids.ts";
-import type { ImportFormat } from "./trajectories.ts";
+import type { ImportFormat } from "./import_formats.ts";
 import type { Trajectory } from "./_trajectory.ts";
 
 /** Episode ids unique within one file, in linear time. */

@@ -9,7 +9,7 @@
 import type { ToolsetExposedPayload } from "../trace/tool_events.ts";
 import { ImportError } from "./import_error.ts";
 import { openaiToolset, tau2Toolset } from "./tool_defs.ts";
-import type { ImportFormat } from "./trajectories.ts";
+import type { ImportFormat } from "./import_formats.ts";
 
 /** One trajectory, normalized across formats. */
 export interface Trajectory {

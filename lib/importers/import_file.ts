@@ -22,11 +22,8 @@ import { streamJson } from "./json_stream.ts";
 import { tau2Toolset } from "./tool_defs.ts";
 import { EpisodeIds } from "./_episode_ids.ts";
 import { listTrajectory, tau2Trajectory } from "./_trajectory.ts";
-import {
-  type ConvertOptions,
-  convertTrajectory,
-  type ImportFormat,
-} from "./trajectories.ts";
+import { type ConvertOptions, convertTrajectory } from "./trajectories.ts";
+import type { ImportFormat } from "./import_formats.ts";
 
 /** Events appended per write of the run. */
 const RUN_BATCH_EVENTS = 2000;

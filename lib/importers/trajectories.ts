@@ -44,16 +44,13 @@ import { sha256Digest } from "../trace/hash.ts";
 import { CallLedger, parseCall, type Party, requestorOf } from "./_calls.ts";
 import { ImportError } from "./import_error.ts";
 import { assertSealable } from "./sealable.ts";
+import type { ImportFormat } from "./import_formats.ts";
 import { EpisodeIds } from "./_episode_ids.ts";
 import { trajectories, type Trajectory } from "./_trajectory.ts";
 
 export { ImportError };
 
-/** Supported formats. */
-export const IMPORT_FORMATS = ["openai-messages", "tau-bench", "tau2"] as const;
-
-/** A supported format. */
-export type ImportFormat = typeof IMPORT_FORMATS[number];
+export { IMPORT_FORMATS, type ImportFormat } from "./import_formats.ts";
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
