@@ -49,28 +49,30 @@ export function trajectories(
       );
     }
     const toolset = tau2Toolset(data);
-    return data.simulations.map((s, i) => tau2Trajectory(s, i, toolset));
+    return data.simulations.map((s, index) =>
+      tau2Trajectory(s, { index, toolset })
+    );
   }
   if (!Array.isArray(data)) {
     throw new ImportError("file", `a ${format} file is a JSON list`);
   }
-  return data.map((t, i) => listTrajectory(format, t, i));
+  return data.map((t, index) => listTrajectory(t, { format, index }));
 }
 
 /**
  * One τ² simulation as a trajectory.
  *
  * @param s The simulation as parsed.
- * @param i Its position in `simulations`.
- * @param toolset The tools the file declares (`tau2Toolset`), or null.
+ * @param at Its position in `simulations`, and the tools the file declares
+ *   (`tau2Toolset`, or null).
  * @returns The trajectory.
  * @throws {ImportError} When it has no messages, or a trial or reward JSON cannot hold.
  */
 export function tau2Trajectory(
   s: unknown,
-  i: number,
-  toolset: ToolsetExposedPayload | null,
+  at: { index: number; toolset: ToolsetExposedPayload | null },
 ): Trajectory {
+  const { index: i, toolset } = at;
   if (!isObj(s) || !Array.isArray(s.messages)) {
     throw new ImportError(`simulation ${i}`, "no messages list");
   }
@@ -92,17 +94,17 @@ export function tau2Trajectory(
 /**
  * One element of a τ-bench v1 or OpenAI-messages file as a trajectory.
  *
- * @param format `tau-bench` or `openai-messages`.
  * @param t The element as parsed.
- * @param i Its position in the file's list.
+ * @param at The format (`tau-bench` or `openai-messages`) and its position
+ *   in the file's list.
  * @returns The trajectory.
  * @throws {ImportError} When it is not what the format says.
  */
 export function listTrajectory(
-  format: ImportFormat,
   t: unknown,
-  i: number,
+  at: { format: ImportFormat; index: number },
 ): Trajectory {
+  const { format, index: i } = at;
   if (format === "tau-bench") {
     if (!isObj(t) || !Array.isArray(t.traj)) {
       throw new ImportError(`trajectory ${i}`, "no traj list");

@@ -189,7 +189,7 @@ async function* episodes(
         pass.toolsetFrom ?? pass.head,
       );
       yield convertTrajectory(
-        tau2Trajectory(piece.value, piece.index, toolset),
+        tau2Trajectory(piece.value, { index: piece.index, toolset }),
         {
           index: piece.index,
           ids,
@@ -200,7 +200,7 @@ async function* episodes(
     } else {
       if (piece.kind === "member") throw notShaped(format);
       yield convertTrajectory(
-        listTrajectory(format, piece.value, piece.index),
+        listTrajectory(piece.value, { format, index: piece.index }),
         {
           index: piece.index,
           ids,
