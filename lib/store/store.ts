@@ -219,13 +219,16 @@ export class HarnessStore {
     const path = this.spoolPath(captureId);
     const created = !exists(path);
     if (created) assertNoCaseClash(captureId, this.captureIds());
+    // Asked before the spool opens: a failure here (the index cannot flush
+    // on a full disk) must leave no open file and no new spool behind.
+    const finished = this.getCapture(captureId)?.status === "finished";
     const { writer, info } = this.#sinks.openSpool(path);
     const repaired = tornTailFinding(captureId, info);
     if (repaired) this.findings.push(repaired);
     return this.#sinks.create(captureId, path, {
       spool: writer,
       head: info.head,
-      finished: this.getCapture(captureId)?.status === "finished",
+      finished,
       // A new capture whose first write fails leaves no empty spool.
       ...(created ? { onAbandoned: () => removeEmptySpool(path) } : {}),
     });

@@ -10,6 +10,10 @@
 import { join } from "node:path";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { IngestServer } from "../../lib/ingest/server.ts";
+import { planTrajectoryFile } from "../../lib/importers/import_file.ts";
+
+const SLICE =
+  new URL("../../fixtures/tau2_retail_slice.json", import.meta.url).pathname;
 
 const [fsDir] = Deno.args;
 const root = join(fsDir, "store");
@@ -80,6 +84,19 @@ const report: Record<string, unknown> = {};
     }
     report.acked = acked;
     report.refused = refused;
+    // A streamed import on the full disk: refused, nothing of it kept.
+    const plan = await planTrajectoryFile({
+      format: "tau2",
+      path: SLICE,
+      captureId: "cap_import",
+    });
+    try {
+      await plan.write(store.sink("cap_import"));
+      report.import_full = "written";
+    } catch (err) {
+      report.import_full = (err as Error).message;
+    }
+    report.import_spool_left = store.hasCapture("cap_import");
     report.temporaries_while_full = blobTemporaries().length;
     report.health_full = (await getJson(`${url}/health`)).body;
     report.captures_full = await getJson(`${url}/captures`);

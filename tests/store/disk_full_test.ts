@@ -52,6 +52,9 @@ Deno.test("HarnessStore on a full disk: the real cause on every route, no tempor
   assertEquals(r.write_status, 500);
   assertMatch(r.write_error, /disk is full/);
   assertEquals(r.temporaries_while_full, 0);
+  // A streamed import on the full disk keeps nothing.
+  assertMatch(r.import_full, /disk is full/);
+  assertEquals(r.import_spool_left, false);
   // /health says so, with the reason.
   assertEquals(r.health_full.ok, false);
   assertEquals(r.health_full.store.ok, false);
