@@ -50,6 +50,10 @@ if (only === "hooks") {
   const { hooksBench } = await import("./hooks_bench.ts");
   await hooksBench(Deno.args.slice(1));
 }
+if (only === "import") {
+  const { importBench } = await import("./import_bench.ts");
+  await importBench(Deno.args.slice(1));
+}
 if (only === "loop") {
   const { loopBench } = await import("./loop_bench.ts");
   await loopBench(Deno.args.slice(1));

@@ -6,10 +6,14 @@
  */
 import { basename } from "node:path";
 import {
-  convertTrajectories,
   IMPORT_FORMATS,
   type ImportFormat,
 } from "../importers/trajectories.ts";
+import {
+  planOfEpisodes,
+  planTrajectoryFile,
+} from "../importers/import_file.ts";
+import type { UnsealedEvent } from "../trace/event.ts";
 import { convertOtlp } from "../otel/import.ts";
 import { UsageError } from "./io.ts";
 import type { Io } from "./io.ts";
@@ -45,65 +49,49 @@ export async function importCommand(
   if (!a.file || !a.capture) {
     throw new UsageError("import needs a FILE and --capture ID");
   }
-  const { digest, episodes } = a.format === "otlp"
-    ? convertOtlp(await Deno.readFile(a.file), {
+  const plan = a.format === "otlp"
+    ? planOfEpisodes(convertOtlp(await Deno.readFile(a.file), {
       captureId: a.capture,
       fileName: basename(a.file),
-    })
-    : convertTrajectories(
-      a.format as ImportFormat,
-      await Deno.readTextFile(a.file),
-      {
-        captureId: a.capture,
-        fileName: basename(a.file),
-        tools: a.tools ? a.tools.split(",").map((t) => t.trim()) : null,
-      },
-    );
-  Deno.mkdirSync(a.root, { recursive: true });
+    }))
+    : await planTrajectoryFile({
+      format: a.format as ImportFormat,
+      path: a.file,
+      captureId: a.capture,
+      fileName: basename(a.file),
+      tools: a.tools ? a.tools.split(",").map((t) => t.trim()) : null,
+    });
+  const { digest } = plan;
+  Deno.mkdirSync(a.root, { recursive: true, mode: 0o700 });
   // A running server owns the store: import through it (README order:
   // serve, then import), after the same checks against what it holds.
   const server = isStoreLocked(a.root) ? readLockOwner(a.root)?.url : undefined;
-  const all = episodes.flatMap((e) => e.events);
   if (server) {
     using store = new HarnessStore(a.root, { readOnly: true, index: false });
-    await refuseRepeat(store, { capture: a.capture, file: a.file }, {
-      digest,
-      episodes,
-    });
-    await postImport({
-      url: server,
-      events: all,
-      token: a.token,
-      root: a.root,
-    });
+    await refuseRepeat(store, { capture: a.capture, file: a.file }, plan);
+    const events: UnsealedEvent[] = [];
+    for await (const batch of plan.batches()) events.push(...batch);
+    await postImport({ url: server, events, token: a.token, root: a.root });
   } else {
     using store = openForWrite(a.root);
-    await refuseRepeat(store, { capture: a.capture, file: a.file }, {
-      digest,
-      episodes,
-    });
-    // One write for the whole file: all of it is recorded, or none.
-    store.sink(a.capture).emitMany(all);
+    await refuseRepeat(store, { capture: a.capture, file: a.file }, plan);
+    // One run for the whole file, read a trajectory at a time: all of it is
+    // recorded, or none.
+    await plan.write(store.sink(a.capture));
   }
-  const succeeded =
-    episodes.filter((e) =>
-      e.events.some((ev) =>
-        ev.kind === "annotation" && ev.payload.success === true
-      )
-    ).length;
   const summary = {
     capture_id: a.capture,
     file: a.file,
     file_sha256: digest,
-    episodes: episodes.length,
-    events: all.length,
-    successful: succeeded,
+    episodes: plan.episode_ids.length,
+    events: plan.events,
+    successful: plan.successful,
     via: server ?? null,
   };
   io.out(
     a.json
       ? JSON.stringify(summary, null, 2)
-      : `Imported ${episodes.length} episodes (${all.length} events, ${succeeded} successful) from ${a.file} into capture ${a.capture}${
+      : `Imported ${summary.episodes} episodes (${summary.events} events, ${summary.successful} successful) from ${a.file} into capture ${a.capture}${
         server ? ` (through the server at ${server})` : ""
       }`,
   );
@@ -115,13 +103,13 @@ export async function importCommand(
  *
  * @param store The store (read).
  * @param a The file and capture.
- * @param f The file's digest and episodes.
+ * @param f The file's digest and episode ids.
  * @throws {Error} Already imported, or an episode id clash.
  */
 async function refuseRepeat(
   store: HarnessStore,
   a: { file: string; capture: string },
-  f: { digest: string; episodes: { episode_id: string }[] },
+  f: { digest: string; episode_ids: readonly string[] },
 ): Promise<void> {
   if (!store.hasCapture(a.capture)) return;
   const existing = new Set<string>();
@@ -137,10 +125,10 @@ async function refuseRepeat(
       );
     }
   }
-  const clash = f.episodes.find((e) => existing.has(e.episode_id));
+  const clash = f.episode_ids.find((id) => existing.has(id));
   if (clash) {
     throw new Error(
-      `Capture "${a.capture}" already has episode ${clash.episode_id}; import into another capture; nothing was imported`,
+      `Capture "${a.capture}" already has episode ${clash}; import into another capture; nothing was imported`,
     );
   }
 }

@@ -28,7 +28,7 @@ export async function serveMcp(
   io: Io,
 ): Promise<number> {
   const { root, token } = o;
-  Deno.mkdirSync(root, { recursive: true });
+  Deno.mkdirSync(root, { recursive: true, mode: 0o700 });
   const url = isStoreLocked(root) ? readLockOwner(root)?.url : undefined;
   const store = url
     ? new HarnessStore(root, { readOnly: true })

@@ -116,7 +116,8 @@ export function loadTauData(
   // Fixed clock and ids: the same file loads to the same events, so a
   // package compiled from it has the same digest in every process.
   let next = 0;
-  const { episodes } = convertTrajectories(format, text, {
+  const { episodes } = convertTrajectories(text, {
+    format,
     captureId: "tau_eval",
     now: () => new Date(0),
     newId: () => `evt_tau_${next++}`,

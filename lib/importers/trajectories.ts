@@ -39,110 +39,21 @@ import {
   toolCallFailed,
   toolCallStarted,
   toolsetExposed,
-  type ToolsetExposedPayload,
 } from "../trace/tool_events.ts";
 import { sha256Digest } from "../trace/hash.ts";
-import { openaiToolset, tau2Toolset } from "./tool_defs.ts";
 import { CallLedger, parseCall, type Party, requestorOf } from "./_calls.ts";
 import { ImportError } from "./import_error.ts";
+import { assertSealable } from "./sealable.ts";
+import type { ImportFormat } from "./import_formats.ts";
+import { EpisodeIds } from "./_episode_ids.ts";
+import { trajectories, type Trajectory } from "./_trajectory.ts";
 
 export { ImportError };
 
-/** Supported formats. */
-export const IMPORT_FORMATS = ["openai-messages", "tau-bench", "tau2"] as const;
-
-/** A supported format. */
-export type ImportFormat = typeof IMPORT_FORMATS[number];
-
-/** One trajectory, normalized across formats. */
-interface Trajectory {
-  task_id: string;
-  trial: number;
-  reward: number | null;
-  messages: unknown[];
-  /** How tool calls are written: `openai` (function.name, arguments as JSON text) or `tau2` (name, arguments object). */
-  style: "openai" | "tau2";
-  /** The tools the file says the agent had, or null. */
-  toolset: ToolsetExposedPayload | null;
-  /** τ²'s simulation id, when the file gives one. */
-  simulation?: string;
-}
+export { IMPORT_FORMATS, type ImportFormat } from "./import_formats.ts";
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-function trajectories(format: ImportFormat, data: unknown): Trajectory[] {
-  if (format === "tau2") {
-    if (!isObj(data) || !Array.isArray(data.simulations)) {
-      throw new ImportError(
-        "file",
-        "a tau2 file is an object with a simulations list",
-      );
-    }
-    const toolset = tau2Toolset(data);
-    return data.simulations.map((s, i) => {
-      if (!isObj(s) || !Array.isArray(s.messages)) {
-        throw new ImportError(`simulation ${i}`, "no messages list");
-      }
-      const reward =
-        isObj(s.reward_info) && typeof s.reward_info.reward === "number"
-          ? s.reward_info.reward
-          : null;
-      return {
-        task_id: String(s.task_id ?? i),
-        trial: Number(s.trial ?? 0),
-        reward,
-        messages: s.messages,
-        style: "tau2",
-        toolset,
-        ...(typeof s.id === "string" && s.id ? { simulation: s.id } : {}),
-      };
-    });
-  }
-  if (!Array.isArray(data)) {
-    throw new ImportError("file", `a ${format} file is a JSON list`);
-  }
-  return data.map((t, i) => {
-    if (format === "tau-bench") {
-      if (!isObj(t) || !Array.isArray(t.traj)) {
-        throw new ImportError(`trajectory ${i}`, "no traj list");
-      }
-      return {
-        task_id: String(t.task_id ?? i),
-        trial: Number(t.trial ?? 0),
-        reward: typeof t.reward === "number" ? t.reward : null,
-        messages: t.traj,
-        style: "openai",
-        toolset: null,
-      };
-    }
-    const messages = Array.isArray(t)
-      ? t
-      : isObj(t) && Array.isArray(t.messages)
-      ? t.messages
-      : null;
-    if (!messages) {
-      throw new ImportError(
-        `trajectory ${i}`,
-        "expected a list of messages or {messages}",
-      );
-    }
-    let toolset: ToolsetExposedPayload | null = null;
-    try {
-      toolset = isObj(t) ? openaiToolset(t.tools) : null;
-    } catch (err) {
-      throw new ImportError(`trajectory ${i}`, (err as Error).message);
-    }
-    return {
-      task_id: String(isObj(t) ? t.id ?? t.task_id ?? i : i),
-      trial: Number(isObj(t) ? t.trial ?? 0 : 0),
-      reward: isObj(t) && typeof t.reward === "number" ? t.reward : null,
-      messages,
-      style: "openai",
-      toolset,
-    };
-  });
 }
 
 function parseMaybeJson(text: string): unknown {
@@ -157,6 +68,8 @@ function parseMaybeJson(text: string): unknown {
 
 /** Options of {@linkcode convertTrajectories}. */
 export interface ConvertOptions {
+  /** The file's format. */
+  format: ImportFormat;
   /** Capture id. */
   captureId: string;
   /** File name, for provenance. */
@@ -170,74 +83,94 @@ export interface ConvertOptions {
 }
 
 /**
- * Convert a parsed file into events, per episode.
+ * Convert a file into events, per episode. A leading UTF-8 byte-order mark
+ * is skipped (the digest is of the text as given).
  *
- * @param format The file's format.
  * @param text The file's text.
- * @param options Capture, file name.
+ * @param options Format, capture, file name.
  * @returns Episodes with their events, and the file digest.
  * @throws {ImportError} Naming the position of the first problem.
  */
 export function convertTrajectories(
-  format: ImportFormat,
   text: string,
   options: ConvertOptions,
 ): {
   digest: string;
   episodes: { episode_id: string; events: UnsealedEvent[] }[];
 } {
+  const { format } = options;
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
     throw new ImportError("file", `not JSON (${(err as Error).message})`);
   }
   const digest = sha256Digest(text);
-  const seen = new Set<string>();
-  const episodes = trajectories(format, data).map((t, index) => {
-    let episodeId = `${format}_${t.task_id}_${t.trial}`.replace(
-      /[^A-Za-z0-9_.-]/g,
-      "_",
-    ).slice(0, 120);
-    while (seen.has(episodeId)) episodeId += "_";
-    seen.add(episodeId);
-    const ctx: EventContext = {
-      captureId: options.captureId,
-      episodeId,
-      source: { host: format, adapter: `import-${format}`, model: null },
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.newId ? { newId: options.newId } : {}),
-    };
-    const events: UnsealedEvent[] = [
-      episodeStarted(ctx, {
-        reason: "import",
-        task: { task_id: t.task_id, trial: t.trial },
-        provenance: {
-          format,
-          file: options.fileName ?? null,
-          file_sha256: digest,
-          index,
-        },
-      }),
-      ...(t.toolset ? [toolsetExposed(ctx, t.toolset)] : []),
-    ];
-    const ledger = new CallLedger();
-    const at = `trajectory ${index} (task ${t.task_id}${
-      t.simulation ? `, simulation ${t.simulation}` : ""
-    })`;
-    t.messages.forEach((m, j) =>
-      messageEvents(m, `${at}, message ${j}`, j, {
-        ctx,
-        ledger,
-        events,
-        style: t.style,
-        tools: options.tools ?? null,
-      })
-    );
-    closeEpisode(format, t, at, { ctx, ledger, events });
-    return { episode_id: episodeId, events };
-  });
+  const ids = new EpisodeIds();
+  const episodes = trajectories(format, data).map((t, index) =>
+    convertTrajectory(t, { index, digest, ids, options })
+  );
   return { digest, episodes };
+}
+
+/**
+ * Convert one trajectory (number `index` of its file) into an episode.
+ *
+ * @param t The trajectory.
+ * @param at Its position, the file's digest, the file's episode ids and
+ *   the conversion's options.
+ * @returns The episode's id and events.
+ * @throws {ImportError} Naming the message of the first problem.
+ */
+export function convertTrajectory(
+  t: Trajectory,
+  at: {
+    index: number;
+    digest: string;
+    ids: EpisodeIds;
+    options: ConvertOptions;
+  },
+): { episode_id: string; events: UnsealedEvent[] } {
+  const { index, options } = at;
+  const format = options.format;
+  const episodeId = at.ids.take(format, t);
+  const ctx: EventContext = {
+    captureId: options.captureId,
+    episodeId,
+    source: { host: format, adapter: `import-${format}`, model: null },
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.newId ? { newId: options.newId } : {}),
+  };
+  const events: UnsealedEvent[] = [
+    episodeStarted(ctx, {
+      reason: "import",
+      task: { task_id: t.task_id, trial: t.trial },
+      provenance: {
+        format,
+        file: options.fileName ?? null,
+        file_sha256: at.digest,
+        index,
+      },
+    }),
+    ...(t.toolset ? [toolsetExposed(ctx, t.toolset)] : []),
+  ];
+  const ledger = new CallLedger();
+  const where = `trajectory ${index} (task ${t.task_id}${
+    t.simulation ? `, simulation ${t.simulation}` : ""
+  })`;
+  t.messages.forEach((m, j) => {
+    const from = events.length;
+    messageEvents(m, `${where}, message ${j}`, j, {
+      ctx,
+      ledger,
+      events,
+      style: t.style,
+      tools: options.tools ?? null,
+    });
+    assertSealable(events.slice(from), `${where}, message ${j}`);
+  });
+  closeEpisode(format, t, where, { ctx, ledger, events });
+  return { episode_id: episodeId, events };
 }
 
 /** One episode's events as they are built. */

@@ -85,7 +85,7 @@ function health(ctx: HandlerContext): IngestAnswer {
   const { store, stats, gateway } = ctx;
   stats.pending_calls = ctx.correlator.size;
   stats.dropped_pending_calls = ctx.correlator.dropped;
-  const extra = ctx.options.healthExtra?.() ?? {};
+  const extra = { store: store.health(), ...ctx.options.healthExtra?.() };
   // A part that reports `ok: false` (a stalled export) makes it false.
   const healthy = Object.values(extra).every((v) =>
     !(typeof v === "object" && v !== null &&

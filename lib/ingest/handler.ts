@@ -18,7 +18,7 @@
  * | `POST /v1/traces` | otlp | OTLP/HTTP traces (protobuf or JSON, gzip): 200, partial success for refused spans |
  * | `GET /captures` | control | 200 list of capture records |
  * | `GET /capture/<id>/summary` | control | 200 inspection (episodes, counts, fidelity, chain) |
- * | `GET /health` | control | 200 `{ok, root, pid, stats}` |
+ * | `GET /health` | control | 200 `{ok, root, pid, stats, store}` (`ok: false` while store writes fail) |
  * | `POST /admin/shutdown` | control | with the pid file's admin key: 200, then the server stops |
  * | `/v1/…`, `/p/<name>/v1/…` | model | forwarded to the upstream and recorded: `lib/model_gateway/` |
  *

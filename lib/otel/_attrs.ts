@@ -6,19 +6,27 @@
  * @module
  */
 import type { OtlpAnyValue, OtlpAttribute, OtlpSpan } from "./otlp_types.ts";
+import { ImportError } from "../importers/import_error.ts";
+import { MAX_OTLP_ARRAY_DEPTH } from "./bounded_caps.ts";
 
 /** Attribute values by key (arrays as JSON text). */
 export type AttrMap = Map<string, string | number | boolean>;
 
-function plain(v: OtlpAnyValue): unknown {
+function plain(v: OtlpAnyValue, key: string, depth = 0): unknown {
   const o = v as Record<string, unknown>;
   if ("stringValue" in o) return String(o.stringValue);
   if ("intValue" in o) return Number(o.intValue);
   if ("doubleValue" in o) return Number(o.doubleValue);
   if ("boolValue" in o) return Boolean(o.boolValue);
   if ("arrayValue" in o) {
+    if (depth >= MAX_OTLP_ARRAY_DEPTH) {
+      throw new ImportError(
+        `attribute ${JSON.stringify(key.slice(0, 80))}`,
+        `arrays nested deeper than ${MAX_OTLP_ARRAY_DEPTH} levels, the limit: flatten the value`,
+      );
+    }
     return ((o.arrayValue as { values?: OtlpAnyValue[] }).values ?? []).map(
-      plain,
+      (item) => plain(item, key, depth + 1),
     );
   }
   return null;
@@ -28,7 +36,7 @@ function plain(v: OtlpAnyValue): unknown {
 export function attrs(list: OtlpAttribute[] | undefined): AttrMap {
   const m: AttrMap = new Map();
   for (const a of list ?? []) {
-    const v = plain(a.value ?? {} as OtlpAnyValue);
+    const v = plain(a.value ?? {} as OtlpAnyValue, a.key);
     if (v === null) continue;
     m.set(a.key, Array.isArray(v) ? JSON.stringify(v) : v as string);
   }

@@ -24,6 +24,7 @@ import {
 } from "../trace/episode_events.ts";
 import type { EventContext } from "../trace/events.ts";
 import { ImportError } from "../importers/import_error.ts";
+import { assertSealable } from "../importers/sealable.ts";
 import { decodeOtlpProtobuf } from "./protobuf_decode.ts";
 import {
   type OtlpSpan,
@@ -335,6 +336,9 @@ export function convertOtlp(
   });
   if (r.spans === 0) {
     throw new ImportError("file", "has no spans; nothing to import");
+  }
+  for (const e of r.episodes) {
+    assertSealable(e.events, `episode ${e.episode_id}`);
   }
   return { digest, episodes: r.episodes };
 }

@@ -15,6 +15,7 @@ import type {
   OtlpSpan,
   OtlpTraces,
 } from "./otlp_types.ts";
+import { MAX_OTLP_ARRAY_DEPTH } from "./bounded_caps.ts";
 
 /** A protobuf body that cannot be read as an OTLP trace request. */
 export class OtlpProtobufError extends Error {
@@ -113,7 +114,7 @@ function hex(data: Uint8Array): string {
   return s;
 }
 
-function readAnyValue(data: Uint8Array): OtlpAnyValue | null {
+function readAnyValue(data: Uint8Array, depth = 0): OtlpAnyValue | null {
   let value: OtlpAnyValue | null = null;
   for (const v of fields(data)) {
     if (v.field === 1 && v.wire === 2) {
@@ -127,10 +128,15 @@ function readAnyValue(data: Uint8Array): OtlpAnyValue | null {
       b.setBigUint64(0, v.num, true);
       value = { doubleValue: b.getFloat64(0, true) };
     } else if (v.field === 5 && v.wire === 2) {
+      if (depth >= MAX_OTLP_ARRAY_DEPTH) {
+        throw new OtlpProtobufError(
+          `An attribute value nests arrays deeper than ${MAX_OTLP_ARRAY_DEPTH} levels, the limit: flatten it`,
+        );
+      }
       const values: OtlpAnyValue[] = [];
       for (const item of fields(v.data)) {
         if (item.field !== 1 || item.wire !== 2) continue;
-        const one = readAnyValue(item.data);
+        const one = readAnyValue(item.data, depth + 1);
         if (one) values.push(one);
       }
       value = { arrayValue: { values } };

@@ -64,8 +64,24 @@ export function catchUpIndex(
     events += indexSpool(work.index, captureId, path, size, work.findings);
   }
   work.index.flush();
-  catchUpPackages(work.root, work.index, work.register);
+  catchUpPackages(work.root, { index: work.index, register: work.register });
   return { captures: work.captureIds.length, events };
+}
+
+/**
+ * Index what one capture's spool holds beyond what the index covers (after
+ * an append run that wrote the spool without the index).
+ *
+ * @param index The index.
+ * @param spool The capture, its spool, and where to say what was found.
+ * @returns Events indexed.
+ */
+export function catchUpCapture(
+  index: SqliteIndex,
+  spool: { captureId: string; path: string; findings: OpenFinding[] },
+): number {
+  const size = Deno.statSync(spool.path).size;
+  return indexSpool(index, spool.captureId, spool.path, size, spool.findings);
 }
 
 /**
@@ -111,12 +127,11 @@ function indexSpool(
     // The spool is shorter than what was indexed: say so, never drop
     // the recorded head silently (the heads log keeps it too).
     findings.push(
-      shorterSpoolFinding(
-        captureId,
+      shorterSpoolFinding(captureId, {
         size,
-        from,
-        index.getCapture(captureId)?.head_sequence,
-      ),
+        indexed: from,
+        headSequence: index.getCapture(captureId)?.head_sequence,
+      }),
     );
     index.reset(captureId);
     from = 0;

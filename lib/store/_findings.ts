@@ -45,17 +45,15 @@ export function damagedSpoolFinding(
  * A spool shorter than what the index covered: acknowledged events are gone.
  *
  * @param captureId The capture.
- * @param size The spool's size in bytes.
- * @param indexed Bytes the index covered.
- * @param headSequence The head the index recorded.
+ * @param sizes The spool's size in bytes, the bytes the index covered and
+ *   the head it recorded.
  * @returns The finding.
  */
 export function shorterSpoolFinding(
   captureId: string,
-  size: number,
-  indexed: number,
-  headSequence: number | undefined,
+  sizes: { size: number; indexed: number; headSequence: number | undefined },
 ): OpenFinding {
+  const { size, indexed, headSequence } = sizes;
   return {
     capture_id: captureId,
     kind: "spool_shorter_than_index",
@@ -88,15 +86,15 @@ export function unindexableLineFinding(
  * read from an index rebuilt in memory.
  *
  * @param dbPath Path of the index.
- * @param err What opening it threw.
- * @param aside Where a writer moved it, or null for a reader.
+ * @param what What opening it threw, and where a writer moved it (null for
+ *   a reader).
  * @returns The finding (its capture id is empty: it is about the store).
  */
 export function damagedIndexFinding(
   dbPath: string,
-  err: unknown,
-  aside: string | null,
+  what: { err: unknown; aside: string | null },
 ): OpenFinding {
+  const { err, aside } = what;
   const why = (err as Error).message;
   return {
     capture_id: "",

@@ -88,7 +88,10 @@ export class IndexBuffer {
     const key = ev.capture_id + "\0" + ev.episode_id;
     let ep = this.#episodes.get(key);
     if (ep === undefined) {
-      ep = selectEpisode(this.#db, ev.capture_id, ev.episode_id) ??
+      ep = selectEpisode(this.#db, {
+        captureId: ev.capture_id,
+        episodeId: ev.episode_id,
+      }) ??
         newEpisode(ev);
       if (ep.event_count === 0) cap.episode_count++;
       this.#episodes.set(key, ep);
@@ -125,7 +128,15 @@ export class IndexBuffer {
       this.#writeEpisodes();
       db.exec("COMMIT");
     } catch (err) {
-      db.exec("ROLLBACK");
+      // SQLite rolls a transaction back by itself on some errors (a full
+      // disk, SQLITE_FULL): an explicit ROLLBACK then fails with "no
+      // transaction is active" and would hide the real cause. The rows stay
+      // buffered for the next flush either way.
+      if (db.isTransaction) {
+        try {
+          db.exec("ROLLBACK");
+        } catch { /* the original error says more */ }
+      }
       throw err;
     }
     const heads = [...this.#dirtyCaptures].map((id) => {

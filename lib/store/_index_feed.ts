@@ -87,6 +87,32 @@ export class IndexFeed {
   }
 
   /**
+   * A run of events was appended and then indexed from the spool (a
+   * streamed import): write the capture's head receipt now and tell the
+   * observers of the run's last event.
+   *
+   * @param last The run's last event.
+   */
+  ranAppended(last: TraceEvent): void {
+    if (!this.#opts.readOnly) {
+      this.#unwritten.push({
+        capture_id: last.capture_id,
+        sequence: last.sequence,
+        hash: last.event_hash,
+        at: new Date().toISOString(),
+      });
+      this.flush();
+    }
+    for (const listener of this.#observers) {
+      try {
+        listener(last);
+      } catch {
+        // An observer never breaks an append.
+      }
+    }
+  }
+
+  /**
    * A timer's index flush. A failure (out of file handles, a full disk) must
    * not escape into the event loop, where it would end the process: it is
    * kept for `/health` ({@linkcode IndexFeed.flushError}) and tried again a

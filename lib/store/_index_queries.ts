@@ -31,15 +31,14 @@ export function selectCapture(
  * One episode's row.
  *
  * @param db The database.
- * @param captureId Capture id.
- * @param episodeId Episode id.
+ * @param key The capture and episode ids.
  * @returns Its record, or undefined.
  */
 export function selectEpisode(
   db: DatabaseSync,
-  captureId: string,
-  episodeId: string,
+  key: { captureId: string; episodeId: string },
 ): EpisodeRecord | undefined {
+  const { captureId, episodeId } = key;
   const row = db.prepare(
     "SELECT * FROM episodes WHERE capture_id = ? AND episode_id = ?",
   ).get(captureId, episodeId) as Record<string, unknown> | undefined;
@@ -129,15 +128,14 @@ export function selectEvents(
  * Where the first event after a sequence starts in its spool.
  *
  * @param db The database.
- * @param captureId Capture.
- * @param after Sequence.
+ * @param where The capture and the sequence to look after.
  * @returns The byte offset and sequence, or null when there is none.
  */
 export function selectOffsetAfter(
   db: DatabaseSync,
-  captureId: string,
-  after: number,
+  where: { captureId: string; after: number },
 ): { sequence: number; byte_offset: number } | null {
+  const { captureId, after } = where;
   const row = db.prepare(
     "SELECT sequence, byte_offset FROM event_index WHERE capture_id = ? AND sequence > ? ORDER BY sequence LIMIT 1",
   ).get(captureId, after) as

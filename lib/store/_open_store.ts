@@ -98,7 +98,7 @@ function openReaderIndex(root: string, dbPath: string): OpenedRoot {
     return {
       lock: null,
       index: new SqliteIndex(":memory:"),
-      finding: damagedIndexFinding(dbPath, err, null),
+      finding: damagedIndexFinding(dbPath, { err, aside: null }),
       catchUp: "memory",
     };
   }
@@ -125,7 +125,7 @@ function openWriterIndex(
     }
     return {
       index: new SqliteIndex(dbPath),
-      finding: damagedIndexFinding(dbPath, err, aside),
+      finding: damagedIndexFinding(dbPath, { err, aside }),
     };
   }
 }

@@ -29,16 +29,14 @@ export type RegisterPackage = (
  * Insert (or replace) a package's row.
  *
  * @param index The index.
- * @param pkg The package document.
- * @param path Where its file is.
- * @param captureIds Captures it was compiled from.
+ * @param row The package document, where its file is and the captures it
+ *   was compiled from.
  */
 export function insertPackage(
   index: SqliteIndex,
-  pkg: PackageDocument,
-  path: string,
-  captureIds: string[],
+  row: { pkg: PackageDocument; path: string; captureIds: string[] },
 ): void {
+  const { pkg, path, captureIds } = row;
   index.execute(
     "INSERT OR REPLACE INTO packages VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     pkg.digest,
@@ -69,14 +67,13 @@ export function selectPackages(index: SqliteIndex): Record<string, unknown>[] {
  * A file that is not a package, or that `register` refuses, is left alone.
  *
  * @param root The store root.
- * @param index The index.
- * @param register Registers one package.
+ * @param to The index, and what registers one package.
  */
 export function catchUpPackages(
   root: string,
-  index: SqliteIndex,
-  register: RegisterPackage,
+  to: { index: SqliteIndex; register: RegisterPackage },
 ): void {
+  const { index, register } = to;
   const dir = join(root, "packages");
   let names: string[] = [];
   try {

@@ -9,22 +9,28 @@ import { readChunks } from "./file_chunks.ts";
 import { SpoolError } from "./spool.ts";
 import type { ReadEventsOptions } from "./store_types.ts";
 
+/** Options of {@linkcode readSpoolEvents}. */
+export interface ReadSpoolOptions extends ReadEventsOptions {
+  /** The spool's capture (for messages). */
+  captureId: string;
+  /** Replaces blob references in an event by their content. */
+  resolve: (ev: TraceEvent) => TraceEvent;
+}
+
 /**
  * Stream the acknowledged events of a spool (a torn tail is not one).
  *
  * @param path The spool.
- * @param captureId Its capture (for messages).
- * @param options Episode filter, blob resolution.
- * @param resolve Replaces blob references in an event by their content.
+ * @param options Its capture (for messages), the episode filter, blob
+ *   resolution and what resolves blob references in an event.
  * @returns The events.
  * @throws {SpoolError} When a complete line is not JSON.
  */
 export async function* readSpoolEvents(
   path: string,
-  captureId: string,
-  options: ReadEventsOptions,
-  resolve: (ev: TraceEvent) => TraceEvent,
+  options: ReadSpoolOptions,
 ): AsyncGenerator<TraceEvent> {
+  const { captureId, resolve } = options;
   const decoder = new TextDecoder();
   const resolveBlobs = options.resolveBlobs ?? true;
   for await (const line of splitLines(readChunks(path))) {

@@ -24,6 +24,10 @@ export interface SinkTableOptions {
   onAppended: SinkWiring["onAppended"];
   /** Redaction of every payload before sealing, or null. */
   redact: SinkWiring["redact"];
+  /** Called when a spool append fails; returns the error to throw. */
+  onWriteFailed?: SinkWiring["onWriteFailed"];
+  /** Called after an append run, with the capture and its last event. */
+  onRunAppended?: SinkWiring["onRunAppended"];
 }
 
 /** The sinks of a store. */
@@ -101,7 +105,7 @@ export class SinkTable {
   create(
     captureId: string,
     path: string,
-    opened: Pick<SinkWiring, "spool" | "head" | "finished">,
+    opened: Pick<SinkWiring, "spool" | "head" | "finished" | "onAbandoned">,
   ): JsonlTraceSink {
     const sink: JsonlTraceSink = new JsonlTraceSink(captureId, {
       ...opened,
@@ -109,6 +113,8 @@ export class SinkTable {
       blobThreshold: this.#opts.blobThreshold,
       onAppended: this.#opts.onAppended,
       redact: this.#opts.redact,
+      onWriteFailed: this.#opts.onWriteFailed,
+      onRunAppended: this.#opts.onRunAppended,
       reopen: () => this.#reopen(captureId, path, sink),
       onUse: () => {
         // Most recently used last (nothing to do when it already is).

@@ -53,3 +53,17 @@ export function isSpoolFile(path: string): boolean {
     throw err;
   }
 }
+
+/**
+ * Remove a spool that holds nothing (a new capture whose first write
+ * failed). A spool with any byte in it is evidence and stays.
+ *
+ * @param path The spool.
+ */
+export function removeEmptySpool(path: string): void {
+  try {
+    if (Deno.statSync(path).size === 0) Deno.removeSync(path);
+  } catch {
+    // Gone already, or not removable: an empty spool is harmless.
+  }
+}

@@ -12,24 +12,32 @@ import { lastReceipt } from "./heads.ts";
 import type { SqliteIndex } from "./index_db.ts";
 import type { HeadAnchor } from "./store_types.ts";
 
+/** Where {@linkcode headAnchors} finds a capture's recorded heads. */
+export interface HeadSources {
+  /** The store root (for `heads.log`). */
+  root: string;
+  /** The index, or null when the store has none open. */
+  index: SqliteIndex | null;
+  /** The caller's expected head, if any. */
+  expectHead?: { sequence: number; hash: string } | null;
+}
+
 /** A chain report with the anchor it was checked against. */
 export type AnchoredReport = ChainReport & { anchor: HeadAnchor | null };
 
 /**
  * The heads recorded for a capture outside its spool.
  *
- * @param root The store root (for `heads.log`).
- * @param index The index, or null when the store has none open.
  * @param captureId The capture.
- * @param expectHead The caller's expected head, if any.
+ * @param from Where the heads are: the store root (for `heads.log`), the
+ *   index (null when the store has none open), the caller's expected head.
  * @returns The anchors: expected, heads.log, index (those that exist).
  */
 export function headAnchors(
-  root: string,
-  index: SqliteIndex | null,
   captureId: string,
-  expectHead: { sequence: number; hash: string } | null | undefined,
+  from: HeadSources,
 ): HeadAnchor[] {
+  const { root, index, expectHead } = from;
   const receipt = lastReceipt(root, captureId);
   const indexed = index?.getCapture(captureId);
   return [
@@ -55,15 +63,14 @@ export function headAnchors(
  * Verify a spool's chain, streaming, then check it against the anchors.
  *
  * @param spoolPath The spool.
- * @param captureId Its capture.
- * @param anchors Heads recorded outside the spool.
+ * @param against Its capture, and the heads recorded outside the spool.
  * @returns The report, with the highest anchor (or the one it contradicts).
  */
 export async function verifyAnchored(
   spoolPath: string,
-  captureId: string,
-  anchors: HeadAnchor[],
+  against: { captureId: string; anchors: HeadAnchor[] },
 ): Promise<AnchoredReport> {
+  const { captureId, anchors } = against;
   const report = await verifyChain(readChunks(spoolPath), {
     captureId,
     anchors: anchors.map((a) => a.sequence),

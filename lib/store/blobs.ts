@@ -1,13 +1,36 @@
 /**
  * Content-addressed blobs under `<root>/blobs/sha256/<hex>`. Writes go to a
  * temporary file that is synced and renamed into place, so a blob file is
- * either whole or absent; equal content is stored once.
+ * either whole or absent; equal content is stored once. A failed write
+ * removes its temporary file, and the writer sweeps the ones a killed
+ * process left when it opens the store.
  *
  * @module
  */
 import { exists, syncDir } from "./fs_sync.ts";
 import { join } from "node:path";
 import { DIGEST_PREFIX, isDigest, sha256Hex } from "../trace/hash.ts";
+import { storeWriteError } from "./store_full.ts";
+
+/** What marks a blob write's temporary file: `<hex>.tmp-<pid>-<n>`. */
+const TMP_MARK = ".tmp-";
+
+/** Write a new file whole and sync it. */
+function writeWhole(path: string, bytes: Uint8Array): void {
+  const file = Deno.openSync(path, {
+    write: true,
+    create: true,
+    truncate: true,
+    mode: 0o600,
+  });
+  try {
+    let done = 0;
+    while (done < bytes.length) done += file.writeSync(bytes.subarray(done));
+    file.syncDataSync();
+  } finally {
+    file.close();
+  }
+}
 
 /** A blob whose bytes no longer match its digest, or that is missing. */
 export class BlobError extends Error {
@@ -30,6 +53,7 @@ export class BlobError extends Error {
 /** The blob directory of a store. */
 export class BlobStore {
   readonly #dir: string;
+  readonly #root: string;
   #tmpCounter = 0;
 
   /**
@@ -38,6 +62,7 @@ export class BlobStore {
    * @param root The store root; blobs live in `<root>/blobs/sha256`.
    */
   constructor(root: string) {
+    this.#root = root;
     this.#dir = join(root, "blobs", "sha256");
   }
 
@@ -64,6 +89,7 @@ export class BlobStore {
    *
    * @param data Text (stored as UTF-8) or bytes.
    * @returns The digest `sha256:<hex>`.
+   * @throws {StoreFullError} When the disk is full (nothing is left behind).
    */
   put(data: string | Uint8Array): string {
     const bytes = typeof data === "string"
@@ -81,24 +107,48 @@ export class BlobStore {
     const fresh = !exists(dir);
     Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (fresh) syncDir(join(dir, ".."));
-    const tmp = `${path}.tmp-${Deno.pid}-${++this.#tmpCounter}`;
-    const file = Deno.openSync(tmp, {
-      write: true,
-      create: true,
-      truncate: true,
-      mode: 0o600,
-    });
+    const tmp = `${path}${TMP_MARK}${Deno.pid}-${++this.#tmpCounter}`;
     try {
-      let done = 0;
-      while (done < bytes.length) done += file.writeSync(bytes.subarray(done));
-      file.syncDataSync();
-    } finally {
-      file.close();
+      writeWhole(tmp, bytes);
+      Deno.renameSync(tmp, path);
+    } catch (err) {
+      // A full disk must not leave empty or partial temporary files behind.
+      try {
+        Deno.removeSync(tmp);
+      } catch { /* never created, or already renamed */ }
+      throw storeWriteError(err, { root: this.#root, part: "blobs" });
     }
-    Deno.renameSync(tmp, path);
     // The rename is durable only once its directory is.
     syncDir(dir);
     return digest;
+  }
+
+  /**
+   * Remove the temporary files of blob writes that never finished (a
+   * process killed mid-write). Only the store's one writer may call this,
+   * when it opens: no other write can be under way then.
+   *
+   * @returns How many files were removed.
+   */
+  sweepTemporary(): number {
+    let removed = 0;
+    let entries: Iterable<Deno.DirEntry>;
+    try {
+      entries = Deno.readDirSync(this.#dir);
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return 0;
+      throw err;
+    }
+    for (const entry of entries) {
+      if (!entry.isFile || !entry.name.includes(TMP_MARK)) continue;
+      try {
+        Deno.removeSync(join(this.#dir, entry.name));
+        removed++;
+      } catch (err) {
+        if (!(err instanceof Deno.errors.NotFound)) throw err;
+      }
+    }
+    return removed;
   }
 
   /**

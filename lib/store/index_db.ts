@@ -19,7 +19,9 @@ import type {
   EventIndexRow,
 } from "./index_records.ts";
 import { migrateIndex } from "./_index_schema.ts";
-import { IndexBuffer } from "./_index_buffer.ts";
+import { type FlushedHead, IndexBuffer } from "./_index_buffer.ts";
+import { storeWriteError } from "./store_full.ts";
+import { dirname } from "node:path";
 import {
   countKinds,
   selectCapture,
@@ -43,6 +45,8 @@ export class SqliteIndex {
   readonly #db: DatabaseSync;
   readonly #readOnly: boolean;
   readonly #buffer: IndexBuffer;
+  readonly #root: string;
+  #onFlush: ((err: unknown | null) => void) | null = null;
 
   /**
    * Create a `SqliteIndex`.
@@ -52,6 +56,7 @@ export class SqliteIndex {
    */
   constructor(path: string, options: SqliteIndexOptions = {}) {
     this.#readOnly = options.readOnly ?? false;
+    this.#root = dirname(path);
     const onDisk = !this.#readOnly && path !== ":memory:";
     // Owner-only before SQLite opens it: its WAL and SHM files copy the mode.
     if (onDisk) privateFile(path);
@@ -87,10 +92,30 @@ export class SqliteIndex {
    * Write buffered rows in one transaction.
    *
    * @returns The head of each capture the flush moved.
+   * @throws {StoreFullError} When the disk is full (the rows stay buffered).
    */
   flush(): { capture_id: string; sequence: number; hash: string }[] {
     if (this.#readOnly || !this.#buffer.dirty) return [];
-    return this.#buffer.flush();
+    let heads: FlushedHead[];
+    try {
+      heads = this.#buffer.flush();
+    } catch (err) {
+      const thrown = storeWriteError(err, { root: this.#root, part: "index" });
+      this.#onFlush?.(thrown);
+      throw thrown;
+    }
+    this.#onFlush?.(null);
+    return heads;
+  }
+
+  /**
+   * Be told how each flush that writes rows ends (the store's write health).
+   * One listener; a new one replaces the last.
+   *
+   * @param listener Called with null after a flush, or with what it threw.
+   */
+  watchFlushes(listener: (err: unknown | null) => void): void {
+    this.#onFlush = listener;
   }
 
   /**
@@ -194,7 +219,7 @@ export class SqliteIndex {
     after: number,
   ): { sequence: number; byte_offset: number } | null {
     this.flush();
-    return selectOffsetAfter(this.#db, captureId, after);
+    return selectOffsetAfter(this.#db, { captureId, after });
   }
 
   /**

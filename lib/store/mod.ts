@@ -47,3 +47,5 @@ export {
   type PruneCapturesOptions,
   type PruneResult,
 } from "./prune_captures.ts";
+export { StoreFullError, type StorePart } from "./store_full.ts";
+export type { StoreHealth, StorePartFailure } from "./write_health.ts";

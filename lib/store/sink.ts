@@ -33,6 +33,11 @@ export interface SinkWiring {
   blobThreshold: number;
   /** Called after each durable append. */
   onAppended: (event: TraceEvent, offset: number, length: number) => void;
+  /**
+   * Called after an append run ({@linkcode JsonlTraceSink.emitRun}) with
+   * its last event: the run's lines are in the spool, not yet indexed.
+   */
+  onRunAppended?: (last: TraceEvent) => void;
   /** Called by close(). */
   onClose: () => void;
   /** The capture was finished before this sink opened. */
@@ -42,6 +47,17 @@ export interface SinkWiring {
    * (the chain head it finds must be this sink's).
    */
   reopen?: () => SpoolWriter;
+  /**
+   * Called when a spool append fails; returns the error to throw (the
+   * store records the failure for its health and names a full disk).
+   */
+  onWriteFailed?: (err: unknown) => unknown;
+  /**
+   * The sink created its spool file (the capture is new): when nothing was
+   * written yet and an emit fails, the sink closes and calls this to take
+   * the empty file away, so a refused first write leaves no empty capture.
+   */
+  onAbandoned?: () => void;
   /** Called before each append (the store's least-recently-used order). */
   onUse?: () => void;
   /**
@@ -79,6 +95,8 @@ export class JsonlTraceSink implements TraceSink {
   #closed = false;
   #finished: boolean;
   #lastEpisode = "";
+  /** An append run is being written: nothing else may be. */
+  #running = false;
 
   /**
    * Create a `JsonlTraceSink`. The store does, in `store.sink(id)`.
@@ -145,11 +163,25 @@ export class JsonlTraceSink implements TraceSink {
    * @param event The unsealed event (its capture must be this sink's).
    * @returns The sealed event as stored (large values as blob references).
    * @throws {TypeError} For a wrong capture, a bad episode id or a value JSON cannot hold.
+   * @throws {StoreFullError} When the disk is full (nothing is written).
    */
   emit(event: UnsealedEvent): TraceEvent {
-    const sealed = this.#seal(event);
+    this.#assertNotRunning();
     const w = this.#wiring;
-    const { offset, length } = this.#writer().append(sealed.line);
+    let sealed: SealedEvent;
+    let placed: { offset: number; length: number };
+    try {
+      sealed = this.#seal(event);
+      try {
+        placed = this.#writer().append(sealed.line);
+      } catch (err) {
+        throw w.onWriteFailed?.(err) ?? err;
+      }
+    } catch (err) {
+      this.#abandonIfEmpty();
+      throw err;
+    }
+    const { offset, length } = placed;
     this.#chainer.commit(sealed);
     w.onAppended(sealed.event, offset, length);
     this.#noteFinished(event);
@@ -163,8 +195,10 @@ export class JsonlTraceSink implements TraceSink {
    * @param events The unsealed events, in order.
    * @returns The sealed events as stored.
    * @throws {TypeError} For a wrong capture, a bad episode id or a value JSON cannot hold.
+   * @throws {StoreFullError} When the disk is full (nothing is written).
    */
   emitMany(events: UnsealedEvent[]): TraceEvent[] {
+    this.#assertNotRunning();
     const before = this.#chainer.head;
     const sealed: SealedEvent[] = [];
     let finishing = false;
@@ -179,6 +213,7 @@ export class JsonlTraceSink implements TraceSink {
       }
     } catch (err) {
       this.#chainer = new HashChainer(before);
+      this.#abandonIfEmpty();
       throw err;
     }
     let placed: { offset: number; length: number }[];
@@ -186,7 +221,9 @@ export class JsonlTraceSink implements TraceSink {
       placed = this.#writer().appendMany(sealed.map((s) => s.line));
     } catch (err) {
       this.#chainer = new HashChainer(before);
-      throw err;
+      const thrown = this.#wiring.onWriteFailed?.(err) ?? err;
+      this.#abandonIfEmpty();
+      throw thrown;
     }
     for (let i = 0; i < sealed.length; i++) {
       this.#wiring.onAppended(
@@ -197,6 +234,86 @@ export class JsonlTraceSink implements TraceSink {
     }
     if (finishing) this.#finished = true;
     return sealed.map((s) => s.event);
+  }
+
+  /**
+   * Seal and append a long run of events given in batches (a streamed
+   * import), as one unit: each batch is one write, and nothing of the run
+   * is indexed or told to observers until all of it is written. If any
+   * batch fails (a bad event, a full disk, the batches' source throws), the
+   * spool is cut back to where the run started and the chain restored:
+   * none of it stays. Memory follows one batch, not the run. Other emits
+   * to this capture are refused while the run is written.
+   *
+   * @param batches The events, in order, a batch at a time.
+   * @returns How many events were written, and the last of them (null for none).
+   * @throws {TypeError} For a wrong capture, a bad episode id, a value JSON cannot hold, or a run already under way.
+   * @throws {StoreFullError} When the disk is full (nothing of the run is kept).
+   */
+  async emitRun(
+    batches: AsyncIterable<UnsealedEvent[]> | Iterable<UnsealedEvent[]>,
+  ): Promise<{ events: number; last: TraceEvent | null }> {
+    this.#assertNotRunning();
+    this.#running = true;
+    const before = this.#chainer.head;
+    let start = -1;
+    let events = 0;
+    let last: TraceEvent | null = null;
+    let finishing = false;
+    try {
+      start = this.#writer().size;
+      for await (const batch of batches) {
+        const lines: string[] = [];
+        for (const ev of batch) {
+          if (finishing) throw new CaptureFinishedError(this.captureId);
+          const s = this.#seal(ev);
+          this.#chainer.commit(s);
+          lines.push(s.line);
+          last = s.event;
+          finishing = ev.kind === "annotation" &&
+            ev.payload.type === "capture.finished";
+        }
+        if (lines.length === 0) continue;
+        try {
+          this.#writer().appendMany(lines);
+        } catch (err) {
+          throw this.#wiring.onWriteFailed?.(err) ?? err;
+        }
+        events += lines.length;
+      }
+    } catch (err) {
+      this.#chainer = new HashChainer(before);
+      if (start >= 0) {
+        try {
+          this.#writer().cutBack(start);
+        } catch { /* the original error says more */ }
+      }
+      this.#running = false;
+      this.#abandonIfEmpty();
+      throw err;
+    }
+    this.#running = false;
+    if (last) this.#wiring.onRunAppended?.(last);
+    if (finishing) this.#finished = true;
+    return { events, last };
+  }
+
+  #assertNotRunning(): void {
+    if (this.#running) {
+      throw new TypeError(
+        `Cannot emit to capture "${this.captureId}" while a run of events (an import) is being written to it: wait until it ends`,
+      );
+    }
+  }
+
+  /** A new capture whose first write failed: no empty spool stays behind. */
+  #abandonIfEmpty(): void {
+    if (
+      this.#closed || !this.#wiring.onAbandoned ||
+      this.#chainer.head.sequence !== 0
+    ) return;
+    this.close();
+    this.#wiring.onAbandoned();
   }
 
   #seal(event: UnsealedEvent): SealedEvent {

@@ -120,6 +120,25 @@ export class SpoolWriter {
     }
   }
 
+  /**
+   * Cut the file back to `offset`: the end of an append run that failed
+   * (nothing after it was acknowledged), then sync.
+   *
+   * @param offset Where the run started.
+   * @throws {RangeError} When `offset` is past the end.
+   */
+  cutBack(offset: number): void {
+    if (offset > this.#size) {
+      throw new RangeError(
+        `Cannot cut ${this.path} back to byte ${offset}: it has ${this.#size}`,
+      );
+    }
+    this.#file.truncateSync(offset);
+    this.#size = offset;
+    this.#dirty = true;
+    this.sync();
+  }
+
   /** Current size in bytes. */
   get size(): number {
     return this.#size;

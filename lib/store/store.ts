@@ -28,14 +28,21 @@ import type {
   ReadEventsOptions,
 } from "./store_types.ts";
 import { openRoot } from "./_open_store.ts";
-import { isSpoolFile, spoolIds, spoolPathIn } from "./_spool_files.ts";
+import {
+  isSpoolFile,
+  removeEmptySpool,
+  spoolIds,
+  spoolPathIn,
+} from "./_spool_files.ts";
 import { assertNoCaseClash, SinkTable } from "./_sink_table.ts";
 import { IndexFeed } from "./_index_feed.ts";
-import { catchUpIndex } from "./_catch_up.ts";
+import { catchUpCapture, catchUpIndex } from "./_catch_up.ts";
 import { tornTailFinding } from "./_findings.ts";
 import { insertPackage, selectPackages } from "./_packages.ts";
 import { readSpoolEvents } from "./_read_events.ts";
 import { headAnchors, verifyAnchored } from "./_verify_capture.ts";
+import { storeWriteError } from "./store_full.ts";
+import { type StoreHealth, WriteHealth } from "./write_health.ts";
 
 /** The store. Construct one per root and process; close it when done. */
 export class HarnessStore {
@@ -56,6 +63,7 @@ export class HarnessStore {
   /** Whether the sinks redact payloads before sealing. */
   readonly redacts: boolean;
   readonly #feed: IndexFeed;
+  readonly #health = new WriteHealth();
   #closed = false;
 
   /**
@@ -75,10 +83,44 @@ export class HarnessStore {
     this.#sinks = new SinkTable({
       maxOpen: options.maxOpenSpools ?? 128,
       syncIntervalMs: options.syncIntervalMs ?? 100,
-      putBlob: (text) => this.blobs.put(text),
+      putBlob: (text) => {
+        try {
+          const digest = this.blobs.put(text);
+          this.#health.succeeded("blobs");
+          return digest;
+        } catch (err) {
+          this.#health.failed("blobs", err);
+          throw err;
+        }
+      },
       blobThreshold: options.blobThreshold ?? DEFAULT_BLOB_THRESHOLD,
-      onAppended: (ev, offset, length) =>
-        this.#feed.appended(ev, offset, length),
+      onAppended: (ev, offset, length) => {
+        // An event is durable with its blobs: both parts write again.
+        this.#health.succeeded("spool");
+        this.#health.succeeded("blobs");
+        this.#feed.appended(ev, offset, length);
+      },
+      onRunAppended: (last) => {
+        this.#health.succeeded("spool");
+        this.#health.succeeded("blobs");
+        try {
+          catchUpCapture(this.index, {
+            captureId: last.capture_id,
+            path: this.spoolPath(last.capture_id),
+            findings: this.findings,
+          });
+          this.#feed.ranAppended(last);
+        } catch (err) {
+          // The run is in the spool: the index (derived) catches up when
+          // the store opens next; /health says why meanwhile.
+          this.#health.failed("index", err);
+        }
+      },
+      onWriteFailed: (err) => {
+        const thrown = storeWriteError(err, { root, part: "spool" });
+        this.#health.failed("spool", thrown);
+        return thrown;
+      },
       redact: options.redaction === false
         ? null
         : ((rules) => (p: Payload) => redactPayload(p, rules))(
@@ -88,6 +130,23 @@ export class HarnessStore {
     const opened = openRoot(root, options);
     this.#lock = opened.lock;
     this.#index = opened.index;
+    this.#index?.watchFlushes((err) =>
+      err === null
+        ? this.#health.succeeded("index")
+        : this.#health.failed("index", err)
+    );
+    if (this.#lock) {
+      // The one writer: blob writes a killed process left half done.
+      const swept = this.blobs.sweepTemporary();
+      if (swept) {
+        this.findings.push({
+          capture_id: "",
+          kind: "blob_temporaries_removed",
+          message:
+            `Removed ${swept} unfinished blob write file(s) (*.tmp-*) left by an earlier process`,
+        });
+      }
+    }
     this.#feed = new IndexFeed(root, this.#index, {
       readOnly: this.readOnly,
       flushMs: options.indexFlushMs ?? 50,
@@ -158,14 +217,20 @@ export class HarnessStore {
     const existing = this.#sinks.get(captureId);
     if (existing) return existing;
     const path = this.spoolPath(captureId);
-    if (!exists(path)) assertNoCaseClash(captureId, this.captureIds());
+    const created = !exists(path);
+    if (created) assertNoCaseClash(captureId, this.captureIds());
+    // Asked before the spool opens: a failure here (the index cannot flush
+    // on a full disk) must leave no open file and no new spool behind.
+    const finished = this.getCapture(captureId)?.status === "finished";
     const { writer, info } = this.#sinks.openSpool(path);
     const repaired = tornTailFinding(captureId, info);
     if (repaired) this.findings.push(repaired);
     return this.#sinks.create(captureId, path, {
       spool: writer,
       head: info.head,
-      finished: this.getCapture(captureId)?.status === "finished",
+      finished,
+      // A new capture whose first write fails leaves no empty spool.
+      ...(created ? { onAbandoned: () => removeEmptySpool(path) } : {}),
     });
   }
 
@@ -198,6 +263,17 @@ export class HarnessStore {
   ingest(event: unknown): TraceEvent {
     const ev = validateEvent(event);
     return this.sink(ev.capture_id).emit(ev);
+  }
+
+  /**
+   * Whether the store's writes succeed now: each part (spool, blobs,
+   * index) whose last write failed, with the reason, until a write of it
+   * succeeds again. `/health` reports it.
+   *
+   * @returns The store's health.
+   */
+  health(): StoreHealth {
+    return this.#health.report();
   }
 
   /** Why the last background index flush failed; null once one succeeds. */
@@ -291,7 +367,7 @@ export class HarnessStore {
     captureIds: string[],
   ): void {
     this.#assertWritable();
-    insertPackage(this.index, pkg, path, captureIds);
+    insertPackage(this.index, { pkg, path, captureIds });
   }
 
   /**
@@ -315,7 +391,11 @@ export class HarnessStore {
     options: ReadEventsOptions = {},
   ): AsyncGenerator<TraceEvent> {
     const path = this.spoolPath(captureId);
-    yield* readSpoolEvents(path, captureId, options, (ev) => this.resolve(ev));
+    yield* readSpoolEvents(path, {
+      ...options,
+      captureId,
+      resolve: (ev) => this.resolve(ev),
+    });
   }
 
   /**
@@ -344,8 +424,15 @@ export class HarnessStore {
     options: { expectHead?: { sequence: number; hash: string } | null } = {},
   ): Promise<ChainReport & { anchor: HeadAnchor | null }> {
     const { expectHead } = options;
-    const anchors = headAnchors(this.root, this.#index, captureId, expectHead);
-    return await verifyAnchored(this.spoolPath(captureId), captureId, anchors);
+    const anchors = headAnchors(captureId, {
+      root: this.root,
+      index: this.#index,
+      expectHead,
+    });
+    return await verifyAnchored(this.spoolPath(captureId), {
+      captureId,
+      anchors,
+    });
   }
 
   /**

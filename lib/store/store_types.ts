@@ -67,7 +67,7 @@ export interface HarnessStoreOptions {
 export interface OpenFinding {
   /** The capture. */
   capture_id: string;
-  /** `torn_tail_repaired`, `damaged_spool`, `unindexable_line` or `damaged_index` (capture_id empty). */
+  /** `torn_tail_repaired`, `damaged_spool`, `unindexable_line`, or (capture_id empty) `damaged_index` or `blob_temporaries_removed`. */
   kind: string;
   /** What happened. */
   message: string;

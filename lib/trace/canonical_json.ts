@@ -8,6 +8,14 @@
  */
 
 /**
+ * Deepest nesting {@linkcode canonicalJson} serializes: far past any event
+ * (`MAX_JSON_DEPTH`) or package, and far short of the stack, so a hostile
+ * depth (a package constant 20,000 levels deep) is a clear error instead
+ * of "Maximum call stack size exceeded".
+ */
+export const MAX_CANONICAL_DEPTH = 1000;
+
+/**
  * Serialize a JSON value canonically.
  *
  * Object properties whose value is `undefined` are omitted (as JSON does);
@@ -17,6 +25,7 @@
  * @param value A JSON-compatible value.
  * @returns The canonical JSON text.
  * @throws {TypeError} When the value holds something JSON cannot express.
+ * @throws {RangeError} When it nests deeper than {@linkcode MAX_CANONICAL_DEPTH} levels.
  *
  * @example Keys are sorted, whitespace is dropped
  * ```ts
@@ -27,7 +36,7 @@
  */
 export function canonicalJson(value: unknown): string {
   try {
-    return write(value);
+    return write(value, 0);
   } catch (err) {
     if (err instanceof TypeError) {
       throw new TypeError(`${err.message} at ${findBadPath(value, "$")}`);
@@ -36,7 +45,13 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
-function write(value: unknown): string {
+function tooDeep(): RangeError {
+  return new RangeError(
+    `Cannot serialize a value nested deeper than ${MAX_CANONICAL_DEPTH} levels, the limit: flatten it`,
+  );
+}
+
+function write(value: unknown, depth: number): string {
   switch (typeof value) {
     case "string":
       return JSON.stringify(value);
@@ -51,6 +66,7 @@ function write(value: unknown): string {
       return JSON.stringify(value);
     case "object": {
       if (value === null) return "null";
+      if (depth >= MAX_CANONICAL_DEPTH) throw tooDeep();
       if (Array.isArray(value)) {
         const n = value.length;
         if (n === 0) return "[]";
@@ -60,17 +76,17 @@ function write(value: unknown): string {
           if (item === undefined) {
             throw new TypeError("Cannot serialize undefined in an array");
           }
-          out += (i === 0 ? "" : ",") + write(item);
+          out += (i === 0 ? "" : ",") + write(item, depth + 1);
         }
         return out + "]";
       }
       const obj = value as Record<string, unknown>;
       if (typeof (obj as { toJSON?: unknown }).toJSON === "function") {
-        return write((obj as { toJSON(): unknown }).toJSON());
+        return write((obj as { toJSON(): unknown }).toJSON(), depth);
       }
       // Fast path: a subtree already in canonical order is what the native
       // serializer writes.
-      if (isCanonicalOrder(obj)) return JSON.stringify(obj);
+      if (isCanonicalOrder(obj, depth)) return JSON.stringify(obj);
       const keys = Object.keys(obj);
       if (keys.length > 1) keys.sort();
       let out = "{";
@@ -79,7 +95,7 @@ function write(value: unknown): string {
         const item = obj[key];
         if (item === undefined) continue;
         out += (out.length === 1 ? "" : ",") + JSON.stringify(key) + ":" +
-          write(item);
+          write(item, depth + 1);
       }
       return out + "}";
     }
@@ -93,20 +109,25 @@ function write(value: unknown): string {
 /**
  * Whether `JSON.stringify` would write this object canonically: keys already
  * sorted at every depth, and nothing it would silently drop or change
- * (undefined in arrays, non-finite numbers, functions, symbols, toJSON).
+ * (undefined in arrays, non-finite numbers, functions, symbols, toJSON),
+ * and no deeper than the limit (past it the slow path names the limit).
  */
-function isCanonicalOrder(obj: Record<string, unknown>): boolean {
+function isCanonicalOrder(
+  obj: Record<string, unknown>,
+  depth: number,
+): boolean {
+  if (depth >= MAX_CANONICAL_DEPTH) return false;
   const keys = Object.keys(obj);
   for (let i = 0; i < keys.length; i++) {
     if (i > 0 && keys[i - 1] >= keys[i]) return false;
     const v = obj[keys[i]];
     if (v === undefined) continue; // dropped by both
-    if (!plainLeafOrCanonical(v)) return false;
+    if (!plainLeafOrCanonical(v, depth + 1)) return false;
   }
   return true;
 }
 
-function plainLeafOrCanonical(v: unknown): boolean {
+function plainLeafOrCanonical(v: unknown, depth: number): boolean {
   switch (typeof v) {
     case "string":
     case "boolean":
@@ -115,16 +136,19 @@ function plainLeafOrCanonical(v: unknown): boolean {
       return Number.isFinite(v);
     case "object": {
       if (v === null) return true;
+      if (depth >= MAX_CANONICAL_DEPTH) return false;
       if (Array.isArray(v)) {
         for (let i = 0; i < v.length; i++) {
-          if (v[i] === undefined || !plainLeafOrCanonical(v[i])) return false;
+          if (v[i] === undefined || !plainLeafOrCanonical(v[i], depth + 1)) {
+            return false;
+          }
         }
         return true;
       }
       if (typeof (v as { toJSON?: unknown }).toJSON === "function") {
         return false;
       }
-      return isCanonicalOrder(v as Record<string, unknown>);
+      return isCanonicalOrder(v as Record<string, unknown>, depth);
     }
     default:
       return false;

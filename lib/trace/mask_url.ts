@@ -22,6 +22,12 @@ const USERINFO = new RegExp(
     String.raw`(?=[^\s"'<>/?#@]*[^\s"'<>@/?#])`,
   "gi",
 );
+// A user name alone, `//user@host`: only after `//`, so that a mail address
+// (`me@example.com`) or an scp-style `git@host:repo` in a message stays.
+const USER_ONLY = new RegExp(
+  String.raw`(\/\/)([^\s"'<>/?#@:]+)@(?=[^\s"'<>/?#@]*[^\s"'<>@/?#])`,
+  "gi",
+);
 const QUERY_SECRET = new RegExp(
   String.raw`([?&;](?:${SECRET_PARAMS})=)[^&#\s"'<>;]+`,
   "gi",
@@ -32,7 +38,15 @@ const QUERY_SECRET = new RegExp(
  * shape: the password of `scheme://user:password@host` (also when `://` is
  * mistyped, `postgres//user:pw@host`, or missing, `user:pw@host`) and the
  * values of credential query parameters (`?token=`, `&password=`, `sig=` …).
- * The user name and host stay: they say which account and server were meant.
+ * Beside a password, the user name and host stay: they say which account
+ * and server were meant.
+ *
+ * A user name alone (`https://user@host/`) is treated as a credential and
+ * masked whole (`https://***@host/`): that is where a bearer token goes when
+ * a URL carries one (`https://ghp_…@github.com/…`,
+ * `https://<token>@host`), and a URL cannot tell a name from a token. Only
+ * after `//`: a mail address or `git@host:repo` in a message is no URL
+ * credential and stays.
  *
  * @param text A URL, or a message that may hold URLs.
  * @returns The text with each credential replaced by `***`.
@@ -53,5 +67,6 @@ export function maskUrlCredentials(text: string): string {
       (whole, before: string, user: string, password: string) =>
         password === "" && user === "" ? whole : `${before}${user}:${MASK}@`,
     )
+    .replace(USER_ONLY, `$1${MASK}@`)
     .replace(QUERY_SECRET, `$1${MASK}`);
 }

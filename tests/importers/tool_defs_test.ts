@@ -70,7 +70,8 @@ Deno.test("convertTrajectories() records an openai-messages file's tool definiti
       },
     ],
   }]);
-  const c = convertTrajectories("openai-messages", file, {
+  const c = convertTrajectories(file, {
+    format: "openai-messages",
     captureId: "imp",
     now,
   });
@@ -94,7 +95,11 @@ Deno.test("convertTrajectories() records an openai-messages file's tool definiti
 
   const bad = JSON.stringify([{ messages: conversation, tools: [{}] }]);
   const err = assertThrows(
-    () => convertTrajectories("openai-messages", bad, { captureId: "imp" }),
+    () =>
+      convertTrajectories(bad, {
+        format: "openai-messages",
+        captureId: "imp",
+      }),
     ImportError,
   );
   assertMatch(err.message, /trajectory 0: tool definition 0 has no name/);
@@ -135,7 +140,11 @@ Deno.test("convertTrajectories() gives a τ² file the declared tool types of it
       reward_info: { reward: 1 },
     }],
   });
-  const c = convertTrajectories("tau2", file, { captureId: "imp", now });
+  const c = convertTrajectories(file, {
+    format: "tau2",
+    captureId: "imp",
+    now,
+  });
   const exposed = c.episodes[0].events[1];
   assertEquals(exposed.kind, "toolset.exposed");
   assertEquals(exposed.payload.origin, "domain:tau2/airline");
@@ -156,7 +165,8 @@ Deno.test("convertTrajectories() gives a τ² file the declared tool types of it
 });
 
 Deno.test("convertTrajectories() adds no toolset for τ-bench v1, which declares no tool types", () => {
-  const c = convertTrajectories("tau-bench", Deno.readTextFileSync(V1), {
+  const c = convertTrajectories(Deno.readTextFileSync(V1), {
+    format: "tau-bench",
     captureId: "imp",
     now,
   });
