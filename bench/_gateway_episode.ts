@@ -11,7 +11,7 @@
  */
 import type OpenAI from "openai";
 import { canonicalJson } from "../lib/trace/canonical_json.ts";
-import { changesState, type Effects } from "../lib/compiler/core/core_steps.ts";
+import { changesState, type Effects } from "../lib/package/tool_effects.ts";
 import { taskSolved } from "../lib/envs/tau2/mod.ts";
 import type { Script } from "../lib/eval/scripted_model.ts";
 import type { ScriptStats } from "../lib/eval/scripted_model_server.ts";

@@ -43,8 +43,8 @@ import { parseArgs } from "node:util";
 import OpenAI from "openai";
 import { HarnessStore } from "../lib/store/mod.ts";
 import { IngestServer } from "../lib/ingest/server.ts";
-import { changesState, type Effects } from "../lib/compiler/core/core_steps.ts";
-import { effectFromAnnotations } from "../lib/compiler/core/effects.ts";
+import { changesState, type Effects } from "../lib/package/tool_effects.ts";
+import { effectFromAnnotations } from "../lib/compiler/effects.ts";
 import {
   tau2DomainTools,
   tau2ToolAnnotations,

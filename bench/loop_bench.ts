@@ -18,7 +18,7 @@ import { loadTauData } from "../lib/eval/tau_data.ts";
 import { closedLoopSeed, type LoopSeed } from "../lib/eval/closed_loop.ts";
 import { startScriptedModelServer } from "../lib/eval/scripted_model_server.ts";
 import { openModel } from "../lib/models/open_model.ts";
-import { changesState } from "../lib/compiler/core/core_steps.ts";
+import { changesState } from "../lib/package/tool_effects.ts";
 import { replayCheck, RETAIL_TOOL_SCHEMAS } from "../lib/envs/tau2/mod.ts";
 import { renderTable as table } from "../lib/cli/table.ts";
 

@@ -115,6 +115,7 @@ const LAYERS = [
   "model_gateway",
   "ingest",
   "lineage",
+  "package",
   "compiler",
   "runtime",
   "envs",

@@ -14,7 +14,7 @@ import type {
   ModelBinding,
   ToolRegistry,
 } from "../../lib/runtime/runtime_types.ts";
-import type { Signature } from "../../lib/compiler/core/ir.ts";
+import type { Signature } from "../../lib/package/ir.ts";
 
 /**
  * A deterministic "model" for the desk's residual leaves: an index is the

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import type { BehaviorPackage } from "../compiler/core/package.ts";
+import type { BehaviorPackage } from "../package/package.ts";
 import type { ChatModel } from "../models/chat_types.ts";
 import type {
   PackageCapabilities,
@@ -195,7 +195,7 @@ export async function runCommand(
   o: RunCommandOptions,
   io: Io,
 ): Promise<number> {
-  const { loadPackage } = await import("../runtime/load_package.ts");
+  const { loadPackage } = await import("../package/load_package.ts");
   const { runPackage, packageForm } = await import(
     "../runtime/run_package.ts"
   );
@@ -203,7 +203,7 @@ export async function runCommand(
   if (o.trust?.length) {
     const { trustedKeys } = await import("./cmd_verify.ts");
     const { checkTrust } = await import(
-      "../compiler/core/package_signature.ts"
+      "../package/package_signature.ts"
     );
     await checkTrust(pkg, await trustedKeys(o.trust));
   }

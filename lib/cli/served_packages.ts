@@ -7,8 +7,8 @@
  *
  * @module
  */
-import { loadPackage } from "../runtime/load_package.ts";
-import { checkTrust } from "../compiler/core/package_signature.ts";
+import { loadPackage } from "../package/load_package.ts";
+import { checkTrust } from "../package/package_signature.ts";
 import { GatewayDriver } from "../runtime/gateway_driver.ts";
 import type { ServedPackage } from "../model_gateway/serving.ts";
 import { UsageError } from "./io.ts";

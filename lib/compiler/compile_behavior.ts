@@ -9,20 +9,18 @@
  */
 import type { Episode, NormEpisode } from "../lineage/records.ts";
 import { normalizeAll } from "../lineage/normalize.ts";
-import type { Candidate } from "./core/candidate.ts";
-import type { Effects } from "./core/core_steps.ts";
-import { type EffectsResolution, resolveEffects } from "./core/effects.ts";
-import type { CompiledBehavior } from "./core/ir.ts";
-import {
-  type BehaviorPackage,
-  buildPackage,
-  type CompiledForm,
-} from "./core/package.ts";
+import type { Candidate } from "../package/candidate.ts";
+import type { Effects } from "../package/tool_effects.ts";
+import { type EffectsResolution, resolveEffects } from "./effects.ts";
+import type { CompiledBehavior } from "../package/ir.ts";
+import type { BehaviorPackage } from "../package/package.ts";
+import { buildPackage } from "./build_package.ts";
+import type { CompiledForm } from "./core/compiled_form.ts";
 import {
   promoteReplayVerified,
   type VerificationReport,
   verifiedClean,
-} from "./core/verification.ts";
+} from "../package/verification.ts";
 import type { CompilerModel } from "./tree/residualize.ts";
 import { compileTree } from "./tree/compile_tree.ts";
 import { compileAgent } from "./agent/compile_agent.ts";

@@ -22,7 +22,7 @@ export {
   type CompileOptions,
   type CompileResult,
 } from "./compile_behavior.ts";
-export type { BehaviorPackage } from "./core/package.ts";
+export type { BehaviorPackage } from "../package/package.ts";
 export type {
   ArgExpr,
   BehaviorIr,
@@ -34,17 +34,14 @@ export type {
   Recovery,
   Signature,
   SignatureField,
-} from "./core/ir.ts";
-export type { GeneralPath, Source } from "./core/source.ts";
-export type { Candidate, Evidence } from "./core/candidate.ts";
+} from "../package/ir.ts";
+export type { GeneralPath, Source } from "../package/source.ts";
+export type { Candidate, Evidence } from "../package/candidate.ts";
 export type {
   SelfValidation,
   VerificationReport,
-} from "./core/verification.ts";
-export type { Effects } from "./core/core_steps.ts";
-export {
-  describeEffects,
-  type EffectSource,
-  type EffectsResolution,
-} from "./core/effects.ts";
-export { explainPackage } from "./core/explain.ts";
+} from "../package/verification.ts";
+export type { Effects } from "../package/tool_effects.ts";
+export { describeEffects, type EffectsResolution } from "./effects.ts";
+export { type EffectSource } from "../package/tool_effects.ts";
+export { explainPackage } from "../package/explain.ts";

@@ -17,8 +17,8 @@
  */
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { compileBehavior } from "../compiler/compile_behavior.ts";
-import type { BehaviorPackage } from "../compiler/core/package.ts";
-import { changesState, type Effects } from "../compiler/core/core_steps.ts";
+import type { BehaviorPackage } from "../package/package.ts";
+import { changesState, type Effects } from "../package/tool_effects.ts";
 import { declareTool } from "../gateway/parameters.ts";
 import { Conversation } from "../runtime/conversation.ts";
 import type { ToolRegistry } from "../runtime/runtime_types.ts";

@@ -13,8 +13,9 @@
  */
 import { canonicalJson } from "../trace/canonical_json.ts";
 import type { NormEpisode } from "../lineage/records.ts";
-import { coreSteps, type Effects } from "../compiler/core/core_steps.ts";
-import type { ArgExpr, CompiledBehavior } from "../compiler/core/ir.ts";
+import { coreSteps } from "../compiler/core/core_steps.ts";
+import type { Effects } from "../package/tool_effects.ts";
+import type { ArgExpr, CompiledBehavior } from "../package/ir.ts";
 import { recordedOutputs } from "../compiler/tree/oracle.ts";
 import { walkTree } from "../compiler/tree/tree_engine.ts";
 import { driveTree } from "../compiler/tree/tree_drive.ts";

@@ -18,11 +18,8 @@ import {
 } from "../importers/trajectories.ts";
 import type { Episode, NormEpisode } from "../lineage/records.ts";
 import { isUserSideCall, normalizeEpisode } from "../lineage/normalize.ts";
-import type { Effects } from "../compiler/core/core_steps.ts";
-import {
-  type EffectsResolution,
-  resolveEffects,
-} from "../compiler/core/effects.ts";
+import type { Effects } from "../package/tool_effects.ts";
+import { type EffectsResolution, resolveEffects } from "../compiler/effects.ts";
 
 /** A ground-truth action. */
 export interface TruthAction {

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Signature, SignatureField } from "../compiler/core/ir.ts";
+import type { Signature, SignatureField } from "../package/ir.ts";
 import type { JsonSchema } from "../models/chat_types.ts";
 import { ModelResponseError } from "../models/errors.ts";
 

@@ -12,12 +12,12 @@
  * @module
  */
 import type { EventSink } from "../gateway/event_sink.ts";
-import type { BehaviorPackage } from "../compiler/core/package.ts";
+import type { BehaviorPackage } from "../package/package.ts";
 import {
   AgentEngine,
   type LookupCall,
 } from "../compiler/agent/agent_engine.ts";
-import { changesState } from "../compiler/core/core_steps.ts";
+import { changesState } from "../package/tool_effects.ts";
 import { message } from "../trace/episode_events.ts";
 import type { EventContext } from "../trace/events.ts";
 import { isTool } from "./bind_args.ts";

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Signature } from "../compiler/core/ir.ts";
+import type { Signature } from "../package/ir.ts";
 import type { ModelBinding, ReactDecision } from "./runtime_types.ts";
 import type {
   ChatMessage,

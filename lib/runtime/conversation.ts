@@ -23,8 +23,8 @@
  */
 import type { UnsealedEvent } from "../trace/event.ts";
 import { EpisodeTrace } from "./episode_trace.ts";
-import type { BehaviorPackage } from "../compiler/core/package.ts";
-import { changesState } from "../compiler/core/core_steps.ts";
+import type { BehaviorPackage } from "../package/package.ts";
+import { changesState } from "../package/tool_effects.ts";
 import { message } from "../trace/episode_events.ts";
 import type { EventContext } from "../trace/events.ts";
 import type {

@@ -15,8 +15,8 @@
  * @module
  */
 import { canonicalJson } from "../trace/canonical_json.ts";
-import type { BehaviorPackage } from "../compiler/core/package.ts";
-import { changesState } from "../compiler/core/core_steps.ts";
+import type { BehaviorPackage } from "../package/package.ts";
+import { changesState } from "../package/tool_effects.ts";
 import { AgentEngine } from "../compiler/agent/agent_engine.ts";
 import type { ChatTool } from "../models/chat_types.ts";
 import type { NormRequest, NormToolCall } from "../model_gateway/wire_types.ts";

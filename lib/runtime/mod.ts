@@ -19,7 +19,11 @@ export {
   runPackage,
   type RunPackageOptions,
 } from "./run_package.ts";
-export { loadPackage, PackageError, validatePackage } from "./load_package.ts";
+export {
+  loadPackage,
+  PackageError,
+  validatePackage,
+} from "../package/load_package.ts";
 export { GatewayDriver, UnservableError } from "./gateway_driver.ts";
 export type { BoundTool } from "./bind_args.ts";
 export {

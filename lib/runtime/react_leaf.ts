@@ -7,7 +7,7 @@
  * @module
  */
 import type { ReactNode, TreeAnswer } from "../compiler/tree/tree_requests.ts";
-import type { Signature } from "../compiler/core/ir.ts";
+import type { Signature } from "../package/ir.ts";
 import { type BoundTool, callWithArgs } from "./bind_args.ts";
 import type { ModelBinding } from "./runtime_types.ts";
 

@@ -8,7 +8,7 @@
  * @module
  */
 import type { EventSink } from "../gateway/event_sink.ts";
-import type { BehaviorPackage } from "../compiler/core/package.ts";
+import type { BehaviorPackage } from "../package/package.ts";
 import type { ChatModel } from "../models/chat_types.ts";
 import { BehaviorRuntime } from "./runtime.ts";
 import {
@@ -23,7 +23,7 @@ import {
   type RunResult,
 } from "./runtime_types.ts";
 import { isTool } from "./bind_args.ts";
-import { irTools } from "./load_package.ts";
+import { irTools } from "../package/load_package.ts";
 
 /** What a package is run with. */
 export interface PackageCapabilities extends ConversationCapabilities {

@@ -13,7 +13,7 @@
  */
 import { traceUsage } from "./model_events.ts";
 import { callWithArgs, isTool } from "./bind_args.ts";
-import { fieldProblem } from "./signature_check.ts";
+import { fieldProblem } from "../package/signature_check.ts";
 import type { UnsealedEvent } from "../trace/event.ts";
 import {
   annotation,
@@ -35,7 +35,7 @@ import {
   toolsetExposed,
 } from "../trace/tool_events.ts";
 import type { EventSink } from "../gateway/event_sink.ts";
-import type { BehaviorPackage } from "../compiler/core/package.ts";
+import type { BehaviorPackage } from "../package/package.ts";
 import { walkTree } from "../compiler/tree/tree_engine.ts";
 import {
   driveTreeAsync,

@@ -6,7 +6,7 @@
  * @module
  */
 import type { EventSink } from "../gateway/event_sink.ts";
-import type { Signature } from "../compiler/core/ir.ts";
+import type { Signature } from "../package/ir.ts";
 import type { BoundTool } from "./bind_args.ts";
 
 /** Tool name → callable (the same callables a ToolGateway wraps). */

@@ -8,8 +8,8 @@
  *
  * @module
  */
-import type { BehaviorPackage } from "../compiler/core/package.ts";
-import type { ChoiceTool } from "../compiler/core/ir.ts";
+import type { BehaviorPackage } from "../package/package.ts";
+import type { ChoiceTool } from "../package/ir.ts";
 import type { ChatTool, JsonSchema } from "../models/chat_types.ts";
 
 type Obj = Record<string, unknown>;

@@ -16,13 +16,13 @@ import {
   DESK_EFFECTS,
   generateDeskEpisodes,
 } from "../../examples/order_desk/order_desk.ts";
-import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
+import type { BehaviorPackage } from "../../lib/package/package.ts";
 import {
   packageDigest,
   type SignedPackage,
   UntrustedPackageError,
-} from "../../lib/compiler/core/package_signature.ts";
-import { PackageError } from "../../lib/runtime/load_package.ts";
+} from "../../lib/package/package_signature.ts";
+import { PackageError } from "../../lib/package/load_package.ts";
 import { runCommand } from "../../lib/cli/cmd_run.ts";
 import { tempDir } from "../_helpers.ts";
 

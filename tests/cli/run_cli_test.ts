@@ -7,11 +7,11 @@ import {
 import { deskModel } from "../../examples/order_desk/capabilities.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import type { Signature } from "../../lib/compiler/core/ir.ts";
+import type { Signature } from "../../lib/package/ir.ts";
 import { tempDir } from "../_helpers.ts";
 import { loadTauData } from "../../lib/eval/tau_data.ts";
 import { splitByTask } from "../../lib/eval/split_eval.ts";
-import { changesState } from "../../lib/compiler/core/core_steps.ts";
+import { changesState } from "../../lib/package/tool_effects.ts";
 import {
   scriptFromTau2,
   type Tau2Simulation,

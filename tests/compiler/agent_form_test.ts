@@ -16,8 +16,8 @@ import {
   AgentSession,
   ChoiceRefusedError,
 } from "../../lib/runtime/agent_session.ts";
-import { validatePackage } from "../../lib/runtime/load_package.ts";
-import { explainPackage } from "../../lib/compiler/core/explain.ts";
+import { validatePackage } from "../../lib/package/load_package.ts";
+import { explainPackage } from "../../lib/package/explain.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
 import {
   type DeclaredTool,

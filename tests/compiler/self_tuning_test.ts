@@ -1,12 +1,12 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
 import { main as compileMain } from "../../compile.ts";
-import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
+import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { runMain } from "../_cli.ts";
 import { tempDir } from "../_helpers.ts";
 import { loadTauData } from "../../lib/eval/tau_data.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { summarizePackage } from "../../lib/compiler/core/explain.ts";
+import { summarizePackage } from "../../lib/package/explain.ts";
 import { validateAgentForm } from "../../lib/compiler/agent/self_validation.ts";
 import {
   EXTRA_LOOKUP_COST,

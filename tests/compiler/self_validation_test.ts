@@ -7,7 +7,7 @@ import {
   validateAgentForm,
 } from "../../lib/compiler/agent/self_validation.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { summarizePackage } from "../../lib/compiler/core/explain.ts";
+import { summarizePackage } from "../../lib/package/explain.ts";
 import { learnBindings } from "../../lib/compiler/agent/bindings.ts";
 import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
 

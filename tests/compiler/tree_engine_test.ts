@@ -12,7 +12,7 @@ import {
   type CompileResult,
 } from "../../lib/compiler/compile_behavior.ts";
 import { coreSteps } from "../../lib/compiler/core/core_steps.ts";
-import type { BehaviorIr, IrNode } from "../../lib/compiler/core/ir.ts";
+import type { BehaviorIr, IrNode } from "../../lib/package/ir.ts";
 import { recordedOutputs } from "../../lib/compiler/tree/oracle.ts";
 import { verify } from "../../lib/compiler/tree/verify.ts";
 import { replayEpisode } from "../../lib/compiler/tree/tree_replay.ts";

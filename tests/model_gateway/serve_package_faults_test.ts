@@ -363,7 +363,7 @@ Deno.test("the upstream failing while a refused answer is asked again gives the 
 Deno.test("serve --package with --trust serves only packages a trusted key signed", async () => {
   await using dir = await tempDir();
   const { generateSigningKey, importSigningKey, signPackage } = await import(
-    "../../lib/compiler/core/package_signature.ts"
+    "../../lib/package/package_signature.ts"
   );
   const mine = await generateSigningKey();
   const other = await generateSigningKey();

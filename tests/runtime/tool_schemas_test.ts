@@ -1,6 +1,6 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { unseenToolSchema } from "../../lib/runtime/tool_schemas.ts";
-import type { ChoiceTool } from "../../lib/compiler/core/ir.ts";
+import type { ChoiceTool } from "../../lib/package/ir.ts";
 
 const tools: ChoiceTool[] = [{
   tool: "cancel_pending_order",

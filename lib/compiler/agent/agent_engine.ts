@@ -12,7 +12,12 @@
  * @module
  */
 import { canonicalJson } from "../../trace/canonical_json.ts";
-import type { BehaviorIr, BoundArg, ChoiceTool, IrNode } from "../core/ir.ts";
+import type {
+  BehaviorIr,
+  BoundArg,
+  ChoiceTool,
+  IrNode,
+} from "../../package/ir.ts";
 import {
   allows,
   argumentLeafList,

@@ -16,8 +16,8 @@
  * @module
  */
 import type { NormEpisode } from "../../lineage/records.ts";
-import type { Candidate } from "../core/candidate.ts";
-import type { Effects } from "../core/core_steps.ts";
+import type { Candidate } from "../../package/candidate.ts";
+import type { Effects } from "../../package/tool_effects.ts";
 import { type Binding, learnBindings } from "./bindings.ts";
 import type {
   BehaviorIr,
@@ -26,12 +26,12 @@ import type {
   CompiledBehavior,
   IrNode,
   NodeProvenance,
-} from "../core/ir.ts";
-import { IR_VERSION } from "../core/ir.ts";
+} from "../../package/ir.ts";
+import { IR_VERSION } from "../../package/ir.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import { type AgentReplay, replayAgent } from "./agent_replay.ts";
 import { DEFAULT_FANOUT } from "./agent_engine.ts";
-import { describeSource } from "../core/source.ts";
+import { describeSource } from "../../package/source.ts";
 import { type CompileMemo, selectLookups } from "./lookup_selection.ts";
 import { afterLast } from "./lookup_variants.ts";
 import { bindingCandidates, gradeOf } from "./agent_verify.ts";

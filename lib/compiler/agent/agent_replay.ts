@@ -22,10 +22,10 @@
  */
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import type { NormEpisode } from "../../lineage/records.ts";
-import type { BehaviorIr } from "../core/ir.ts";
+import type { BehaviorIr } from "../../package/ir.ts";
 import { AgentEngine } from "./agent_engine.ts";
 import type { WordsMemo } from "./sources.ts";
-import { changesState, type Effects } from "../core/core_steps.ts";
+import { changesState, type Effects } from "../../package/tool_effects.ts";
 
 /** The verdict on one step. */
 export type StepVerdict = "lookup" | "model" | "choice" | "stop" | "after_stop";

@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { Candidate } from "../core/candidate.ts";
+import type { Candidate } from "../../package/candidate.ts";
 import type { Binding } from "./bindings.ts";
 import type { AgentReplay } from "./agent_replay.ts";
-import type { VerificationReport } from "../core/verification.ts";
-import { describeSource } from "../core/source.ts";
+import type { VerificationReport } from "../../package/verification.ts";
+import { describeSource } from "../../package/source.ts";
 
 function safe(name: string): string {
   return name.replace(/[^A-Za-z0-9_]/g, "_");

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Source } from "../core/source.ts";
+import type { Source } from "../../package/source.ts";
 import { type Binding, type Observation, sourceKey } from "./binding_types.ts";
 
 /**

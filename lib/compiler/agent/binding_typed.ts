@@ -17,7 +17,7 @@
  * @module
  */
 import { type Binding, type Observation, sourceKey } from "./binding_types.ts";
-import type { Source } from "../core/source.ts";
+import type { Source } from "../../package/source.ts";
 
 const USER_TEXT: Source = { from: "user_text" };
 const USER_TEXT_KEY = sourceKey(USER_TEXT);

@@ -6,7 +6,7 @@
  * @module
  */
 import type { ConversationState } from "./sources.ts";
-import type { Source } from "../core/source.ts";
+import type { Source } from "../../package/source.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
 
 /** One union of sources and how well it explains training. */

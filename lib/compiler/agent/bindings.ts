@@ -35,7 +35,7 @@ import {
   type WordsMemo,
   wordsOfMessage,
 } from "./sources.ts";
-import type { Source } from "../core/source.ts";
+import type { Source } from "../../package/source.ts";
 import { linkAdjacentWords, poolWriteSources } from "./binding_links.ts";
 import { leaveOneEpisodeOut } from "./binding_holdout.ts";
 import { poolTypedValues } from "./binding_typed.ts";

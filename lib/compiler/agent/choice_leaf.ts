@@ -7,8 +7,8 @@
  *
  * @module
  */
-import type { Effects } from "../core/core_steps.ts";
-import type { BoundArg, ChoiceTool, Signature } from "../core/ir.ts";
+import type { Effects } from "../../package/tool_effects.ts";
+import type { BoundArg, ChoiceTool, Signature } from "../../package/ir.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import type { Binding } from "./bindings.ts";
 

@@ -9,8 +9,8 @@
  * @module
  */
 import type { NormEpisode } from "../../lineage/records.ts";
-import type { CompiledForm } from "../core/package.ts";
-import { checkStructure } from "../core/verification.ts";
+import type { CompiledForm } from "../core/compiled_form.ts";
+import { checkStructure } from "../../package/verification.ts";
 import { type AgentFormOptions, buildAgentForm } from "./agent_form.ts";
 import { agentVerification } from "./agent_verify.ts";
 import { validateAgentForm } from "./self_validation.ts";

@@ -12,8 +12,8 @@
  * @module
  */
 import type { NormEpisode } from "../../lineage/records.ts";
-import type { Effects } from "../core/core_steps.ts";
-import type { BehaviorIr, IrNode } from "../core/ir.ts";
+import type { Effects } from "../../package/tool_effects.ts";
+import type { BehaviorIr, IrNode } from "../../package/ir.ts";
 import { replayAgent } from "./agent_replay.ts";
 import {
   adjacentVariants,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { IrNode } from "../core/ir.ts";
+import type { IrNode } from "../../package/ir.ts";
 import {
   candidatesOf,
   type ConversationState,

@@ -7,7 +7,7 @@
  * @module
  */
 import type { NormEpisode } from "../../lineage/records.ts";
-import type { IrNode } from "../core/ir.ts";
+import type { IrNode } from "../../package/ir.ts";
 import { type Binding, statesOf } from "./bindings.ts";
 import {
   generalLeaves,

@@ -24,7 +24,7 @@ import { EXTRA_LOOKUP_COST } from "./lookup_selection.ts";
 import type {
   SelfValidation,
   VerificationReport,
-} from "../core/verification.ts";
+} from "../../package/verification.ts";
 
 /** What the tuning tried and chose (`verification.tuning`). */
 type SelfTuning = NonNullable<VerificationReport["tuning"]>;

@@ -22,7 +22,7 @@
 import type { NormEpisode } from "../../lineage/records.ts";
 import { type AgentFormOptions, buildAgentForm } from "./agent_form.ts";
 import { replayAgent } from "./agent_replay.ts";
-import type { SelfValidation } from "../core/verification.ts";
+import type { SelfValidation } from "../../package/verification.ts";
 
 /** Fewest training episodes with which the form is cross-validated. */
 export const MIN_VALIDATION_EPISODES = 8;

@@ -8,7 +8,7 @@
  * @module
  */
 import { canonicalJson } from "../../trace/canonical_json.ts";
-import type { GeneralPath, Source } from "../core/source.ts";
+import type { GeneralPath, Source } from "../../package/source.ts";
 import {
   codeClassOf,
   fitsShape,

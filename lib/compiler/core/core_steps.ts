@@ -8,6 +8,7 @@
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import type { NormEpisode, NormStep } from "../../lineage/records.ts";
 import { parsePath } from "../../lineage/paths.ts";
+import { changesState, type Effects } from "../../package/tool_effects.ts";
 
 /** A step that stays, with what it took to get it done. */
 export interface CoreStep {
@@ -17,20 +18,6 @@ export interface CoreStep {
   attempts: number;
   /** Error codes of the failed attempts, in order. */
   recovered: string[];
-}
-
-/** Tool → effect: `read`, `write`, `destructive` (unknown tools count as `write`). */
-export type Effects = Record<string, string>;
-
-/**
- * Whether a tool changes state.
- *
- * @param effects The effects map.
- * @param tool Logical tool.
- * @returns True unless the map says `read`.
- */
-export function changesState(effects: Effects, tool: string): boolean {
-  return (effects[tool] ?? "write") !== "read";
 }
 
 /**

@@ -6,8 +6,8 @@
  * @module
  */
 import type { NormEpisode } from "../../lineage/records.ts";
-import type { Effects } from "../core/core_steps.ts";
-import type { CompiledForm } from "../core/package.ts";
+import type { Effects } from "../../package/tool_effects.ts";
+import type { CompiledForm } from "../core/compiled_form.ts";
 import { consolidate } from "./consolidate.ts";
 import { extractFacts } from "./facts.ts";
 import type { CompilerModel } from "./residualize.ts";

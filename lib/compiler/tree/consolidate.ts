@@ -26,8 +26,8 @@ import { canonicalJson } from "../../trace/canonical_json.ts";
 import { sha256Hex } from "../../trace/hash.ts";
 import type { NormEpisode } from "../../lineage/records.ts";
 import { extractFacts, type Fact, factKey } from "./facts.ts";
-import type { Effects } from "../core/core_steps.ts";
-import type { Candidate, Evidence } from "../core/candidate.ts";
+import type { Effects } from "../../package/tool_effects.ts";
+import type { Candidate, Evidence } from "../../package/candidate.ts";
 
 /** Options of {@linkcode consolidate}. */
 export interface ConsolidateOptions {

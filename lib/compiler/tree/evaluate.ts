@@ -6,7 +6,7 @@
  */
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import { resolvePath } from "../../lineage/paths.ts";
-import type { ArgExpr } from "../core/ir.ts";
+import type { ArgExpr } from "../../package/ir.ts";
 
 /** A ref that does not resolve on this instance. */
 export class UnresolvedRefError extends Error {

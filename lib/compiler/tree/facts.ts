@@ -11,7 +11,8 @@
  */
 import type { NormEpisode } from "../../lineage/records.ts";
 import { argumentLeaves } from "../../lineage/normalize.ts";
-import { type CoreStep, coreSteps, type Effects } from "../core/core_steps.ts";
+import { type CoreStep, coreSteps } from "../core/core_steps.ts";
+import type { Effects } from "../../package/tool_effects.ts";
 import { formatPath, parsePath } from "../../lineage/paths.ts";
 
 /** The six atom types. */

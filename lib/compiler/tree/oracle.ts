@@ -7,7 +7,7 @@
  * @module
  */
 import type { NormStep } from "../../lineage/records.ts";
-import type { IrNode } from "../core/ir.ts";
+import type { IrNode } from "../../package/ir.ts";
 import { argAt } from "./evaluate.ts";
 
 /**

@@ -8,7 +8,12 @@
  * @module
  */
 import type { ModelDecision } from "../../lineage/records.ts";
-import type { Decides, IrNode, Signature, SignatureField } from "../core/ir.ts";
+import type {
+  Decides,
+  IrNode,
+  Signature,
+  SignatureField,
+} from "../../package/ir.ts";
 
 /** An optional compiler model: it may word a signature's instructions, nothing else. */
 export interface CompilerModel {

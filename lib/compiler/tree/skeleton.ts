@@ -8,11 +8,12 @@
  */
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import type { NormEpisode } from "../../lineage/records.ts";
-import { type CoreStep, coreSteps, type Effects } from "../core/core_steps.ts";
+import { type CoreStep, coreSteps } from "../core/core_steps.ts";
+import type { Effects } from "../../package/tool_effects.ts";
 import { coreNames, factKey } from "./facts.ts";
 import { evalArg } from "./evaluate.ts";
-import type { Candidate } from "../core/candidate.ts";
-import type { IrNode, NodeProvenance, Signature } from "../core/ir.ts";
+import type { Candidate } from "../../package/candidate.ts";
+import type { IrNode, NodeProvenance, Signature } from "../../package/ir.ts";
 import {
   type CompilerModel,
   type DecisionDetail,

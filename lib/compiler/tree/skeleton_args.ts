@@ -12,8 +12,8 @@ import { canonicalJson } from "../../trace/canonical_json.ts";
 import { argumentLeaves } from "../../lineage/normalize.ts";
 import { factKey, renameStores } from "./facts.ts";
 import { evalArg } from "./evaluate.ts";
-import type { Candidate } from "../core/candidate.ts";
-import type { ArgExpr } from "../core/ir.ts";
+import type { Candidate } from "../../package/candidate.ts";
+import type { ArgExpr } from "../../package/ir.ts";
 import type { DecisionDetail } from "./residualize.ts";
 import { jsonType, safe, type SkeletonContext, type Trie } from "./skeleton.ts";
 

@@ -13,11 +13,15 @@
  */
 import type { NormEpisode } from "../../lineage/records.ts";
 import { synthNodeId, synthStore } from "../../lineage/normalize.ts";
-import type { Effects } from "../core/core_steps.ts";
+import type { Effects } from "../../package/tool_effects.ts";
 import { factKey } from "./facts.ts";
-import type { Candidate } from "../core/candidate.ts";
-import type { BehaviorIr, CompiledBehavior, Recovery } from "../core/ir.ts";
-import { IR_VERSION } from "../core/ir.ts";
+import type { Candidate } from "../../package/candidate.ts";
+import type {
+  BehaviorIr,
+  CompiledBehavior,
+  Recovery,
+} from "../../package/ir.ts";
+import { IR_VERSION } from "../../package/ir.ts";
 import type { CompilerModel } from "./residualize.ts";
 import {
   type SkeletonContext,

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { BehaviorIr, IrNode, Signature } from "../core/ir.ts";
+import type { BehaviorIr, IrNode, Signature } from "../../package/ir.ts";
 import {
   chooseCase,
   evalArgs,

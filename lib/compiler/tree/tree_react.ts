@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Signature } from "../core/ir.ts";
+import type { Signature } from "../../package/ir.ts";
 import {
   type CallOutcome,
   type ReactNode,

@@ -10,8 +10,9 @@
  */
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import type { NormEpisode } from "../../lineage/records.ts";
-import { type CoreStep, coreSteps, type Effects } from "../core/core_steps.ts";
-import type { BehaviorIr, CompiledBehavior } from "../core/ir.ts";
+import { type CoreStep, coreSteps } from "../core/core_steps.ts";
+import type { Effects } from "../../package/tool_effects.ts";
+import type { BehaviorIr, CompiledBehavior } from "../../package/ir.ts";
 import { recordedOutputs } from "./oracle.ts";
 import { walkTree } from "./tree_engine.ts";
 import { driveTree } from "./tree_drive.ts";

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { IrNode, Signature, SignatureField } from "../core/ir.ts";
+import type { IrNode, Signature, SignatureField } from "../../package/ir.ts";
 
 /** An action node. */
 export type ActionNode = Extract<IrNode, { kind: "action" }>;

@@ -10,12 +10,12 @@
  * @module
  */
 import type { NormEpisode } from "../../lineage/records.ts";
-import type { Effects } from "../core/core_steps.ts";
-import type { CompiledBehavior } from "../core/ir.ts";
+import type { Effects } from "../../package/tool_effects.ts";
+import type { CompiledBehavior } from "../../package/ir.ts";
 import {
   checkStructure,
   type VerificationReport,
-} from "../core/verification.ts";
+} from "../../package/verification.ts";
 import { replayEpisode } from "./tree_replay.ts";
 
 /** Options of {@linkcode verify}. */

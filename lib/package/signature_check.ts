@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { SignatureField } from "../compiler/core/ir.ts";
+import type { SignatureField } from "./ir.ts";
 
 /**
  * Why a value does not fit a signature field, or null when it fits.

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { parsePath } from "../../lineage/paths.ts";
+import { parsePath } from "../lineage/paths.ts";
 import type { CompiledBehavior, IrNode, Signature } from "./ir.ts";
 
 /** The verification report. */

@@ -1,78 +1,19 @@
 /**
- * Packaging: `buildPackage` assembles one portable, versioned JSON document
- * (`harness.package.v1`) from a compiled behavior of either form, its
+ * Packaging: `buildPackage` assembles the package record
+ * (`lib/package/package.ts`) from a compiled behavior of either form, its
  * verification and candidates. Deterministic: the same input gives the
  * same bytes; nothing in the package depends on the clock.
  *
  * @module
  */
-import { canonicalJson } from "../../trace/canonical_json.ts";
-import { sha256Digest } from "../../trace/hash.ts";
-import type { NormEpisode } from "../../lineage/records.ts";
-import type { Candidate } from "./candidate.ts";
-import type { Effects } from "./core_steps.ts";
-import type { EffectSource } from "./effects.ts";
-import type {
-  BehaviorIr,
-  CompiledBehavior,
-  NodeProvenance,
-  Signature,
-} from "./ir.ts";
-import type { VerificationReport } from "./verification.ts";
-
-/** What one form's pipeline gives {@linkcode buildPackage}. */
-export interface CompiledForm {
-  /** The compiled behavior. */
-  compiled: CompiledBehavior;
-  /** Its candidates (the evidence behind its nodes). */
-  candidates: Candidate[];
-  /** Its verification. */
-  verification: VerificationReport;
-}
-
-/** Version of the package format. */
-export const PACKAGE_VERSION = "harness.package.v1";
-
-/** The portable behavior package. */
-export interface BehaviorPackage {
-  /** `harness.package.v1`. */
-  schema_version: string;
-  /** What it is and what it needs. */
-  manifest: {
-    name: string;
-    version: string;
-    task_family: string;
-    capture_fidelity: string;
-    compiler_model_id: string | null;
-    required_capabilities: string[];
-    effects: Effects;
-    /**
-     * Where each tool's effect came from (`override`, `annotation`,
-     * `schema`, `domain`, `host`, `inferred`, `unknown`); always written,
-     * absent from packages made before it existed.
-     */
-    effects_source?: Record<string, EffectSource>;
-    episodes: number;
-    promoted_to_e4: boolean;
-  };
-  /** The behavior IR. */
-  ir: BehaviorIr;
-  /** Residual leaf signatures. */
-  signatures: Record<string, Signature>;
-  /** Why each node exists. */
-  provenance: NodeProvenance[];
-  /** The candidates (episode lists cut to 10 ids). */
-  candidates: Candidate[];
-  /** The verification report. */
-  verification: VerificationReport;
-  /** Evidence: each source episode's digest, and a digest over them. */
-  sources: {
-    digest: string;
-    episodes: { episode_id: string; source_digest: string | null }[];
-  };
-  /** `sha256:` over the canonical package without this field. */
-  digest: string;
-}
+import { canonicalJson } from "../trace/canonical_json.ts";
+import { sha256Digest } from "../trace/hash.ts";
+import type { NormEpisode } from "../lineage/records.ts";
+import type { Candidate } from "../package/candidate.ts";
+import type { Effects, EffectSource } from "../package/tool_effects.ts";
+import type { CompiledBehavior } from "../package/ir.ts";
+import { type BehaviorPackage, PACKAGE_VERSION } from "../package/package.ts";
+import type { VerificationReport } from "../package/verification.ts";
 
 /** Options of {@linkcode buildPackage}. */
 export interface BuildPackageOptions {

@@ -18,35 +18,18 @@
  *
  * @module
  */
-import type { Episode } from "../../lineage/records.ts";
-import type { TraceEvent } from "../../trace/event.ts";
+import type { Episode } from "../lineage/records.ts";
+import type { TraceEvent } from "../trace/event.ts";
 import type {
   ExposedTool,
   ToolsetExposedPayload,
-} from "../../trace/tool_events.ts";
-import type { Effects } from "./core_steps.ts";
+} from "../trace/tool_events.ts";
+import {
+  EFFECT_SOURCES,
+  type Effects,
+  type EffectSource,
+} from "../package/tool_effects.ts";
 import { hostToolEffect } from "./host_tools.ts";
-
-/** Where a tool's effect came from. */
-export type EffectSource =
-  | "override"
-  | "annotation"
-  | "schema"
-  | "domain"
-  | "host"
-  | "inferred"
-  | "unknown";
-
-/** Where a tool's effect came from, most trusted first. */
-export const EFFECT_SOURCES: readonly EffectSource[] = [
-  "override",
-  "annotation",
-  "schema",
-  "domain",
-  "host",
-  "inferred",
-  "unknown",
-];
 
 /** What {@linkcode resolveEffects} returns. */
 export interface EffectsResolution {

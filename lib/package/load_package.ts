@@ -5,15 +5,11 @@
  *
  * @module
  */
-import type { BehaviorPackage } from "../compiler/core/package.ts";
-import { PACKAGE_VERSION } from "../compiler/core/package.ts";
-import { packageDigest } from "../compiler/core/package_signature.ts";
-import {
-  type BehaviorIr,
-  IR_VERSION,
-  type IrNode,
-} from "../compiler/core/ir.ts";
-import { checkStructure } from "../compiler/core/verification.ts";
+import type { BehaviorPackage } from "./package.ts";
+import { PACKAGE_VERSION } from "./package.ts";
+import { packageDigest } from "./package_signature.ts";
+import { type BehaviorIr, IR_VERSION, type IrNode } from "./ir.ts";
+import { checkStructure } from "./verification.ts";
 
 /** A package that cannot be run. */
 export class PackageError extends Error {

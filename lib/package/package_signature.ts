@@ -20,8 +20,8 @@
  *
  * @module
  */
-import { canonicalJson } from "../../trace/canonical_json.ts";
-import { sha256Digest } from "../../trace/hash.ts";
+import { canonicalJson } from "../trace/canonical_json.ts";
+import { sha256Digest } from "../trace/hash.ts";
 import type { BehaviorPackage } from "./package.ts";
 
 /** The one signature algorithm. */

@@ -33,16 +33,13 @@
  */
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { sha256Digest } from "../trace/hash.ts";
-import {
-  checkStructure,
-  verifiedClean,
-} from "../compiler/core/verification.ts";
+import { checkStructure, verifiedClean } from "./verification.ts";
 import {
   packageDigest,
   readSignature,
   type SignedPackage,
-} from "../compiler/core/package_signature.ts";
-import type { BehaviorPackage } from "../compiler/core/package.ts";
+} from "./package_signature.ts";
+import type { BehaviorPackage } from "./package.ts";
 import { checkPackageShape } from "./load_package.ts";
 
 /** One check of {@linkcode verifyPackage}. */
