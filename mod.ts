@@ -68,4 +68,4 @@ export {
   PackageError,
   runPackage,
   type RunPackageOptions,
-} from "./lib/runtime/mod.ts";
+} from "./lib/forms/mod.ts";

@@ -12,7 +12,7 @@ import { CaptureCoordinator } from "../lib/control/coordinator.ts";
 import { loadEpisodes } from "../lib/lineage/episodes.ts";
 import type { Episode } from "../lib/lineage/records.ts";
 import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
-import { GatewayDriver } from "../lib/runtime/gateway_driver.ts";
+import { formOf } from "../lib/forms/form_table.ts";
 import type { TauData } from "../lib/eval/tau_data.ts";
 import { splitFor } from "../lib/eval/split_eval.ts";
 import {
@@ -132,7 +132,7 @@ export async function runSeed(
       `seed ${seed}: the compiler chose the tree form; the gateway serves agent-form packages`,
     );
   }
-  await using armB = await setup.openArmB(new GatewayDriver(pkg));
+  await using armB = await setup.openArmB(formOf(pkg.ir).serve(pkg));
   if (wire === "anthropic") {
     armB.anthropic = await anthropicClient(armB.server.url);
   }

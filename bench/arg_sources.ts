@@ -43,7 +43,7 @@ import { parseArgs } from "node:util";
 import { loadTauData, type TauData } from "../lib/eval/tau_data.ts";
 import { splitByTask } from "../lib/eval/split_eval.ts";
 import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
-import { replayAgent } from "../lib/compiler/agent/agent_replay.ts";
+import { replayAgent } from "../lib/forms/agent/agent_replay.ts";
 import {
   CLASSES,
   classifyStep,

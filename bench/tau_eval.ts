@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import { loadTauData } from "../lib/eval/tau_data.ts";
 import { evaluateSeed, type SeedResult } from "../lib/eval/split_eval.ts";
 import { emptyLineageScore, scoreLineage } from "../lib/eval/lineage_score.ts";
-import { DEFAULT_FANOUT } from "../lib/compiler/agent/agent_engine.ts";
+import { DEFAULT_FANOUT } from "../lib/forms/agent/agent_engine.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 

@@ -29,9 +29,9 @@
 import { parseArgs } from "node:util";
 import { loadTauData, type TauData } from "../lib/eval/tau_data.ts";
 import { splitFor } from "../lib/eval/split_eval.ts";
-import { buildAgentForm } from "../lib/compiler/agent/agent_form.ts";
+import { buildAgentForm } from "../lib/forms/agent/build_agent_form.ts";
 import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
-import { replayAgent } from "../lib/compiler/agent/agent_replay.ts";
+import { replayAgent } from "../lib/forms/agent/agent_replay.ts";
 import type { NormEpisode } from "../lib/lineage/records.ts";
 
 /** One point of the grid. */
@@ -64,7 +64,7 @@ export interface GridScore extends GridPoint {
   package_turns: number;
 }
 
-/** The current defaults of `lib/compiler/agent/agent_form.ts` and `bindings.ts`. */
+/** The current defaults of `lib/forms/agent/build_agent_form.ts` and `bindings.ts`. */
 export const CURRENT: GridPoint = {
   minYield: 0.25,
   budget: 3,

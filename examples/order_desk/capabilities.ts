@@ -10,10 +10,8 @@
  * @module
  */
 import { OrderDesk } from "./order_desk.ts";
-import type {
-  ModelBinding,
-  ToolRegistry,
-} from "../../lib/runtime/runtime_types.ts";
+import type { ToolRegistry } from "../../lib/runtime/runtime_types.ts";
+import type { ModelBinding } from "../../lib/forms/tree/tree_run_types.ts";
 import type { Signature } from "../../lib/package/ir.ts";
 
 /**

@@ -20,7 +20,7 @@ import { compileBehavior } from "../compiler/compile_behavior.ts";
 import type { BehaviorPackage } from "../package/package.ts";
 import { changesState, type Effects } from "../package/tool_effects.ts";
 import { declareTool } from "../gateway/parameters.ts";
-import { Conversation } from "../runtime/conversation.ts";
+import { Conversation } from "../forms/agent/conversation.ts";
 import type { ToolRegistry } from "../runtime/runtime_types.ts";
 import type { ChatModel, ChatTool } from "../models/chat_types.ts";
 import { RetailEnv, taskSolved } from "../envs/tau2/mod.ts";

@@ -22,9 +22,9 @@
  * @module
  */
 import { compileBehavior } from "../compiler/compile_behavior.ts";
-import { replayAgent } from "../compiler/agent/agent_replay.ts";
-import type { AgentTuning } from "../compiler/agent/agent_form.ts";
-import { addCoverage, coverageOf, emptyCoverage } from "./coverage.ts";
+import { formOf } from "../forms/form_table.ts";
+import type { AgentTuning } from "../forms/agent/build_agent_form.ts";
+import { addCoverage, emptyCoverage } from "../forms/tree/coverage.ts";
 import type { EvalEpisode, TauData } from "./tau_data.ts";
 
 /** What one seed measured. */
@@ -157,12 +157,12 @@ export function evaluateSeed(
     tune: options.tune,
   });
   const ir = result.compiled.ir;
-  const agentForm = ir.nodes[ir.root]?.kind === "agent";
+  const form = formOf(ir);
   const out: SeedResult = {
     seed,
     train: trainOk.length,
     held_out: held.length,
-    form: agentForm ? "agent" : "tree",
+    form: form.name,
     calls: 0,
     user_calls: 0,
     deterministic: 0,
@@ -178,7 +178,7 @@ export function evaluateSeed(
     stop_reasons: {},
     model_reads_by_tool: {},
     choice_candidates: { total: 0, args: 0, max: 0 },
-    lookups: agentForm
+    lookups: form.name === "agent"
       ? (ir.nodes[ir.root] as { lookups: string[] }).lookups
       : [],
   };
@@ -186,15 +186,16 @@ export function evaluateSeed(
     out.calls += e.norm.steps.length;
     out.user_calls += e.userCalls;
     out.agent_turns += e.turns;
-    if (!agentForm) {
+    const replay = { episode: e.norm, effects: data.effects };
+    if (form.name === "tree") {
       const cov = emptyCoverage();
-      addCoverage(cov, coverageOf(result.compiled, e.norm, data.effects));
+      addCoverage(cov, form.replay(result.compiled, replay));
       out.deterministic += cov.deterministic;
       out.wrong += cov.wrong;
       out.package_turns += e.turns + cov.model_calls;
       continue;
     }
-    const r = replayAgent(ir, e.norm, { effects: data.effects });
+    const r = form.replay(result.compiled, replay);
     out.extra_lookups += r.extra_lookups;
     for (const c of r.choice_candidates) {
       out.choice_candidates.total += c;

@@ -178,7 +178,8 @@ Deno.test("compile.ts --sign signs without changing the digest; verify checks it
 
   // run --trust: refused before the capabilities module is even loaded.
   const run = (file: string, trust: string[], capabilities = CAPABILITIES) =>
-    runCommand(file, {
+    runCommand({
+      package: file,
       capabilities,
       episode: "700003",
       trust,
@@ -279,7 +280,8 @@ Deno.test("compile.ts run refuses a package whose IR was relabelled to a tool it
   });
   const err = await assertRejects(
     () =>
-      runCommand(file, {
+      runCommand({
+        package: file,
         capabilities: CAPABILITIES,
         episode: "700004",
         root: join(dir.path, "run_store"),

@@ -311,9 +311,9 @@ Deno.test("compile.ts run: a held-out τ² retail task finishes with the compile
 });
 
 Deno.test("runPackage: a tree package's residual leaf through chatModelBinding records the API's token usage in model.responded", async () => {
-  const { runPackage } = await import("../../lib/runtime/run_package.ts");
+  const { runPackage } = await import("../../lib/forms/run_package.ts");
   const { chatModelBinding } = await import(
-    "../../lib/runtime/chat_binding.ts"
+    "../../lib/forms/tree/chat_binding.ts"
   );
   const { openModel } = await import("../../lib/models/open_model.ts");
   const { createCapabilities } = await import(

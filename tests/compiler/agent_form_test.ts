@@ -1,21 +1,21 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { loadTauData } from "../../lib/eval/tau_data.ts";
-import { learnBindings } from "../../lib/compiler/agent/bindings.ts";
+import { learnBindings } from "../../lib/forms/agent/bindings.ts";
 import {
   allows,
   candidatesOf,
   type ConversationState,
   shapeOf,
-} from "../../lib/compiler/agent/sources.ts";
-import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
-import { buildAgentForm } from "../../lib/compiler/agent/agent_form.ts";
-import { replayAgent } from "../../lib/compiler/agent/agent_replay.ts";
+} from "../../lib/forms/agent/sources.ts";
+import { AgentEngine } from "../../lib/forms/agent/agent_engine.ts";
+import { buildAgentForm } from "../../lib/forms/agent/build_agent_form.ts";
+import { replayAgent } from "../../lib/forms/agent/agent_replay.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { splitByTask } from "../../lib/eval/split_eval.ts";
 import {
   AgentSession,
   ChoiceRefusedError,
-} from "../../lib/runtime/agent_session.ts";
+} from "../../lib/forms/agent/agent_session.ts";
 import { validatePackage } from "../../lib/package/load_package.ts";
 import { explainPackage } from "../../lib/package/explain.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";

@@ -7,12 +7,12 @@ import { tempDir } from "../_helpers.ts";
 import { loadTauData } from "../../lib/eval/tau_data.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { summarizePackage } from "../../lib/package/explain.ts";
-import { validateAgentForm } from "../../lib/compiler/agent/self_validation.ts";
+import { validateAgentForm } from "../../lib/forms/agent/self_validation.ts";
 import {
   EXTRA_LOOKUP_COST,
   tuneAgentForm,
   TUNING_STEPS,
-} from "../../lib/compiler/agent/self_tuning.ts";
+} from "../../lib/forms/agent/self_tuning.ts";
 
 const retail = () => {
   const data = loadTauData(

@@ -1,8 +1,8 @@
 import { assertEquals } from "../_assert.ts";
 import { loadTauData } from "../../lib/eval/tau_data.ts";
-import { learnBindings } from "../../lib/compiler/agent/bindings.ts";
-import { buildAgentForm } from "../../lib/compiler/agent/agent_form.ts";
-import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
+import { learnBindings } from "../../lib/forms/agent/bindings.ts";
+import { buildAgentForm } from "../../lib/forms/agent/build_agent_form.ts";
+import { AgentEngine } from "../../lib/forms/agent/agent_engine.ts";
 import { describeSource } from "../../lib/package/source.ts";
 import { userSaid } from "./_user_said.ts";
 

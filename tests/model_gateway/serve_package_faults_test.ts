@@ -15,7 +15,7 @@ import { tempDir } from "../_helpers.ts";
 import { runMain } from "../_cli.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { GatewayDriver } from "../../lib/runtime/gateway_driver.ts";
+import { GatewayDriver } from "../../lib/forms/agent/gateway_driver.ts";
 import { servedPackages } from "../../lib/cli/served_packages.ts";
 import { RetailEnv } from "../../lib/envs/tau2/mod.ts";
 import { type GatewayRig, startGateway } from "./_gateway.ts";

@@ -12,7 +12,7 @@
  * @module
  */
 import { assertEquals, assertOk } from "../_assert.ts";
-import { GatewayDriver } from "../../lib/runtime/gateway_driver.ts";
+import { GatewayDriver } from "../../lib/forms/agent/gateway_driver.ts";
 import type { TraceEvent } from "../../lib/trace/mod.ts";
 import { RetailEnv } from "../../lib/envs/tau2/mod.ts";
 import { ofKind, startGateway } from "./_gateway.ts";

@@ -2,9 +2,9 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import { loadTauData } from "../../lib/eval/tau_data.ts";
 import { splitByTask } from "../../lib/eval/split_eval.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { replayAgent } from "../../lib/compiler/agent/agent_replay.ts";
+import { replayAgent } from "../../lib/forms/agent/agent_replay.ts";
 import { changesState } from "../../lib/package/tool_effects.ts";
-import { Conversation } from "../../lib/runtime/conversation.ts";
+import { Conversation } from "../../lib/forms/agent/conversation.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
 import { declareTool } from "../../lib/gateway/parameters.ts";
 import {

@@ -23,7 +23,7 @@ import {
   PackageError,
   validatePackage,
 } from "../../lib/package/load_package.ts";
-import { runPackage } from "../../lib/runtime/run_package.ts";
+import { runPackage } from "../../lib/forms/run_package.ts";
 import { MissingCapabilityError } from "../../lib/runtime/runtime_types.ts";
 import type { ChatModel } from "../../lib/models/chat_types.ts";
 import { tempDir } from "../_helpers.ts";

@@ -7,7 +7,7 @@ import {
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { BehaviorRuntime } from "../../lib/runtime/runtime.ts";
+import { BehaviorRuntime } from "../../lib/forms/tree/behavior_runtime.ts";
 import { MissingCapabilityError } from "../../lib/runtime/runtime_types.ts";
 import {
   PackageError,

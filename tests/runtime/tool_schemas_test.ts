@@ -1,5 +1,5 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { unseenToolSchema } from "../../lib/runtime/tool_schemas.ts";
+import { unseenToolSchema } from "../../lib/forms/agent/tool_schemas.ts";
 import type { ChoiceTool } from "../../lib/package/ir.ts";
 
 const tools: ChoiceTool[] = [{
