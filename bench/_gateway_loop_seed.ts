@@ -126,8 +126,7 @@ export async function runSeed(
   const compiled = compileBehavior(ok, { name: "tau", effects: setup.effects });
   const compileMs = performance.now() - tc;
   const pkg = compiled.package;
-  const root = pkg.ir.nodes[pkg.ir.root];
-  if (root?.kind !== "agent") {
+  if (formOf(pkg.ir).name !== "agent") {
     throw new Error(
       `seed ${seed}: the compiler chose the tree form; the gateway serves agent-form packages`,
     );
@@ -171,7 +170,7 @@ export async function runSeed(
     train_captured: captured.length,
     train_compiled: ok.length,
     train_errors: trainStatus,
-    lookups: root.lookups,
+    lookups: (pkg.ir.nodes[pkg.ir.root] as { lookups: string[] }).lookups,
     package: pkg.manifest.name + "@" + pkg.digest.slice(7, 19),
     train_ms: Math.round(trainMs),
     compile_ms: Math.round(compileMs),

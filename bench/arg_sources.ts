@@ -51,6 +51,7 @@ import {
   type SourceClass,
   todayOf,
 } from "../lib/compiler/agent/arg_classes.ts";
+import { formOf } from "../lib/forms/form_table.ts";
 
 function citiesOf(data: TauData): Map<string, string> {
   const out = new Map<string, string>();
@@ -101,7 +102,7 @@ export function heldOutSources(
       train.filter((e) => e.norm.success === true).map((e) => e.norm),
       { name: "tau", effects: data.effects },
     ).compiled.ir;
-    const agentForm = ir.nodes[ir.root]?.kind === "agent";
+    const agentForm = formOf(ir).name === "agent";
     for (const e of held) {
       const verdicts = agentForm
         ? replayAgent(ir, e.norm, { effects: data.effects }).verdicts

@@ -33,6 +33,7 @@ import { buildAgentForm } from "../lib/forms/agent/build_agent_form.ts";
 import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
 import { replayAgent } from "../lib/forms/agent/agent_replay.ts";
 import type { NormEpisode } from "../lib/lineage/records.ts";
+import { formOf } from "../lib/forms/form_table.ts";
 
 /** One point of the grid. */
 export interface GridPoint {
@@ -119,7 +120,7 @@ function splitsOf(data: TauData, seeds: number): SeedSplit[] {
     out.push({
       train,
       validation: inner.held,
-      agentForm: ir.nodes[ir.root]?.kind === "agent",
+      agentForm: formOf(ir).name === "agent",
     });
   }
   return out;

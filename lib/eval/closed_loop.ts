@@ -28,6 +28,8 @@ import { type Script, scriptFromTau2 } from "./scripted_model.ts";
 import type { ScriptedModelServer } from "./scripted_model_server.ts";
 import { splitFor } from "./split_eval.ts";
 import type { EvalEpisode, TauData } from "./tau_data.ts";
+import { formOf } from "../forms/form_table.ts";
+import type { IrNode } from "../package/ir.ts";
 
 /** What one arm did on one episode. */
 export interface ArmResult {
@@ -211,12 +213,12 @@ export async function closedLoopSeed(
     effects: data.effects,
   });
   const pkg = result.package;
-  const root = pkg.ir.nodes[pkg.ir.root];
-  if (root?.kind !== "agent") {
+  if (formOf(pkg.ir).name !== "agent") {
     throw new Error(
       `seed ${seed}: the compiler chose the tree form; the closed loop runs agent-form packages`,
     );
   }
+  const root = pkg.ir.nodes[pkg.ir.root] as Extract<IrNode, { kind: "agent" }>;
   const index = new Map(data.episodes.map((e, i) => [e.id, i]));
   const out: LoopSeed = {
     seed,
