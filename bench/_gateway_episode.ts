@@ -3,7 +3,7 @@
  * user and the scripted upstream, an unmodified agent loop on an official
  * client (`_retail_agents.ts`), the model gateway between them (recording
  * only, or serving a package), and what the run did, scored as the closed
- * loop scores it (`lib/eval/closed_loop.ts`): solved by τ²'s database rule,
+ * loop scores it (`eval/closed_loop.ts`): solved by τ²'s database rule,
  * every state-changing call the episode did not make is wrong, tokens are
  * the upstream's count.
  *
@@ -12,10 +12,10 @@
 import type OpenAI from "openai";
 import { canonicalJson } from "../lib/trace/canonical_json.ts";
 import { changesState, type Effects } from "../lib/package/tool_effects.ts";
-import { taskSolved } from "../lib/envs/tau2/mod.ts";
-import type { Script } from "../lib/eval/scripted_model.ts";
-import type { ScriptStats } from "../lib/eval/scripted_model_server.ts";
-import type { EvalEpisode } from "../lib/eval/tau_data.ts";
+import { taskSolved } from "../eval/envs/tau2/mod.ts";
+import type { Script } from "../eval/scripted_model.ts";
+import type { ScriptStats } from "../eval/scripted_model_server.ts";
+import type { EvalEpisode } from "../eval/tau_data.ts";
 import type { IngestServer } from "../lib/ingest/server.ts";
 import type { AnthropicClient } from "./_anthropic_sdk.ts";
 import type { UpstreamMeter } from "./_upstream_meter.ts";

@@ -13,13 +13,13 @@ import { loadEpisodes } from "../lib/lineage/episodes.ts";
 import type { Episode } from "../lib/lineage/records.ts";
 import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
 import { formOf } from "../lib/forms/form_table.ts";
-import type { TauData } from "../lib/eval/tau_data.ts";
-import { splitFor } from "../lib/eval/split_eval.ts";
+import type { TauData } from "../eval/tau_data.ts";
+import { splitFor } from "../eval/split_eval.ts";
 import {
   type Script,
   scriptFromTau2,
   type Tau2Simulation,
-} from "../lib/eval/scripted_model.ts";
+} from "../eval/scripted_model.ts";
 import type { ServedPackage } from "../lib/model_gateway/serving.ts";
 import { type AnthropicClient, loadAnthropic } from "./_anthropic_sdk.ts";
 import {

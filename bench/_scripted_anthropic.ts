@@ -13,13 +13,13 @@
  *
  * @module
  */
-import { type Script, ScriptWalker } from "../lib/eval/scripted_model.ts";
+import { type Script, ScriptWalker } from "../eval/scripted_model.ts";
 import {
   chatMessagesOf,
   END_TEXT,
   type ScriptStats,
-} from "../lib/eval/scripted_model_server.ts";
-import { TokenCounter, type WireMessage } from "../lib/eval/token_count.ts";
+} from "../eval/scripted_model_server.ts";
+import { TokenCounter, type WireMessage } from "../eval/token_count.ts";
 
 type Obj = Record<string, unknown>;
 

@@ -40,8 +40,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { loadTauData, type TauData } from "../lib/eval/tau_data.ts";
-import { splitByTask } from "../lib/eval/split_eval.ts";
+import { loadTauData, type TauData } from "../eval/tau_data.ts";
+import { splitByTask } from "../eval/split_eval.ts";
 import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
 import { replayAgent } from "../lib/forms/agent/agent_replay.ts";
 import {
@@ -50,7 +50,7 @@ import {
   HAVE,
   type SourceClass,
   todayOf,
-} from "../lib/compiler/agent/arg_classes.ts";
+} from "../eval/arg_classes.ts";
 import { formOf } from "../lib/forms/form_table.ts";
 
 function citiesOf(data: TauData): Map<string, string> {

@@ -49,12 +49,9 @@ import {
   tau2DomainTools,
   tau2ToolAnnotations,
 } from "../lib/importers/tau2_tool_types.ts";
-import { loadTauData, type TauData } from "../lib/eval/tau_data.ts";
-import {
-  scriptFromTau2,
-  type Tau2Simulation,
-} from "../lib/eval/scripted_model.ts";
-import { startScriptedModelServer } from "../lib/eval/scripted_model_server.ts";
+import { loadTauData, type TauData } from "../eval/tau_data.ts";
+import { scriptFromTau2, type Tau2Simulation } from "../eval/scripted_model.ts";
+import { startScriptedModelServer } from "../eval/scripted_model_server.ts";
 import type { ServedPackage } from "../lib/model_gateway/serving.ts";
 import { startScriptedAnthropic } from "./_scripted_anthropic.ts";
 import { startUpstreamMeter } from "./_upstream_meter.ts";

@@ -6,16 +6,16 @@
  * split seed 1..N (default 8) with one package per domain compiled from
  * the training split, and writes `tau_eval.md` and `tau_eval.json` to the
  * output folder (default `bench/out/`). Deterministic: same data, same
- * numbers. See `lib/eval/split_eval.ts` for how each call is judged.
+ * numbers. See `eval/split_eval.ts` for how each call is judged.
  *
  * @module
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { loadTauData } from "../lib/eval/tau_data.ts";
-import { evaluateSeed, type SeedResult } from "../lib/eval/split_eval.ts";
-import { emptyLineageScore, scoreLineage } from "../lib/eval/lineage_score.ts";
+import { loadTauData } from "../eval/tau_data.ts";
+import { evaluateSeed, type SeedResult } from "../eval/split_eval.ts";
+import { emptyLineageScore, scoreLineage } from "../eval/lineage_score.ts";
 import { DEFAULT_FANOUT } from "../lib/forms/agent/agent_engine.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -27,8 +27,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { loadTauData, type TauData } from "../lib/eval/tau_data.ts";
-import { splitFor } from "../lib/eval/split_eval.ts";
+import { loadTauData, type TauData } from "../eval/tau_data.ts";
+import { splitFor } from "../eval/split_eval.ts";
 import { buildAgentForm } from "../lib/forms/agent/build_agent_form.ts";
 import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
 import { replayAgent } from "../lib/forms/agent/agent_replay.ts";

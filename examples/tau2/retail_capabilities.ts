@@ -26,7 +26,7 @@ import {
   type RetailTool,
   taskSolved,
   type Tau2Task,
-} from "../../lib/envs/tau2/mod.ts";
+} from "../../eval/envs/tau2/mod.ts";
 
 /** What {@linkcode createCapabilities} returns. */
 export interface RetailCapabilities {

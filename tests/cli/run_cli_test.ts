@@ -9,14 +9,14 @@ import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import type { Signature } from "../../lib/package/ir.ts";
 import { tempDir } from "../_helpers.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
-import { splitByTask } from "../../lib/eval/split_eval.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
+import { splitByTask } from "../../eval/split_eval.ts";
 import { changesState } from "../../lib/package/tool_effects.ts";
 import {
   scriptFromTau2,
   type Tau2Simulation,
-} from "../../lib/eval/scripted_model.ts";
-import { startScriptedModelServer } from "../../lib/eval/scripted_model_server.ts";
+} from "../../eval/scripted_model.ts";
+import { startScriptedModelServer } from "../../eval/scripted_model_server.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 

@@ -1,5 +1,5 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
 import { learnBindings } from "../../lib/forms/agent/bindings.ts";
 import {
   allows,
@@ -11,7 +11,7 @@ import { AgentEngine } from "../../lib/forms/agent/agent_engine.ts";
 import { buildAgentForm } from "../../lib/forms/agent/build_agent_form.ts";
 import { replayAgent } from "../../lib/forms/agent/agent_replay.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { splitByTask } from "../../lib/eval/split_eval.ts";
+import { splitByTask } from "../../eval/split_eval.ts";
 import {
   AgentSession,
   ChoiceRefusedError,

@@ -1,8 +1,8 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
 import { learnBindings } from "../../lib/forms/agent/bindings.ts";
 import { buildAgentForm } from "../../lib/forms/agent/build_agent_form.ts";
-import { evaluateSeed } from "../../lib/eval/split_eval.ts";
+import { evaluateSeed } from "../../eval/split_eval.ts";
 import {
   adjacentVariants,
   primaryVariant,

@@ -4,7 +4,7 @@ import { main as compileMain } from "../../compile.ts";
 import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { runMain } from "../_cli.ts";
 import { tempDir } from "../_helpers.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { summarizePackage } from "../../lib/package/explain.ts";
 import { validateAgentForm } from "../../lib/forms/agent/self_validation.ts";

@@ -1,5 +1,5 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
 import { buildAgentForm } from "../../lib/forms/agent/build_agent_form.ts";
 import {
   foldOf,

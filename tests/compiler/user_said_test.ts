@@ -1,5 +1,5 @@
 import { assertEquals } from "../_assert.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
 import { learnBindings } from "../../lib/forms/agent/bindings.ts";
 import { buildAgentForm } from "../../lib/forms/agent/build_agent_form.ts";
 import { AgentEngine } from "../../lib/forms/agent/agent_engine.ts";

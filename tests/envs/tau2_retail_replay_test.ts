@@ -17,7 +17,7 @@ import {
   RetailEnv,
   RetailToolError,
   taskSolved,
-} from "../../lib/envs/tau2/mod.ts";
+} from "../../eval/envs/tau2/mod.ts";
 import { createCapabilities } from "../../examples/tau2/retail_capabilities.ts";
 import {
   dbText,

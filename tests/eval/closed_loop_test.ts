@@ -1,10 +1,10 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
-import { closedLoopSeed } from "../../lib/eval/closed_loop.ts";
-import { startScriptedModelServer } from "../../lib/eval/scripted_model_server.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
+import { closedLoopSeed } from "../../eval/closed_loop.ts";
+import { startScriptedModelServer } from "../../eval/scripted_model_server.ts";
 import { openModel } from "../../lib/models/open_model.ts";
 import { changesState } from "../../lib/package/tool_effects.ts";
-import { RETAIL_TOOL_SCHEMAS } from "../../lib/envs/tau2/mod.ts";
+import { RETAIL_TOOL_SCHEMAS } from "../../eval/envs/tau2/mod.ts";
 
 const read = (p: string) =>
   Deno.readTextFileSync(new URL(`../../fixtures/${p}`, import.meta.url));

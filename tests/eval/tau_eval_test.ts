@@ -14,7 +14,7 @@ import {
   emptyCoverage,
 } from "../../lib/forms/tree/coverage.ts";
 import { tempDir } from "../_helpers.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
 
 const SLICE = new URL("../../fixtures/tau2_retail_slice.json", import.meta.url)
   .pathname;

@@ -41,9 +41,9 @@ import { openaiChatWire } from "../../lib/model_gateway/openai_chat_wire.ts";
 import { declareTool } from "../../lib/gateway/parameters.ts";
 import type { ToolRegistry } from "../../lib/runtime/runtime_types.ts";
 import { openModel } from "../../lib/models/open_model.ts";
-import { RETAIL_TOOL_SCHEMAS, RetailEnv } from "../../lib/envs/tau2/mod.ts";
-import { scriptFromTau2 } from "../../lib/eval/scripted_model.ts";
-import { startScriptedModelServer } from "../../lib/eval/scripted_model_server.ts";
+import { RETAIL_TOOL_SCHEMAS, RetailEnv } from "../../eval/envs/tau2/mod.ts";
+import { scriptFromTau2 } from "../../eval/scripted_model.ts";
+import { startScriptedModelServer } from "../../eval/scripted_model_server.ts";
 import { RETAIL_CHAT_TOOLS, runRetailAgent } from "./_retail_agent.ts";
 import { RETAIL_INSTRUCTIONS, servedRetail } from "./_served_retail.ts";
 

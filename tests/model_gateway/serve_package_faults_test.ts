@@ -17,7 +17,7 @@ import { canonicalJson } from "../../lib/trace/canonical_json.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { GatewayDriver } from "../../lib/forms/agent/gateway_driver.ts";
 import { servedPackages } from "../../lib/cli/served_packages.ts";
-import { RetailEnv } from "../../lib/envs/tau2/mod.ts";
+import { RetailEnv } from "../../eval/envs/tau2/mod.ts";
 import { type GatewayRig, startGateway } from "./_gateway.ts";
 import { type ChatMessage, chatUntilForwarded } from "./_served_loop.ts";
 import { RETAIL_CHAT_TOOLS } from "./_retail_agent.ts";

@@ -1,6 +1,6 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
-import { splitByTask } from "../../lib/eval/split_eval.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
+import { splitByTask } from "../../eval/split_eval.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { replayAgent } from "../../lib/forms/agent/agent_replay.ts";
 import { changesState } from "../../lib/package/tool_effects.ts";
@@ -11,13 +11,13 @@ import {
   scriptFromTau2,
   ScriptWalker,
   type Tau2Simulation,
-} from "../../lib/eval/scripted_model.ts";
+} from "../../eval/scripted_model.ts";
 import type {
   ChatModel,
   ChatRequest,
   ChatResponse,
 } from "../../lib/models/chat_types.ts";
-import type { EvalEpisode } from "../../lib/eval/tau_data.ts";
+import type { EvalEpisode } from "../../eval/tau_data.ts";
 import type { ToolRegistry } from "../../lib/runtime/runtime_types.ts";
 
 const text = Deno.readTextFileSync(

@@ -15,21 +15,21 @@
  *
  * @module
  */
-import { canonicalJson } from "../trace/canonical_json.ts";
-import { compileBehavior } from "../compiler/compile_behavior.ts";
-import type { BehaviorPackage } from "../package/package.ts";
-import { changesState, type Effects } from "../package/tool_effects.ts";
-import { declareTool } from "../gateway/parameters.ts";
-import { Conversation } from "../forms/agent/conversation.ts";
-import type { ToolRegistry } from "../runtime/runtime_types.ts";
-import type { ChatModel, ChatTool } from "../models/chat_types.ts";
-import { RetailEnv, taskSolved } from "../envs/tau2/mod.ts";
+import { canonicalJson } from "../lib/trace/canonical_json.ts";
+import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
+import type { BehaviorPackage } from "../lib/package/package.ts";
+import { changesState, type Effects } from "../lib/package/tool_effects.ts";
+import { declareTool } from "../lib/gateway/parameters.ts";
+import { Conversation } from "../lib/forms/agent/conversation.ts";
+import type { ToolRegistry } from "../lib/runtime/runtime_types.ts";
+import type { ChatModel, ChatTool } from "../lib/models/chat_types.ts";
+import { RetailEnv, taskSolved } from "./envs/tau2/mod.ts";
 import { type Script, scriptFromTau2 } from "./scripted_model.ts";
 import type { ScriptedModelServer } from "./scripted_model_server.ts";
 import { splitFor } from "./split_eval.ts";
 import type { EvalEpisode, TauData } from "./tau_data.ts";
-import { formOf } from "../forms/form_table.ts";
-import type { IrNode } from "../package/ir.ts";
+import { formOf } from "../lib/forms/form_table.ts";
+import type { IrNode } from "../lib/package/ir.ts";
 
 /** What one arm did on one episode. */
 export interface ArmResult {

@@ -23,7 +23,7 @@ export {
   type WireRequest,
 } from "./chat_wire.ts";
 import { TokenCounter } from "./token_count.ts";
-import type { ChatToolCall } from "../models/chat_types.ts";
+import type { ChatToolCall } from "../lib/models/chat_types.ts";
 
 /** The text answered when the script has no turn left. */
 export const END_TEXT = "###END###";

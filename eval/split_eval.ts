@@ -21,10 +21,10 @@
  *
  * @module
  */
-import { compileBehavior } from "../compiler/compile_behavior.ts";
-import { formOf } from "../forms/form_table.ts";
-import type { AgentTuning } from "../forms/agent/build_agent_form.ts";
-import { addCoverage, emptyCoverage } from "../forms/tree/coverage.ts";
+import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
+import { formOf } from "../lib/forms/form_table.ts";
+import type { AgentTuning } from "../lib/forms/agent/build_agent_form.ts";
+import { addCoverage, emptyCoverage } from "../lib/forms/tree/coverage.ts";
 import type { EvalEpisode, TauData } from "./tau_data.ts";
 
 /** What one seed measured. */

@@ -7,9 +7,9 @@
  *
  * @module
  */
-import type { NormStep } from "../../lineage/records.ts";
-import { MONTHS } from "../../forms/agent/user_dates.ts";
-import { NUMBER_WORDS } from "../../forms/agent/user_phrases.ts";
+import type { NormStep } from "../lib/lineage/records.ts";
+import { MONTHS } from "../lib/forms/agent/user_dates.ts";
+import { NUMBER_WORDS } from "../lib/forms/agent/user_phrases.ts";
 
 /** Classes of an argument value, in the order they are tried. */
 export const CLASSES = [

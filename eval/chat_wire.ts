@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ChatMessage, ChatToolCall } from "../models/chat_types.ts";
+import type { ChatMessage, ChatToolCall } from "../lib/models/chat_types.ts";
 import { contentText, type WireMessage } from "./token_count.ts";
 
 /** A request the server cannot read, with the OpenAI error fields. */

@@ -11,15 +11,18 @@
  *
  * @module
  */
-import { HashChainer } from "../trace/chain.ts";
+import { HashChainer } from "../lib/trace/chain.ts";
 import {
   convertTrajectories,
   type ImportFormat,
-} from "../importers/trajectories.ts";
-import type { Episode, NormEpisode } from "../lineage/records.ts";
-import { isUserSideCall, normalizeEpisode } from "../lineage/normalize.ts";
-import type { Effects } from "../package/tool_effects.ts";
-import { type EffectsResolution, resolveEffects } from "../compiler/effects.ts";
+} from "../lib/importers/trajectories.ts";
+import type { Episode, NormEpisode } from "../lib/lineage/records.ts";
+import { isUserSideCall, normalizeEpisode } from "../lib/lineage/normalize.ts";
+import type { Effects } from "../lib/package/tool_effects.ts";
+import {
+  type EffectsResolution,
+  resolveEffects,
+} from "../lib/compiler/effects.ts";
 
 /** A ground-truth action. */
 export interface TruthAction {

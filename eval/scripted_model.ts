@@ -8,8 +8,8 @@
  *
  * @module
  */
-import type { ChatMessage, ChatToolCall } from "../models/chat_types.ts";
-import { canonicalJson } from "../trace/canonical_json.ts";
+import type { ChatMessage, ChatToolCall } from "../lib/models/chat_types.ts";
+import { canonicalJson } from "../lib/trace/canonical_json.ts";
 
 /** A recorded tool call. */
 export interface ScriptCall {

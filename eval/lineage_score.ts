@@ -7,11 +7,11 @@
  *
  * @module
  */
-import { canonicalJson } from "../trace/canonical_json.ts";
-import type { NormEpisode, NormStep } from "../lineage/records.ts";
-import { argumentLeaves } from "../lineage/normalize.ts";
-import { isMeaningful } from "../lineage/meaningful.ts";
-import { resolvePath } from "../lineage/paths.ts";
+import { canonicalJson } from "../lib/trace/canonical_json.ts";
+import type { NormEpisode, NormStep } from "../lib/lineage/records.ts";
+import { argumentLeaves } from "../lib/lineage/normalize.ts";
+import { isMeaningful } from "../lib/lineage/meaningful.ts";
+import { resolvePath } from "../lib/lineage/paths.ts";
 
 /** Counts of a lineage score. */
 export interface LineageScore {
