@@ -14,11 +14,8 @@
  * @module
  */
 import { type Script, ScriptWalker } from "../eval/scripted_model.ts";
-import {
-  chatMessagesOf,
-  END_TEXT,
-  type ScriptStats,
-} from "../eval/scripted_model_server.ts";
+import { END_TEXT, type ScriptStats } from "../eval/scripted_model_server.ts";
+import { chatMessagesOf } from "../eval/chat_wire.ts";
 import { TokenCounter, type WireMessage } from "../eval/token_count.ts";
 
 type Obj = Record<string, unknown>;

@@ -16,12 +16,6 @@ import {
   type WireRequest,
 } from "./chat_wire.ts";
 
-export {
-  chatMessagesOf,
-  ChatRequestError,
-  parseChatRequest,
-  type WireRequest,
-} from "./chat_wire.ts";
 import { TokenCounter } from "./token_count.ts";
 import type { ChatToolCall } from "../lib/models/chat_types.ts";
 
@@ -108,7 +102,7 @@ interface Entry {
 
 const ROUTE = /^\/s\/([^/]+)\/v1\/chat\/completions\/?$/;
 
-// Over 80 lines: one closure factory; the handler and the returned methods share the scripts, the token counter and the served count.
+// One closure factory; the handler and the returned methods share the scripts, the token counter and the served count.
 /**
  * Start a scripted model server on loopback.
  *

@@ -106,7 +106,6 @@ export function splitByTask(
   };
 }
 
-// Over 80 lines: most of it is the result record's zeroed fields; the tally per held-out episode reads best beside them.
 /**
  * The training and judged episodes of one seed: the held-out split, or in
  * tuning mode (`validate`) the held-out split set aside untouched and the

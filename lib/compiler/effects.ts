@@ -103,7 +103,7 @@ function toolsetSource(ev: TraceEvent): EffectSource {
   return origin.startsWith("domain:") ? "domain" : "schema";
 }
 
-// Over 80 lines: one pass over the events gathers what each source says; the trust order is applied right after it.
+// One pass over the events gathers what each source says; the trust order is applied right after it.
 /**
  * The effects of every tool the episodes call or expose, with where each
  * came from.

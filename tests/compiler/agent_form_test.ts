@@ -5,8 +5,8 @@ import {
   allows,
   candidatesOf,
   type ConversationState,
-  shapeOf,
 } from "../../lib/forms/agent/sources.ts";
+import { shapeOf } from "../../lib/forms/agent/user_words.ts";
 import { AgentEngine } from "../../lib/forms/agent/agent_engine.ts";
 import { buildAgentForm } from "../../lib/forms/agent/build_agent_form.ts";
 import { replayAgent } from "../../lib/forms/agent/agent_replay.ts";

@@ -9,10 +9,10 @@ import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { summarizePackage } from "../../lib/package/explain.ts";
 import { validateAgentForm } from "../../lib/forms/agent/self_validation.ts";
 import {
-  EXTRA_LOOKUP_COST,
   tuneAgentForm,
   TUNING_STEPS,
 } from "../../lib/forms/agent/self_tuning.ts";
+import { EXTRA_LOOKUP_COST } from "../../lib/forms/agent/lookup_selection.ts";
 
 const retail = () => {
   const data = loadTauData(

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import type { LeafMemo } from "./sources.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import type {
   BehaviorIr,
@@ -25,12 +26,14 @@ import {
   candidatesOf,
   type ConversationState,
   generalArgPath,
-  type MessageWords,
   parsedResult,
   valueKey,
+} from "./sources.ts";
+import {
+  type MessageWords,
   type WordsMemo,
   wordsOfMessage,
-} from "./sources.ts";
+} from "./user_words.ts";
 import { sameNamedArg } from "./choice_leaf.ts";
 import { addMentionStems } from "./mentions.ts";
 import { lookupTuples } from "./lookup_tuples.ts";
@@ -126,6 +129,7 @@ export class AgentEngine {
   readonly #userWords: MessageWords[] = [];
   readonly #stems = new Set<string>();
   readonly #words: WordsMemo | undefined;
+  readonly #leaves: LeafMemo;
   readonly #calls: EngineCall[] = [];
   readonly #issued = new Map<string, Set<string>>();
   readonly #cache = new Map<string, EngineCall>();
@@ -147,7 +151,7 @@ export class AgentEngine {
    */
   constructor(
     ir: BehaviorIr,
-    options: { fanout?: number; words?: WordsMemo } = {},
+    options: { fanout?: number; words?: WordsMemo; leaves?: LeafMemo } = {},
   ) {
     const root = ir.nodes[ir.root];
     if (!root || root.kind !== "agent") {
@@ -161,6 +165,7 @@ export class AgentEngine {
     this.#fanout = options.fanout ?? root.fanout ?? DEFAULT_FANOUT;
     this.#override = options.fanout;
     this.#words = options.words;
+    this.#leaves = options.leaves ?? new WeakMap();
   }
 
   /** The conversation so far. */
@@ -170,6 +175,7 @@ export class AgentEngine {
       calls: this.#calls,
       userWords: this.#userWords,
       stems: this.#stems,
+      leaves: this.#leaves,
     };
   }
 

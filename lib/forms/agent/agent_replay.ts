@@ -20,11 +20,12 @@
  *
  * @module
  */
+import type { LeafMemo } from "./sources.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import type { NormEpisode } from "../../lineage/records.ts";
 import type { BehaviorIr } from "../../package/ir.ts";
 import { AgentEngine } from "./agent_engine.ts";
-import type { WordsMemo } from "./sources.ts";
+import type { WordsMemo } from "./user_words.ts";
 import { changesState, type Effects } from "../../package/tool_effects.ts";
 
 /** The verdict on one step. */
@@ -58,7 +59,7 @@ function key(epoch: number, tool: string, args: unknown): string {
   return `${epoch}\u0000${tool}\u0000${canonicalJson(args)}`;
 }
 
-// Over 80 lines: one walk of the episode that feeds the engine and tallies every measure as it goes.
+// One walk of the episode that feeds the engine and tallies every measure as it goes.
 /**
  * Replay one episode.
  *
@@ -71,11 +72,17 @@ function key(epoch: number, tool: string, args: unknown): string {
 export function replayAgent(
   ir: BehaviorIr,
   ep: NormEpisode,
-  options: { effects: Effects; fanout?: number; words?: WordsMemo },
+  options: {
+    effects: Effects;
+    fanout?: number;
+    words?: WordsMemo;
+    leaves?: LeafMemo;
+  },
 ): AgentReplay {
   const engine = new AgentEngine(ir, {
     fanout: options.fanout,
     words: options.words,
+    leaves: options.leaves,
   });
   const writes = (tool: string) => changesState(options.effects, tool);
   // The episode's calls by (writes before, tool, arguments).

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Candidate } from "../../package/candidate.ts";
-import type { Binding } from "./bindings.ts";
+import type { Binding } from "./binding_types.ts";
 import type { AgentReplay } from "./agent_replay.ts";
 import type { VerificationReport } from "../../package/verification.ts";
 import { describeSource } from "../../package/source.ts";

@@ -18,23 +18,26 @@
  *
  * @module
  */
+import type { LeafMemo, SourceMemo } from "./sources.ts";
 import type { NormEpisode } from "../../lineage/records.ts";
 import {
   argumentLeafList,
   type CallRecord,
   candidatesOf,
-  codeClassOf,
   type ConversationState,
   generalArgPath,
   generalLeaves,
-  type MessageWords,
   parsedResult,
+  valueKey,
+} from "./sources.ts";
+import {
+  codeClassOf,
+  type MessageWords,
   shapeOf,
   userWords,
-  valueKey,
   type WordsMemo,
   wordsOfMessage,
-} from "./sources.ts";
+} from "./user_words.ts";
 import type { Source } from "../../package/source.ts";
 import { linkAdjacentWords, poolWriteSources } from "./binding_links.ts";
 import { leaveOneEpisodeOut } from "./binding_holdout.ts";
@@ -49,8 +52,6 @@ import {
   sourceKey,
   SPECULATIVE_COVERAGE,
 } from "./binding_types.ts";
-
-export type { Binding };
 
 /** Options of {@linkcode learnBindings}. */
 export interface LearnOptions {
@@ -72,13 +73,17 @@ export interface LearnOptions {
   speculativeCoverage?: number;
   /** Messages already cut into words (a compile's builds share them). */
   words?: WordsMemo;
+  /** Results already walked into leaves (a compile's builds share them). */
+  leaves?: LeafMemo;
 }
 
 /** The conversation state before each step of a normalized episode. */
 export function statesOf(
   ep: NormEpisode,
-  words?: WordsMemo,
+  memo: SourceMemo = {},
 ): ConversationState[] {
+  const words = memo.words;
+  const leaves = memo.leaves ?? new WeakMap();
   const calls: CallRecord[] = [];
   const said: MessageWords[] = [];
   return ep.steps.map((s) => {
@@ -91,6 +96,7 @@ export function statesOf(
       user,
       calls: calls.slice(),
       userWords: said.slice(0, user.length),
+      leaves,
     };
     calls.push({
       tool: s.logical_tool,
@@ -107,7 +113,7 @@ function explainingSources(value: unknown, state: ConversationState): Source[] {
   const k = valueKey(value);
   for (const c of state.calls) {
     if (c.ok) {
-      for (const l of generalLeaves(c.result)) {
+      for (const l of generalLeaves(c.result, { memo: state.leaves })) {
         if (valueKey(l.value) === k) {
           out.push({ from: "result", tool: c.tool, path: l.path });
         }
@@ -250,7 +256,7 @@ function cover(
   };
 }
 
-// Over 80 lines: observations are grouped and turned into bindings in one pass that shares the per-episode states.
+// Observations are grouped and turned into bindings in one pass that shares the per-episode states.
 /**
  * Learn the bindings of every tool argument from training episodes.
  *
@@ -268,7 +274,10 @@ export function learnBindings(
     SPECULATIVE_COVERAGE;
   const groups = new Map<string, Observation[]>();
   for (const ep of episodes) {
-    const states = statesOf(ep, options.words);
+    const states = statesOf(ep, {
+      words: options.words,
+      leaves: options.leaves,
+    });
     ep.steps.forEach((step, i) => {
       // A call that failed is the agent's mistake, not behavior to bind.
       if (!step.ok) return;

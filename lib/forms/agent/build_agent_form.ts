@@ -18,7 +18,8 @@
 import type { NormEpisode } from "../../lineage/records.ts";
 import type { Candidate } from "../../package/candidate.ts";
 import type { Effects } from "../../package/tool_effects.ts";
-import { type Binding, learnBindings } from "./bindings.ts";
+import { learnBindings } from "./bindings.ts";
+import { type Binding } from "./binding_types.ts";
 import type {
   BehaviorIr,
   BoundArg,
@@ -260,6 +261,7 @@ export function buildAgentForm(
     adjacentShare: options.adjacentShare,
     speculativeCoverage: options.speculativeCoverage,
     words: options.memo?.words,
+    leaves: options.memo?.leaves,
   });
   let lookups = withLearnedCaps(
     lookupNodes(bindings, effects),
@@ -289,7 +291,11 @@ export function buildAgentForm(
   }
   const ir = assemble(name, lookups, tools, fanout, unseen);
   const replays = episodes.map((ep) =>
-    replayAgent(ir, ep, { effects, words: options.memo?.words })
+    replayAgent(ir, ep, {
+      effects,
+      words: options.memo?.words,
+      leaves: options.memo?.leaves,
+    })
   );
   const provenance = agentProvenance(ir, bindings, episodes.length);
   const signatures = choiceSignatures(tools, unseen);

@@ -10,7 +10,7 @@
 import type { Effects } from "../../package/tool_effects.ts";
 import type { BoundArg, ChoiceTool, Signature } from "../../package/ir.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
-import type { Binding } from "./bindings.ts";
+import type { Binding } from "./binding_types.ts";
 
 /** The choice leaf's signature id. */
 export const CHOICE_SIGNATURE = "choose_state_change";

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import type { LeafMemo } from "./sources.ts";
 import type { NormEpisode } from "../../lineage/records.ts";
 import type { Effects } from "../../package/tool_effects.ts";
 import type { BehaviorIr, IrNode } from "../../package/ir.ts";
@@ -21,8 +22,8 @@ import {
   mentionedVariant,
   primaryVariant,
 } from "./lookup_variants.ts";
-import type { Binding } from "./bindings.ts";
-import type { WordsMemo } from "./sources.ts";
+import type { Binding } from "./binding_types.ts";
+import type { WordsMemo } from "./user_words.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
 
 type LookupNode = Extract<IrNode, { kind: "lookup" }>;
@@ -77,13 +78,15 @@ export interface Measure {
 export interface CompileMemo {
   /** Messages cut into words, by text. */
   words: WordsMemo;
+  /** Results walked into leaves, by object. */
+  leaves: LeafMemo;
   /** Training replay measures, by IR and episodes. */
   measures: Map<string, Measure>;
 }
 
 /** A fresh {@linkcode CompileMemo}. */
 export function newCompileMemo(): CompileMemo {
-  return { words: new Map(), measures: new Map() };
+  return { words: new Map(), leaves: new WeakMap(), measures: new Map() };
 }
 
 function measure(
@@ -100,7 +103,11 @@ function measure(
   const totals: Record<string, Yield> = {};
   let extra = 0;
   for (const ep of episodes) {
-    const r = replayAgent(ir, ep, { effects, words: memo?.words });
+    const r = replayAgent(ir, ep, {
+      effects,
+      words: memo?.words,
+      leaves: memo?.leaves,
+    });
     extra += r.extra_lookups;
     for (const [id, c] of Object.entries(r.by_node)) {
       const t = (totals[id] ??= { issued: 0, used: 0 });
@@ -141,7 +148,7 @@ export function selectLookups(
     const mentioned = mentionedVariant(
       n as LookupNode,
       episodes,
-      options.memo?.words,
+      options.memo,
     );
     const vs = [
       ...(mentioned ? [mentioned] : []),

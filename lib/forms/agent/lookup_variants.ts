@@ -6,18 +6,18 @@
  *
  * @module
  */
+import type { SourceMemo } from "./sources.ts";
 import type { NormEpisode } from "../../lineage/records.ts";
 import type { IrNode } from "../../package/ir.ts";
-import { type Binding, statesOf } from "./bindings.ts";
+import { statesOf } from "./bindings.ts";
+import { type Binding } from "./binding_types.ts";
 import {
   generalLeaves,
-  isMentioned,
   isRecordSource,
-  mentionStems,
   type RecordSource,
   whereText,
-  type WordsMemo,
 } from "./sources.ts";
+import { isMentioned, mentionStems } from "./mentions.ts";
 
 type LookupNode = Extract<IrNode, { kind: "lookup" }>;
 
@@ -30,7 +30,7 @@ type LookupNode = Extract<IrNode, { kind: "lookup" }>;
 export function mentionedVariant(
   node: LookupNode,
   episodes: NormEpisode[],
-  words?: WordsMemo,
+  memo?: SourceMemo,
 ): LookupNode | null {
   let changed = false;
   const args = node.args.map((a) => {
@@ -38,7 +38,7 @@ export function mentionedVariant(
       if (s.from !== "result") return s;
       const counts = new Map<string, number>();
       for (const ep of episodes) {
-        const states = statesOf(ep, words);
+        const states = statesOf(ep, memo);
         ep.steps.forEach((step, i) => {
           if (step.logical_tool !== node.tool || !step.ok) return;
           const value = step.arguments[a.path];
@@ -46,7 +46,9 @@ export function mentionedVariant(
           const keys = new Set<string>();
           for (const c of states[i].calls) {
             if (c.tool !== s.tool || !c.ok) continue;
-            for (const l of generalLeaves(c.result)) {
+            for (
+              const l of generalLeaves(c.result, { memo: states[i].leaves })
+            ) {
               if (l.key !== s.path.join("\u0000") || l.value !== value) {
                 continue;
               }

@@ -62,8 +62,6 @@ function wire(p: AgentTuning): TuningPoint {
   return out;
 }
 
-export { EXTRA_LOOKUP_COST };
-
 /** Calls served, less what the extra lookups cost. */
 function net(v: SelfValidation): number {
   return v.served - EXTRA_LOOKUP_COST * v.extra_lookups;

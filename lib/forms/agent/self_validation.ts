@@ -93,6 +93,7 @@ export function validateAgentForm(
         effects: options.effects,
         fanout: options.fanout,
         words: options.memo?.words,
+        leaves: options.memo?.leaves,
       });
       out.episodes++;
       out.calls += r.verdicts.length;

@@ -10,28 +10,14 @@
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import type { GeneralPath, Source } from "../../package/source.ts";
 import {
-  codeClassOf,
   fitsShape,
   type MessageWords,
-  shapeOf,
-  userWords,
   type WordsMemo,
   wordsOfMessage,
 } from "./user_words.ts";
-
-export {
-  codeClassOf,
-  type MessageWords,
-  shapeOf,
-  userWords,
-  type WordsMemo,
-  wordsOfMessage,
-};
 import { isMentioned, mentionStems } from "./mentions.ts";
 import { datesInWords } from "./user_dates.ts";
 import { saysValue } from "./user_phrases.ts";
-
-export { isMentioned, mentionStems };
 
 /** One call made in a conversation. */
 export interface CallRecord {
@@ -55,6 +41,34 @@ export interface ConversationState {
   stems?: Set<string>;
   /** Calls so far, in order (failed ones included). */
   calls: CallRecord[];
+  /** Leaves of the results already walked (none kept when absent). */
+  leaves?: LeafMemo;
+}
+
+/**
+ * Leaves of result objects already walked, by object (results are never
+ * changed): a compile's builds and replays share one, an engine keeps its
+ * own.
+ */
+export type LeafMemo = WeakMap<object, Leaf[]>;
+
+/** What a compile's builds and replays share: messages cut into words, results walked. */
+export interface SourceMemo {
+  /** Messages already cut into words. */
+  words?: WordsMemo;
+  /** Results already walked into leaves. */
+  leaves?: LeafMemo;
+}
+
+/** Options of {@linkcode generalLeaves}. */
+export interface GeneralLeavesOptions {
+  /**
+   * How deep to walk.
+   * @default 8
+   */
+  maxDepth?: number;
+  /** Where leaves of results already walked are kept (used at the default depth only). */
+  memo?: LeafMemo;
 }
 
 /** Objects with more keys than this are keyed by data: their keys generalize to `*`. */
@@ -101,14 +115,14 @@ export function parsedResult(value: unknown): unknown {
  */
 export function generalLeaves(
   value: unknown,
-  maxDepth = 8,
+  options: GeneralLeavesOptions = {},
 ): Leaf[] {
-  const cacheable = typeof value === "object" && value !== null &&
-    maxDepth === 8;
-  if (cacheable) {
-    const hit = leafCache.get(value);
-    if (hit) return hit;
-  }
+  const maxDepth = options.maxDepth ?? 8;
+  const memo = typeof value === "object" && value !== null && maxDepth === 8
+    ? options.memo
+    : undefined;
+  const hit = memo?.get(value as object);
+  if (hit) return hit;
   const out: Leaf[] = [];
   const walk = (
     v: unknown,
@@ -158,12 +172,9 @@ export function generalLeaves(
     }
   };
   walk(parsedResult(value), [], maxDepth, null, null, []);
-  if (cacheable) leafCache.set(value as object, out);
+  memo?.set(value as object, out);
   return out;
 }
-
-/** Leaves of result objects already walked (results are never changed). */
-const leafCache = new WeakMap<object, Leaf[]>();
 
 /** A leaf of a result: generalized path, its key form, the value. */
 export interface Leaf {
@@ -213,7 +224,8 @@ function argPathMatches(general: string, concrete: string): boolean {
   return generalArgPath(concrete) === general;
 }
 
-function leavesOfArgs(
+/** Argument leaves of a call with their paths (`item_ids[0]`). */
+export function argumentLeafList(
   args: Record<string, unknown>,
 ): { path: string; value: unknown }[] {
   const out: { path: string; value: unknown }[] = [];
@@ -232,9 +244,6 @@ function leavesOfArgs(
   walk(args, "");
   return out;
 }
-
-/** Argument leaves of a call with their paths (`item_ids[0]`). */
-export { leavesOfArgs as argumentLeafList };
 
 /** Key of a value in candidate sets. */
 export function valueKey(v: unknown): string {
@@ -280,7 +289,7 @@ export function recordValues(
   if (source.from === "arg") {
     state.calls.forEach((c, call) => {
       if (c.tool !== source.tool) return;
-      for (const l of leavesOfArgs(c.args)) {
+      for (const l of argumentLeafList(c.args)) {
         if (!argPathMatches(source.path, l.path)) continue;
         out.push({ value: l.value, call, items: argItems(l.path) });
       }
@@ -293,7 +302,7 @@ export function recordValues(
     : state.stems ?? mentionStems(state);
   state.calls.forEach((c, call) => {
     if (c.tool !== source.tool || !c.ok) return;
-    for (const l of generalLeaves(c.result)) {
+    for (const l of generalLeaves(c.result, { memo: state.leaves })) {
       if (l.key !== want) continue;
       if (stems) {
         const text = whereText(l, source.where!);

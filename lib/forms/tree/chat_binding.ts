@@ -103,7 +103,7 @@ function historyMessages(history: unknown[]): ChatMessage[] {
   return out;
 }
 
-// Over 80 lines: the binding is one object whose predict and react share the request path and the usage tally.
+// The binding is one object whose predict and react share the request path and the usage tally.
 /**
  * Bind residual leaves to a chat model.
  *

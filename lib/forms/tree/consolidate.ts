@@ -84,7 +84,7 @@ export function consolidate(
   return out;
 }
 
-// Over 80 lines: the two claim shapes (a value → outcome mapping, a modal value) share the vote and the evidence below them.
+// The two claim shapes (a value → outcome mapping, a modal value) share the vote and the evidence below them.
 function consolidateGroup(
   group: Fact[],
   contracts: string[],

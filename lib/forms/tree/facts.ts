@@ -127,7 +127,7 @@ export function categoricalFields(
   return out;
 }
 
-// Over 80 lines: one pass over the core steps emits every atom type in key order; split, the passes would have to agree on positions.
+// One pass over the core steps emits every atom type in key order; split, the passes would have to agree on positions.
 /**
  * The local facts of one episode.
  *

@@ -156,7 +156,7 @@ function buildTrie(cores: CoreStep[][]): Trie {
   return root;
 }
 
-// Over 80 lines: one context whose methods close over its state (a class would be the split).
+// One context whose methods close over its state.
 /**
  * Set up staticization.
  *

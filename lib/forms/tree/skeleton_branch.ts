@@ -13,7 +13,7 @@ import {
   type Trie,
 } from "./skeleton.ts";
 
-// Over 80 lines: the arms, the fallback stop and the two ways to decide (a verified predicate, else a residual leaf) build one branch node.
+// The arms, the fallback stop and the two ways to decide (a verified predicate, else a residual leaf) build one branch node.
 /**
  * Build the branch after trie node `t` over its kept children.
  *
