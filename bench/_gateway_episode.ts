@@ -188,7 +188,11 @@ export async function runEpisode(
   const truth = e.truth.map((a) => ({ name: a.name, arguments: a.arguments }));
   return {
     solved: agent !== null && truth.length > 0 &&
-      taskSolved(ctx.db as never, agent.env.db, truth).solved,
+      taskSolved({
+        initialDb: ctx.db as never,
+        finalDb: agent.env.db,
+        actions: truth,
+      }).solved,
     status,
     agent_requests: agent?.requests ?? 0,
     upstream_requests: u1.requests - u0.requests,

@@ -105,13 +105,13 @@ export function heldOutSources(
     const agentForm = formOf(ir).name === "agent";
     for (const e of held) {
       const verdicts = agentForm
-        ? replayAgent(ir, e.norm, { effects: data.effects }).verdicts
+        ? replayAgent(ir, { episode: e.norm, effects: data.effects }).verdicts
         : e.norm.steps.map(() => "tree");
       e.norm.steps.forEach((s, i) =>
         out.push({
           tool: s.logical_tool,
           read: data.effects[s.logical_tool] === "read",
-          classes: classifyStep(s, cities, today),
+          classes: classifyStep(s, { cities, today }),
           verdict: verdicts[i],
         })
       );

@@ -120,28 +120,35 @@ export async function loopBench(
     Object.keys(data.effects).filter((t) => changesState(data.effects, t)),
   );
   const t0 = performance.now();
-  const replay = replayCheck(raw, matchText ? JSON.parse(matchText) : null, db);
+  const replay = replayCheck(raw, {
+    match: matchText ? JSON.parse(matchText) : null,
+    db,
+  });
   const replayMs = performance.now() - t0;
   await using server = await startScriptedModelServer({ writes });
   const n = Number(values.seeds ?? 8);
   const seeds: LoopSeed[] = [];
   for (let s = 1; s <= n; s++) {
     seeds.push(
-      await closedLoopSeed(data, s, {
-        db,
-        schemas: RETAIL_TOOL_SCHEMAS.map((
-          { name, description, parameters },
-        ) => ({
-          name,
-          description,
-          parameters,
-        })),
-        instructions,
-        simulations,
-        server,
-        openChat: (url) =>
-          openModel("openai/scripted-replay", { url, env: {} }),
-      }, { validate: values.validate }),
+      await closedLoopSeed(data, {
+        seed: s,
+        setup: {
+          db,
+          schemas: RETAIL_TOOL_SCHEMAS.map((
+            { name, description, parameters },
+          ) => ({
+            name,
+            description,
+            parameters,
+          })),
+          instructions,
+          simulations,
+          server,
+          openChat: (url) =>
+            openModel("openai/scripted-replay", { url, env: {} }),
+        },
+        validate: values.validate,
+      }),
     );
     if (!values.json) console.error(`loop: seed ${s}/${n} done`);
   }

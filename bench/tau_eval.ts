@@ -99,7 +99,9 @@ export async function tauEval(
     seeds.push(evaluateSeed(data, s, { validate: options.validate }));
   }
   const lineage = emptyLineageScore();
-  for (const e of data.episodes) scoreLineage(lineage, e.norm, e.truth);
+  for (const e of data.episodes) {
+    scoreLineage(lineage, { episode: e.norm, actions: e.truth });
+  }
   const share = (r: SeedResult) => r.calls ? r.deterministic / r.calls : 0;
   const perEp = (r: SeedResult, x: number) => r.held_out ? x / r.held_out : 0;
   const report = {

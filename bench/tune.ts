@@ -150,7 +150,7 @@ function scorePoint(
     }).compiled.ir;
     let calls = 0, det = 0, w = 0, at = 0, pt = 0;
     for (const e of s.validation) {
-      const r = replayAgent(ir, e.norm, { effects: data.effects });
+      const r = replayAgent(ir, { episode: e.norm, effects: data.effects });
       calls += e.norm.steps.length;
       at += e.turns;
       w += r.wrong;

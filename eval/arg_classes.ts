@@ -159,7 +159,7 @@ function isComputed(value: number, k: Known, user: number[]): boolean {
  * @param ctx Earlier results, the user's messages so far, the city table.
  * @returns Its class.
  */
-export function classify(
+function classify(
   tool: string,
   value: unknown,
   ctx: {
@@ -230,19 +230,26 @@ export function todayOf(text: string): string | null {
   return m ? m[1] : null;
 }
 
+/** What {@linkcode classifyStep} knows beside the step. */
+export interface StepContext {
+  /** Airport code → city. */
+  cities: Map<string, string>;
+  /** The domain's today (ISO), or null. */
+  today: string | null;
+}
+
 /**
  * Classify every argument value of a step.
  *
  * @param step The normalized step.
- * @param cities Airport code → city.
- * @param today The domain's today (ISO), or null.
+ * @param context The cities by name and today's date.
  * @returns One class per scalar argument value, in order.
  */
 export function classifyStep(
   step: NormStep,
-  cities: Map<string, string>,
-  today: string | null,
+  context: StepContext,
 ): SourceClass[] {
+  const { cities, today } = context;
   const input = (step.state_before.input ?? {}) as { user?: string[] };
   const ctx = {
     known: knownOf(step.state_before),

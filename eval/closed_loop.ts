@@ -174,7 +174,11 @@ async function runArm(
   const truth = e.truth.map((a) => ({ name: a.name, arguments: a.arguments }));
   return {
     solved: truth.length > 0 &&
-      taskSolved(setup.db as never, env.db, truth).solved,
+      taskSolved({
+        initialDb: setup.db as never,
+        finalDb: env.db,
+        actions: truth,
+      }).solved,
     status,
     requests: stats.requests,
     prompt_tokens: stats.prompt_tokens,
@@ -187,26 +191,31 @@ async function runArm(
   };
 }
 
+/** Which seed {@linkcode closedLoopSeed} runs, and on what. */
+export interface LoopSeedRun {
+  /** Split seed. */
+  seed: number;
+  /** Database, schemas, the server, the model binding. */
+  setup: LoopSetup;
+  /** Judge on a validation part of the training split (for tuning). */
+  validate?: boolean;
+}
+
 /**
  * Run one seed: compile from the training split's successful episodes,
  * then every held-out episode with a known task through both arms.
  *
  * @param data The loaded τ² file.
- * @param seed Split seed.
- * @param setup Database, schemas, the server, the model binding.
- * @param options `validate`: judge on a validation part of the training
- *   split instead of the held-out split (for tuning and for checking a
- *   change without looking at held-out tasks).
+ * @param run The seed, the loop's setup, and whether to validate.
  * @returns Per-episode results.
  * @throws {Error} When the compiler chose the tree form (the loop runs conversations).
  */
 export async function closedLoopSeed(
   data: TauData,
-  seed: number,
-  setup: LoopSetup,
-  options: { validate?: boolean } = {},
+  run: LoopSeedRun,
 ): Promise<LoopSeed> {
-  const { train, held } = splitFor(data.episodes, seed, options);
+  const { seed, setup } = run;
+  const { train, held } = splitFor(data.episodes, seed, run);
   const trainOk = train.filter((e) => e.norm.success === true);
   const result = compileBehavior(trainOk.map((e) => e.norm), {
     name: "tau",

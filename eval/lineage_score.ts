@@ -36,18 +36,25 @@ function leafMap(args: Record<string, unknown>): Map<string, string> {
   );
 }
 
+/** What {@linkcode scoreLineage} scores. */
+export interface ScoredEpisode {
+  /** The normalized episode. */
+  episode: NormEpisode;
+  /** Ground-truth actions. */
+  actions: { name: string; arguments: Record<string, unknown> }[];
+}
+
 /**
  * Score one episode against its ground-truth actions, adding into `into`.
  *
  * @param into The running score.
- * @param norm The normalized episode.
- * @param actions Ground-truth actions.
+ * @param episode The normalized episode and its ground-truth actions.
  */
 export function scoreLineage(
   into: LineageScore,
-  norm: NormEpisode,
-  actions: { name: string; arguments: Record<string, unknown> }[],
+  episode: ScoredEpisode,
 ): void {
+  const { episode: norm, actions } = episode;
   for (const a of actions) {
     const truth = argumentLeaves(a.arguments);
     let best: NormStep | null = null;

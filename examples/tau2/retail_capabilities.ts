@@ -119,7 +119,7 @@ export function createCapabilities(
       : DEFAULT_INSTRUCTIONS,
     outcome: () => {
       if (!task) return null;
-      const verdict = taskSolved(initialDb, env.db, actions);
+      const verdict = taskSolved({ initialDb, finalDb: env.db, actions });
       return verdict.solved
         ? { success: true }
         : { success: false, diff: verdict.diff };

@@ -9,16 +9,16 @@
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { sha256Digest } from "../trace/hash.ts";
 import type { NormEpisode } from "../lineage/records.ts";
-import type { Candidate } from "../package/candidate.ts";
 import type { Effects, EffectSource } from "../package/tool_effects.ts";
-import type { CompiledBehavior } from "../package/ir.ts";
+import type { CompiledForm } from "../forms/form.ts";
 import { type BehaviorPackage, PACKAGE_VERSION } from "../package/package.ts";
-import type { VerificationReport } from "../package/verification.ts";
 
 /** Options of {@linkcode buildPackage}. */
 export interface BuildPackageOptions {
   /** Package name. */
   name: string;
+  /** The normalized episodes it was compiled from (for source digests). */
+  episodes: NormEpisode[];
   /** Task family label. */
   taskFamily?: string;
   /** Tool effects. */
@@ -44,20 +44,16 @@ export interface BuildPackageOptions {
 /**
  * Assemble the package document.
  *
- * @param compiled The compiled behavior.
- * @param report Its verification.
- * @param candidates The candidates.
- * @param norm The normalized episodes (for source digests).
- * @param options Name, family, effects, model, fidelity, version.
+ * @param built The compiled behavior, its verification and candidates.
+ * @param options Name, episodes, family, effects, model, fidelity, version.
  * @returns The package.
  */
 export function buildPackage(
-  compiled: CompiledBehavior,
-  report: VerificationReport,
-  candidates: Candidate[],
-  norm: NormEpisode[],
+  built: CompiledForm,
   options: BuildPackageOptions,
 ): BehaviorPackage {
+  const { compiled, verification: report, candidates } = built;
+  const norm = options.episodes;
   const episodes = norm.map((e) => ({
     episode_id: e.episode_id,
     source_digest: e.source_digest,

@@ -171,10 +171,13 @@ export function compileBehavior(
     });
     if (!trial || verifiedClean(built.verification)) break;
   }
-  const { compiled, candidates, verification } = built!;
+  // The loop ran at least once: `tries` is never empty.
+  const chosen = built!;
+  const { compiled, candidates, verification } = chosen;
   const promoted = promoteReplayVerified(compiled, verification);
-  const pkg = buildPackage(compiled, verification, candidates, normalized, {
+  const pkg = buildPackage(chosen, {
     name: options.name ?? "behavior",
+    episodes: normalized,
     taskFamily: options.taskFamily,
     effects,
     effectsSource: resolution.source,

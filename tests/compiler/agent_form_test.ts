@@ -72,8 +72,8 @@ Deno.test("sources: shapes, a prefix before a user word, the word after another,
     }, state),
     ["#W1", "#W2"],
   );
-  assertOk(allows({ from: "user_text" }, state, "Raj Santos"));
-  assertOk(!allows({ from: "user_text" }, state, "Ann Lee"));
+  assertOk(allows({ from: "user_text" }, { state, value: "Raj Santos" }));
+  assertOk(!allows({ from: "user_text" }, { state, value: "Ann Lee" }));
 });
 
 Deno.test("bindings per tool and argument: ids bind to earlier results, pooled over episodes wherever the call sits", () => {
@@ -199,7 +199,10 @@ Deno.test("one package for the domain: the compiler picks the agent form, replay
   assertOk(text.includes("look up get_user_details"), text);
   let lookups = 0, calls = 0;
   for (const e of held) {
-    const rep = replayAgent(r.compiled.ir, e.norm, { effects: slice.effects });
+    const rep = replayAgent(r.compiled.ir, {
+      episode: e.norm,
+      effects: slice.effects,
+    });
     assertEquals(rep.wrong, 0);
     calls += rep.verdicts.length;
     lookups += rep.verdicts.filter((v) => v === "lookup").length;

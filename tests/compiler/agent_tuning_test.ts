@@ -132,7 +132,7 @@ Deno.test("replayAgent() counts capped lookups by node, summing to capped", () =
   const ir = form.compiled.ir;
   let capped = 0, byNode = 0;
   for (const e of slice.episodes) {
-    const r = replayAgent(ir, e.norm, { effects: slice.effects });
+    const r = replayAgent(ir, { episode: e.norm, effects: slice.effects });
     capped += r.capped;
     for (const [id, n] of Object.entries(r.capped_by_node)) {
       assertEquals(ir.nodes[id]?.kind, "lookup");

@@ -294,7 +294,7 @@ Deno.test("walkTree() stops at a fallback stop, on an unresolved ref, and retrie
   const run = (kind: unknown, codes: (string | null)[]) => {
     const asked: string[] = [];
     const result = driveTree(
-      walkTree(ir, { text: "hi" }, { signatures: {} }),
+      walkTree(ir, { input: { text: "hi" }, signatures: {} }),
       (req) => {
         asked.push(
           req.kind === "call" ? `${req.tool}#${req.attempt}` : req.kind,

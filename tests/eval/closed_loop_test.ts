@@ -18,17 +18,20 @@ Deno.test("closedLoopSeed runs held-out τ² retail tasks live through the OpenA
     Object.keys(data.effects).filter((t) => changesState(data.effects, t)),
   );
   await using server = startScriptedModelServer({ writes });
-  const r = await closedLoopSeed(data, 2, {
-    db: JSON.parse(read("tau2_retail_db.json")),
-    schemas: RETAIL_TOOL_SCHEMAS.map(({ name, description, parameters }) => ({
-      name,
-      description,
-      parameters,
-    })),
-    instructions: "You are a retail customer service agent.",
-    simulations: JSON.parse(text).simulations,
-    server,
-    openChat: (url) => openModel("openai/recorded-agent", { url, env: {} }),
+  const r = await closedLoopSeed(data, {
+    seed: 2,
+    setup: {
+      db: JSON.parse(read("tau2_retail_db.json")),
+      schemas: RETAIL_TOOL_SCHEMAS.map(({ name, description, parameters }) => ({
+        name,
+        description,
+        parameters,
+      })),
+      instructions: "You are a retail customer service agent.",
+      simulations: JSON.parse(text).simulations,
+      server,
+      openChat: (url) => openModel("openai/recorded-agent", { url, env: {} }),
+    },
   });
   assertOk(r.episodes.length >= 5, `${r.episodes.length} held-out tasks`);
   const agentSolved = r.episodes.filter((e) => e.agent.solved);

@@ -133,7 +133,7 @@ for (const seed of [2, 1]) {
       const users = end < 0 ? script.users : script.users.slice(0, end);
 
       // (a) the replay.
-      const replay = replayAgent(pkg.ir, e.norm, { effects });
+      const replay = replayAgent(pkg.ir, { episode: e.norm, effects });
       const byReplay: Record<string, number> = {};
       for (const [node, c] of Object.entries(replay.by_node)) {
         const tool = (pkg.ir.nodes[node] as { tool: string }).tool;

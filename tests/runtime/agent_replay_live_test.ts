@@ -85,7 +85,7 @@ Deno.test("the agent form behaves the same under replay and live: same lookups p
   for (const e of held) {
     const i = slice.episodes.indexOf(e);
     const script = scriptFromTau2(simulations[i]);
-    const replay = replayAgent(ir, e.norm, { effects: slice.effects });
+    const replay = replayAgent(ir, { episode: e.norm, effects: slice.effects });
     const conv = new Conversation(pkg, { tools: recordedTools(e) }, {
       model: walkerModel(new ScriptWalker(script, { writes })),
     });

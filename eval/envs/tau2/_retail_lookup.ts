@@ -50,23 +50,39 @@ export function getItem(db: RetailDb, itemId: unknown): RetailVariant {
   throw new RetailToolError("Item not found");
 }
 
+/** Which variant {@linkcode getVariant} looks up. */
+export interface VariantIds {
+  /** productId */
+  productId: string;
+  /** variantId */
+  variantId: unknown;
+}
+
 /** A variant of a product, or `Product not found` / `Variant not found`. */
 export function getVariant(
   db: RetailDb,
-  productId: string,
-  variantId: unknown,
+  ids: VariantIds,
 ): RetailVariant {
+  const { productId, variantId } = ids;
   const v = own(getProduct(db, productId).variants, variantId);
   if (!v) throw new RetailToolError("Variant not found");
   return v;
 }
 
+/** Which payment method {@linkcode getPaymentMethod} looks up. */
+export interface PaymentMethodIds {
+  /** userId */
+  userId: string;
+  /** paymentMethodId */
+  paymentMethodId: unknown;
+}
+
 /** A user's payment method, or `User not found` / `Payment method not found`. */
 export function getPaymentMethod(
   db: RetailDb,
-  userId: string,
-  paymentMethodId: unknown,
+  ids: PaymentMethodIds,
 ): RetailPaymentMethod {
+  const { userId, paymentMethodId } = ids;
   const pm = own(getUser(db, userId).payment_methods, paymentMethodId);
   if (!pm) throw new RetailToolError("Payment method not found");
   return pm;

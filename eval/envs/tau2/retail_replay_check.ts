@@ -95,23 +95,29 @@ export function sameContent(recorded: string, ours: string): boolean {
   return recorded === ours;
 }
 
+/** What {@linkcode replayCheck} replays the file against. */
+export interface ReplayAgainst {
+  /** Which task each simulation really ran (`matched_task_id` by simulation `index`), or null to use each simulation's `task_id`. */
+  match: {
+    simulations: { index: number; matched_task_id: string | null }[];
+  } | null;
+  /** The initial retail database. */
+  db: unknown;
+}
+
 /**
  * Replay the successful simulations of a τ² retail results file.
  *
  * @param file The results file: `simulations` and `tasks`.
- * @param match Which task each simulation really ran (`matched_task_id`
- *   by simulation `index`), or null to use each simulation's `task_id`.
- * @param db The initial retail database.
+ * @param against The task-match file (or null) and the initial database.
  * @returns Counts, the first 50 mismatches and the unsolved episodes.
  * @throws {TypeError} When `db` is not a retail database.
  */
 export function replayCheck(
   file: { simulations: Tau2Simulation[]; tasks: Tau2Task[] },
-  match: {
-    simulations: { index: number; matched_task_id: string | null }[];
-  } | null,
-  db: unknown,
+  against: ReplayAgainst,
 ): ReplayReport {
+  const { match, db } = against;
   const tasks = new Map(file.tasks.map((t) => [String(t.id), t]));
   const matched = new Map(
     (match?.simulations ?? []).map((m) => [m.index, m.matched_task_id]),
@@ -157,11 +163,11 @@ export function replayCheck(
         }
       }
     });
-    const verdict = taskSolved(
-      db,
-      env.db,
-      task.evaluation_criteria?.actions ?? [],
-    );
+    const verdict = taskSolved({
+      initialDb: db,
+      finalDb: env.db,
+      actions: task.evaluation_criteria?.actions ?? [],
+    });
     if (verdict.solved) report.solved++;
     else {
       report.unsolved.push({

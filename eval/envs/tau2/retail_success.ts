@@ -25,12 +25,20 @@ export interface TaskVerdict {
   diff?: string;
 }
 
+/** The run {@linkcode taskSolved} judges. */
+export interface RetailRun {
+  /** The database the run started from (not mutated). */
+  initialDb: unknown;
+  /** The database the run left. */
+  finalDb: unknown;
+  /** The task's `evaluation_criteria.actions`. */
+  actions: readonly RetailAction[];
+}
+
 /**
  * Whether a run solved its task by τ²'s database rule.
  *
- * @param initialDb The database the run started from (not mutated).
- * @param finalDb The database the run left.
- * @param actions The task's `evaluation_criteria.actions`.
+ * @param run The initial and final databases and the actions the task expects.
  * @returns `{solved}` and, when not solved, the first differing path.
  * @throws {TypeError} When `initialDb` is not a retail database.
  *
@@ -43,10 +51,9 @@ export interface TaskVerdict {
  * ```
  */
 export function taskSolved(
-  initialDb: unknown,
-  finalDb: unknown,
-  actions: readonly RetailAction[],
+  run: RetailRun,
 ): TaskVerdict {
+  const { initialDb, finalDb, actions } = run;
   const gold = new RetailEnv(initialDb);
   for (const action of actions) {
     try {

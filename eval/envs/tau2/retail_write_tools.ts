@@ -121,7 +121,10 @@ export function cancelPendingOrder(
       payment_method_id: payment.payment_method_id,
     });
     const user = getUser(db, order.user_id);
-    const pm = getPaymentMethod(db, user.user_id, payment.payment_method_id);
+    const pm = getPaymentMethod(db, {
+      userId: user.user_id,
+      paymentMethodId: payment.payment_method_id,
+    });
     refundGiftCard(pm, payment.amount);
   }
   order.status = "cancelled";
@@ -153,7 +156,10 @@ function newVariant(
 ): { item: RetailOrderItem; variant: RetailVariant } {
   const item = findItem(order, itemId);
   if (!item) throw new RetailToolError(`Item ${itemId} not found`);
-  const variant = getVariant(db, item.product_id, newItemId);
+  const variant = getVariant(db, {
+    productId: item.product_id,
+    variantId: newItemId,
+  });
   if (!variant.available) {
     throw new RetailToolError(`New item ${newItemId} not found or available`);
   }
@@ -180,7 +186,10 @@ export function exchangeDeliveredOrderItems(
     diff += variant.price - item.price;
   }
   diff = pyRound2(diff);
-  const pm = getPaymentMethod(db, order.user_id, a.payment_method_id);
+  const pm = getPaymentMethod(db, {
+    userId: order.user_id,
+    paymentMethodId: a.payment_method_id,
+  });
   checkGiftCardCovers(pm, diff, "the price difference");
   order.status = "exchange requested";
   order.exchange_items = sorted(itemIds);
@@ -230,7 +239,10 @@ export function modifyPendingOrderItems(
     diff += variant.price - item.price;
     last = variant;
   }
-  const pm = getPaymentMethod(db, order.user_id, a.payment_method_id);
+  const pm = getPaymentMethod(db, {
+    userId: order.user_id,
+    paymentMethodId: a.payment_method_id,
+  });
   checkGiftCardCovers(pm, diff, "the new item");
   order.payment_history.push({
     transaction_type: diff > 0 ? "payment" : "refund",
@@ -255,7 +267,10 @@ export function modifyPendingOrderPayment(
   a: Record<string, unknown>,
 ): Record<string, unknown> {
   const order = modifiableOrder(db, a.order_id);
-  const pm = getPaymentMethod(db, order.user_id, a.payment_method_id);
+  const pm = getPaymentMethod(db, {
+    userId: order.user_id,
+    paymentMethodId: a.payment_method_id,
+  });
   const history = order.payment_history;
   if (history.length !== 1 || history[0].transaction_type !== "payment") {
     throw new RetailToolError(
@@ -279,7 +294,10 @@ export function modifyPendingOrderPayment(
     { transaction_type: "refund", amount, payment_method_id: oldId },
   );
   chargeGiftCard(pm, amount);
-  refundGiftCard(getPaymentMethod(db, order.user_id, oldId), amount);
+  refundGiftCard(
+    getPaymentMethod(db, { userId: order.user_id, paymentMethodId: oldId }),
+    amount,
+  );
   return dumpOrder(order);
 }
 
@@ -300,7 +318,10 @@ export function returnDeliveredOrderItems(
 ): Record<string, unknown> {
   const order = orderIn(db, a.order_id, "delivered", "returned");
   const user = getUser(db, order.user_id);
-  const pm = getPaymentMethod(db, user.user_id, a.payment_method_id);
+  const pm = getPaymentMethod(db, {
+    userId: user.user_id,
+    paymentMethodId: a.payment_method_id,
+  });
   if (
     !isGiftCard(pm) &&
     a.payment_method_id !== order.payment_history[0]?.payment_method_id

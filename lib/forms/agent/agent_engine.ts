@@ -269,11 +269,12 @@ export class AgentEngine {
       // arguments: all or none, since the first tuples of a product of
       // candidates are arbitrary.
       const single = node.args.length === 1;
-      const tuples = lookupTuples(
-        node,
-        this.state,
-        single ? Math.max(256, cap + issued.size + 1) : cap + issued.size + 1,
-      );
+      const tuples = lookupTuples(node, {
+        state: this.state,
+        limit: single
+          ? Math.max(256, cap + issued.size + 1)
+          : cap + issued.size + 1,
+      });
       // A read already made since the last write is not made again: its
       // result is in the conversation.
       let fresh = tuples?.filter((t) =>
@@ -412,7 +413,7 @@ export class AgentEngine {
             `${tool}: training never made this destructive tool, and no tool it made has an argument ${path} to check the value against`,
         };
       }
-      if (!a.sources.some((s) => allows(s, this.state, value))) {
+      if (!a.sources.some((s) => allows(s, { state: this.state, value }))) {
         return {
           ok: false,
           reason: `${tool}: ${path} = ${

@@ -53,8 +53,7 @@ export const AGENT_FORM: Form<"agent", ConversationRun, AgentReplay> = {
       tune: options.tune,
     });
   },
-  replay: (compiled, options) =>
-    replayAgent(compiled.ir, options.episode, { effects: options.effects }),
+  replay: (compiled, options) => replayAgent(compiled.ir, options),
   run: runConversation,
   describe: describeConversation,
   serve: (pkg) => new GatewayDriver(pkg),

@@ -64,21 +64,21 @@ function key(epoch: number, tool: string, args: unknown): string {
  * Replay one episode.
  *
  * @param ir An agent-form IR.
- * @param ep The episode.
- * @param options Effects (which tools change state), fan-out cap,
- *   messages already cut into words.
+ * @param options The episode, effects (which tools change state), fan-out
+ *   cap, messages already cut into words, results already walked.
  * @returns Verdicts and lookup counts.
  */
 export function replayAgent(
   ir: BehaviorIr,
-  ep: NormEpisode,
   options: {
+    episode: NormEpisode;
     effects: Effects;
     fanout?: number;
     words?: WordsMemo;
     leaves?: LeafMemo;
   },
 ): AgentReplay {
+  const ep = options.episode;
   const engine = new AgentEngine(ir, {
     fanout: options.fanout,
     words: options.words,

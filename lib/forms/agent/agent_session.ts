@@ -124,9 +124,7 @@ export class AgentSession {
     args: Record<string, unknown>,
   ): Promise<{ ok: boolean; result: unknown }> {
     return await tracedCall(
-      tool,
-      this.#tools[tool],
-      args,
+      { name: tool, tool: this.#tools[tool], args },
       this.#ctx ? { sink: this.#sink!, ctx: this.#ctx } : null,
     );
   }

@@ -74,24 +74,31 @@ function constAllows(
   return values.has(valueKey(value));
 }
 
+/** What {@linkcode leaveOneEpisodeOut} holds out and how far it goes. */
+export interface HoldoutEvidence {
+  /** Training observations by `tool \0 path`. */
+  groups: Map<string, Observation[]>;
+  /** Tool effects (`read` tools are skipped). */
+  effects: Record<string, string>;
+  /** At most this many distinct constants make a constant set. */
+  maxEnum: number;
+}
+
 /**
  * Set `holdout` on every binding of a state-changing tool.
  *
  * @param bindings The learned bindings (changed in place).
- * @param groups Training observations by `tool \0 path`.
- * @param effects Tool effects (`read` tools are skipped).
- * @param maxEnum At most this many distinct constants make a constant set.
+ * @param evidence Training observations, tool effects, the constant-set cap.
  */
 export function leaveOneEpisodeOut(
   bindings: Binding[],
-  groups: Map<string, Observation[]>,
-  effects: Record<string, string>,
-  maxEnum: number,
+  evidence: HoldoutEvidence,
 ): void {
+  const { groups, effects, maxEnum } = evidence;
   const writes = bindings.filter((b) =>
     (effects[b.tool] ?? "write") !== "read"
   );
-  const stringArgs = stringWrites(bindings, groups, effects);
+  const stringArgs = stringWrites(bindings, { groups, effects });
   const strings = new Set(stringArgs.map((w) => w.binding));
   const typed = typedEvidence(stringArgs);
   const counts = new Map<string, GroupCounts>();

@@ -6,7 +6,12 @@
  * @module
  */
 import type { Source } from "../../package/source.ts";
-import { type Binding, type Observation, sourceKey } from "./binding_types.ts";
+import {
+  type Binding,
+  type BindingEvidence,
+  type Observation,
+  sourceKey,
+} from "./binding_types.ts";
 
 /**
  * Where two arguments of a tool are both user words and the second always
@@ -15,16 +20,16 @@ import { type Binding, type Observation, sourceKey } from "./binding_types.ts";
  * lookup from pairing every word with every other.
  *
  * @param bindings The bindings (sources are updated in place).
- * @param groups Training observations by `tool\u0000path`.
- * @param options `adjacentShare`: least share of paired calls where the
- *   second word stood right after the first (`ADJACENT_SHARE` in
- *   `binding_types.ts` is the compiler's default).
+ * @param options `groups`: training observations by `tool\u0000path`;
+ *   `adjacentShare`: least share of paired calls where the second word
+ *   stood right after the first (`ADJACENT_SHARE` in `binding_types.ts` is
+ *   the compiler's default).
  */
 export function linkAdjacentWords(
   bindings: Binding[],
-  groups: Map<string, Observation[]>,
-  options: { adjacentShare: number },
+  options: { groups: Map<string, Observation[]>; adjacentShare: number },
 ): void {
+  const { groups } = options;
   const userOnly = (b: Binding) =>
     b.lookup.sources.length === 1 && b.lookup.sources[0].from === "user" &&
     b.lookup.speculative;
@@ -63,12 +68,15 @@ export function linkAdjacentWords(
  * argument's checking cover also admits the sources the others were seen
  * with, so a write made rarely in training is still checked against every
  * kind of source training saw for that argument.
+ *
+ * @param bindings The bindings (covers are widened in place).
+ * @param evidence Training observations by `tool \0 path` and the tool effects.
  */
 export function poolWriteSources(
   bindings: Binding[],
-  groups: Map<string, Observation[]>,
-  effects: Record<string, string>,
+  evidence: BindingEvidence,
 ): void {
+  const { groups, effects } = evidence;
   const writes = bindings.filter((b) =>
     (effects[b.tool] ?? "write") !== "read"
   );

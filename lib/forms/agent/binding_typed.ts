@@ -16,7 +16,12 @@
  *
  * @module
  */
-import { type Binding, type Observation, sourceKey } from "./binding_types.ts";
+import {
+  type Binding,
+  type BindingEvidence,
+  type Observation,
+  sourceKey,
+} from "./binding_types.ts";
 import type { Source } from "../../package/source.ts";
 
 const USER_TEXT: Source = { from: "user_text" };
@@ -34,15 +39,14 @@ export interface TypedEvidence {
  * The string arguments of state-changing tools, with their observations.
  *
  * @param bindings The bindings.
- * @param groups Training observations by `tool \0 path`.
- * @param effects Tool effects.
+ * @param evidence Training observations by `tool \0 path` and the tool effects.
  * @returns The bindings and their observations.
  */
 export function stringWrites(
   bindings: Binding[],
-  groups: Map<string, Observation[]>,
-  effects: Record<string, string>,
+  evidence: BindingEvidence,
 ): { binding: Binding; obs: Observation[] }[] {
+  const { groups, effects } = evidence;
   return bindings
     .filter((b) => (effects[b.tool] ?? "write") !== "read")
     .map((binding) => ({
@@ -95,15 +99,14 @@ export function typedEnough(e: TypedEvidence, without?: string): boolean {
  * recomputed as `poolWriteSources` does.
  *
  * @param bindings The bindings (covers are replaced in place).
- * @param groups Training observations by `tool \0 path`.
- * @param effects Tool effects.
+ * @param evidence Training observations by `tool \0 path` and the tool effects.
  */
 export function poolTypedValues(
   bindings: Binding[],
-  groups: Map<string, Observation[]>,
-  effects: Record<string, string>,
+  evidence: BindingEvidence,
 ): void {
-  const writes = stringWrites(bindings, groups, effects);
+  const { groups, effects } = evidence;
+  const writes = stringWrites(bindings, { groups, effects });
   if (!typedEnough(typedEvidence(writes))) return;
   for (const { binding: b, obs } of writes) {
     const own = new Set(b.choice.sources.map(sourceKey));

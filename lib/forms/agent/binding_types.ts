@@ -91,3 +91,11 @@ export interface Observation {
 export function sourceKey(s: Source): string {
   return canonicalJson(s);
 }
+
+/** What the binding passes learn from: the training observations and the tool effects. */
+export interface BindingEvidence {
+  /** Training observations by `tool \0 path`. */
+  groups: Map<string, Observation[]>;
+  /** Tool effects. */
+  effects: Record<string, string>;
+}

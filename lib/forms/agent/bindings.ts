@@ -361,13 +361,14 @@ export function learnBindings(
       }),
     });
   }
-  linkAdjacentWords(out, groups, {
+  linkAdjacentWords(out, {
+    groups,
     adjacentShare: options.adjacentShare ?? ADJACENT_SHARE,
   });
   if (options.effects) {
-    poolWriteSources(out, groups, options.effects);
-    poolTypedValues(out, groups, options.effects);
-    leaveOneEpisodeOut(out, groups, options.effects, maxEnum);
+    poolWriteSources(out, { groups, effects: options.effects });
+    poolTypedValues(out, { groups, effects: options.effects });
+    leaveOneEpisodeOut(out, { groups, effects: options.effects, maxEnum });
   }
   return out;
 }

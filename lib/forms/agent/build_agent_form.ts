@@ -269,12 +269,13 @@ export function buildAgentForm(
     fanout,
   );
   const { tools, refused, freed } = choiceTools(bindings, effects);
-  const unseen = unseenTools(effects, tools, refused);
+  const unseen = unseenTools(effects, { tools, refused });
   const dropped: { node: string; why: string }[] = [
     ...refused.map((r) => ({ node: `choice:${r.tool}`, why: r.why })),
     ...freed.map((r) => ({ node: `choice:${r.tool}`, why: r.why })),
   ];
-  const selection = selectLookups(episodes, lookups, {
+  const selection = selectLookups(episodes, {
+    lookups,
     irOf: (nodes) => assemble(name, nodes, tools, fanout, unseen),
     effects,
     minYield,
@@ -291,7 +292,8 @@ export function buildAgentForm(
   }
   const ir = assemble(name, lookups, tools, fanout, unseen);
   const replays = episodes.map((ep) =>
-    replayAgent(ir, ep, {
+    replayAgent(ir, {
+      episode: ep,
       effects,
       words: options.memo?.words,
       leaves: options.memo?.leaves,

@@ -99,6 +99,14 @@ export function choiceTools(bindings: Binding[], effects: Effects): {
   return { tools, refused, freed };
 }
 
+/** What {@linkcode unseenTools} compares the effects against. */
+export interface SeenChoices {
+  /** The choice leaf's tools. */
+  tools: ChoiceTool[];
+  /** Tools refused for want of evidence. */
+  refused: { tool: string }[];
+}
+
 /**
  * The state-changing tools the effects know that training never made (and
  * that were not refused for want of evidence): a new conversation may need
@@ -106,15 +114,14 @@ export function choiceTools(bindings: Binding[], effects: Effects): {
  * `unseen_tools`).
  *
  * @param effects Tool effects.
- * @param tools The choice leaf's tools.
- * @param refused Tools refused for want of evidence.
+ * @param seen The choice leaf's tools and the tools refused.
  * @returns The tools with their effects, by name.
  */
 export function unseenTools(
   effects: Effects,
-  tools: ChoiceTool[],
-  refused: { tool: string }[],
+  seen: SeenChoices,
 ): { tool: string; effect: string }[] {
+  const { tools, refused } = seen;
   const known = new Set([
     ...tools.map((t) => t.tool),
     ...refused.map((r) => r.tool),

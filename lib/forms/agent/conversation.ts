@@ -175,12 +175,11 @@ export class Conversation {
     if (!this.#session || !this.#pkg) {
       return names.sort().map((t) => this.#schema(t));
     }
-    return packageOffer(
-      this.#pkg,
-      names,
-      (t) => this.#schema(t),
-      this.#session.candidates(),
-    );
+    return packageOffer(this.#pkg, {
+      bound: names,
+      schemaOf: (t) => this.#schema(t),
+      candidates: this.#session.candidates(),
+    });
   }
 
   #showLookups(made: LookupResult[]): void {
@@ -217,14 +216,26 @@ export class Conversation {
     };
     const node = this.#pkg ? "agent" : "model";
     const req = this.#ctx
-      ? chatRequested(this.#ctx, node, this.#model.id, request)
+      ? chatRequested(this.#ctx, {
+        nodeId: node,
+        modelId: this.#model.id,
+        request,
+      })
       : null;
     if (req) this.#emit(req);
     const resp = await this.#model.complete(request);
     this.#stats.model_requests++;
     this.#stats.prompt_tokens += resp.usage?.prompt_tokens ?? 0;
     this.#stats.completion_tokens += resp.usage?.completion_tokens ?? 0;
-    if (req) this.#emit(chatResponded(this.#ctx!, node, resp, req));
+    if (req) {
+      this.#emit(
+        chatResponded(this.#ctx!, {
+          nodeId: node,
+          response: resp,
+          requested: req,
+        }),
+      );
+    }
     return resp;
   }
 
@@ -271,12 +282,11 @@ export class Conversation {
     let r: { ok: boolean; result: unknown } & Partial<SessionCallResult>;
     try {
       r = !this.#session
-        ? await tracedCall(
-          call.name,
-          this.#caps.tools[call.name],
+        ? await tracedCall({
+          name: call.name,
+          tool: this.#caps.tools[call.name],
           args,
-          this.#trace.target,
-        )
+        }, this.#trace.target)
         : write
         ? await this.#session.act({ tool: call.name, arguments: args })
         : await this.#session.read(call.name, args);

@@ -189,12 +189,11 @@ export class GatewayDriver implements ServedPackage {
         { type: "object", properties: {} }) as ChatTool["parameters"],
     });
     const names = [...offered.keys()];
-    const shown = packageOffer(
-      this.#pkg,
-      names,
+    const shown = packageOffer(this.#pkg, {
+      bound: names,
       schemaOf,
-      engine.choiceCandidates(),
-    );
+      candidates: engine.choiceCandidates(),
+    });
     const byName = new Map(shown.map((t) => [t.name, t]));
     const schemas: Record<string, unknown> = {};
     const hidden: string[] = [];

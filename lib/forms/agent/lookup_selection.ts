@@ -103,7 +103,8 @@ function measure(
   const totals: Record<string, Yield> = {};
   let extra = 0;
   for (const ep of episodes) {
-    const r = replayAgent(ir, ep, {
+    const r = replayAgent(ir, {
+      episode: ep,
       effects,
       words: memo?.words,
       leaves: memo?.leaves,
@@ -127,15 +128,18 @@ function measure(
  * Keep the lookup nodes that pay.
  *
  * @param episodes Normalized training episodes.
- * @param lookups Every lookup node whose arguments bind.
- * @param options How to build the IR, effects, fan-out, least yield, budget.
+ * @param options The lookup nodes whose arguments bind, how to build the
+ *   IR, effects, fan-out, least yield, budget.
  * @returns The kept nodes sorted by id, and the dropped ones with why.
  */
 export function selectLookups(
   episodes: NormEpisode[],
-  lookups: IrNode[],
-  options: LookupSelectionOptions,
+  options: LookupSelectionOptions & {
+    /** Every lookup node whose arguments bind. */
+    lookups: IrNode[];
+  },
 ): { kept: IrNode[]; dropped: { node: string; why: string }[] } {
+  const { lookups } = options;
   const { minYield, budget } = options;
   const measured = (nodes: IrNode[]) =>
     measure(episodes, options.irOf(nodes), options);

@@ -41,20 +41,27 @@ function sameRecord(a: RecordValue, b: RecordValue): boolean {
   return true;
 }
 
+/** Where {@linkcode lookupTuples} takes its values, and how many it may give. */
+export interface TuplesAt {
+  /** The conversation so far. */
+  state: ConversationState;
+  /** Most tuples wanted. */
+  limit: number;
+}
+
 /**
  * Every candidate tuple of a lookup node, or null when there are more than
  * `limit`.
  *
  * @param node The lookup node.
- * @param state The conversation so far.
- * @param limit Most tuples wanted.
+ * @param at The conversation so far and the fan-out cap.
  * @returns The tuples in order, or null past the limit.
  */
 export function lookupTuples(
   node: LookupNode,
-  state: ConversationState,
-  limit: number,
+  at: TuplesAt,
 ): Record<string, unknown>[] | null {
+  const { state, limit } = at;
   const anchors = new Set(
     node.args.flatMap((a) =>
       (a.sources ?? []).flatMap((s) =>

@@ -41,7 +41,7 @@ export interface ConversationRun {
 export async function runConversation(
   pkg: BehaviorPackage,
   caps: PackageCapabilities,
-  options: RunPackageOptions,
+  options: RunPackageOptions = {},
 ): Promise<ConversationRun> {
   if (!options.chat) {
     throw new TypeError(

@@ -89,7 +89,8 @@ export function validateAgentForm(
     out.folds++;
     out.fit_episodes = Math.min(out.fit_episodes, fit.length);
     for (const ep of held) {
-      const r = replayAgent(form.compiled.ir, ep, {
+      const r = replayAgent(form.compiled.ir, {
+        episode: ep,
         effects: options.effects,
         fanout: options.fanout,
         words: options.memo?.words,

@@ -363,7 +363,7 @@ export function candidatesOf(
         const all = after ? mw.words : mw.all;
         const shapes = after ? mw.wordShapes : mw.allShapes;
         all.forEach((w, i) => {
-          if (!fitsShape(source.shape, w, shapes[i])) return;
+          if (!fitsShape(source.shape, { word: w, shape: shapes[i] })) return;
           if (after) {
             if (!(source.after! in bound) || i === 0) return;
             if (mw.words[i - 1] !== bound[source.after!]) return;
@@ -391,22 +391,30 @@ export function candidatesOf(
   return [...out.values()];
 }
 
+/** What {@linkcode allows} checks against a source. */
+export interface AllowsCheck {
+  /** The conversation so far. */
+  state: ConversationState;
+  /** The value to check. */
+  value: unknown;
+  /** Values of the call's other arguments.
+   * @default {} */
+  bound?: Record<string, unknown>;
+}
+
 /**
  * Whether a value is allowed by a source in a state: it is one of the
  * candidates, or (`user_text`) the user wrote it verbatim.
  *
  * @param source The source.
- * @param state The conversation so far.
- * @param value The value to check.
- * @param bound Values of the call's other arguments.
+ * @param check The conversation so far, the value, the call's other arguments.
  * @returns True when allowed.
  */
 export function allows(
   source: Source,
-  state: ConversationState,
-  value: unknown,
-  bound: Record<string, unknown> = {},
+  check: AllowsCheck,
 ): boolean {
+  const { state, value, bound = {} } = check;
   if (source.from === "user_text") {
     return typeof value === "string" && value.length >= 2 &&
       state.user.some((t) => t.includes(value));

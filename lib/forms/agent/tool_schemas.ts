@@ -65,21 +65,28 @@ export function derivedToolSchema(
   return { name: tool, parameters };
 }
 
+/** What {@linkcode constrainedToolSchema} narrows a schema to. */
+export interface ChoiceConstraint {
+  /** The choice leaf's entry for the tool. */
+  spec: ChoiceTool;
+  /** Argument path → values (or a note for free text). */
+  candidates: Record<string, unknown[] | string>;
+}
+
 /**
  * A choice tool's schema with each restricted argument narrowed to its
  * candidates now.
  *
  * @param base The tool's own schema.
- * @param spec The choice leaf's entry for the tool.
- * @param candidates Argument path → values (or a note for free text).
+ * @param choice The choice tool and its candidates.
  * @returns The narrowed schema, or null when a restricted argument has no
  *   candidate yet (the tool cannot be chosen now).
  */
 export function constrainedToolSchema(
   base: ChatTool,
-  spec: ChoiceTool,
-  candidates: Record<string, unknown[] | string>,
+  choice: ChoiceConstraint,
 ): ChatTool | null {
+  const { spec, candidates } = choice;
   const parameters = structuredClone(base.parameters) as JsonSchema;
   for (const a of spec.args) {
     const values = candidates[a.path];
@@ -101,6 +108,16 @@ export function constrainedToolSchema(
   };
 }
 
+/** What {@linkcode packageOffer} offers the model. */
+export interface OfferParts {
+  /** Names of the tools the capabilities bind. */
+  bound: string[];
+  /** A tool's schema before narrowing. */
+  schemaOf: (tool: string) => ChatTool;
+  /** Tool → argument path → candidates now. */
+  candidates: Record<string, Record<string, unknown[] | string>>;
+}
+
 /**
  * The tools an agent-form package offers its model now: every tool the
  * capabilities bind that the package knows only reads, then each choice
@@ -110,38 +127,48 @@ export function constrainedToolSchema(
  * checked by name when called).
  *
  * @param pkg The package.
- * @param bound Names of the tools the capabilities bind.
- * @param schemaOf A tool's schema before narrowing.
- * @param candidates Tool → argument path → candidates now.
+ * @param offer The bound tools, their schemas and the choice candidates.
  * @returns The chat tools.
  */
 export function packageOffer(
   pkg: BehaviorPackage,
-  bound: string[],
-  schemaOf: (tool: string) => ChatTool,
-  candidates: Record<string, Record<string, unknown[] | string>>,
+  offer: OfferParts,
 ): ChatTool[] {
+  const { bound, schemaOf, candidates } = offer;
   const names = [...bound].sort();
   const effects = pkg.manifest.effects ?? {};
   const out = names.filter((t) => effects[t] === "read").map(schemaOf);
   const choice = Object.values(pkg.ir.nodes).find((n) => n.kind === "choice");
   for (const spec of choice?.kind === "choice" ? choice.tools : []) {
     if (!names.includes(spec.tool)) continue;
-    const s = constrainedToolSchema(
-      schemaOf(spec.tool),
+    const s = constrainedToolSchema(schemaOf(spec.tool), {
       spec,
-      candidates[spec.tool] ?? {},
-    );
+      candidates: candidates[spec.tool] ?? {},
+    });
     if (s) out.push(s);
   }
   const tools = choice?.kind === "choice" ? choice.tools : [];
   const unseen = choice?.kind === "choice" ? choice.unseen_tools ?? [] : [];
   for (const u of unseen) {
     if (!names.includes(u.tool)) continue;
-    const s = unseenToolSchema(schemaOf(u.tool), u.effect, tools, candidates);
+    const s = unseenToolSchema(schemaOf(u.tool), {
+      effect: u.effect,
+      tools,
+      candidates,
+    });
     if (s) out.push(s);
   }
   return out;
+}
+
+/** What {@linkcode unseenToolSchema} narrows a schema to. */
+export interface UnseenConstraint {
+  /** Its effect. */
+  effect: string;
+  /** The choice leaf's tools. */
+  tools: ChoiceTool[];
+  /** Tool → argument path → candidates now. */
+  candidates: Record<string, Record<string, unknown[] | string>>;
 }
 
 /**
@@ -152,17 +179,14 @@ export function packageOffer(
  * with such a required argument is not offered (it could not pass).
  *
  * @param base The tool's own schema.
- * @param effect Its effect.
- * @param tools The choice leaf's tools.
- * @param candidates Tool → argument path → candidates now.
+ * @param unseen The tool's effect, the choice leaf's tools and their candidates.
  * @returns The narrowed schema, or null when it cannot be chosen now.
  */
 export function unseenToolSchema(
   base: ChatTool,
-  effect: string,
-  tools: ChoiceTool[],
-  candidates: Record<string, Record<string, unknown[] | string>>,
+  unseen: UnseenConstraint,
 ): ChatTool | null {
+  const { effect, tools, candidates } = unseen;
   const params = base.parameters as Obj;
   const props = Object.keys((params.properties ?? {}) as Obj).sort();
   const required = new Set((params.required ?? []) as string[]);
@@ -196,5 +220,5 @@ export function unseenToolSchema(
   }
   // A destructive tool nothing learned can check is never offered.
   if (effect === "destructive" && spec.args.length === 0) return null;
-  return constrainedToolSchema(base, spec, cands);
+  return constrainedToolSchema(base, { spec, candidates: cands });
 }

@@ -58,20 +58,27 @@ export function codeClassOf(word: string): string | null {
     : null;
 }
 
+/** A word and its shape, for {@linkcode fitsShape}. */
+export interface WordShape {
+  /** The word. */
+  word: string;
+  /** Its {@linkcode shapeOf}. */
+  shape: string;
+}
+
 /**
  * Whether a word has a source's shape: the same {@linkcode shapeOf}, or
  * the same {@linkcode codeClassOf} for a class.
  *
  * @param shape The source's shape or class.
- * @param word The word.
- * @param wordShape Its {@linkcode shapeOf}.
+ * @param candidate The word and its shape.
  * @returns True when it fits.
  */
 export function fitsShape(
   shape: string,
-  word: string,
-  wordShape: string,
+  candidate: WordShape,
 ): boolean {
+  const { word, shape: wordShape } = candidate;
   return shape.startsWith(CODE_CLASS)
     ? codeClassOf(word) === shape
     : wordShape === shape;

@@ -72,22 +72,29 @@ export function outputsSchema(
   };
 }
 
+/** What {@linkcode decodeOutputs} decodes an answer against. */
+export interface OutputsDecoding {
+  /** The leaf's signature. */
+  signature: Signature;
+  /** Model id, for messages. */
+  model: string;
+}
+
 /**
  * Parse a structured answer to a signature's outputs: the JSON object,
  * with JSON-text fields decoded.
  *
  * @param content The answer's text.
- * @param signature The leaf's signature.
- * @param model Model id, for messages.
+ * @param against The leaf's signature and the model id.
  * @returns The outputs.
  * @throws {ModelResponseError} Not a JSON object, or a JSON-text field that
  *   does not parse.
  */
 export function decodeOutputs(
   content: string,
-  signature: Signature,
-  model: string,
+  against: OutputsDecoding,
 ): Record<string, unknown> {
+  const { signature, model } = against;
   let v: unknown;
   try {
     v = JSON.parse(content);

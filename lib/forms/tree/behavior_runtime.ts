@@ -149,7 +149,8 @@ export class BehaviorRuntime {
         trace.emit(message(trace.ctx, { role: "user", text: input.text }));
       }
     }
-    const walk = walkTree(this.package.ir, input, {
+    const walk = walkTree(this.package.ir, {
+      input,
       signatures: this.package.signatures,
       oracle: "live",
       checkField: fieldProblem,
@@ -199,24 +200,30 @@ export class BehaviorRuntime {
       case "predict":
         return this.#predict(req, trace);
       case "react_open":
-        return openReactLeaf(
-          req.node,
-          this.#model!,
-          trace
+        return openReactLeaf(req.node, {
+          model: this.#model!,
+          trace: trace
             ? (tools) =>
               trace.emit(
                 toolsetExposed(trace.ctx, { origin: req.node.id, tools }),
               )
             : null,
-        );
+        });
       case "react":
-        return reactDecision(this.#model!, req.signature, {
-          tools: req.tools,
-          history: req.history,
-          inputs: req.inputs,
+        return reactDecision(this.#model!, {
+          signature: req.signature,
+          context: {
+            tools: req.tools,
+            history: req.history,
+            inputs: req.inputs,
+          },
         });
       case "react_call":
-        return reactToolCall(req.tool, this.#tools[req.tool], req.args);
+        return reactToolCall({
+          name: req.tool,
+          tool: this.#tools[req.tool],
+          args: req.args,
+        });
       case "unresolved":
       case "branch":
       case "foreign":
@@ -240,7 +247,11 @@ export class BehaviorRuntime {
     );
     const t0 = performance.now();
     try {
-      const result = await callWithArgs(req.tool, this.#tools[req.tool], args);
+      const result = await callWithArgs({
+        name: req.tool,
+        tool: this.#tools[req.tool],
+        args,
+      });
       trace?.emit(
         toolCallCompleted(trace.ctx, {
           tool,

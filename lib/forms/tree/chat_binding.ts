@@ -192,7 +192,7 @@ export function chatModelBinding(
           })`,
         );
       }
-      return decodeOutputs(resp.content, signature, model.id);
+      return decodeOutputs(resp.content, { signature, model: model.id });
     },
     async react(signature, context) {
       const finish = context.tools.includes("finish")

@@ -174,7 +174,8 @@ export function coverageOf(
     }
   };
   const r = driveTree(
-    walkTree(ir, ep.steps[0]?.state_before.input, {
+    walkTree(ir, {
+      input: ep.steps[0]?.state_before.input,
       signatures: compiled.signatures,
       oracle: "recorded",
     }),

@@ -8,23 +8,30 @@
  */
 import type { ReactNode, TreeAnswer } from "./tree_requests.ts";
 import type { Signature } from "../../package/ir.ts";
-import { type BoundTool, callWithArgs } from "../../runtime/bind_args.ts";
+import { callWithArgs, type NamedCall } from "../../runtime/bind_args.ts";
 import type { ModelBinding } from "./tree_run_types.ts";
+
+/** What {@linkcode openReactLeaf} opens a leaf with. */
+export interface ReactLeafOpening {
+  /** The model binding. */
+  model: ModelBinding;
+  /** Records the toolset exposed to the model (null without a sink). */
+  trace: ((tools: { name: string; logical_id: string }[]) => unknown) | null;
+}
 
 /**
  * Open a react leaf: refuse when the model cannot drive one, else show the
  * leaf's toolset (traced when `trace` is given).
  *
  * @param node The leaf.
- * @param model The model binding.
- * @param trace Records the toolset exposed to the model (null without a sink).
+ * @param leaf The model binding and the toolset's trace.
  * @returns Nothing to go on, or a halt naming what is missing.
  */
 export function openReactLeaf(
   node: ReactNode,
-  model: ModelBinding,
-  trace: ((tools: { name: string; logical_id: string }[]) => unknown) | null,
+  leaf: ReactLeafOpening,
 ): TreeAnswer {
+  const { model, trace } = leaf;
   if (!model.react) {
     return {
       halt: {
@@ -36,23 +43,30 @@ export function openReactLeaf(
   trace?.(node.tools.map((t) => ({ name: t, logical_id: t })));
 }
 
-/**
- * The model's next step in a react leaf.
- *
- * @param model The model binding (with `react`).
- * @param signature The leaf's signature.
- * @param context The leaf's tools, its history so far, its inputs.
- * @returns The decision.
- */
-export async function reactDecision(
-  model: ModelBinding,
-  signature: Signature | undefined,
+/** What {@linkcode reactDecision} asks the model about. */
+export interface ReactStep {
+  /** The leaf's signature. */
+  signature: Signature | undefined;
+  /** The leaf's tools, its history so far, its inputs. */
   context: {
     tools: string[];
     history: unknown[];
     inputs: Record<string, unknown>;
-  },
+  };
+}
+
+/**
+ * The model's next step in a react leaf.
+ *
+ * @param model The model binding (with `react`).
+ * @param step The leaf's signature and context (tools, history so far, inputs).
+ * @returns The decision.
+ */
+export async function reactDecision(
+  model: ModelBinding,
+  step: ReactStep,
 ): Promise<TreeAnswer> {
+  const { signature, context } = step;
   return { decision: await model.react!(signature!, context) };
 }
 
@@ -60,18 +74,12 @@ export async function reactDecision(
  * Call a tool a react leaf's model chose (not traced as a tool call: the
  * leaf's model calls carry it).
  *
- * @param tool Tool name.
- * @param fn The bound tool.
- * @param args Arguments.
+ * @param call The tool, its name and the arguments.
  * @returns The result, or the error's message.
  */
-export async function reactToolCall(
-  tool: string,
-  fn: BoundTool,
-  args: Record<string, unknown>,
-): Promise<TreeAnswer> {
+export async function reactToolCall(call: NamedCall): Promise<TreeAnswer> {
   try {
-    return { ok: true, result: await callWithArgs(tool, fn, args) };
+    return { ok: true, result: await callWithArgs(call) };
   } catch (err) {
     return { ok: false, error: { message: (err as Error).message } };
   }

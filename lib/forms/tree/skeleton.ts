@@ -168,7 +168,7 @@ function buildTrie(cores: CoreStep[][]): Trie {
 export function skeletonContext(
   episodes: NormEpisode[],
   candidates: Candidate[],
-  options: { effects?: Effects; model?: CompilerModel | null },
+  options: { effects?: Effects; model?: CompilerModel | null } = {},
 ): SkeletonContext {
   const effects = options.effects ?? {};
   const successful = episodes.filter((e) => e.success === true);

@@ -300,26 +300,33 @@ function valueLeaf(
   );
 }
 
+/** Where {@linkcode compileArgs} compiles an action's arguments. */
+export interface ArgsSite {
+  /** The trie node. */
+  trie: Trie;
+  /** The action's node id. */
+  nodeId: string;
+  /** Stores visible here. */
+  scope: Map<string, string>;
+  /** Candidates the action rests on (appended to). */
+  used: Candidate[];
+  /** Node ids of the sequence so far (residual leaves appended). */
+  ids: string[];
+}
+
 /**
  * Compile the arguments of the action at trie node `t`: per argument path,
  * in order, a shared ref, an indexed ref, a constant, else a model value.
  *
  * @param ctx The staticizer's state.
- * @param t The trie node.
- * @param nodeId The action's node id.
- * @param scope Stores visible here.
- * @param used Candidates the action rests on (appended to).
- * @param ids Node ids of the sequence so far (residual leaves appended).
+ * @param where The trie node, its node id, the scope, the candidates used, the sequence's node ids.
  * @returns The argument expressions.
  */
 export function compileArgs(
   ctx: SkeletonContext,
-  t: Trie,
-  nodeId: string,
-  scope: Map<string, string>,
-  used: Candidate[],
-  ids: string[],
+  where: ArgsSite,
 ): Record<string, ArgExpr> {
+  const { trie: t, nodeId, scope, used, ids } = where;
   const args: Record<string, ArgExpr> = {};
   const values: ValueArgs = { outputs: {}, paths: [], candidates: [] };
   const { paths, variableLists } = argumentPaths(ctx, t);

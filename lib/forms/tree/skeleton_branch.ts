@@ -14,25 +14,32 @@ import {
 } from "./skeleton.ts";
 
 // The arms, the fallback stop and the two ways to decide (a verified predicate, else a residual leaf) build one branch node.
+/** Where {@linkcode buildBranch} builds a branch, and how it builds what follows. */
+export interface BranchSite {
+  /** The trie node. */
+  trie: Trie;
+  /** Its path. */
+  at: string;
+  /** Kept children. */
+  children: Trie[];
+  /** Stores visible here. */
+  scope: Map<string, string>;
+  /** Builds an arm from a child. */
+  buildFrom: (t: Trie, scope: Map<string, string>) => string[];
+}
+
 /**
  * Build the branch after trie node `t` over its kept children.
  *
  * @param ctx The staticizer's state.
- * @param t The trie node.
- * @param at Its path.
- * @param children Kept children.
- * @param scope Stores visible here.
- * @param buildFrom Builds an arm from a child.
+ * @param site The trie node, its id, the child tries, the scope, and the builder of what follows each arm.
  * @returns Node ids to add to the enclosing sequence.
  */
 export function buildBranch(
   ctx: SkeletonContext,
-  t: Trie,
-  at: string,
-  children: Trie[],
-  scope: Map<string, string>,
-  buildFrom: (t: Trie, scope: Map<string, string>) => string[],
+  site: BranchSite,
 ): string[] {
+  const { trie: t, at, children, scope, buildFrom } = site;
   const branchId = `b${ctx.actions}_${safe(t.tool)}`;
   const ids: string[] = [];
   const childName = (c: Trie) => c.tool;

@@ -94,7 +94,7 @@ function buildAction(
     : "start";
   const fixed = ctx.byKey.get(factKey(["fixed_action", prevPath]));
   if (fixed && fixed.status !== "contested") used.push(fixed);
-  const args = compileArgs(ctx, t, nodeId, scope, used, ids);
+  const args = compileArgs(ctx, { trie: t, nodeId, scope, used, ids });
   const recovery = recoveryOf(ctx, t, used);
   ctx.nodes[nodeId] = {
     id: nodeId,
@@ -123,14 +123,13 @@ function buildAction(
     ids.push(...buildAction(ctx, children[0], nextScope));
   } else if (children.length > 1) {
     ids.push(
-      ...buildBranch(
-        ctx,
-        t,
+      ...buildBranch(ctx, {
+        trie: t,
         at,
         children,
-        nextScope,
-        (c, s) => buildAction(ctx, c, s),
-      ),
+        scope: nextScope,
+        buildFrom: (c, s) => buildAction(ctx, c, s),
+      }),
     );
   }
   return ids;
@@ -157,14 +156,13 @@ export function staticize(
   const children = top.length === 1
     ? buildFrom(top[0], new Map())
     : top.length > 1
-    ? buildBranch(
-      ctx,
-      { ...ctx.root, tool: "start" },
-      ctx.root.path,
-      top,
-      new Map(),
+    ? buildBranch(ctx, {
+      trie: { ...ctx.root, tool: "start" },
+      at: ctx.root.path,
+      children: top,
+      scope: new Map(),
       buildFrom,
-    )
+    })
     : [];
   ctx.nodes[rootId] = { id: rootId, kind: "sequence", children };
   ctx.provenanceOf(

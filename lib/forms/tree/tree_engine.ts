@@ -266,17 +266,15 @@ class TreeWalk {
  * model leaf and choice to the driver and taking its answers.
  *
  * @param ir A tree-form IR.
- * @param input The task input (`text`, `task`); undefined leaves the blackboard without `input`.
- * @param options Signatures, the oracle, answer checks, tracing hooks.
+ * @param options The input, signatures, the oracle, answer checks, tracing hooks.
  * @returns A generator: it yields requests, takes answers, and returns the result.
  * @throws {TypeError} (From the generator) when a node is missing or the driver's answer has the wrong shape; an error the driver throws into it comes back out after the open nodes are left.
  */
 export function* walkTree(
   ir: BehaviorIr,
-  input: unknown,
   options: TreeWalkOptions,
 ): TreeWalkGenerator {
-  const w = new TreeWalk(ir, input, options);
+  const w = new TreeWalk(ir, options.input, options);
   const result = (
     status: TreeWalkResult["status"],
     reason: string | null,

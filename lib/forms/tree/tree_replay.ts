@@ -75,7 +75,8 @@ export function replayEpisode(
     coreSteps(ep, options.effects ?? {}),
   );
   const walk = driveTree(
-    walkTree(compiled.ir, ep.steps[0]?.state_before.input, {
+    walkTree(compiled.ir, {
+      input: ep.steps[0]?.state_before.input,
       signatures: compiled.signatures,
       oracle: "recorded",
     }),

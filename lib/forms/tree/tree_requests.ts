@@ -181,6 +181,8 @@ export interface TreeObserver {
 
 /** Options of {@linkcode walkTree}. */
 export interface TreeWalkOptions {
+  /** The task input (`text`, `task`); undefined leaves the blackboard without `input`. */
+  input: unknown;
   /** Signatures of the residual leaves by id. */
   signatures: Record<string, Signature>;
   /**
