@@ -5,11 +5,11 @@
  * verification; {@linkcode explainPackage} renders a package for people and
  * {@linkcode describeEffects} the tool effects a compilation used.
  *
- * The implementation lives in rooms: `core/` (the IR, the package, effects,
- * verification's report; shared by both forms), `tree/` (the tree form and
- * its engine) and `agent/` (the agent form and its engine). The engines run
- * through `./runtime`; nothing else of the rooms is public. The IR's types
- * are here because a package carries them.
+ * The package (its IR, record, verification report) is `lib/package/`;
+ * each form's pipeline, engine and drivers are `lib/forms/tree/` and
+ * `lib/forms/agent/`, chosen through the table of forms
+ * (`lib/forms/form_table.ts`). The IR's types are here because a package
+ * carries them.
  *
  * Existing τ-bench, τ²-bench and OpenAI-message trajectories become captures
  * with `ingest.ts import` (the importers in `lib/importers/` are not a

@@ -6,8 +6,11 @@
  * tree package's model leaves with a chat model; {@linkcode loadPackage}
  * and {@linkcode validatePackage} read and check a package first.
  *
+ * This is the `./runtime` face. Each form lives in its room
+ * (`lib/forms/tree/`, `lib/forms/agent/`) behind the `Form` interface; the
+ * table of forms (`form_table.ts`) decides a package's form, in one place.
  * The engines' own drivers (`BehaviorRuntime` for the tree form,
- * `AgentSession` under `Conversation`) stay in their files: `runPackage` and
+ * `AgentSession` under `Conversation`) stay in their rooms: `runPackage` and
  * `Conversation` are how they are run.
  *
  * @module
