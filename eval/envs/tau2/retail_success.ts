@@ -40,14 +40,17 @@ export interface RetailRun {
  *
  * @param run The initial and final databases and the actions the task expects.
  * @returns `{solved}` and, when not solved, the first differing path.
- * @throws {TypeError} When `initialDb` is not a retail database.
+ * @throws {TypeError} When `run.initialDb` is not a retail database.
  *
  * @example
  * ```ts
  * import { taskSolved } from "./retail_success.ts";
  * import { strictEqual } from "node:assert/strict";
  * const db = { products: {}, users: {}, orders: {} };
- * strictEqual(taskSolved(db, db, []).solved, true);
+ * strictEqual(
+ *   taskSolved({ initialDb: db, finalDb: db, actions: [] }).solved,
+ *   true,
+ * );
  * ```
  */
 export function taskSolved(
