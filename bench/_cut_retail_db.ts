@@ -14,13 +14,13 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { RetailEnv } from "../lib/envs/tau2/mod.ts";
+import { RetailEnv } from "../eval/envs/tau2/mod.ts";
 import type {
   RetailAction,
   RetailDb,
   Tau2Simulation,
   Tau2Task,
-} from "../lib/envs/tau2/mod.ts";
+} from "../eval/envs/tau2/mod.ts";
 
 /** A tool call to follow. */
 type Call = { name: string; arguments: Record<string, unknown> };

@@ -3,7 +3,7 @@
  * user and the scripted upstream, an unmodified agent loop on an official
  * client (`_retail_agents.ts`), the model gateway between them (recording
  * only, or serving a package), and what the run did, scored as the closed
- * loop scores it (`lib/eval/closed_loop.ts`): solved by τ²'s database rule,
+ * loop scores it (`eval/closed_loop.ts`): solved by τ²'s database rule,
  * every state-changing call the episode did not make is wrong, tokens are
  * the upstream's count.
  *
@@ -11,11 +11,11 @@
  */
 import type OpenAI from "openai";
 import { canonicalJson } from "../lib/trace/canonical_json.ts";
-import { changesState, type Effects } from "../lib/compiler/core/core_steps.ts";
-import { taskSolved } from "../lib/envs/tau2/mod.ts";
-import type { Script } from "../lib/eval/scripted_model.ts";
-import type { ScriptStats } from "../lib/eval/scripted_model_server.ts";
-import type { EvalEpisode } from "../lib/eval/tau_data.ts";
+import { changesState, type Effects } from "../lib/package/tool_effects.ts";
+import { taskSolved } from "../eval/envs/tau2/mod.ts";
+import type { Script } from "../eval/scripted_model.ts";
+import type { ScriptStats } from "../eval/scripted_model_server.ts";
+import type { EvalEpisode } from "../eval/tau_data.ts";
 import type { IngestServer } from "../lib/ingest/server.ts";
 import type { AnthropicClient } from "./_anthropic_sdk.ts";
 import type { UpstreamMeter } from "./_upstream_meter.ts";
@@ -188,7 +188,11 @@ export async function runEpisode(
   const truth = e.truth.map((a) => ({ name: a.name, arguments: a.arguments }));
   return {
     solved: agent !== null && truth.length > 0 &&
-      taskSolved(ctx.db as never, agent.env.db, truth).solved,
+      taskSolved({
+        initialDb: ctx.db as never,
+        finalDb: agent.env.db,
+        actions: truth,
+      }).solved,
     status,
     agent_requests: agent?.requests ?? 0,
     upstream_requests: u1.requests - u0.requests,

@@ -12,14 +12,14 @@ import { CaptureCoordinator } from "../lib/control/coordinator.ts";
 import { loadEpisodes } from "../lib/lineage/episodes.ts";
 import type { Episode } from "../lib/lineage/records.ts";
 import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
-import { GatewayDriver } from "../lib/runtime/gateway_driver.ts";
-import type { TauData } from "../lib/eval/tau_data.ts";
-import { splitFor } from "../lib/eval/split_eval.ts";
+import { formOf } from "../lib/forms/form_table.ts";
+import type { TauData } from "../eval/tau_data.ts";
+import { splitFor } from "../eval/split_eval.ts";
 import {
   type Script,
   scriptFromTau2,
   type Tau2Simulation,
-} from "../lib/eval/scripted_model.ts";
+} from "../eval/scripted_model.ts";
 import type { ServedPackage } from "../lib/model_gateway/serving.ts";
 import { type AnthropicClient, loadAnthropic } from "./_anthropic_sdk.ts";
 import {
@@ -126,13 +126,12 @@ export async function runSeed(
   const compiled = compileBehavior(ok, { name: "tau", effects: setup.effects });
   const compileMs = performance.now() - tc;
   const pkg = compiled.package;
-  const root = pkg.ir.nodes[pkg.ir.root];
-  if (root?.kind !== "agent") {
+  if (formOf(pkg.ir).name !== "agent") {
     throw new Error(
       `seed ${seed}: the compiler chose the tree form; the gateway serves agent-form packages`,
     );
   }
-  await using armB = await setup.openArmB(new GatewayDriver(pkg));
+  await using armB = await setup.openArmB(formOf(pkg.ir).serve(pkg));
   if (wire === "anthropic") {
     armB.anthropic = await anthropicClient(armB.server.url);
   }
@@ -171,7 +170,7 @@ export async function runSeed(
     train_captured: captured.length,
     train_compiled: ok.length,
     train_errors: trainStatus,
-    lookups: root.lookups,
+    lookups: (pkg.ir.nodes[pkg.ir.root] as { lookups: string[] }).lookups,
     package: pkg.manifest.name + "@" + pkg.digest.slice(7, 19),
     train_ms: Math.round(trainMs),
     compile_ms: Math.round(compileMs),

@@ -7,7 +7,7 @@
  * is run against the real retail environment (`RetailEnv.respond`, the
  * text τ² records) and sent back, until the model answers without tool
  * calls; then the next user message. A loop stops where the closed loop
- * (`lib/eval/closed_loop.ts`) stops: before a user message that ends the
+ * (`eval/closed_loop.ts`) stops: before a user message that ends the
  * conversation (`###STOP###`, `###TRANSFER###`, `###OUT-OF-SCOPE###`), or
  * when the scripted model's script is over (`END_TEXT`).
  *
@@ -22,8 +22,8 @@
  * @module
  */
 import type OpenAI from "openai";
-import { RETAIL_TOOL_SCHEMAS, RetailEnv } from "../lib/envs/tau2/mod.ts";
-import { END_TEXT } from "../lib/eval/scripted_model_server.ts";
+import { RETAIL_TOOL_SCHEMAS, RetailEnv } from "../eval/envs/tau2/mod.ts";
+import { END_TEXT } from "../eval/scripted_model_server.ts";
 import type { AnthropicBlock, AnthropicClient } from "./_anthropic_sdk.ts";
 
 /** A user message that ends the conversation (the closed loop's rule). */

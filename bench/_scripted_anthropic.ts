@@ -13,13 +13,10 @@
  *
  * @module
  */
-import { type Script, ScriptWalker } from "../lib/eval/scripted_model.ts";
-import {
-  chatMessagesOf,
-  END_TEXT,
-  type ScriptStats,
-} from "../lib/eval/scripted_model_server.ts";
-import { TokenCounter, type WireMessage } from "../lib/eval/token_count.ts";
+import { type Script, ScriptWalker } from "../eval/scripted_model.ts";
+import { END_TEXT, type ScriptStats } from "../eval/scripted_model_server.ts";
+import { chatMessagesOf } from "../eval/chat_wire.ts";
+import { TokenCounter, type WireMessage } from "../eval/token_count.ts";
 
 type Obj = Record<string, unknown>;
 

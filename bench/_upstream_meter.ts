@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { TokenCounter, type WireMessage } from "../lib/eval/token_count.ts";
+import { TokenCounter, type WireMessage } from "../eval/token_count.ts";
 import { chatShapeOf } from "./_scripted_anthropic.ts";
 
 /** What the meter counted for one script id. */

@@ -40,17 +40,18 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { loadTauData, type TauData } from "../lib/eval/tau_data.ts";
-import { splitByTask } from "../lib/eval/split_eval.ts";
+import { loadTauData, type TauData } from "../eval/tau_data.ts";
+import { splitByTask } from "../eval/split_eval.ts";
 import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
-import { replayAgent } from "../lib/compiler/agent/agent_replay.ts";
+import { replayAgent } from "../lib/forms/agent/agent_replay.ts";
 import {
   CLASSES,
   classifyStep,
   HAVE,
   type SourceClass,
   todayOf,
-} from "../lib/compiler/agent/arg_classes.ts";
+} from "../eval/arg_classes.ts";
+import { formOf } from "../lib/forms/form_table.ts";
 
 function citiesOf(data: TauData): Map<string, string> {
   const out = new Map<string, string>();
@@ -101,16 +102,16 @@ export function heldOutSources(
       train.filter((e) => e.norm.success === true).map((e) => e.norm),
       { name: "tau", effects: data.effects },
     ).compiled.ir;
-    const agentForm = ir.nodes[ir.root]?.kind === "agent";
+    const agentForm = formOf(ir).name === "agent";
     for (const e of held) {
       const verdicts = agentForm
-        ? replayAgent(ir, e.norm, { effects: data.effects }).verdicts
+        ? replayAgent(ir, { episode: e.norm, effects: data.effects }).verdicts
         : e.norm.steps.map(() => "tree");
       e.norm.steps.forEach((s, i) =>
         out.push({
           tool: s.logical_tool,
           read: data.effects[s.logical_tool] === "read",
-          classes: classifyStep(s, cities, today),
+          classes: classifyStep(s, { cities, today }),
           verdict: verdicts[i],
         })
       );

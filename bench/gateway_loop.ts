@@ -43,18 +43,15 @@ import { parseArgs } from "node:util";
 import OpenAI from "openai";
 import { HarnessStore } from "../lib/store/mod.ts";
 import { IngestServer } from "../lib/ingest/server.ts";
-import { changesState, type Effects } from "../lib/compiler/core/core_steps.ts";
-import { effectFromAnnotations } from "../lib/compiler/core/effects.ts";
+import { changesState, type Effects } from "../lib/package/tool_effects.ts";
+import { effectFromAnnotations } from "../lib/compiler/effects.ts";
 import {
   tau2DomainTools,
   tau2ToolAnnotations,
 } from "../lib/importers/tau2_tool_types.ts";
-import { loadTauData, type TauData } from "../lib/eval/tau_data.ts";
-import {
-  scriptFromTau2,
-  type Tau2Simulation,
-} from "../lib/eval/scripted_model.ts";
-import { startScriptedModelServer } from "../lib/eval/scripted_model_server.ts";
+import { loadTauData, type TauData } from "../eval/tau_data.ts";
+import { scriptFromTau2, type Tau2Simulation } from "../eval/scripted_model.ts";
+import { startScriptedModelServer } from "../eval/scripted_model_server.ts";
 import type { ServedPackage } from "../lib/model_gateway/serving.ts";
 import { startScriptedAnthropic } from "./_scripted_anthropic.ts";
 import { startUpstreamMeter } from "./_upstream_meter.ts";

@@ -5,7 +5,7 @@
  * as a live conversation twice, (a) the agent alone and (b) the agent with
  * the package, through the OpenAI binding over HTTP against a local
  * scripted model server that replays the recorded agent, with the recorded
- * user and the retail environment's real tools (see lib/eval/closed_loop.ts).
+ * user and the retail environment's real tools (see eval/closed_loop.ts).
  * Also checks the environment port: replaying each successful matched
  * episode's calls must reproduce its recorded results.
  *
@@ -14,12 +14,12 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { loadTauData } from "../lib/eval/tau_data.ts";
-import { closedLoopSeed, type LoopSeed } from "../lib/eval/closed_loop.ts";
-import { startScriptedModelServer } from "../lib/eval/scripted_model_server.ts";
+import { loadTauData } from "../eval/tau_data.ts";
+import { closedLoopSeed, type LoopSeed } from "../eval/closed_loop.ts";
+import { startScriptedModelServer } from "../eval/scripted_model_server.ts";
 import { openModel } from "../lib/models/open_model.ts";
-import { changesState } from "../lib/compiler/core/core_steps.ts";
-import { replayCheck, RETAIL_TOOL_SCHEMAS } from "../lib/envs/tau2/mod.ts";
+import { changesState } from "../lib/package/tool_effects.ts";
+import { replayCheck, RETAIL_TOOL_SCHEMAS } from "../eval/envs/tau2/mod.ts";
 import { renderTable as table } from "../lib/cli/table.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -120,28 +120,35 @@ export async function loopBench(
     Object.keys(data.effects).filter((t) => changesState(data.effects, t)),
   );
   const t0 = performance.now();
-  const replay = replayCheck(raw, matchText ? JSON.parse(matchText) : null, db);
+  const replay = replayCheck(raw, {
+    match: matchText ? JSON.parse(matchText) : null,
+    db,
+  });
   const replayMs = performance.now() - t0;
   await using server = await startScriptedModelServer({ writes });
   const n = Number(values.seeds ?? 8);
   const seeds: LoopSeed[] = [];
   for (let s = 1; s <= n; s++) {
     seeds.push(
-      await closedLoopSeed(data, s, {
-        db,
-        schemas: RETAIL_TOOL_SCHEMAS.map((
-          { name, description, parameters },
-        ) => ({
-          name,
-          description,
-          parameters,
-        })),
-        instructions,
-        simulations,
-        server,
-        openChat: (url) =>
-          openModel("openai/scripted-replay", { url, env: {} }),
-      }, { validate: values.validate }),
+      await closedLoopSeed(data, {
+        seed: s,
+        setup: {
+          db,
+          schemas: RETAIL_TOOL_SCHEMAS.map((
+            { name, description, parameters },
+          ) => ({
+            name,
+            description,
+            parameters,
+          })),
+          instructions,
+          simulations,
+          server,
+          openChat: (url) =>
+            openModel("openai/scripted-replay", { url, env: {} }),
+        },
+        validate: values.validate,
+      }),
     );
     if (!values.json) console.error(`loop: seed ${s}/${n} done`);
   }

@@ -13,7 +13,7 @@ import {
 } from "../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../lib/lineage/episodes.ts";
 import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
-import { BehaviorRuntime } from "../lib/runtime/runtime.ts";
+import { BehaviorRuntime } from "../lib/forms/tree/behavior_runtime.ts";
 import { createCapabilities } from "../examples/order_desk/capabilities.ts";
 import { type BenchRow, printTable, rate } from "./_table.ts";
 

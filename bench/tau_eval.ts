@@ -11,7 +11,7 @@
  * from), else to a new scratch folder under the checkout's `.tmp/` whose
  * name it prints (the tracked `bench/out/` is written only when named:
  * `--data ../shared/… --out bench/out`). Deterministic: same data, same
- * numbers. See `lib/eval/split_eval.ts` for how each call is judged.
+ * numbers. See `eval/split_eval.ts` for how each call is judged.
  *
  * @module
  */
@@ -19,10 +19,10 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { requireOutputAccess } from "../lib/cli/output_access.ts";
-import { loadTauData } from "../lib/eval/tau_data.ts";
-import { evaluateSeed, type SeedResult } from "../lib/eval/split_eval.ts";
-import { emptyLineageScore, scoreLineage } from "../lib/eval/lineage_score.ts";
-import { DEFAULT_FANOUT } from "../lib/compiler/agent/agent_engine.ts";
+import { loadTauData } from "../eval/tau_data.ts";
+import { evaluateSeed, type SeedResult } from "../eval/split_eval.ts";
+import { emptyLineageScore, scoreLineage } from "../eval/lineage_score.ts";
+import { DEFAULT_FANOUT } from "../lib/forms/agent/agent_engine.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -122,7 +122,9 @@ export async function tauEval(
     );
   }
   const lineage = emptyLineageScore();
-  for (const e of data.episodes) scoreLineage(lineage, e.norm, e.truth);
+  for (const e of data.episodes) {
+    scoreLineage(lineage, { episode: e.norm, actions: e.truth });
+  }
   const share = (r: SeedResult) => r.calls ? r.deterministic / r.calls : 0;
   const perEp = (r: SeedResult, x: number) => r.held_out ? x / r.held_out : 0;
   const report = {

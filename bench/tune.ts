@@ -27,12 +27,13 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { loadTauData, type TauData } from "../lib/eval/tau_data.ts";
-import { splitFor } from "../lib/eval/split_eval.ts";
-import { buildAgentForm } from "../lib/compiler/agent/agent_form.ts";
+import { loadTauData, type TauData } from "../eval/tau_data.ts";
+import { splitFor } from "../eval/split_eval.ts";
+import { buildAgentForm } from "../lib/forms/agent/build_agent_form.ts";
 import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
-import { replayAgent } from "../lib/compiler/agent/agent_replay.ts";
+import { replayAgent } from "../lib/forms/agent/agent_replay.ts";
 import type { NormEpisode } from "../lib/lineage/records.ts";
+import { formOf } from "../lib/forms/form_table.ts";
 
 /** One point of the grid. */
 export interface GridPoint {
@@ -64,7 +65,7 @@ export interface GridScore extends GridPoint {
   package_turns: number;
 }
 
-/** The current defaults of `lib/compiler/agent/agent_form.ts` and `bindings.ts`. */
+/** The current defaults of `lib/forms/agent/build_agent_form.ts` and `bindings.ts`. */
 export const CURRENT: GridPoint = {
   minYield: 0.25,
   budget: 3,
@@ -119,7 +120,7 @@ function splitsOf(data: TauData, seeds: number): SeedSplit[] {
     out.push({
       train,
       validation: inner.held,
-      agentForm: ir.nodes[ir.root]?.kind === "agent",
+      agentForm: formOf(ir).name === "agent",
     });
   }
   return out;
@@ -149,7 +150,7 @@ function scorePoint(
     }).compiled.ir;
     let calls = 0, det = 0, w = 0, at = 0, pt = 0;
     for (const e of s.validation) {
-      const r = replayAgent(ir, e.norm, { effects: data.effects });
+      const r = replayAgent(ir, { episode: e.norm, effects: data.effects });
       calls += e.norm.steps.length;
       at += e.turns;
       w += r.wrong;

@@ -1,6 +1,7 @@
 /**
  * The import graph of `lib/`: no file and no folder imports itself round a
- * cycle, and lib/ reaches nothing outside itself (entries, examples, tests).
+ * cycle, and lib/ reaches nothing outside itself (entries, examples, tests,
+ * the evaluation in `eval/`).
  */
 import { assertEquals } from "./_assert.ts";
 import { dirname, join, normalize, relative } from "node:path";
@@ -87,7 +88,7 @@ Deno.test("lib/ has no import cycle between folders", () => {
   assertEquals(cycles(folders), []);
 });
 
-Deno.test("nothing under lib/ imports an entry, an example or a test", () => {
+Deno.test("nothing under lib/ imports an entry, an example, a test or the evaluation", () => {
   const outside: string[] = [];
   for (const [f, deps] of importGraph()) {
     for (const d of deps) if (d.startsWith("..")) outside.push(`${f} → ${d}`);
@@ -115,10 +116,10 @@ const LAYERS = [
   "model_gateway",
   "ingest",
   "lineage",
-  "compiler",
+  "package",
   "runtime",
-  "envs",
-  "eval",
+  "forms",
+  "compiler",
   "control",
   "report",
   "cli",
@@ -145,20 +146,25 @@ Deno.test("lib/ folders import only their own layer and the layers below it", ()
   assertEquals(upward.sort(), []);
 });
 
-Deno.test("lib/compiler/ rooms: core/ imports no form, tree/ and agent/ not each other", () => {
-  // The compiler's rooms: `core/` (the IR, the package, effects,
-  // verification's report) is shared by both forms and imports neither;
-  // `tree/` and `agent/` each build one form and never import each other;
-  // none of them imports the face or the pipeline above them
-  // (`lib/compiler/*.ts`). A crossing that cannot be avoided is listed here
-  // as "from → to" with its reason; there is none.
-  const allowed: Record<string, string> = {};
+Deno.test("lib/forms/ rooms: tree/ and agent/ never import each other, nor the table above them", () => {
+  // The forms' rooms: `tree/` and `agent/` each hold one form (its compile
+  // pipeline, engine, replay and live drivers) and never import each
+  // other; the files of `lib/forms/` they share are the `Form` interface
+  // (`form.ts`), `core_steps.ts` and `unservable_error.ts`. The table
+  // (`form_table.ts`), `run_package.ts` and the face sit above both.
+  const shared = new Set([
+    "forms/form.ts",
+    "forms/core_steps.ts",
+    "forms/unservable_error.ts",
+  ]);
   const room = (f: string): string | null => {
-    const m = /^compiler\/(core|tree|agent)\//.exec(f);
-    return m ? m[1] : f.startsWith("compiler/") ? "top" : null;
+    const m = /^forms\/(tree|agent)\//.exec(f);
+    if (m) return m[1];
+    if (!f.startsWith("forms/")) return null;
+    return shared.has(f) ? "shared" : "top";
   };
   const forbidden: Record<string, string[]> = {
-    core: ["tree", "agent", "top"],
+    shared: ["top"],
     tree: ["agent", "top"],
     agent: ["tree", "top"],
   };
@@ -170,11 +176,28 @@ Deno.test("lib/compiler/ rooms: core/ imports no form, tree/ and agent/ not each
     seen.add(from);
     for (const d of deps) {
       const to = room(d);
-      if (to === null || !forbidden[from].includes(to)) continue;
-      const edge = `${f} → ${d}`;
-      if (!(edge in allowed)) crossings.push(edge);
+      if (to !== null && forbidden[from].includes(to)) {
+        crossings.push(`${f} → ${d}`);
+      }
     }
   }
   assertEquals(crossings, []);
-  assertEquals([...seen].sort(), ["agent", "core", "tree"]);
+  assertEquals([...seen].sort(), ["agent", "shared", "tree"]);
+});
+
+Deno.test("the package and the runtime import no compiler and no form file", () => {
+  // `package` (the IR, the record, load, validate, digest, signature) is
+  // below the compiler, the forms and the runtime; the runtime holds what
+  // both forms share (tool calls, tracing) and knows neither form.
+  const crossings: string[] = [];
+  for (const [f, deps] of importGraph()) {
+    const from = f.split("/")[0];
+    if (from !== "package" && from !== "runtime") continue;
+    for (const d of deps) {
+      const to = d.split("/")[0];
+      if (to === "compiler" || to === "forms") crossings.push(`${f} → ${d}`);
+      if (from === "package" && to === "runtime") crossings.push(`${f} → ${d}`);
+    }
+  }
+  assertEquals(crossings, []);
 });

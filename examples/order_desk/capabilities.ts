@@ -10,11 +10,9 @@
  * @module
  */
 import { OrderDesk } from "./order_desk.ts";
-import type {
-  ModelBinding,
-  ToolRegistry,
-} from "../../lib/runtime/runtime_types.ts";
-import type { Signature } from "../../lib/compiler/core/ir.ts";
+import type { ToolRegistry } from "../../lib/runtime/runtime_types.ts";
+import type { ModelBinding } from "../../lib/forms/tree/tree_run_types.ts";
+import type { Signature } from "../../lib/package/ir.ts";
 
 /**
  * A deterministic "model" for the desk's residual leaves: an index is the

@@ -9,8 +9,8 @@
 import { resolve } from "node:path";
 import { DESK_EFFECTS, generateDeskEpisodes } from "./order_desk.ts";
 import { createCapabilities } from "./capabilities.ts";
-import { BehaviorRuntime } from "../../lib/runtime/runtime.ts";
-import { validatePackage } from "../../lib/runtime/load_package.ts";
+import { BehaviorRuntime } from "../../lib/forms/tree/behavior_runtime.ts";
+import { validatePackage } from "../../lib/package/load_package.ts";
 import { CaptureCoordinator } from "../../lib/control/coordinator.ts";
 import { formatLineage } from "../../lib/cli/format_lineage.ts";
 import { type Io, UsageError } from "../../lib/cli/io.ts";

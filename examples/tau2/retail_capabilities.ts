@@ -26,7 +26,7 @@ import {
   type RetailTool,
   taskSolved,
   type Tau2Task,
-} from "../../lib/envs/tau2/mod.ts";
+} from "../../eval/envs/tau2/mod.ts";
 
 /** What {@linkcode createCapabilities} returns. */
 export interface RetailCapabilities {
@@ -119,7 +119,7 @@ export function createCapabilities(
       : DEFAULT_INSTRUCTIONS,
     outcome: () => {
       if (!task) return null;
-      const verdict = taskSolved(initialDb, env.db, actions);
+      const verdict = taskSolved({ initialDb, finalDb: env.db, actions });
       return verdict.solved
         ? { success: true }
         : { success: false, diff: verdict.diff };

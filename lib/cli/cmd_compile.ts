@@ -10,16 +10,16 @@ import { join } from "node:path";
 import { HarnessStore } from "../store/store.ts";
 import { loadEpisodes } from "../lineage/episodes.ts";
 import type { Episode } from "../lineage/records.ts";
-import type { BehaviorPackage } from "../compiler/core/package.ts";
-import type {
-  SignedPackage,
-  SigningKey,
-} from "../compiler/core/package_signature.ts";
+import type { BehaviorPackage } from "../package/package.ts";
+import {
+  packageDigest,
+  type SignedPackage,
+  type SigningKey,
+} from "../package/package_signature.ts";
 import { compileBehavior } from "../compiler/compile_behavior.ts";
-import { explainPackage, summarizePackage } from "../compiler/core/explain.ts";
-import { describeEffects } from "../compiler/core/effects.ts";
-import { packageNameProblem } from "../compiler/core/package_name.ts";
-import { packageDigest } from "../compiler/core/package_signature.ts";
+import { explainPackage, summarizePackage } from "../package/explain.ts";
+import { describeEffects } from "../compiler/effects.ts";
+import { packageNameProblem } from "../package/package_name.ts";
 import type { Io } from "./io.ts";
 import { GRADE_LEGEND } from "./legends.ts";
 import { exists, UsageError } from "./io.ts";
@@ -73,7 +73,7 @@ export interface CompileCommandOptions {
  */
 async function readSigningKey(path: string): Promise<SigningKey> {
   const { importSigningKey } = await import(
-    "../compiler/core/package_signature.ts"
+    "../package/package_signature.ts"
   );
   let jwk: unknown;
   try {
@@ -231,7 +231,7 @@ export async function compileCommand(
   let pkg: SignedPackage = result.package;
   if (key) {
     const { signPackage } = await import(
-      "../compiler/core/package_signature.ts"
+      "../package/package_signature.ts"
     );
     pkg = await signPackage(pkg, key);
   }

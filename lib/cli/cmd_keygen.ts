@@ -32,7 +32,7 @@ export async function keygenCommand(
 ): Promise<number> {
   const { out, json } = o;
   const { generateSigningKey } = await import(
-    "../compiler/core/package_signature.ts"
+    "../package/package_signature.ts"
   );
   const privateFile = join(out, SIGNING_KEY_FILE);
   const publicFile = join(out, PUBLIC_KEY_FILE);

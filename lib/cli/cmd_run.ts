@@ -17,18 +17,16 @@
  *
  * @module
  */
-import type { BehaviorPackage } from "../compiler/core/package.ts";
 import type { ChatModel } from "../models/chat_types.ts";
-import type {
-  PackageCapabilities,
-  PackageRun,
-} from "../runtime/run_package.ts";
+import type { PackageCapabilities } from "../forms/form.ts";
 import type { RecordingSink } from "../gateway/open_sink.ts";
 import type { Io } from "./io.ts";
 import { UsageError } from "./io.ts";
 
 /** Options of {@linkcode runCommand}, from the command line. */
 export interface RunCommandOptions {
+  /** The package file. */
+  package: string;
   /** The capabilities module. */
   capabilities: string;
   /** `provider/model`. */
@@ -137,85 +135,40 @@ async function openChat(o: RunCommandOptions): Promise<ChatModel | null> {
   return openModel(o.model, { url: o.modelUrl, env: o.env ?? {} });
 }
 
-function printRun(
-  run: PackageRun,
-  pkg: BehaviorPackage,
-  outcome: unknown,
-  io: Io,
-): void {
-  if (run.form === "tree") {
-    const r = run.result;
-    io.out(
-      `run of ${pkg.manifest.name}: ${r.status}${
-        r.reason ? ` (${r.reason})` : ""
-      }`,
-    );
-    for (const s of r.steps) {
-      io.out(
-        `  ${s.node_id.padEnd(16)} ${s.kind.padEnd(8)} ${s.tool ?? ""}${
-          s.arguments ? ` ${JSON.stringify(s.arguments)}` : ""
-        }${s.attempts && s.attempts > 1 ? ` (${s.attempts} attempts)` : ""}`,
-      );
-    }
-    io.out(
-      `  model calls: ${r.model_calls.length} (${
-        r.model_calls.map((m) => m.node_id).join(", ") || "none"
-      })`,
-    );
-  } else {
-    const r = run.result;
-    const s = r.stats;
-    io.out(
-      `conversation with ${pkg.manifest.name}: ${r.status}${
-        r.reason ? ` (${r.reason})` : ""
-      }, ${r.turns} user messages`,
-    );
-    io.out(
-      `  model requests: ${s.model_requests} (${s.prompt_tokens} prompt + ${s.completion_tokens} completion tokens)`,
-    );
-    io.out(
-      `  tool calls: ${s.tool_calls} (lookups ${s.lookups}, ${s.lookups_shown} shown; reads served from lookups ${s.served}; writes ${s.writes}; refused ${s.refused})`,
-    );
-  }
-  if (outcome) io.out(`  outcome: ${JSON.stringify(outcome)}`);
-}
-
 /**
  * Run a package from the command line.
  *
- * @param packagePath The package file.
- * @param o Options.
+ * @param o The package file and the options.
  * @param io Output.
  * @returns Exit code (0: completed).
  * @throws {UsageError} Bad options (no model for a conversation, a bad user file, a bad `--trust` value).
  * @throws {UntrustedPackageError} With `trust`: a package no trusted key signed.
  */
 export async function runCommand(
-  packagePath: string,
   o: RunCommandOptions,
   io: Io,
 ): Promise<number> {
-  const { loadPackage } = await import("../runtime/load_package.ts");
-  const { runPackage, packageForm } = await import(
-    "../runtime/run_package.ts"
-  );
+  const packagePath = o.package;
+  const { loadPackage } = await import("../package/load_package.ts");
+  const { runPackage } = await import("../forms/run_package.ts");
+  const { describeRun, formOf } = await import("../forms/form_table.ts");
   const pkg = loadPackage(packagePath);
   if (o.trust?.length) {
     const { trustedKeys } = await import("./cmd_verify.ts");
     const { checkTrust } = await import(
-      "../compiler/core/package_signature.ts"
+      "../package/package_signature.ts"
     );
     await checkTrust(pkg, await trustedKeys(o.trust));
   }
-  const form = packageForm(pkg);
+  const form = formOf(pkg.ir);
   const cwd = Deno.cwd();
-  if (form === "agent" && !o.model) {
+  if (form.conversation && !o.model) {
     throw new UsageError(
       `${packagePath} is an agent-form package (a conversation): give --model openai/MODEL or anthropic/MODEL (and --model-url for a local server)`,
     );
   }
   let users: string[] | AsyncIterable<string> = [];
-  if (form === "agent") {
+  if (form.conversation) {
     if (o.userFile) {
       let text: string;
       try {
@@ -231,11 +184,6 @@ export async function runCommand(
   const caps = await loadCapabilities(o, cwd);
   if (o.input !== undefined) caps.input = { ...caps.input, text: o.input };
   const chat = await openChat(o);
-  let chatBinding = null;
-  if (chat && form === "tree") {
-    const { chatModelBinding } = await import("../runtime/chat_binding.ts");
-    chatBinding = chatModelBinding(chat);
-  }
   let sink: RecordingSink | null = null;
   const captureId = o.capture ?? `run_${pkg.manifest.name}`;
   if (o.trace) {
@@ -245,7 +193,6 @@ export async function runCommand(
   try {
     const run = await runPackage(pkg, caps, {
       chat,
-      chatBinding,
       users,
       sink,
       captureId,
@@ -264,7 +211,8 @@ export async function runCommand(
         JSON.stringify({ form: run.form, ...run.result, outcome }, null, 2),
       );
     } else {
-      printRun(run, pkg, outcome, io);
+      for (const line of describeRun(run, pkg)) io.out(line);
+      if (outcome) io.out(`  outcome: ${JSON.stringify(outcome)}`);
       if (sink) io.out(`  trace: capture ${captureId} (via ${sink.mode})`);
     }
     return run.result.status === "completed" ? 0 : 1;

@@ -253,7 +253,8 @@ async function runPackageCommand(c: CompileContext): Promise<number> {
   }
   const { runCommand, stdinLines } = await import("./cmd_run.ts");
   const { MODEL_ENV_VARS } = await import("../models/open_model.ts");
-  return await runCommand(c.file, {
+  return await runCommand({
+    package: c.file,
     capabilities,
     model: c.cl.string("model"),
     modelUrl: c.cl.string("model-url"),

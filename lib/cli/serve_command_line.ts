@@ -186,7 +186,7 @@ async function gatewayOptions(
     );
   }
   const { readTrustedKeys } = await import(
-    "../compiler/core/package_signature.ts"
+    "../package/package_signature.ts"
   );
   let trusted: string[];
   try {

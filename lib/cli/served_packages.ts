@@ -7,9 +7,9 @@
  *
  * @module
  */
-import { loadPackage } from "../runtime/load_package.ts";
-import { checkTrust } from "../compiler/core/package_signature.ts";
-import { GatewayDriver } from "../runtime/gateway_driver.ts";
+import { loadPackage } from "../package/load_package.ts";
+import { checkTrust } from "../package/package_signature.ts";
+import { formOf } from "../forms/form_table.ts";
 import type { ServedPackage } from "../model_gateway/serving.ts";
 import { UsageError } from "./io.ts";
 
@@ -44,7 +44,7 @@ export async function servedPackages(
     try {
       const pkg = loadPackage(file);
       if (trusted.length) await checkTrust(pkg, trusted);
-      out[name] = new GatewayDriver(pkg);
+      out[name] = formOf(pkg.ir).serve(pkg);
     } catch (err) {
       throw new UsageError(
         `Cannot serve ${file}: ${(err as Error).message}`,

@@ -1,31 +1,27 @@
 /**
  * `compileBehavior` runs the whole pipeline: resolve effects, normalize,
- * then the chosen form's own pipeline (the tree form's in
- * `tree/compile_tree.ts`, the agent form's in `agent/compile_agent.ts`),
- * promote, package. Deterministic: the same episodes (and compiler model)
+ * then the chosen form's own pipeline (`Form.compile`, from the table of
+ * forms in `lib/forms/form_table.ts`), promote, package. Deterministic: the same episodes (and compiler model)
  * give the same bytes; nothing in the package depends on the clock.
  *
  * @module
  */
 import type { Episode, NormEpisode } from "../lineage/records.ts";
 import { normalizeAll } from "../lineage/normalize.ts";
-import type { Candidate } from "./core/candidate.ts";
-import type { Effects } from "./core/core_steps.ts";
-import { type EffectsResolution, resolveEffects } from "./core/effects.ts";
-import type { CompiledBehavior } from "./core/ir.ts";
-import {
-  type BehaviorPackage,
-  buildPackage,
-  type CompiledForm,
-} from "./core/package.ts";
+import type { Candidate } from "../package/candidate.ts";
+import type { Effects } from "../package/tool_effects.ts";
+import { type EffectsResolution, resolveEffects } from "./effects.ts";
+import type { CompiledBehavior } from "../package/ir.ts";
+import type { BehaviorPackage } from "../package/package.ts";
+import { buildPackage } from "./build_package.ts";
+import type { CompiledForm } from "../forms/form.ts";
 import {
   promoteReplayVerified,
   type VerificationReport,
   verifiedClean,
-} from "./core/verification.ts";
-import type { CompilerModel } from "./tree/residualize.ts";
-import { compileTree } from "./tree/compile_tree.ts";
-import { compileAgent } from "./agent/compile_agent.ts";
+} from "../package/verification.ts";
+import type { CompilerModel } from "../forms/tree/residualize.ts";
+import { AUTO_ORDER, formNamed } from "../forms/form_table.ts";
 
 /** What {@linkcode compileBehavior} returns. */
 export interface CompileResult {
@@ -118,8 +114,10 @@ export interface CompileOptions {
 /**
  * The whole pipeline: resolve effects, normalize, build and verify the
  * form, promote, package. The form is chosen before anything is built:
- * `agent` builds no tree; `tree` builds only the tree; `auto` builds the
- * tree and keeps it when it verifies clean, else builds the agent form.
+ * `agent` builds no tree; `tree` builds only the tree; `auto` tries the
+ * forms in `AUTO_ORDER` (the tree, then the agent form) and keeps the first
+ * that verifies clean; a trial's verification stops at the first episode
+ * that does not replay clean.
  * Tool effects come from `options.effects` and, for tools it does not name,
  * from what the captured episodes say (`resolveEffects`); already normalized
  * episodes carry no toolsets or hosts, so for them only `options.effects`
@@ -152,23 +150,18 @@ export function compileBehavior(
     );
   progress("normalize", episodes.length, episodes.length);
   const form = options.form ?? "auto";
-  let built: CompiledForm | null = null;
-  if (form !== "agent") {
-    built = compileTree(normalized, {
+  const tries = form === "auto" ? AUTO_ORDER : [formNamed(form)];
+  let built: CompiledForm | undefined;
+  for (const [i, f] of tries.entries()) {
+    const trial = i < tries.length - 1;
+    built = f.compile(normalized, {
       name: options.name,
       effects,
+      trial,
+      onProgress: progress,
       contracts: options.contracts,
       model: options.model,
       compilerModelId: options.compilerModelId,
-      onProgress: progress,
-    });
-    if (form === "auto" && !verifiedClean(built.verification)) built = null;
-  }
-  if (built === null) {
-    progress("agent form", 0, 1);
-    built = compileAgent(normalized, {
-      name: options.name,
-      effects,
       fanout: options.fanout,
       extraLookupBudget: options.extraLookupBudget,
       minYield: options.minYield,
@@ -176,11 +169,15 @@ export function compileBehavior(
       speculativeCoverage: options.speculativeCoverage,
       tune: options.tune,
     });
+    if (!trial || verifiedClean(built.verification)) break;
   }
-  const { compiled, candidates, verification } = built;
+  // The loop ran at least once: `tries` is never empty.
+  const chosen = built!;
+  const { compiled, candidates, verification } = chosen;
   const promoted = promoteReplayVerified(compiled, verification);
-  const pkg = buildPackage(compiled, verification, candidates, normalized, {
+  const pkg = buildPackage(chosen, {
     name: options.name ?? "behavior",
+    episodes: normalized,
     taskFamily: options.taskFamily,
     effects,
     effectsSource: resolution.source,

@@ -5,11 +5,11 @@
  * verification; {@linkcode explainPackage} renders a package for people and
  * {@linkcode describeEffects} the tool effects a compilation used.
  *
- * The implementation lives in rooms: `core/` (the IR, the package, effects,
- * verification's report; shared by both forms), `tree/` (the tree form and
- * its engine) and `agent/` (the agent form and its engine). The engines run
- * through `./runtime`; nothing else of the rooms is public. The IR's types
- * are here because a package carries them.
+ * The package (its IR, record, verification report) is `lib/package/`;
+ * each form's pipeline, engine and drivers are `lib/forms/tree/` and
+ * `lib/forms/agent/`, chosen through the table of forms
+ * (`lib/forms/form_table.ts`). The IR's types are here because a package
+ * carries them.
  *
  * Existing τ-bench, τ²-bench and OpenAI-message trajectories become captures
  * with `ingest.ts import` (the importers in `lib/importers/` are not a
@@ -22,7 +22,7 @@ export {
   type CompileOptions,
   type CompileResult,
 } from "./compile_behavior.ts";
-export type { BehaviorPackage } from "./core/package.ts";
+export type { BehaviorPackage } from "../package/package.ts";
 export type {
   ArgExpr,
   BehaviorIr,
@@ -34,17 +34,14 @@ export type {
   Recovery,
   Signature,
   SignatureField,
-} from "./core/ir.ts";
-export type { GeneralPath, Source } from "./core/source.ts";
-export type { Candidate, Evidence } from "./core/candidate.ts";
+} from "../package/ir.ts";
+export type { GeneralPath, Source } from "../package/source.ts";
+export type { Candidate, Evidence } from "../package/candidate.ts";
 export type {
   SelfValidation,
   VerificationReport,
-} from "./core/verification.ts";
-export type { Effects } from "./core/core_steps.ts";
-export {
-  describeEffects,
-  type EffectSource,
-  type EffectsResolution,
-} from "./core/effects.ts";
-export { explainPackage } from "./core/explain.ts";
+} from "../package/verification.ts";
+export type { Effects } from "../package/tool_effects.ts";
+export { describeEffects, type EffectsResolution } from "./effects.ts";
+export { type EffectSource } from "../package/tool_effects.ts";
+export { explainPackage } from "../package/explain.ts";

@@ -30,12 +30,12 @@ import {
 } from "../store/inspect.ts";
 import { buildLineageReport, type LineageReport } from "./lineage_report.ts";
 import { loadEpisodes } from "../lineage/episodes.ts";
-import type { BehaviorPackage } from "../compiler/core/package.ts";
+import type { BehaviorPackage } from "../package/package.ts";
 import {
   compileBehavior,
   type CompileOptions,
 } from "../compiler/compile_behavior.ts";
-import { summarizePackage } from "../compiler/core/explain.ts";
+import { summarizePackage } from "../package/explain.ts";
 import { join } from "node:path";
 
 /** A capture with this id already exists. */

@@ -10,7 +10,7 @@ import {
   PACKAGE_NAME_PATTERN,
   PACKAGE_NAME_RULE,
   packageNameProblem,
-} from "../compiler/core/package_name.ts";
+} from "../package/package_name.ts";
 
 /**
  * The slice of zod the tools use (`z` from `npm:zod`), typed loosely so

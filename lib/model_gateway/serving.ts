@@ -5,7 +5,7 @@
  * tools narrowed, or forward untouched because the package does not fit)
  * and a check of the state-changing calls the model answers with. The
  * runtime implements it over the agent form's engine
- * (`lib/runtime/gateway_driver.ts`); the gateway only speaks the wires.
+ * (`lib/forms/agent/gateway_driver.ts`); the gateway only speaks the wires.
  *
  * @module
  */

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { BehaviorPackage } from "../compiler/core/package.ts";
-import { describeNode, nodeChildren } from "../compiler/core/explain.ts";
+import type { BehaviorPackage } from "../package/package.ts";
+import { describeNode, nodeChildren } from "../package/explain.ts";
 
 /** A candidate as the report shows it. */
 export interface PackageReportCandidate {

@@ -45,20 +45,25 @@ function positional(
   return fn(...params.slice(0, last + 1).map((n) => args[n]));
 }
 
+/** One call of a bound tool with named arguments. */
+export interface NamedCall {
+  /** Tool name (for errors). */
+  name: string;
+  /** The tool. */
+  tool: BoundTool;
+  /** Arguments by name. */
+  args: Record<string, unknown>;
+}
+
 /**
  * Call a tool with named arguments.
  *
- * @param name Tool name (for errors).
- * @param tool The tool.
- * @param args Arguments by name.
+ * @param call The tool, its name and the arguments by name.
  * @returns What the tool returns.
  * @throws {ToolBindingError} When the arguments cannot be bound for certain.
  */
-export function callWithArgs(
-  name: string,
-  tool: BoundTool,
-  args: Record<string, unknown>,
-): unknown {
+export function callWithArgs(call: NamedCall): unknown {
+  const { name, tool, args } = call;
   if (typeof tool !== "function") {
     const fn = tool.call as (...a: unknown[]) => unknown;
     return tool.params === "object"

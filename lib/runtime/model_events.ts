@@ -32,21 +32,28 @@ export function traceUsage(u: ChatUsage): {
   };
 }
 
+/** What {@linkcode chatRequested} records. */
+export interface ChatRequestedFields {
+  /** Who asks. */
+  nodeId: string;
+  /** The model's `provider/model`. */
+  modelId: string;
+  /** The request. */
+  request: ChatRequest;
+}
+
 /**
  * `model.requested` for a chat request (its size and tools, not its text).
  *
  * @param ctx Event context.
- * @param nodeId Who asks.
- * @param modelId The model's `provider/model`.
- * @param request The request.
+ * @param fields Who asks, the model, the request.
  * @returns The event.
  */
 export function chatRequested(
   ctx: EventContext,
-  nodeId: string,
-  modelId: string,
-  request: ChatRequest,
+  fields: ChatRequestedFields,
 ): UnsealedEvent {
+  const { nodeId, modelId, request } = fields;
   return modelRequested(ctx, {
     node_id: nodeId,
     request: {
@@ -57,21 +64,28 @@ export function chatRequested(
   });
 }
 
+/** What {@linkcode chatResponded} records. */
+export interface ChatRespondedFields {
+  /** Who asked. */
+  nodeId: string;
+  /** The answer. */
+  response: ChatResponse;
+  /** The request's event. */
+  requested: UnsealedEvent;
+}
+
 /**
  * `model.responded` for a chat answer, linked to its request.
  *
  * @param ctx Event context.
- * @param nodeId Who asked.
- * @param resp The answer.
- * @param requested The request's event.
+ * @param fields Who asked, the answer, the request's event.
  * @returns The event.
  */
 export function chatResponded(
   ctx: EventContext,
-  nodeId: string,
-  resp: ChatResponse,
-  requested: UnsealedEvent,
+  fields: ChatRespondedFields,
 ): UnsealedEvent {
+  const { nodeId, response: resp, requested } = fields;
   return modelResponded(ctx, {
     node_id: nodeId,
     response: {

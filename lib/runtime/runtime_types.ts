@@ -1,53 +1,13 @@
 /**
- * The runtime's public types: the tool registry and model binding a
- * package is bound to, what a run returns, and the error for a missing
- * capability.
+ * What both forms are bound to when they run: the tool registry, and the
+ * error for a capability the package needs and nobody bound.
  *
  * @module
  */
-import type { EventSink } from "../gateway/event_sink.ts";
-import type { Signature } from "../compiler/core/ir.ts";
 import type { BoundTool } from "./bind_args.ts";
 
 /** Tool name → callable (the same callables a ToolGateway wraps). */
 export type ToolRegistry = Record<string, BoundTool>;
-
-/** One step of a react leaf's loop. */
-export type ReactDecision =
-  | { tool: string; arguments: Record<string, unknown> }
-  | { done: true; result?: unknown };
-
-/** The model binding for residual leaves. */
-export interface ModelBinding {
-  /** Model id, recorded in events. */
-  id?: string;
-  /** Token usage of the last answer, when the binding talks to a model API (recorded in `model.responded`). */
-  readonly lastUsage?:
-    | { prompt_tokens: number; completion_tokens: number }
-    | null;
-  /**
-   * Fill a predict leaf's typed outputs.
-   * @param signature The leaf's signature.
-   * @param inputs Its inputs, resolved.
-   */
-  predict(
-    signature: Signature,
-    inputs: Record<string, unknown>,
-  ): Record<string, unknown> | Promise<Record<string, unknown>>;
-  /**
-   * Choose the next tool call of a react leaf, or finish.
-   * @param signature The leaf's signature.
-   * @param context Tools, history so far, inputs.
-   */
-  react?(
-    signature: Signature,
-    context: {
-      tools: string[];
-      history: unknown[];
-      inputs: Record<string, unknown>;
-    },
-  ): ReactDecision | Promise<ReactDecision>;
-}
 
 /** Capabilities the package needs that are not bound. */
 export class MissingCapabilityError extends Error {
@@ -67,55 +27,4 @@ export class MissingCapabilityError extends Error {
     this.name = "MissingCapabilityError";
     this.missing = missing;
   }
-}
-
-/** One executed step. */
-export interface RunStep {
-  /** Node id. */
-  node_id: string;
-  /** Node kind. */
-  kind: string;
-  /** Tool called (actions, react calls). */
-  tool?: string;
-  /** Arguments. */
-  arguments?: Record<string, unknown>;
-  /** Result. */
-  result?: unknown;
-  /** Error of the last attempt. */
-  error?: unknown;
-  /** Calls made. */
-  attempts?: number;
-}
-
-/** The result of a run. */
-export interface RunResult {
-  /** `completed`, `stopped` (a fallback stop) or `failed` (a tool error with no recovery). */
-  status: "completed" | "stopped" | "failed";
-  /** Why it stopped or failed. */
-  reason: string | null;
-  /** Stores and variables written. */
-  outputs: Record<string, unknown>;
-  /** Steps in order. */
-  steps: RunStep[];
-  /** Leaves that called the model. */
-  model_calls: {
-    node_id: string;
-    signature: string;
-    inputs: Record<string, unknown>;
-    outputs: Record<string, unknown>;
-  }[];
-  /** Events emitted (0 without a sink). */
-  events: number;
-}
-
-/** Options of {@linkcode BehaviorRuntime.run}. */
-export interface RunOptions {
-  /** Trace sink: with one, the run emits canonical events. */
-  sink?: EventSink | null;
-  /** Capture of the trace. */
-  captureId?: string;
-  /** Episode of the trace. */
-  episodeId?: string;
-  /** Reported after the run as `annotation episode.outcome` (when tracing). */
-  outcome?: () => { success: boolean; [k: string]: unknown } | null;
 }

@@ -14,7 +14,7 @@ import {
   toolCallFailed,
   toolCallStarted,
 } from "../trace/tool_events.ts";
-import { type BoundTool, callWithArgs } from "./bind_args.ts";
+import { callWithArgs, type NamedCall } from "./bind_args.ts";
 
 /** What a traced call gave back. */
 export interface TracedCallResult {
@@ -35,25 +35,22 @@ export interface CallTrace {
 /**
  * Call a tool with named arguments, traced when `trace` is given.
  *
- * @param tool Tool name.
- * @param fn The bound tool.
- * @param args Arguments by name.
+ * @param call The tool, its name and the arguments by name.
  * @param trace Sink and context, or null.
  * @returns `{ok, result}`; a thrown error becomes `{ok: false, result: message}`.
  */
 export async function tracedCall(
-  tool: string,
-  fn: BoundTool,
-  args: Record<string, unknown>,
+  call: NamedCall,
   trace: CallTrace | null,
 ): Promise<TracedCallResult> {
+  const { name: tool, args } = call;
   const ref = { host_name: tool, logical_id: tool };
   const started = trace
     ? toolCallStarted(trace.ctx, { tool: ref, arguments: args })
     : null;
   if (started) trace!.sink.emit(started);
   try {
-    const result = await callWithArgs(tool, fn, args);
+    const result = await callWithArgs(call);
     if (started) {
       trace!.sink.emit(
         toolCallCompleted(trace!.ctx, { tool: ref, arguments: args, result }, {

@@ -6,7 +6,7 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
 import { main as compileMain } from "../../compile.ts";
-import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
+import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { runMain } from "../_cli.ts";
 import { tempDir } from "../_helpers.ts";
 

@@ -16,13 +16,13 @@ import {
   DESK_EFFECTS,
   generateDeskEpisodes,
 } from "../../examples/order_desk/order_desk.ts";
-import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
+import type { BehaviorPackage } from "../../lib/package/package.ts";
 import {
   packageDigest,
   type SignedPackage,
   UntrustedPackageError,
-} from "../../lib/compiler/core/package_signature.ts";
-import { PackageError } from "../../lib/runtime/load_package.ts";
+} from "../../lib/package/package_signature.ts";
+import { PackageError } from "../../lib/package/load_package.ts";
 import { runCommand } from "../../lib/cli/cmd_run.ts";
 import { tempDir } from "../_helpers.ts";
 
@@ -178,7 +178,8 @@ Deno.test("compile.ts --sign signs without changing the digest; verify checks it
 
   // run --trust: refused before the capabilities module is even loaded.
   const run = (file: string, trust: string[], capabilities = CAPABILITIES) =>
-    runCommand(file, {
+    runCommand({
+      package: file,
       capabilities,
       episode: "700003",
       trust,
@@ -279,7 +280,8 @@ Deno.test("compile.ts run refuses a package whose IR was relabelled to a tool it
   });
   const err = await assertRejects(
     () =>
-      runCommand(file, {
+      runCommand({
+        package: file,
         capabilities: CAPABILITIES,
         episode: "700004",
         root: join(dir.path, "run_store"),

@@ -7,16 +7,16 @@ import {
 import { deskModel } from "../../examples/order_desk/capabilities.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import type { Signature } from "../../lib/compiler/core/ir.ts";
+import type { Signature } from "../../lib/package/ir.ts";
 import { tempDir } from "../_helpers.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
-import { splitByTask } from "../../lib/eval/split_eval.ts";
-import { changesState } from "../../lib/compiler/core/core_steps.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
+import { splitByTask } from "../../eval/split_eval.ts";
+import { changesState } from "../../lib/package/tool_effects.ts";
 import {
   scriptFromTau2,
   type Tau2Simulation,
-} from "../../lib/eval/scripted_model.ts";
-import { startScriptedModelServer } from "../../lib/eval/scripted_model_server.ts";
+} from "../../eval/scripted_model.ts";
+import { startScriptedModelServer } from "../../eval/scripted_model_server.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -311,9 +311,9 @@ Deno.test("compile.ts run: a held-out τ² retail task finishes with the compile
 });
 
 Deno.test("runPackage: a tree package's residual leaf through chatModelBinding records the API's token usage in model.responded", async () => {
-  const { runPackage } = await import("../../lib/runtime/run_package.ts");
+  const { runPackage } = await import("../../lib/forms/run_package.ts");
   const { chatModelBinding } = await import(
-    "../../lib/runtime/chat_binding.ts"
+    "../../lib/forms/tree/chat_binding.ts"
   );
   const { openModel } = await import("../../lib/models/open_model.ts");
   const { createCapabilities } = await import(

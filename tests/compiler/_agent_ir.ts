@@ -1,4 +1,4 @@
-import type { BehaviorIr, IrNode } from "../../lib/compiler/core/ir.ts";
+import type { BehaviorIr, IrNode } from "../../lib/package/ir.ts";
 
 /** An agent-form IR whose only lookup is `node` (no choice leaf, cap 5). */
 export function agentIrWith(

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { IR_VERSION, type IrNode } from "../../lib/compiler/core/ir.ts";
-import { PACKAGE_VERSION } from "../../lib/compiler/core/package.ts";
-import { packageDigest } from "../../lib/compiler/core/package_signature.ts";
+import { IR_VERSION, type IrNode } from "../../lib/package/ir.ts";
+import { PACKAGE_VERSION } from "../../lib/package/package.ts";
+import { packageDigest } from "../../lib/package/package_signature.ts";
 
 /** A package document around some IR nodes, digested. */
 export function packageOf(

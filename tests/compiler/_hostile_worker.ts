@@ -10,9 +10,9 @@
  */
 /// <reference lib="deno.worker" />
 import { HOSTILE } from "./_hostile_packages.ts";
-import { validatePackage } from "../../lib/runtime/load_package.ts";
-import { checkStructure } from "../../lib/compiler/core/verification.ts";
-import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
+import { validatePackage } from "../../lib/package/load_package.ts";
+import { checkStructure } from "../../lib/package/verification.ts";
+import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { cpuUsage } from "node:process";
 
 self.onmessage = (e: MessageEvent) => {

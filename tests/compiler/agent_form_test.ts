@@ -1,23 +1,23 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
-import { learnBindings } from "../../lib/compiler/agent/bindings.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
+import { learnBindings } from "../../lib/forms/agent/bindings.ts";
 import {
   allows,
   candidatesOf,
   type ConversationState,
-  shapeOf,
-} from "../../lib/compiler/agent/sources.ts";
-import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
-import { buildAgentForm } from "../../lib/compiler/agent/agent_form.ts";
-import { replayAgent } from "../../lib/compiler/agent/agent_replay.ts";
+} from "../../lib/forms/agent/sources.ts";
+import { shapeOf } from "../../lib/forms/agent/user_words.ts";
+import { AgentEngine } from "../../lib/forms/agent/agent_engine.ts";
+import { buildAgentForm } from "../../lib/forms/agent/build_agent_form.ts";
+import { replayAgent } from "../../lib/forms/agent/agent_replay.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { splitByTask } from "../../lib/eval/split_eval.ts";
+import { splitByTask } from "../../eval/split_eval.ts";
 import {
   AgentSession,
   ChoiceRefusedError,
-} from "../../lib/runtime/agent_session.ts";
-import { validatePackage } from "../../lib/runtime/load_package.ts";
-import { explainPackage } from "../../lib/compiler/core/explain.ts";
+} from "../../lib/forms/agent/agent_session.ts";
+import { validatePackage } from "../../lib/package/load_package.ts";
+import { explainPackage } from "../../lib/package/explain.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
 import {
   type DeclaredTool,
@@ -72,8 +72,8 @@ Deno.test("sources: shapes, a prefix before a user word, the word after another,
     }, state),
     ["#W1", "#W2"],
   );
-  assertOk(allows({ from: "user_text" }, state, "Raj Santos"));
-  assertOk(!allows({ from: "user_text" }, state, "Ann Lee"));
+  assertOk(allows({ from: "user_text" }, { state, value: "Raj Santos" }));
+  assertOk(!allows({ from: "user_text" }, { state, value: "Ann Lee" }));
 });
 
 Deno.test("bindings per tool and argument: ids bind to earlier results, pooled over episodes wherever the call sits", () => {
@@ -199,7 +199,10 @@ Deno.test("one package for the domain: the compiler picks the agent form, replay
   assertOk(text.includes("look up get_user_details"), text);
   let lookups = 0, calls = 0;
   for (const e of held) {
-    const rep = replayAgent(r.compiled.ir, e.norm, { effects: slice.effects });
+    const rep = replayAgent(r.compiled.ir, {
+      episode: e.norm,
+      effects: slice.effects,
+    });
     assertEquals(rep.wrong, 0);
     calls += rep.verdicts.length;
     lookups += rep.verdicts.filter((v) => v === "lookup").length;

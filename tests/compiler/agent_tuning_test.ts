@@ -1,14 +1,14 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
-import { learnBindings } from "../../lib/compiler/agent/bindings.ts";
-import { buildAgentForm } from "../../lib/compiler/agent/agent_form.ts";
-import { evaluateSeed } from "../../lib/eval/split_eval.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
+import { learnBindings } from "../../lib/forms/agent/bindings.ts";
+import { buildAgentForm } from "../../lib/forms/agent/build_agent_form.ts";
+import { evaluateSeed } from "../../eval/split_eval.ts";
 import {
   adjacentVariants,
   primaryVariant,
-} from "../../lib/compiler/agent/lookup_variants.ts";
-import { replayAgent } from "../../lib/compiler/agent/agent_replay.ts";
-import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
+} from "../../lib/forms/agent/lookup_variants.ts";
+import { replayAgent } from "../../lib/forms/agent/agent_replay.ts";
+import { AgentEngine } from "../../lib/forms/agent/agent_engine.ts";
 import { agentIrWith } from "./_agent_ir.ts";
 
 const slice = loadTauData(
@@ -132,7 +132,7 @@ Deno.test("replayAgent() counts capped lookups by node, summing to capped", () =
   const ir = form.compiled.ir;
   let capped = 0, byNode = 0;
   for (const e of slice.episodes) {
-    const r = replayAgent(ir, e.norm, { effects: slice.effects });
+    const r = replayAgent(ir, { episode: e.norm, effects: slice.effects });
     capped += r.capped;
     for (const [id, n] of Object.entries(r.capped_by_node)) {
       assertEquals(ir.nodes[id]?.kind, "lookup");

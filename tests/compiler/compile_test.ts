@@ -7,10 +7,10 @@ import {
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import type { Episode } from "../../lib/lineage/records.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { consolidate } from "../../lib/compiler/tree/consolidate.ts";
+import { consolidate } from "../../lib/forms/tree/consolidate.ts";
 import { normalizeAll } from "../../lib/lineage/normalize.ts";
-import { verify } from "../../lib/compiler/tree/verify.ts";
-import type { IrNode } from "../../lib/compiler/core/ir.ts";
+import { verify } from "../../lib/forms/tree/verify.ts";
+import type { IrNode } from "../../lib/package/ir.ts";
 import { tempDir } from "../_helpers.ts";
 
 const CONTRACTS = {

@@ -13,7 +13,7 @@ import {
   describeEffects,
   looksReadOnly,
   resolveEffects,
-} from "../../lib/compiler/core/effects.ts";
+} from "../../lib/compiler/effects.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import {
   episodeStarted,

@@ -1,11 +1,11 @@
 import { assertEquals } from "../_assert.ts";
-import { jointVariants } from "../../lib/compiler/agent/lookup_variants.ts";
-import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
-import { generalLeaves } from "../../lib/compiler/agent/sources.ts";
-import type { Binding } from "../../lib/compiler/agent/bindings.ts";
-import type { IrNode } from "../../lib/compiler/core/ir.ts";
+import { jointVariants } from "../../lib/forms/agent/lookup_variants.ts";
+import { AgentEngine } from "../../lib/forms/agent/agent_engine.ts";
+import { generalLeaves } from "../../lib/forms/agent/sources.ts";
+import type { Binding } from "../../lib/forms/agent/binding_types.ts";
+import type { IrNode } from "../../lib/package/ir.ts";
 import { agentIrWith } from "./_agent_ir.ts";
-import { describeSource, type Source } from "../../lib/compiler/core/source.ts";
+import { describeSource, type Source } from "../../lib/package/source.ts";
 
 type LookupNode = Extract<IrNode, { kind: "lookup" }>;
 

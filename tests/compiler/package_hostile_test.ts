@@ -3,9 +3,9 @@ import {
   checkStructure,
   MAX_IR_DEPTH,
   MAX_STRUCTURE_PROBLEMS,
-} from "../../lib/compiler/core/verification.ts";
-import type { IrNode } from "../../lib/compiler/core/ir.ts";
-import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
+} from "../../lib/package/verification.ts";
+import type { IrNode } from "../../lib/package/ir.ts";
+import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { HOSTILE, packageOf } from "./_hostile_packages.ts";
 
 const WORKER = new URL("./_hostile_worker.ts", import.meta.url);

@@ -12,7 +12,7 @@ import {
 } from "../../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
+import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
 import { sha256Digest } from "../../lib/trace/hash.ts";
 import {
@@ -25,8 +25,8 @@ import {
   readTrustedKeys,
   signPackage,
   UntrustedPackageError,
-} from "../../lib/compiler/core/package_signature.ts";
-import { validatePackage } from "../../lib/runtime/load_package.ts";
+} from "../../lib/package/package_signature.ts";
+import { validatePackage } from "../../lib/package/load_package.ts";
 import { tempDir } from "../_helpers.ts";
 
 async function deskPackage(): Promise<BehaviorPackage> {

@@ -1,18 +1,18 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
 import { main as compileMain } from "../../compile.ts";
-import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
+import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { runMain } from "../_cli.ts";
 import { tempDir } from "../_helpers.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { summarizePackage } from "../../lib/compiler/core/explain.ts";
-import { validateAgentForm } from "../../lib/compiler/agent/self_validation.ts";
+import { summarizePackage } from "../../lib/package/explain.ts";
+import { validateAgentForm } from "../../lib/forms/agent/self_validation.ts";
 import {
-  EXTRA_LOOKUP_COST,
   tuneAgentForm,
   TUNING_STEPS,
-} from "../../lib/compiler/agent/self_tuning.ts";
+} from "../../lib/forms/agent/self_tuning.ts";
+import { EXTRA_LOOKUP_COST } from "../../lib/forms/agent/lookup_selection.ts";
 
 const retail = () => {
   const data = loadTauData(

@@ -1,15 +1,15 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
-import { buildAgentForm } from "../../lib/compiler/agent/agent_form.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
+import { buildAgentForm } from "../../lib/forms/agent/build_agent_form.ts";
 import {
   foldOf,
   MIN_VALIDATION_EPISODES,
   validateAgentForm,
-} from "../../lib/compiler/agent/self_validation.ts";
+} from "../../lib/forms/agent/self_validation.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { summarizePackage } from "../../lib/compiler/core/explain.ts";
-import { learnBindings } from "../../lib/compiler/agent/bindings.ts";
-import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
+import { summarizePackage } from "../../lib/package/explain.ts";
+import { learnBindings } from "../../lib/forms/agent/bindings.ts";
+import { AgentEngine } from "../../lib/forms/agent/agent_engine.ts";
 
 const load = (domain: string) => {
   const data = loadTauData(

@@ -8,8 +8,8 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import {
   AgentEngine,
   MAX_NAMED_CANDIDATES,
-} from "../../lib/compiler/agent/agent_engine.ts";
-import type { BehaviorIr } from "../../lib/compiler/core/ir.ts";
+} from "../../lib/forms/agent/agent_engine.ts";
+import type { BehaviorIr } from "../../lib/package/ir.ts";
 
 const IR = {
   schema_version: "harness.ir.v1",

@@ -11,20 +11,20 @@ import {
   compileBehavior,
   type CompileResult,
 } from "../../lib/compiler/compile_behavior.ts";
-import { coreSteps } from "../../lib/compiler/core/core_steps.ts";
-import type { BehaviorIr, IrNode } from "../../lib/compiler/core/ir.ts";
-import { recordedOutputs } from "../../lib/compiler/tree/oracle.ts";
-import { verify } from "../../lib/compiler/tree/verify.ts";
-import { replayEpisode } from "../../lib/compiler/tree/tree_replay.ts";
-import { walkTree } from "../../lib/compiler/tree/tree_engine.ts";
-import { driveTree } from "../../lib/compiler/tree/tree_drive.ts";
-import { coverageOf } from "../../lib/eval/coverage.ts";
-import { BehaviorRuntime } from "../../lib/runtime/runtime.ts";
+import { coreSteps } from "../../lib/forms/core_steps.ts";
+import type { BehaviorIr, IrNode } from "../../lib/package/ir.ts";
+import { recordedOutputs } from "../../lib/forms/tree/recorded_choice.ts";
+import { verify } from "../../lib/forms/tree/verify.ts";
+import { replayEpisode } from "../../lib/forms/tree/tree_replay.ts";
+import { walkTree } from "../../lib/forms/tree/tree_engine.ts";
+import { driveTree } from "../../lib/forms/tree/tree_drive.ts";
+import { coverageOf } from "../../lib/forms/tree/coverage.ts";
+import { BehaviorRuntime } from "../../lib/forms/tree/behavior_runtime.ts";
+import type { ToolRegistry } from "../../lib/runtime/runtime_types.ts";
 import type {
   ModelBinding,
   RunResult,
-  ToolRegistry,
-} from "../../lib/runtime/runtime_types.ts";
+} from "../../lib/forms/tree/tree_run_types.ts";
 import { canonicalJson } from "../../lib/trace/mod.ts";
 import type { UnsealedEvent } from "../../lib/trace/event.ts";
 import { tempDir } from "../_helpers.ts";
@@ -243,7 +243,7 @@ Deno.test("verify() and the live runtime reject the same mismatching episode at 
     assertOk(first.includes(failed.tool!), `${what}: ${first}`);
     // Held-out coverage, on the same engine, judges the same call wrong
     // (an episode that ends early is not wrong there: its calls were all made).
-    const cov = coverageOf(r.compiled, ep, DESK_EFFECTS);
+    const cov = coverageOf(r.compiled, { episode: ep, effects: DESK_EFFECTS });
     if (what === "notify dropped") {
       assertEquals([cov.wrong, cov.uncovered_after_divergence], [0, 0]);
     } else {
@@ -294,7 +294,7 @@ Deno.test("walkTree() stops at a fallback stop, on an unresolved ref, and retrie
   const run = (kind: unknown, codes: (string | null)[]) => {
     const asked: string[] = [];
     const result = driveTree(
-      walkTree(ir, { text: "hi" }, { signatures: {} }),
+      walkTree(ir, { input: { text: "hi" }, signatures: {} }),
       (req) => {
         asked.push(
           req.kind === "call" ? `${req.tool}#${req.attempt}` : req.kind,

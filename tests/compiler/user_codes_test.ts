@@ -1,9 +1,9 @@
 import { assertEquals } from "../_assert.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
-import { learnBindings } from "../../lib/compiler/agent/bindings.ts";
-import { buildAgentForm } from "../../lib/compiler/agent/agent_form.ts";
-import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
-import { candidatesOf } from "../../lib/compiler/agent/sources.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
+import { learnBindings } from "../../lib/forms/agent/bindings.ts";
+import { buildAgentForm } from "../../lib/forms/agent/build_agent_form.ts";
+import { AgentEngine } from "../../lib/forms/agent/agent_engine.ts";
+import { candidatesOf } from "../../lib/forms/agent/sources.ts";
 import { userSaid } from "./_user_said.ts";
 
 Deno.test("booking codes of many shapes bind as one class of capitals and digits, and a new shape is looked up", () => {

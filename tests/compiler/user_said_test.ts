@@ -1,9 +1,9 @@
 import { assertEquals } from "../_assert.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
-import { learnBindings } from "../../lib/compiler/agent/bindings.ts";
-import { buildAgentForm } from "../../lib/compiler/agent/agent_form.ts";
-import { AgentEngine } from "../../lib/compiler/agent/agent_engine.ts";
-import { describeSource } from "../../lib/compiler/core/source.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
+import { learnBindings } from "../../lib/forms/agent/bindings.ts";
+import { buildAgentForm } from "../../lib/forms/agent/build_agent_form.ts";
+import { AgentEngine } from "../../lib/forms/agent/agent_engine.ts";
+import { describeSource } from "../../lib/package/source.ts";
 import { userSaid } from "./_user_said.ts";
 
 Deno.test("dates the user writes in words bind as ISO dates of the training year, and a new phrasing is looked up", () => {

@@ -15,7 +15,7 @@ import {
 } from "../../lib/compiler/mod.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
 import {
   DESK_EFFECTS,
   generateDeskEpisodes,

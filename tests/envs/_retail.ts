@@ -5,7 +5,7 @@
  * @module
  */
 import { assertEquals, assertThrows } from "../_assert.ts";
-import { type RetailDb, RetailToolError } from "../../lib/envs/tau2/mod.ts";
+import { type RetailDb, RetailToolError } from "../../eval/envs/tau2/mod.ts";
 
 const FIX = new URL("../../fixtures/", import.meta.url);
 export const dbText = Deno.readTextFileSync(

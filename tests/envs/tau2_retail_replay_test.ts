@@ -17,7 +17,7 @@ import {
   RetailEnv,
   RetailToolError,
   taskSolved,
-} from "../../lib/envs/tau2/mod.ts";
+} from "../../eval/envs/tau2/mod.ts";
 import { createCapabilities } from "../../examples/tau2/retail_capabilities.ts";
 import {
   dbText,
@@ -29,7 +29,7 @@ import {
 } from "./_retail.ts";
 
 Deno.test("replayCheck() reproduces the vendored slice's tool results and solves its tasks", () => {
-  const r = replayCheck(slice, match, freshDb());
+  const r = replayCheck(slice, { match, db: freshDb() });
   assertEquals(r.episodes, 27);
   assertOk(r.calls >= 200, `only ${r.calls} calls`);
   assertOk(
@@ -147,17 +147,22 @@ Deno.test("taskSolved() fails a run that made a wrong write and names the path",
     order_id: "#W3614011",
     reason: "no longer needed",
   });
-  assertEquals(taskSolved(initial, right.db, actions), { solved: true });
+  assertEquals(taskSolved({ initialDb: initial, finalDb: right.db, actions }), {
+    solved: true,
+  });
   const wrong = new RetailEnv(initial);
   wrong.tools.cancel_pending_order({
     order_id: "#W3614011",
     reason: "ordered by mistake",
   });
-  assertEquals(taskSolved(initial, wrong.db, actions), {
+  assertEquals(taskSolved({ initialDb: initial, finalDb: wrong.db, actions }), {
     solved: false,
     diff: '$.orders["#W3614011"].cancel_reason',
   });
-  assertEquals(taskSolved(initial, initial, actions).solved, false);
+  assertEquals(
+    taskSolved({ initialDb: initial, finalDb: initial, actions }).solved,
+    false,
+  );
 });
 
 Deno.test("RetailEnv never mutates the database it was given", () => {
@@ -176,13 +181,17 @@ Deno.test("RetailEnv never mutates the database it was given", () => {
     country: "e",
     zip: "f",
   });
-  taskSolved(input, env.db, [{
-    name: "modify_pending_order_payment",
-    arguments: {
-      order_id: "#W3414433",
-      payment_method_id: "credit_card_4466831",
-    },
-  }]);
+  taskSolved({
+    initialDb: input,
+    finalDb: env.db,
+    actions: [{
+      name: "modify_pending_order_payment",
+      arguments: {
+        order_id: "#W3414433",
+        payment_method_id: "credit_card_4466831",
+      },
+    }],
+  });
   assertEquals(JSON.stringify(input), JSON.stringify(JSON.parse(dbText)));
   assertNotEquals(
     env.db.orders["#W3614011"].status,

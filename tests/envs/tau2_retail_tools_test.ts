@@ -5,7 +5,7 @@
  * @module
  */
 import { assertEquals, assertNotEquals } from "../_assert.ts";
-import { RetailEnv } from "../../lib/envs/tau2/mod.ts";
+import { RetailEnv } from "../../eval/envs/tau2/mod.ts";
 import { freshDb, refused } from "./_retail.ts";
 
 Deno.test("cancel_pending_order refunds a gift card at once and records the refund", () => {

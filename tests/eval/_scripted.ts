@@ -7,7 +7,7 @@
 import { assertOk } from "../_assert.ts";
 import type { ChatMessage } from "../../lib/models/chat_types.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
-import type { Tau2Simulation } from "../../lib/eval/scripted_model.ts";
+import type { Tau2Simulation } from "../../eval/scripted_model.ts";
 
 const SLICE = new URL("../../fixtures/tau2_retail_slice.json", import.meta.url);
 export const SIMS: Tau2Simulation[] = JSON.parse(

@@ -1,10 +1,10 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
-import { closedLoopSeed } from "../../lib/eval/closed_loop.ts";
-import { startScriptedModelServer } from "../../lib/eval/scripted_model_server.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
+import { closedLoopSeed } from "../../eval/closed_loop.ts";
+import { startScriptedModelServer } from "../../eval/scripted_model_server.ts";
 import { openModel } from "../../lib/models/open_model.ts";
-import { changesState } from "../../lib/compiler/core/core_steps.ts";
-import { RETAIL_TOOL_SCHEMAS } from "../../lib/envs/tau2/mod.ts";
+import { changesState } from "../../lib/package/tool_effects.ts";
+import { RETAIL_TOOL_SCHEMAS } from "../../eval/envs/tau2/mod.ts";
 
 const read = (p: string) =>
   Deno.readTextFileSync(new URL(`../../fixtures/${p}`, import.meta.url));
@@ -18,17 +18,20 @@ Deno.test("closedLoopSeed runs held-out τ² retail tasks live through the OpenA
     Object.keys(data.effects).filter((t) => changesState(data.effects, t)),
   );
   await using server = startScriptedModelServer({ writes });
-  const r = await closedLoopSeed(data, 2, {
-    db: JSON.parse(read("tau2_retail_db.json")),
-    schemas: RETAIL_TOOL_SCHEMAS.map(({ name, description, parameters }) => ({
-      name,
-      description,
-      parameters,
-    })),
-    instructions: "You are a retail customer service agent.",
-    simulations: JSON.parse(text).simulations,
-    server,
-    openChat: (url) => openModel("openai/recorded-agent", { url, env: {} }),
+  const r = await closedLoopSeed(data, {
+    seed: 2,
+    setup: {
+      db: JSON.parse(read("tau2_retail_db.json")),
+      schemas: RETAIL_TOOL_SCHEMAS.map(({ name, description, parameters }) => ({
+        name,
+        description,
+        parameters,
+      })),
+      instructions: "You are a retail customer service agent.",
+      simulations: JSON.parse(text).simulations,
+      server,
+      openChat: (url) => openModel("openai/recorded-agent", { url, env: {} }),
+    },
   });
   assertOk(r.episodes.length >= 5, `${r.episodes.length} held-out tasks`);
   const agentSolved = r.episodes.filter((e) => e.agent.solved);

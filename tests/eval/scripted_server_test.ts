@@ -11,11 +11,11 @@ import {
   assertRejects,
 } from "../_assert.ts";
 import type { ChatToolCall } from "../../lib/models/chat_types.ts";
-import { type Script, scriptFromTau2 } from "../../lib/eval/scripted_model.ts";
+import { type Script, scriptFromTau2 } from "../../eval/scripted_model.ts";
 import {
   END_TEXT,
   startScriptedModelServer,
-} from "../../lib/eval/scripted_model_server.ts";
+} from "../../eval/scripted_model_server.ts";
 import { lookup, SIMS, WRITES } from "./_scripted.ts";
 
 function toolsOf(script: Script) {

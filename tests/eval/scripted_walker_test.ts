@@ -11,12 +11,12 @@ import {
   type ScriptTurn,
   ScriptWalker,
   type Tau2Simulation,
-} from "../../lib/eval/scripted_model.ts";
+} from "../../eval/scripted_model.ts";
 import {
   countTokens,
   TOKEN_ENCODING,
   TokenCounter,
-} from "../../lib/eval/token_count.ts";
+} from "../../eval/token_count.ts";
 import { key, lookup, recordedResults, SIMS, WRITES } from "./_scripted.ts";
 
 /** What a driver does between model requests. */

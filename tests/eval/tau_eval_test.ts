@@ -12,9 +12,9 @@ import {
   addCoverage,
   coverageOf,
   emptyCoverage,
-} from "../../lib/eval/coverage.ts";
+} from "../../lib/forms/tree/coverage.ts";
 import { tempDir } from "../_helpers.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
 
 const SLICE = new URL("../../fixtures/tau2_retail_slice.json", import.meta.url)
   .pathname;
@@ -97,7 +97,10 @@ Deno.test("held-out coverage on the order desk: every call deterministic or a re
   });
   const total = emptyCoverage();
   for (const e of held) {
-    addCoverage(total, coverageOf(r.compiled, e, DESK_EFFECTS));
+    addCoverage(
+      total,
+      coverageOf(r.compiled, { episode: e, effects: DESK_EFFECTS }),
+    );
   }
   assertEquals(total.wrong, 0);
   // Only get_order's order_id needs the model; noise steps are the uncovered ones.

@@ -4,7 +4,7 @@ import { main } from "../../ingest.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import type { IrNode } from "../../lib/compiler/core/ir.ts";
+import type { IrNode } from "../../lib/package/ir.ts";
 import type { TraceEvent } from "../../lib/trace/event.ts";
 import { tempDir } from "../_helpers.ts";
 

@@ -5,7 +5,7 @@ import {
   convertTrajectories,
   ImportError,
 } from "../../lib/importers/trajectories.ts";
-import { resolveEffects } from "../../lib/compiler/core/effects.ts";
+import { resolveEffects } from "../../lib/compiler/effects.ts";
 import type { Episode } from "../../lib/lineage/records.ts";
 
 const V1 = new URL(

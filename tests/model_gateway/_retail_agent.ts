@@ -7,7 +7,7 @@
  * τ² records: a string as is, JSON for a model, `Error: …` for a refusal)
  * and sent back as a `role: "tool"` message, until the model answers
  * without tool calls; then the next user message. It stops where the
- * closed loop (`lib/eval/closed_loop.ts`) stops: before a user message
+ * closed loop (`eval/closed_loop.ts`) stops: before a user message
  * that ends the conversation (`###STOP###`, `###TRANSFER###`,
  * `###OUT-OF-SCOPE###`), or when the scripted model's script is over
  * (`END_TEXT`).
@@ -15,8 +15,8 @@
  * @module
  */
 import type OpenAI from "openai";
-import { RETAIL_TOOL_SCHEMAS, RetailEnv } from "../../lib/envs/tau2/mod.ts";
-import { END_TEXT } from "../../lib/eval/scripted_model_server.ts";
+import { RETAIL_TOOL_SCHEMAS, RetailEnv } from "../../eval/envs/tau2/mod.ts";
+import { END_TEXT } from "../../eval/scripted_model_server.ts";
 
 /** A user message that ends the conversation (the closed loop's rule). */
 const USER_END = /###(STOP|TRANSFER|OUT-OF-SCOPE)###/;

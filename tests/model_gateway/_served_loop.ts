@@ -8,7 +8,7 @@
  * @module
  */
 import type OpenAI from "openai";
-import type { RetailEnv } from "../../lib/envs/tau2/mod.ts";
+import type { RetailEnv } from "../../eval/envs/tau2/mod.ts";
 import type { AnthropicMessage } from "./_anthropic_sdk.ts";
 
 /** A Chat Completions message the loop sends. */

@@ -10,16 +10,13 @@
  * @module
  */
 import type OpenAI from "openai";
-import { loadTauData, type TauData } from "../../lib/eval/tau_data.ts";
-import { splitFor } from "../../lib/eval/split_eval.ts";
+import { loadTauData, type TauData } from "../../eval/tau_data.ts";
+import { splitFor } from "../../eval/split_eval.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
-import {
-  changesState,
-  type Effects,
-} from "../../lib/compiler/core/core_steps.ts";
-import type { Tau2Simulation } from "../../lib/eval/scripted_model.ts";
-import { RETAIL_TOOL_SCHEMAS } from "../../lib/envs/tau2/mod.ts";
+import type { BehaviorPackage } from "../../lib/package/package.ts";
+import { changesState, type Effects } from "../../lib/package/tool_effects.ts";
+import type { Tau2Simulation } from "../../eval/scripted_model.ts";
+import { RETAIL_TOOL_SCHEMAS } from "../../eval/envs/tau2/mod.ts";
 
 const FIXTURES = new URL("../../fixtures/", import.meta.url);
 const read = (name: string) => Deno.readTextFileSync(new URL(name, FIXTURES));

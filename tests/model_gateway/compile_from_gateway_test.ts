@@ -51,14 +51,14 @@ import { HarnessStore } from "../../lib/store/mod.ts";
 import { CaptureCoordinator } from "../../lib/control/coordinator.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import type { Episode } from "../../lib/lineage/records.ts";
-import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
-import type { Effects } from "../../lib/compiler/core/core_steps.ts";
-import type { BoundArg, IrNode } from "../../lib/compiler/core/ir.ts";
-import { effectFromAnnotations } from "../../lib/compiler/core/effects.ts";
+import type { BehaviorPackage } from "../../lib/package/package.ts";
+import type { Effects } from "../../lib/package/tool_effects.ts";
+import type { BoundArg, IrNode } from "../../lib/package/ir.ts";
+import { effectFromAnnotations } from "../../lib/compiler/effects.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
-import { sameContent } from "../../lib/envs/tau2/mod.ts";
-import { scriptFromTau2 } from "../../lib/eval/scripted_model.ts";
-import { startScriptedModelServer } from "../../lib/eval/scripted_model_server.ts";
+import { sameContent } from "../../eval/envs/tau2/mod.ts";
+import { scriptFromTau2 } from "../../eval/scripted_model.ts";
+import { startScriptedModelServer } from "../../eval/scripted_model_server.ts";
 import {
   tau2DomainTools,
   tau2ToolAnnotations,

@@ -33,17 +33,17 @@ import OpenAI from "openai";
 import { assertEquals, assertOk } from "../_assert.ts";
 import { startServer } from "../_server.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
-import { replayAgent } from "../../lib/compiler/agent/agent_replay.ts";
-import { Conversation } from "../../lib/runtime/conversation.ts";
-import { AgentSession } from "../../lib/runtime/agent_session.ts";
-import { GatewayDriver } from "../../lib/runtime/gateway_driver.ts";
+import { replayAgent } from "../../lib/forms/agent/agent_replay.ts";
+import { Conversation } from "../../lib/forms/agent/conversation.ts";
+import { AgentSession } from "../../lib/forms/agent/agent_session.ts";
+import { GatewayDriver } from "../../lib/forms/agent/gateway_driver.ts";
 import { openaiChatWire } from "../../lib/model_gateway/openai_chat_wire.ts";
 import { declareTool } from "../../lib/gateway/parameters.ts";
 import type { ToolRegistry } from "../../lib/runtime/runtime_types.ts";
 import { openModel } from "../../lib/models/open_model.ts";
-import { RETAIL_TOOL_SCHEMAS, RetailEnv } from "../../lib/envs/tau2/mod.ts";
-import { scriptFromTau2 } from "../../lib/eval/scripted_model.ts";
-import { startScriptedModelServer } from "../../lib/eval/scripted_model_server.ts";
+import { RETAIL_TOOL_SCHEMAS, RetailEnv } from "../../eval/envs/tau2/mod.ts";
+import { scriptFromTau2 } from "../../eval/scripted_model.ts";
+import { startScriptedModelServer } from "../../eval/scripted_model_server.ts";
 import { RETAIL_CHAT_TOOLS, runRetailAgent } from "./_retail_agent.ts";
 import { RETAIL_INSTRUCTIONS, servedRetail } from "./_served_retail.ts";
 
@@ -133,7 +133,7 @@ for (const seed of [2, 1]) {
       const users = end < 0 ? script.users : script.users.slice(0, end);
 
       // (a) the replay.
-      const replay = replayAgent(pkg.ir, e.norm, { effects });
+      const replay = replayAgent(pkg.ir, { episode: e.norm, effects });
       const byReplay: Record<string, number> = {};
       for (const [node, c] of Object.entries(replay.by_node)) {
         const tool = (pkg.ir.nodes[node] as { tool: string }).tool;

@@ -15,9 +15,9 @@ import { tempDir } from "../_helpers.ts";
 import { runMain } from "../_cli.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { GatewayDriver } from "../../lib/runtime/gateway_driver.ts";
+import { GatewayDriver } from "../../lib/forms/agent/gateway_driver.ts";
 import { servedPackages } from "../../lib/cli/served_packages.ts";
-import { RetailEnv } from "../../lib/envs/tau2/mod.ts";
+import { RetailEnv } from "../../eval/envs/tau2/mod.ts";
 import { type GatewayRig, startGateway } from "./_gateway.ts";
 import { type ChatMessage, chatUntilForwarded } from "./_served_loop.ts";
 import { RETAIL_CHAT_TOOLS } from "./_retail_agent.ts";
@@ -363,7 +363,7 @@ Deno.test("the upstream failing while a refused answer is asked again gives the 
 Deno.test("serve --package with --trust serves only packages a trusted key signed", async () => {
   await using dir = await tempDir();
   const { generateSigningKey, importSigningKey, signPackage } = await import(
-    "../../lib/compiler/core/package_signature.ts"
+    "../../lib/package/package_signature.ts"
   );
   const mine = await generateSigningKey();
   const other = await generateSigningKey();

@@ -11,8 +11,8 @@
  */
 import type OpenAI from "openai";
 import { assertEquals, assertOk } from "../_assert.ts";
-import { GatewayDriver } from "../../lib/runtime/gateway_driver.ts";
-import { RetailEnv } from "../../lib/envs/tau2/mod.ts";
+import { GatewayDriver } from "../../lib/forms/agent/gateway_driver.ts";
+import { RetailEnv } from "../../eval/envs/tau2/mod.ts";
 import { parseSse } from "./_upstreams.ts";
 import { type GatewayRig, ofKind, startGateway } from "./_gateway.ts";
 import {

@@ -12,9 +12,9 @@
  * @module
  */
 import { assertEquals, assertOk } from "../_assert.ts";
-import { GatewayDriver } from "../../lib/runtime/gateway_driver.ts";
+import { GatewayDriver } from "../../lib/forms/agent/gateway_driver.ts";
 import type { TraceEvent } from "../../lib/trace/mod.ts";
-import { RetailEnv } from "../../lib/envs/tau2/mod.ts";
+import { RetailEnv } from "../../eval/envs/tau2/mod.ts";
 import { ofKind, startGateway } from "./_gateway.ts";
 import type { AnthropicBlock } from "./_anthropic_sdk.ts";
 import { RETAIL_CHAT_TOOLS } from "./_retail_agent.ts";

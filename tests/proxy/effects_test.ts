@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
-import { resolveEffects } from "../../lib/compiler/core/effects.ts";
+import { resolveEffects } from "../../lib/compiler/effects.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import type { ExposedTool } from "../../lib/trace/mod.ts";
 import { buildStdioProxyServer } from "../../lib/proxy/mod.ts";

@@ -7,7 +7,7 @@ import {
 } from "../../examples/order_desk/order_desk.ts";
 import { captureReportData } from "../../lib/report/capture_data.ts";
 import { renderCaptureReport } from "../../lib/report/capture_html.ts";
-import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
+import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { main as compileMain } from "../../compile.ts";
 import { tempDir } from "../_helpers.ts";
 import { BROWSER, open, required } from "./_browser.ts";

@@ -1,23 +1,23 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
-import { splitByTask } from "../../lib/eval/split_eval.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
+import { splitByTask } from "../../eval/split_eval.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { replayAgent } from "../../lib/compiler/agent/agent_replay.ts";
-import { changesState } from "../../lib/compiler/core/core_steps.ts";
-import { Conversation } from "../../lib/runtime/conversation.ts";
+import { replayAgent } from "../../lib/forms/agent/agent_replay.ts";
+import { changesState } from "../../lib/package/tool_effects.ts";
+import { Conversation } from "../../lib/forms/agent/conversation.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
 import { declareTool } from "../../lib/gateway/parameters.ts";
 import {
   scriptFromTau2,
   ScriptWalker,
   type Tau2Simulation,
-} from "../../lib/eval/scripted_model.ts";
+} from "../../eval/scripted_model.ts";
 import type {
   ChatModel,
   ChatRequest,
   ChatResponse,
 } from "../../lib/models/chat_types.ts";
-import type { EvalEpisode } from "../../lib/eval/tau_data.ts";
+import type { EvalEpisode } from "../../eval/tau_data.ts";
 import type { ToolRegistry } from "../../lib/runtime/runtime_types.ts";
 
 const text = Deno.readTextFileSync(
@@ -85,7 +85,7 @@ Deno.test("the agent form behaves the same under replay and live: same lookups p
   for (const e of held) {
     const i = slice.episodes.indexOf(e);
     const script = scriptFromTau2(simulations[i]);
-    const replay = replayAgent(ir, e.norm, { effects: slice.effects });
+    const replay = replayAgent(ir, { episode: e.norm, effects: slice.effects });
     const conv = new Conversation(pkg, { tools: recordedTools(e) }, {
       model: walkerModel(new ScriptWalker(script, { writes })),
     });

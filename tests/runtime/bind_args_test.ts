@@ -48,7 +48,11 @@ Deno.test("parameters are read only when certain: plain, defaults with calls, me
 Deno.test("callWithArgs binds by name, falls back to one object, and never guesses silently", () => {
   const cancel = (order_id: string, reason: string) => `${order_id}:${reason}`;
   assertEquals(
-    callWithArgs("cancel", cancel, { reason: "r", order_id: "O-1" }),
+    callWithArgs({
+      name: "cancel",
+      tool: cancel,
+      args: { reason: "r", order_id: "O-1" },
+    }),
     "O-1:r",
   );
   // A bound method cannot be read: declared, it binds by its names.
@@ -59,40 +63,66 @@ Deno.test("callWithArgs binds by name, falls back to one object, and never guess
     },
   };
   assertEquals(
-    callWithArgs("get", declareTool(desk.get.bind(desk), ["order_id"]), {
-      order_id: "1",
+    callWithArgs({
+      name: "get",
+      tool: declareTool(desk.get.bind(desk), ["order_id"]),
+      args: {
+        order_id: "1",
+      },
     }),
     "#1",
   );
   // One destructured parameter gets the arguments object.
   assertEquals(
-    callWithArgs("d", ({ id, n }: { id: string; n: number }) => `${id}${n}`, {
-      id: "a",
-      n: 2,
+    callWithArgs({
+      name: "d",
+      tool: ({ id, n }: { id: string; n: number }) => `${id}${n}`,
+      args: {
+        id: "a",
+        n: 2,
+      },
     }),
     "a2",
   );
   // Declared parameters win, in their order, under their names.
   const bound = declareTool(cancel.bind(null), ["order_id", "reason"]);
   assertEquals(
-    callWithArgs("c", bound, { reason: "r", order_id: "O-2" }),
+    callWithArgs({
+      name: "c",
+      tool: bound,
+      args: { reason: "r", order_id: "O-2" },
+    }),
     "O-2:r",
   );
   assertEquals(
-    callWithArgs("o", declareTool((a: unknown) => a, "object"), { x: 1 }),
+    callWithArgs({
+      name: "o",
+      tool: declareTool((a: unknown) => a, "object"),
+      args: { x: 1 },
+    }),
     { x: 1 },
   );
   // A name that does not match is refused, not passed as an object.
   refuses(
-    () => callWithArgs("get_order", (id: string) => id, { order_id: "O-1" }),
+    () =>
+      callWithArgs({
+        name: "get_order",
+        tool: (id: string) => id,
+        args: { order_id: "O-1" },
+      }),
     /get_order: its parameters \(id\) do not name the arguments order_id; declare/,
   );
   refuses(
-    () => callWithArgs("c", bound, { order: "x" }),
+    () => callWithArgs({ name: "c", tool: bound, args: { order: "x" } }),
     /takes \(order_id, reason\), not order/,
   );
   refuses(
-    () => callWithArgs("b", cancel.bind(null), { order_id: "x", reason: "y" }),
+    () =>
+      callWithArgs({
+        name: "b",
+        tool: cancel.bind(null),
+        args: { order_id: "x", reason: "y" },
+      }),
     /2 parameters cannot be read/,
   );
 });

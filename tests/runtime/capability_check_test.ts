@@ -15,15 +15,15 @@ import {
 } from "../../examples/order_desk/capabilities.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
-import type { IrNode } from "../../lib/compiler/core/ir.ts";
-import { packageDigest } from "../../lib/compiler/core/package_signature.ts";
+import type { BehaviorPackage } from "../../lib/package/package.ts";
+import type { IrNode } from "../../lib/package/ir.ts";
+import { packageDigest } from "../../lib/package/package_signature.ts";
 import {
   irTools,
   PackageError,
   validatePackage,
-} from "../../lib/runtime/load_package.ts";
-import { runPackage } from "../../lib/runtime/run_package.ts";
+} from "../../lib/package/load_package.ts";
+import { runPackage } from "../../lib/forms/run_package.ts";
 import { MissingCapabilityError } from "../../lib/runtime/runtime_types.ts";
 import type { ChatModel } from "../../lib/models/chat_types.ts";
 import { tempDir } from "../_helpers.ts";

@@ -9,9 +9,9 @@ import {
   ModelResponseError,
   openModel,
 } from "../../lib/models/mod.ts";
-import { chatModelBinding } from "../../lib/runtime/chat_binding.ts";
-import type { Signature } from "../../lib/compiler/core/ir.ts";
-import { fieldProblem } from "../../lib/runtime/signature_check.ts";
+import { chatModelBinding } from "../../lib/forms/tree/chat_binding.ts";
+import type { Signature } from "../../lib/package/ir.ts";
+import { fieldProblem } from "../../lib/package/signature_check.ts";
 import { completion, startOpenAiServer } from "../models/_openai_server.ts";
 
 const PREDICT: Signature = {

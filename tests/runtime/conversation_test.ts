@@ -1,7 +1,7 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { loadTauData } from "../../lib/eval/tau_data.ts";
+import { loadTauData } from "../../eval/tau_data.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { Conversation } from "../../lib/runtime/conversation.ts";
+import { Conversation } from "../../lib/forms/agent/conversation.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
 import {
   type DeclaredTool,

@@ -5,14 +5,14 @@ import {
   generateDeskEpisodes,
 } from "../../examples/order_desk/order_desk.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
-import type { BehaviorPackage } from "../../lib/compiler/core/package.ts";
+import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { BehaviorRuntime } from "../../lib/runtime/runtime.ts";
+import { BehaviorRuntime } from "../../lib/forms/tree/behavior_runtime.ts";
 import { MissingCapabilityError } from "../../lib/runtime/runtime_types.ts";
 import {
   PackageError,
   validatePackage,
-} from "../../lib/runtime/load_package.ts";
+} from "../../lib/package/load_package.ts";
 import {
   createCapabilities,
   deskModel,

@@ -1,6 +1,6 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { unseenToolSchema } from "../../lib/runtime/tool_schemas.ts";
-import type { ChoiceTool } from "../../lib/compiler/core/ir.ts";
+import { unseenToolSchema } from "../../lib/forms/agent/tool_schemas.ts";
+import type { ChoiceTool } from "../../lib/package/ir.ts";
 
 const tools: ChoiceTool[] = [{
   tool: "cancel_pending_order",
@@ -41,21 +41,19 @@ Deno.test("an unseen tool is offered with each argument narrowed by name, or not
   // payment_method_id is required and no choice tool has it: a destructive
   // tool could never pass the check, so it is not offered.
   assertEquals(
-    unseenToolSchema(
-      schema(["order_id", "payment_method_id"]),
-      "destructive",
+    unseenToolSchema(schema(["order_id", "payment_method_id"]), {
+      effect: "destructive",
       tools,
       candidates,
-    ),
+    }),
     null,
   );
   // Optional there: offered, order_id narrowed to the same-named candidates.
-  const optional = unseenToolSchema(
-    schema(["order_id"]),
-    "destructive",
+  const optional = unseenToolSchema(schema(["order_id"]), {
+    effect: "destructive",
     tools,
     candidates,
-  );
+  });
   assertOk(optional);
   const props = optional.parameters.properties as Record<
     string,
@@ -65,27 +63,28 @@ Deno.test("an unseen tool is offered with each argument narrowed by name, or not
   assertEquals(props.payment_method_id.enum, undefined);
   // A write tool is offered with the unknown argument free.
   assertOk(
-    unseenToolSchema(
-      schema(["order_id", "payment_method_id"]),
-      "write",
+    unseenToolSchema(schema(["order_id", "payment_method_id"]), {
+      effect: "write",
       tools,
       candidates,
-    ),
+    }),
   );
   // A destructive tool with no argument any learned tool has: never offered.
   assertEquals(
-    unseenToolSchema(
-      { name: "wipe_account", parameters: { type: "object", properties: {} } },
-      "destructive",
-      tools,
-      candidates,
-    ),
+    unseenToolSchema({
+      name: "wipe_account",
+      parameters: { type: "object", properties: {} },
+    }, { effect: "destructive", tools, candidates }),
     null,
   );
   // No candidate yet for order_id: not offered now.
   assertEquals(
-    unseenToolSchema(schema(["order_id"]), "write", tools, {
-      cancel_pending_order: { order_id: [], reason: "text the user wrote" },
+    unseenToolSchema(schema(["order_id"]), {
+      effect: "write",
+      tools,
+      candidates: {
+        cancel_pending_order: { order_id: [], reason: "text the user wrote" },
+      },
     }),
     null,
   );

@@ -1,0 +1,427 @@
+/**
+ * {@linkcode AgentEngine}: the pure core of the agent form (an `agent`
+ * root with `lookup` nodes and a `choice` leaf). It keeps the conversation
+ * (user messages, calls), says which read-only lookups are due as soon as
+ * their arguments bind, serves the model's reads from what the lookups
+ * fetched, and checks a state-changing call the model chose against the
+ * candidate sets before anything acts. It never calls a tool itself: the
+ * async runtime (`lib/forms/agent/agent_session.ts`) and the synchronous replay
+ * that verifies and evaluates (`agent_replay.ts`) drive it, so both see the
+ * same decisions.
+ *
+ * @module
+ */
+import type { LeafMemo } from "./sources.ts";
+import { canonicalJson } from "../../trace/canonical_json.ts";
+import type {
+  BehaviorIr,
+  BoundArg,
+  ChoiceTool,
+  IrNode,
+} from "../../package/ir.ts";
+import {
+  allows,
+  argumentLeafList,
+  type CallRecord,
+  candidatesOf,
+  type ConversationState,
+  generalArgPath,
+  parsedResult,
+  valueKey,
+} from "./sources.ts";
+import {
+  type MessageWords,
+  type WordsMemo,
+  wordsOfMessage,
+} from "./user_words.ts";
+import { sameNamedArg } from "./choice_leaf.ts";
+import { addMentionStems } from "./mentions.ts";
+import { lookupTuples } from "./lookup_tuples.ts";
+
+/** A lookup the engine wants made. */
+export interface LookupCall {
+  /** Lookup node id. */
+  node: string;
+  /** Tool. */
+  tool: string;
+  /** Arguments. */
+  args: Record<string, unknown>;
+}
+
+/** How a call entered the conversation. */
+export type CallOrigin = "lookup" | "model" | "choice";
+
+/** A recorded call with where it came from. */
+export interface EngineCall extends CallRecord {
+  /** Who made it. */
+  by: CallOrigin;
+  /** Writes before it. */
+  epoch: number;
+  /** The result is not known (an evaluation oracle had none). */
+  unknown?: boolean;
+}
+
+/** The verdict on a proposed state-changing call. */
+export type ChoiceCheck =
+  | { ok: true }
+  | { ok: false; reason: string };
+
+/** The root node of an agent-form IR. */
+export type AgentNode = Extract<IrNode, { kind: "agent" }>;
+type LookupNode = Extract<IrNode, { kind: "lookup" }>;
+type ChoiceNode = Extract<IrNode, { kind: "choice" }>;
+
+/** Default fan-out cap of a lookup node. */
+export const DEFAULT_FANOUT = 5;
+
+function callKey(tool: string, args: Record<string, unknown>): string {
+  return `${tool}\u0000${canonicalJson(args)}`;
+}
+
+/** What a restricted argument of a choice tool may take now. */
+export interface ChoiceValue {
+  /** The enumerated candidates. */
+  values: unknown[];
+  /** The user's text is a source too. */
+  text: boolean;
+  /** Some source takes values from the data (results, arguments, words). */
+  data: boolean;
+}
+
+/** Most candidates named in words beside "text the user wrote". */
+export const MAX_NAMED_CANDIDATES = 12;
+
+/**
+ * An argument's candidates as shown to the model. The user's text admits
+ * values no list can hold: the model is told, not given an enum it could
+ * not leave; of the other candidates it is told those the user did not
+ * write (the user's words are in the conversation already), at most
+ * {@linkcode MAX_NAMED_CANDIDATES}, and how many more the results above
+ * hold (the check still takes every candidate). An argument that also takes
+ * values from the data has no candidate until the data is in the
+ * conversation (the tool is not offered before).
+ */
+function shownCandidates(
+  c: ChoiceValue | null,
+  userSaid: (value: unknown) => boolean,
+): unknown[] | string {
+  if (c === null) return "free text";
+  if (!c.text || (c.data && c.values.length === 0)) return c.values;
+  const rest = c.values.filter((v) => !userSaid(v));
+  if (!rest.length) return "text the user wrote";
+  const named = rest.slice(0, MAX_NAMED_CANDIDATES).map((v) =>
+    typeof v === "string" ? v : JSON.stringify(v)
+  ).join(", ");
+  const more = rest.length - MAX_NAMED_CANDIDATES;
+  return `text the user wrote, or one of ${named}${
+    more > 0 ? `, or one of ${more} more in the results above` : ""
+  }`;
+}
+
+/** The agent-form core. */
+export class AgentEngine {
+  readonly #agent: AgentNode;
+  readonly #lookups: LookupNode[];
+  readonly #choice: ChoiceNode | null;
+  readonly #fanout: number;
+  readonly #override: number | undefined;
+  readonly #user: string[] = [];
+  readonly #userWords: MessageWords[] = [];
+  readonly #stems = new Set<string>();
+  readonly #words: WordsMemo | undefined;
+  readonly #leaves: LeafMemo;
+  readonly #calls: EngineCall[] = [];
+  readonly #issued = new Map<string, Set<string>>();
+  readonly #cache = new Map<string, EngineCall>();
+  /** Calls that succeeded since the last write (by anyone). */
+  readonly #made = new Set<string>();
+  #epoch = 0;
+  /** Lookup nodes that had more new candidates than their cap allowed. */
+  capped = 0;
+  /** The same, by lookup node id. */
+  readonly cappedBy: Record<string, number> = {};
+
+  /**
+   * Create a `AgentEngine`.
+   *
+   * @param ir An agent-form IR (root of kind `agent`).
+   * @param options Fan-out cap (the node's own when absent); messages
+   *   already cut into words (a compile's replays share them).
+   * @throws {TypeError} When the root is not an agent node.
+   */
+  constructor(
+    ir: BehaviorIr,
+    options: { fanout?: number; words?: WordsMemo; leaves?: LeafMemo } = {},
+  ) {
+    const root = ir.nodes[ir.root];
+    if (!root || root.kind !== "agent") {
+      throw new TypeError(
+        `The IR's root ${ir.root} is not an agent node; run it with BehaviorRuntime`,
+      );
+    }
+    this.#agent = root;
+    this.#lookups = root.lookups.map((id) => ir.nodes[id] as LookupNode);
+    this.#choice = root.choice ? ir.nodes[root.choice] as ChoiceNode : null;
+    this.#fanout = options.fanout ?? root.fanout ?? DEFAULT_FANOUT;
+    this.#override = options.fanout;
+    this.#words = options.words;
+    this.#leaves = options.leaves ?? new WeakMap();
+  }
+
+  /** The conversation so far. */
+  get state(): ConversationState {
+    return {
+      user: this.#user,
+      calls: this.#calls,
+      userWords: this.#userWords,
+      stems: this.#stems,
+      leaves: this.#leaves,
+    };
+  }
+
+  /** Calls so far, with origin. */
+  get calls(): readonly EngineCall[] {
+    return this.#calls;
+  }
+
+  /** Writes so far. */
+  get epoch(): number {
+    return this.#epoch;
+  }
+
+  /** The agent node. */
+  get node(): AgentNode {
+    return this.#agent;
+  }
+
+  /**
+   * A user message arrived.
+   *
+   * @param text Its text.
+   */
+  user(text: string): void {
+    this.#user.push(text);
+    this.#userWords.push(wordsOfMessage(text, this.#words));
+    addMentionStems(this.#stems, text);
+  }
+
+  /**
+   * Record a call that was made (by a lookup, the model, or a choice).
+   * A state-changing call drops every cached lookup result.
+   *
+   * @param call The call.
+   * @param by Who made it.
+   * @param options `changesState`: it was a write; `unknown`: no result is known.
+   * @returns The recorded call.
+   */
+  record(
+    call: CallRecord,
+    by: CallOrigin,
+    options: { changesState?: boolean; unknown?: boolean } = {},
+  ): EngineCall {
+    const rec: EngineCall = {
+      ...call,
+      result: parsedResult(call.result),
+      by,
+      epoch: this.#epoch,
+      ...(options.unknown ? { unknown: true } : {}),
+    };
+    this.#calls.push(rec);
+    if (options.changesState) {
+      this.#epoch++;
+      this.#cache.clear();
+      this.#made.clear();
+    } else {
+      if (by === "lookup") this.#cache.set(callKey(call.tool, call.args), rec);
+      if (call.ok) this.#made.add(callKey(call.tool, call.args));
+    }
+    return rec;
+  }
+
+  /**
+   * The lookup result for this call, when a lookup made it since the last write.
+   *
+   * @param tool Tool.
+   * @param args Arguments.
+   * @returns The call, or null.
+   */
+  cached(tool: string, args: Record<string, unknown>): EngineCall | null {
+    return this.#cache.get(callKey(tool, args)) ?? null;
+  }
+
+  /**
+   * The lookups due now: for each lookup node, every candidate tuple not
+   * issued before and not made by anyone since the last write (its result
+   * is in the conversation), up to its fan-out cap: past it, a node of one
+   * argument gets the first candidates in order up to the cap, a node of
+   * several none (and `capped` counts it either way). Marks them issued.
+   *
+   * @returns Calls to make, node by node.
+   */
+  dueLookups(): LookupCall[] {
+    const out: LookupCall[] = [];
+    for (const node of this.#lookups) {
+      const issued = this.#issued.get(node.id) ?? new Set<string>();
+      const cap = this.#override ?? node.fanout ?? this.#fanout;
+      const room = cap - issued.size;
+      // One argument over a list: the first items, in the list's order,
+      // up to the cap (agents read a customer's orders in order). Several
+      // arguments: all or none, since the first tuples of a product of
+      // candidates are arbitrary.
+      const single = node.args.length === 1;
+      const tuples = lookupTuples(node, {
+        state: this.state,
+        limit: single
+          ? Math.max(256, cap + issued.size + 1)
+          : cap + issued.size + 1,
+      });
+      // A read already made since the last write is not made again: its
+      // result is in the conversation.
+      let fresh = tuples?.filter((t) =>
+        !issued.has(canonicalJson(t)) && !this.#made.has(callKey(node.tool, t))
+      );
+      if (fresh?.length === 0) continue;
+      if (!fresh || fresh.length > room) {
+        this.capped++;
+        this.cappedBy[node.id] = (this.cappedBy[node.id] ?? 0) + 1;
+        if (!single || !fresh || room <= 0) continue;
+        fresh = fresh.slice(0, room);
+      }
+      for (const t of fresh) {
+        issued.add(canonicalJson(t));
+        out.push({ node: node.id, tool: node.tool, args: t });
+      }
+      this.#issued.set(node.id, issued);
+    }
+    return out;
+  }
+
+  /** State-changing tools training never made, checked by argument name. */
+  get unseenTools(): readonly { tool: string; effect: string }[] {
+    return this.#choice?.unseen_tools ?? [];
+  }
+
+  /** The tools a choice leaf may pick. */
+  get choiceTools(): readonly ChoiceTool[] {
+    return this.#choice?.tools ?? [];
+  }
+
+  /**
+   * The candidate values of every argument of every choice tool now, as
+   * shown to the model (`user_text` and free arguments as such).
+   *
+   * @returns Tool → argument path → values or a note.
+   */
+  choiceCandidates(): Record<string, Record<string, unknown[] | string>> {
+    const said = this.#user.join("\n");
+    const userSaid = (v: unknown) =>
+      (typeof v === "string" || typeof v === "number") && String(v) !== "" &&
+      said.includes(String(v));
+    const out: Record<string, Record<string, unknown[] | string>> = {};
+    for (const [tool, args] of Object.entries(this.choiceValues())) {
+      out[tool] = {};
+      for (const [path, c] of Object.entries(args)) {
+        out[tool][path] = shownCandidates(c, userSaid);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The values each restricted argument of each choice tool may take now:
+   * the enumerated candidates, whether the user's text is a source too, and
+   * whether any source takes values from the data (null: a free argument).
+   *
+   * @returns Tool → argument path → candidates.
+   */
+  choiceValues(): Record<string, Record<string, ChoiceValue | null>> {
+    const out: Record<string, Record<string, ChoiceValue | null>> = {};
+    for (const t of this.choiceTools) {
+      const args: Record<string, ChoiceValue | null> = {};
+      for (const a of t.args) {
+        if (a.sources === null) {
+          args[a.path] = null;
+          continue;
+        }
+        const vals = new Map<string, unknown>();
+        for (const s of a.sources) {
+          for (const v of candidatesOf(s, this.state)) vals.set(valueKey(v), v);
+        }
+        args[a.path] = {
+          values: [...vals.values()],
+          text: a.sources.some((s) => s.from === "user_text"),
+          data: a.sources.some((s) => s.from !== "user_text"),
+        };
+      }
+      out[t.tool] = args;
+    }
+    return out;
+  }
+
+  /**
+   * Check a state-changing call the model chose: the tool must be one the
+   * choice leaf offers (or one training never made, checked by argument
+   * name), and every argument value must be allowed by its sources in the
+   * current state.
+   *
+   * @param tool Tool.
+   * @param args Arguments.
+   * @returns ok, or why not.
+   */
+  check(tool: string, args: Record<string, unknown>): ChoiceCheck {
+    const unseen = this.unseenTools.find((t) => t.tool === tool);
+    const spec = unseen
+      ? {
+        tool,
+        effect: unseen.effect,
+        args: [
+          ...new Set(argumentLeafList(args).map((l) => generalArgPath(l.path))),
+        ].map((path) => sameNamedArg(this.choiceTools, path)),
+      }
+      : this.choiceTools.find((t) => t.tool === tool);
+    if (!spec) {
+      return {
+        ok: false,
+        reason:
+          `${tool} is not a choice this package offers (training never made it with restricted arguments)`,
+      };
+    }
+    if (
+      unseen?.effect === "destructive" &&
+      !spec.args.some((a) => a.sources !== null)
+    ) {
+      return {
+        ok: false,
+        reason:
+          `${tool}: training never made this destructive tool, and none of its arguments can be checked against what it learned`,
+      };
+    }
+    const byPath = new Map<string, BoundArg>(spec.args.map((a) => [a.path, a]));
+    for (const { path, value } of argumentLeafList(args)) {
+      const a = byPath.get(generalArgPath(path));
+      if (!a) {
+        return {
+          ok: false,
+          reason: `${tool}: argument ${path} was never seen in training`,
+        };
+      }
+      if (a.sources === null) {
+        if (unseen?.effect !== "destructive") continue;
+        return {
+          ok: false,
+          reason:
+            `${tool}: training never made this destructive tool, and no tool it made has an argument ${path} to check the value against`,
+        };
+      }
+      if (!a.sources.some((s) => allows(s, { state: this.state, value }))) {
+        return {
+          ok: false,
+          reason: `${tool}: ${path} = ${
+            JSON.stringify(value)
+          } is not among its candidates`,
+        };
+      }
+    }
+    return { ok: true };
+  }
+}

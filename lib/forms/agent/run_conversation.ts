@@ -1,0 +1,81 @@
+/**
+ * {@linkcode runConversation}: an agent-form package run as a conversation
+ * over a stream of user messages (`Conversation`, one message at a time),
+ * to the end of the stream or until the package stops it.
+ *
+ * @module
+ */
+import type { BehaviorPackage } from "../../package/package.ts";
+import type { PackageCapabilities, RunPackageOptions } from "../form.ts";
+import { Conversation } from "./conversation.ts";
+import type {
+  ConversationCall,
+  ConversationStats,
+} from "./conversation_types.ts";
+
+/** A conversation's result. */
+export interface ConversationRun {
+  /** `completed` (every user message answered), `stopped` (the package stopped). */
+  status: "completed" | "stopped";
+  /** Why it stopped. */
+  reason: string | null;
+  /** User messages taken. */
+  turns: number;
+  /** The replies, in order. */
+  replies: string[];
+  /** Counts. */
+  stats: ConversationStats;
+  /** Calls in order. */
+  calls: ConversationCall[];
+}
+
+/**
+ * Run an agent-form package as a conversation over `options.users`.
+ *
+ * @param pkg A validated agent-form package.
+ * @param caps Tools, schemas, instructions, outcome.
+ * @param options The chat model, the user's messages, tracing.
+ * @returns The conversation's result.
+ * @throws {TypeError} No chat model.
+ */
+export async function runConversation(
+  pkg: BehaviorPackage,
+  caps: PackageCapabilities,
+  options: RunPackageOptions = {},
+): Promise<ConversationRun> {
+  if (!options.chat) {
+    throw new TypeError(
+      `${pkg.manifest.name} is an agent-form package: it runs a conversation and needs a chat model (--model openai/MODEL or anthropic/MODEL)`,
+    );
+  }
+  const conv = new Conversation(pkg, caps, {
+    model: options.chat,
+    sink: options.sink,
+    captureId: options.captureId,
+    episodeId: options.episodeId,
+    maxRequestsPerTurn: options.maxRequestsPerTurn,
+  });
+  const run: ConversationRun = {
+    status: "completed",
+    reason: null,
+    turns: 0,
+    replies: [],
+    stats: conv.stats,
+    calls: [],
+  };
+  for await (const text of options.users ?? []) {
+    run.turns++;
+    const turn = await conv.user(text);
+    options.onTurn?.(text, turn);
+    if (turn.status === "stopped") {
+      run.status = "stopped";
+      run.reason = turn.reason;
+      break;
+    }
+    run.replies.push(turn.reply ?? "");
+  }
+  conv.finish(caps.outcome?.() ?? null, run.status);
+  run.stats = conv.stats;
+  run.calls = [...conv.calls];
+  return run;
+}

@@ -1,0 +1,60 @@
+/**
+ * {@linkcode runPackage}: run any compiled package, whichever its form. The
+ * form is the package's (`formOf`, from its IR's root), never a flag: a
+ * tree package (`BehaviorRuntime`) runs once on an input, its residual
+ * leaves answered by a model binding; an agent-form package runs a
+ * conversation (`Conversation`) over a stream of user messages with a chat
+ * model.
+ *
+ * @module
+ */
+import type { BehaviorPackage } from "../package/package.ts";
+import { irTools } from "../package/load_package.ts";
+import { isTool } from "../runtime/bind_args.ts";
+import { MissingCapabilityError } from "../runtime/runtime_types.ts";
+import type { PackageCapabilities, RunPackageOptions } from "./form.ts";
+import { formOf, type PackageRun } from "./form_table.ts";
+
+/**
+ * Refuse, before anything runs, a package that calls a tool the
+ * capabilities do not bind: every tool its manifest lists and every tool
+ * its IR calls (`irTools`), so a package whose IR names a tool its
+ * manifest leaves out is caught here too when it was never validated.
+ *
+ * @param pkg The package.
+ * @param tools The bound tools.
+ * @throws {MissingCapabilityError} Naming every unbound tool.
+ */
+export function checkCapabilities(
+  pkg: BehaviorPackage,
+  tools: PackageCapabilities["tools"],
+): void {
+  const needed = new Set(pkg.manifest.required_capabilities);
+  for (const { tool } of irTools(pkg.ir)) needed.add(tool);
+  const missing = [...needed].filter((t) =>
+    !Object.hasOwn(tools, t) || !isTool(tools[t])
+  );
+  if (missing.length) throw new MissingCapabilityError(missing);
+}
+
+/**
+ * Run a package in its form.
+ *
+ * @param pkg A validated package.
+ * @param caps Tools (and schemas, instructions, input, model, outcome).
+ * @param options The chat model and the user's messages (agent form), tracing.
+ * @returns The run.
+ * @throws {TypeError} An agent-form package with no chat model.
+ * @throws {MissingCapabilityError} A tool or model the package needs is not bound.
+ */
+export async function runPackage(
+  pkg: BehaviorPackage,
+  caps: PackageCapabilities,
+  options: RunPackageOptions = {},
+): Promise<PackageRun> {
+  checkCapabilities(pkg, caps.tools);
+  const form = formOf(pkg.ir);
+  const result = await form.run(pkg, caps, options);
+  // The result is the form's own: `form` names which.
+  return { form: form.name, result } as PackageRun;
+}

@@ -1,0 +1,71 @@
+/**
+ * The tree form ({@linkcode TREE_FORM}): one skeleton of core steps with
+ * residual leaves, compiled by `compile_tree.ts`, replayed by
+ * `coverage.ts`, run live by `BehaviorRuntime` (`behavior_runtime.ts`). It
+ * calls its tools itself, so it is not served at the model API.
+ *
+ * @module
+ */
+import type { BehaviorPackage } from "../../package/package.ts";
+import type { Form } from "../form.ts";
+import { UnservableError } from "../unservable_error.ts";
+import { BehaviorRuntime } from "./behavior_runtime.ts";
+import { chatModelBinding } from "./chat_binding.ts";
+import { compileTree } from "./compile_tree.ts";
+import { type Coverage, coverageOf } from "./coverage.ts";
+import type { RunResult } from "./tree_run_types.ts";
+
+/**
+ * Describe a tree run for people: its status, each step, the model calls.
+ *
+ * @param r The run.
+ * @param pkg The package.
+ * @returns The lines.
+ */
+function describeTreeRun(r: RunResult, pkg: BehaviorPackage): string[] {
+  const lines = [
+    `run of ${pkg.manifest.name}: ${r.status}${
+      r.reason ? ` (${r.reason})` : ""
+    }`,
+  ];
+  for (const s of r.steps) {
+    lines.push(
+      `  ${s.node_id.padEnd(16)} ${s.kind.padEnd(8)} ${s.tool ?? ""}${
+        s.arguments ? ` ${JSON.stringify(s.arguments)}` : ""
+      }${s.attempts && s.attempts > 1 ? ` (${s.attempts} attempts)` : ""}`,
+    );
+  }
+  lines.push(
+    `  model calls: ${r.model_calls.length} (${
+      r.model_calls.map((m) => m.node_id).join(", ") || "none"
+    })`,
+  );
+  return lines;
+}
+
+/** The tree form. */
+export const TREE_FORM: Form<"tree", RunResult, Coverage> = {
+  name: "tree",
+  conversation: false,
+  owns: (ir) => ir.nodes[ir.root]?.kind !== "agent",
+  compile: (normalized, options) => compileTree(normalized, options),
+  replay: (compiled, options) => coverageOf(compiled, options),
+  run: (pkg, caps, options) => {
+    const model = options.chatBinding ??
+      (options.chat ? chatModelBinding(options.chat) : null) ??
+      caps.model ?? null;
+    const runtime = new BehaviorRuntime(pkg, { tools: caps.tools, model });
+    return runtime.run(caps.input ?? {}, {
+      sink: options.sink,
+      captureId: options.captureId,
+      episodeId: options.episodeId,
+      outcome: caps.outcome,
+    });
+  },
+  describe: describeTreeRun,
+  serve: (pkg) => {
+    throw new UnservableError(
+      `${pkg.manifest.name} is a tree-form package: it calls tools itself, so it runs with "compile.ts run --capabilities", not inside an agent at the model API. Serve an agent-form package (compile --form agent)`,
+    );
+  },
+};

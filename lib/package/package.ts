@@ -1,0 +1,56 @@
+/**
+ * The package record: one portable, versioned JSON document
+ * (`harness.package.v1`) holding a compiled behavior of either form, its
+ * verification, candidates and evidence. The compiler assembles it
+ * (`lib/compiler/build_package.ts`); `load_package.ts` reads and checks it.
+ *
+ * @module
+ */
+import type { Candidate } from "./candidate.ts";
+import type { Effects, EffectSource } from "./tool_effects.ts";
+import type { BehaviorIr, NodeProvenance, Signature } from "./ir.ts";
+import type { VerificationReport } from "./verification.ts";
+
+/** Version of the package format. */
+export const PACKAGE_VERSION = "harness.package.v1";
+
+/** The portable behavior package. */
+export interface BehaviorPackage {
+  /** `harness.package.v1`. */
+  schema_version: string;
+  /** What it is and what it needs. */
+  manifest: {
+    name: string;
+    version: string;
+    task_family: string;
+    capture_fidelity: string;
+    compiler_model_id: string | null;
+    required_capabilities: string[];
+    effects: Effects;
+    /**
+     * Where each tool's effect came from (`override`, `annotation`,
+     * `schema`, `domain`, `host`, `inferred`, `unknown`); always written,
+     * absent from packages made before it existed.
+     */
+    effects_source?: Record<string, EffectSource>;
+    episodes: number;
+    promoted_to_e4: boolean;
+  };
+  /** The behavior IR. */
+  ir: BehaviorIr;
+  /** Residual leaf signatures. */
+  signatures: Record<string, Signature>;
+  /** Why each node exists. */
+  provenance: NodeProvenance[];
+  /** The candidates (episode lists cut to 10 ids). */
+  candidates: Candidate[];
+  /** The verification report. */
+  verification: VerificationReport;
+  /** Evidence: each source episode's digest, and a digest over them. */
+  sources: {
+    digest: string;
+    episodes: { episode_id: string; source_digest: string | null }[];
+  };
+  /** `sha256:` over the canonical package without this field. */
+  digest: string;
+}
