@@ -21,17 +21,16 @@ import {
  * Refuse a request that may not reach its route.
  *
  * @param req The request.
- * @param route Its route (null when none has its path: the token is then
- *   asked as a bearer token, before the 404).
- * @param options The handler's options (`hostAllowed`, `token`, `adminKey`).
+ * @param against `route`: its route (null when none has its path: the token
+ *   is then asked as a bearer token, before the 404); `options`: the
+ *   handler's options (`hostAllowed`, `token`, `adminKey`).
  * @throws {ForbiddenRequestError} For an Origin header or a foreign Host.
  * @throws {UnauthorizedError} For a missing or wrong token.
  * @throws {UnsupportedMediaTypeError} For a `POST` body its route does not read.
  */
 export function checkRequest(
   req: IngestRequest,
-  route: Route | null,
-  options: IngestHandlerOptions,
+  { route, options }: { route: Route | null; options: IngestHandlerOptions },
 ): void {
   // A web page can reach a loopback server; nothing of ours sends Origin.
   if (req.header("origin") !== null) {

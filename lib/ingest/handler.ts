@@ -93,7 +93,7 @@ export function createIngestHandler(
         throw new ServerBusyError();
       }
       ctx.stats.requests++;
-      checkRequest(req, route, options);
+      checkRequest(req, { route, options });
       if (refusal) throw refusal;
       taken = true;
       inFlight++;
