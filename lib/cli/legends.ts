@@ -1,7 +1,7 @@
 /**
  * One-line legends printed under the figures they explain: capture
  * fidelity (F0–F4, `lib/store/fidelity.ts`) and evidence grades (E0–E4,
- * `lib/compiler/tree/consolidate.ts` and the promotion to E4).
+ * `lib/forms/tree/consolidate.ts` and the promotion to E4).
  *
  * @module
  */
