@@ -47,6 +47,27 @@ export function selectEpisode(
 }
 
 /**
+ * A reader of one episode's row over a statement prepared once (the write
+ * buffer asks for each episode it first sees: once per new episode).
+ *
+ * @param db The database.
+ * @returns A function giving an episode's record, or undefined.
+ */
+export function episodeSelector(
+  db: DatabaseSync,
+): (captureId: string, episodeId: string) => EpisodeRecord | undefined {
+  const stmt = db.prepare(
+    "SELECT * FROM episodes WHERE capture_id = ? AND episode_id = ?",
+  );
+  return (captureId, episodeId) => {
+    const row = stmt.get(captureId, episodeId) as
+      | Record<string, unknown>
+      | undefined;
+    return row ? toEpisode(row) : undefined;
+  };
+}
+
+/**
  * Every capture, by id.
  *
  * @param db The database.
