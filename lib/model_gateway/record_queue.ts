@@ -7,7 +7,6 @@
  *
  * @module
  */
-import type { UnsealedEvent } from "../trace/event.ts";
 import { isValidId } from "../trace/ids.ts";
 import type { ConversationBook } from "./conversation_book.ts";
 import type { ModelGatewayContext, ModelGatewayStats } from "./options.ts";
@@ -203,15 +202,13 @@ export class RecordQueue {
   /**
    * Record what waits, a slice at a time: after each slice of about a
    * millisecond the loop yields, so requests that arrived meanwhile are
-   * answered before the rest is recorded. The events of a slice's exchanges
-   * are written together, one write per capture (group commit).
+   * answered before the rest is recorded.
    */
   #drain(): void {
     // The active capture is read once per slice, not per exchange.
     let active: string | null = null;
     const defaultCapture = () => active ??= this.#ctx.defaultCapture();
     const until = performance.now() + RECORD_SLICE_MS;
-    const slice = new Map<string, UnsealedEvent[][]>();
     try {
       for (let p = this.#queue.shift(); p; p = this.#queue.shift()) {
         this.#stats.queued = this.#queue.length;
@@ -221,47 +218,20 @@ export class RecordQueue {
           const events = this.#ctx.redact(
             exchangeEvents(ex, { book: this.#book }),
           );
-          const group = slice.get(ex.capture_id);
-          if (group) group.push(events);
-          else slice.set(ex.capture_id, [events]);
+          if (events.length > 0) {
+            this.#ctx.store.sink(ex.capture_id).emitMany(events);
+          }
+          this.#stats.recorded++;
         } catch (err) {
           this.miss(`recording failed: ${(err as Error).message}`);
         }
         if (performance.now() >= until) break;
       }
     } finally {
-      for (const [capture, exchanges] of slice) this.#write(capture, exchanges);
       this.#stats.queued = this.#queue.length;
       this.#stats.pending_calls = this.#book.sizes.pending_calls;
       if (this.#queue.length > 0) setTimeout(() => this.#drain(), 0);
       else this.#draining = false;
-    }
-  }
-
-  /**
-   * Write the events of several exchanges of one capture with one write;
-   * when that fails (nothing of it is written), each exchange on its own,
-   * so one exchange's failure is its miss only.
-   */
-  #write(capture: string, exchanges: UnsealedEvent[][]): void {
-    const all = exchanges.length === 1 ? exchanges[0] : exchanges.flat();
-    try {
-      if (all.length > 0) this.#ctx.store.sink(capture).emitMany(all);
-      this.#stats.recorded += exchanges.length;
-      return;
-    } catch (err) {
-      if (exchanges.length === 1) {
-        this.miss(`recording failed: ${(err as Error).message}`);
-        return;
-      }
-    }
-    for (const events of exchanges) {
-      try {
-        if (events.length > 0) this.#ctx.store.sink(capture).emitMany(events);
-        this.#stats.recorded++;
-      } catch (err) {
-        this.miss(`recording failed: ${(err as Error).message}`);
-      }
     }
   }
 
