@@ -508,6 +508,35 @@ function cpuRow(cell: Cell, sides: Map<Arm, Side>): BenchRow {
   };
 }
 
+/**
+ * What a core of its own would let each process in between keep up with,
+ * from CPU per request (which others' load changes little): the clients'
+ * and upstream's CPU per request going direct over the middle's, at most
+ * 1. At 0.80 or more the middle keeps up with 0.8x direct when it has a
+ * core and the client and upstream share the other.
+ */
+function ceilingRow(cell: Cell, sides: Map<Arm, Side>): BenchRow {
+  const direct = sides.get("direct")!;
+  const ends = (direct.cpu.client + direct.cpu.upstream) /
+    direct.samples.length;
+  const others = [...sides].filter(([arm]) => arm !== "direct");
+  const via = sides.get("via")!;
+  const ratio = (side: Side) =>
+    Math.min(1, ends / (side.cpu.middle / side.samples.length));
+  return {
+    name: `${cell.label}: one core's ceiling vs direct (CPU per request)`,
+    value:
+      others.map(([arm, side]) =>
+        `${ARM_NAMES[arm]} ${ratio(side).toFixed(2)}x`
+      ).join(" | ") +
+      ` (direct: client + upstream ${
+        Math.round(ends * 1e6)
+      } µs; 0.80x needs <= ${Math.round(ends / 0.8 * 1e6)} µs in between)`,
+    target: ">= 0.80x direct",
+    met: ratio(via) >= 0.8 ? "yes" : "no",
+  };
+}
+
 /** The machine, in one line. */
 async function machine(): Promise<string> {
   let cpu = "";
@@ -696,7 +725,7 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
       const sides = await runCell(cell, routes, up.child.pid, perSide, next);
       pinnedLatency.push(...latencyRows(cell, sides));
       if (split) pinnedByRoute.push(...splitRows(cell, sides));
-      pinnedCpu.push(cpuRow(cell, sides));
+      pinnedCpu.push(cpuRow(cell, sides), ceilingRow(cell, sides));
     }
   } finally {
     for (const r of routes) {
@@ -816,7 +845,7 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
       perSide.toLocaleString("en-US")
     } requests per route after a warm-up, in ${ROUNDS} rounds per route, the routes interleaved (their order rotating round by round). Times are from sending the request: non-streaming to the whole body read; SSE to the first and the last body byte. Keep-alive connections (fetch's pool, the SDK's). Conversation: an agent loop of ${TURNS} turns, each sending the whole history (the model's tool call and a ~2 KB tool result per turn). CPU per request from /proc (10 ms ticks).${
       pinnedLatency.length
-        ? " The pinned cells run after the others with `taskset`: every process in between (gateway, bare proxy) on CPU 1, the clients and the upstream on CPU 0, direct with the same pinning; so requests/s at c=8 says whether the gateway keeps up with a core of its own rather than how three processes share two cores (other engineers' work still runs on both cores: see the load average)."
+        ? " The pinned cells run after the others with `taskset`: every process in between (gateway, bare proxy) on CPU 1, the clients and the upstream on CPU 0, direct with the same pinning; so requests/s at c=8 says whether the gateway keeps up with a core of its own rather than how three processes share two cores (other engineers' work still runs on both cores: see the load average). Its ceiling row says the same from CPU per request, which that load changes little: direct's client + upstream CPU per request over the gateway's, the requests/s ratio the gateway would reach with a whole core to itself."
         : ""
     } Targets (issue 32): added p50 <= 1 ms, added p99 <= 5 ms, requests/s at concurrency 8 >= 0.8x direct.${
       values["cpu-prof"]
