@@ -61,7 +61,7 @@ const PHASES: Phase[] = [
   ],
   [
     "record: … of which the active capture's lookup",
-    (f) => at(f, "defaultCapture", "model_gateway/record_queue.ts"),
+    (f) => at(f, "#activeCapture", "model_gateway/record_queue.ts"),
   ],
   [
     "record: building events (recorder)",
