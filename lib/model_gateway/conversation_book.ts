@@ -54,6 +54,14 @@ export interface Continuation {
 export interface ConversationBookOptions {
   /** Conversations kept. @default 4096 */
   maxConversations?: number;
+  /**
+   * Conversations kept per first message. Every conversation of an agent
+   * starts with the same system prompt, so this bounds how many of them
+   * can run at once and still be told apart (past it, the oldest one's next
+   * request starts a new episode and records its history again).
+   * @default 256
+   */
+  maxPerFirstMessage?: number;
   /** Pending calls, answered call ids and episodes kept. @default 65536 */
   maxEntries?: number;
 }
@@ -101,6 +109,7 @@ export class ConversationBook {
   readonly #answered: Lru<true>;
   readonly #episodes: Lru<{ toolsets: Set<string> }>;
   readonly #hookEpisodes: Lru<true>;
+  readonly #perFirst: number;
 
   /**
    * Create a `ConversationBook`.
@@ -116,6 +125,7 @@ export class ConversationBook {
     this.#answered = new Lru(n);
     this.#episodes = new Lru(n);
     this.#hookEpisodes = new Lru(n);
+    this.#perFirst = options.maxPerFirstMessage ?? 256;
   }
 
   /**
@@ -185,7 +195,7 @@ export class ConversationBook {
     const k = key(seen.capture_id, seen.hashes[0]);
     const list = this.#byFirst.get(k) ?? [];
     list.push(seen);
-    if (list.length > 16) list.shift();
+    if (list.length > this.#perFirst) list.shift();
     this.#byFirst.set(k, list);
     return seen;
   }

@@ -61,6 +61,8 @@ export class RecordQueue {
   readonly #stats: ModelGatewayStats;
   readonly #max: number;
   readonly #queue: (Pending | { ready: Exchange })[] = [];
+  /** The active capture as last read, and when (ms since the epoch). */
+  #active: { id: string; at: number } | null = null;
   #draining = false;
 
   /**
@@ -98,7 +100,7 @@ export class RecordQueue {
    * counted) when the request cannot be read: it was forwarded all the
    * same.
    */
-  #read(p: Pending, defaultCapture: () => string): Exchange | null {
+  #read(p: Pending): Exchange | null {
     let parsed: unknown;
     try {
       parsed = JSON.parse(new TextDecoder().decode(p.body));
@@ -106,7 +108,7 @@ export class RecordQueue {
       this.miss(`unreadable request: ${(err as Error).message}`);
       return null;
     }
-    const capture = p.capture || defaultCapture();
+    const capture = p.capture || this.#activeCapture(p.finished ?? Date.now());
     if (!isValidId(capture)) {
       this.miss(
         `capture id ${
@@ -165,6 +167,24 @@ export class RecordQueue {
   }
 
   /**
+   * The capture an exchange without `x-harness-capture` goes to: the active
+   * capture as read after the exchange's answer was complete. A reading
+   * taken after that moment serves every exchange answered before it, so
+   * the store root is looked at about once per drain, not per exchange
+   * (a missing `active_capture` file costs an error object each time).
+   *
+   * @param finished When the exchange's answer was complete (ms since the epoch).
+   */
+  #activeCapture(finished: number): string {
+    const last = this.#active;
+    if (last !== null && last.at > finished) return last.id;
+    const at = Date.now();
+    const id = this.#ctx.defaultCapture();
+    this.#active = { id, at };
+    return id;
+  }
+
+  /**
    * Count an exchange not recorded, and why.
    *
    * @param reason Why (never a credential).
@@ -205,15 +225,12 @@ export class RecordQueue {
    * answered before the rest is recorded.
    */
   #drain(): void {
-    // The active capture is read once per slice, not per exchange.
-    let active: string | null = null;
-    const defaultCapture = () => active ??= this.#ctx.defaultCapture();
     const until = performance.now() + RECORD_SLICE_MS;
     try {
       for (let p = this.#queue.shift(); p; p = this.#queue.shift()) {
         this.#stats.queued = this.#queue.length;
         try {
-          const ex = "ready" in p ? p.ready : this.#read(p, defaultCapture);
+          const ex = "ready" in p ? p.ready : this.#read(p);
           if (ex === null) continue;
           const events = this.#ctx.redact(
             exchangeEvents(ex, { book: this.#book }),

@@ -9,7 +9,7 @@ import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { TraceEvent } from "../trace/event.ts";
 import { GENESIS_HASH } from "../trace/hash.ts";
 import type { CaptureRecord, EpisodeRecord } from "./index_records.ts";
-import { selectCapture, selectEpisode } from "./_index_queries.ts";
+import { episodeSelector, selectCapture } from "./_index_queries.ts";
 
 /** Rows written per multi-row INSERT. */
 const INSERT_BATCH = 100;
@@ -37,6 +37,9 @@ export class IndexBuffer {
   #dirtyEpisodes = new Set<string>();
   #insertMany?: StatementSync;
   #insertOne?: StatementSync;
+  #captureUpsert?: StatementSync;
+  #episodeUpsert?: StatementSync;
+  #selectEpisode?: ReturnType<typeof episodeSelector>;
 
   /**
    * Create an `IndexBuffer`.
@@ -88,11 +91,8 @@ export class IndexBuffer {
     const key = ev.capture_id + "\0" + ev.episode_id;
     let ep = this.#episodes.get(key);
     if (ep === undefined) {
-      ep = selectEpisode(this.#db, {
-        captureId: ev.capture_id,
-        episodeId: ev.episode_id,
-      }) ??
-        newEpisode(ev);
+      this.#selectEpisode ??= episodeSelector(this.#db);
+      ep = this.#selectEpisode(ev.capture_id, ev.episode_id) ?? newEpisode(ev);
       if (ep.event_count === 0) cap.episode_count++;
       this.#episodes.set(key, ep);
     }
@@ -184,7 +184,7 @@ export class IndexBuffer {
   }
 
   #writeCaptures(): void {
-    const capStmt = this.#db.prepare(
+    const capStmt = this.#captureUpsert ??= this.#db.prepare(
       `INSERT OR REPLACE INTO captures VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const id of this.#dirtyCaptures) {
@@ -207,7 +207,7 @@ export class IndexBuffer {
   }
 
   #writeEpisodes(): void {
-    const epStmt = this.#db.prepare(
+    const epStmt = this.#episodeUpsert ??= this.#db.prepare(
       `INSERT OR REPLACE INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const key of this.#dirtyEpisodes) {

@@ -28,21 +28,24 @@ export function selectCapture(
 }
 
 /**
- * One episode's row.
+ * A reader of one episode's row over a statement prepared once (the write
+ * buffer asks for each episode it first sees: once per new episode).
  *
  * @param db The database.
- * @param key The capture and episode ids.
- * @returns Its record, or undefined.
+ * @returns A function giving an episode's record, or undefined.
  */
-export function selectEpisode(
+export function episodeSelector(
   db: DatabaseSync,
-  key: { captureId: string; episodeId: string },
-): EpisodeRecord | undefined {
-  const { captureId, episodeId } = key;
-  const row = db.prepare(
+): (captureId: string, episodeId: string) => EpisodeRecord | undefined {
+  const stmt = db.prepare(
     "SELECT * FROM episodes WHERE capture_id = ? AND episode_id = ?",
-  ).get(captureId, episodeId) as Record<string, unknown> | undefined;
-  return row ? toEpisode(row) : undefined;
+  );
+  return (captureId, episodeId) => {
+    const row = stmt.get(captureId, episodeId) as
+      | Record<string, unknown>
+      | undefined;
+    return row ? toEpisode(row) : undefined;
+  };
 }
 
 /**

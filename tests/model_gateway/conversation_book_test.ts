@@ -1,0 +1,84 @@
+import { assertEquals } from "../_assert.ts";
+import { ConversationBook } from "../../lib/model_gateway/conversation_book.ts";
+import { exchangeEvents } from "../../lib/model_gateway/recorder.ts";
+import { openaiChatWire } from "../../lib/model_gateway/openai_chat_wire.ts";
+import type { NormResponse } from "../../lib/model_gateway/wire_types.ts";
+
+const SYSTEM = {
+  role: "system",
+  content: "You are a retail agent. Use the tools.",
+};
+
+/** Run `agents` conversations at once, their turns interleaved. */
+function interleaved(book: ConversationBook, agents: number, turns: number) {
+  const histories = Array.from({ length: agents }, (_, n) =>
+    [
+      SYSTEM,
+      { role: "user", content: `Agent ${n}: which of my orders are pending?` },
+    ] as Record<string, unknown>[]);
+  const kinds: string[] = [];
+  for (let turn = 1; turn <= turns; turn++) {
+    for (let n = 0; n < agents; n++) {
+      const body = { model: "m", messages: structuredClone(histories[n]) };
+      const id = `call_${n}_${turn}`;
+      const response: NormResponse = {
+        id: `resp_${n}_${turn}`,
+        model: "m",
+        stop_reason: "tool_calls",
+        text: "",
+        tool_calls: [{ id, name: "get_order", arguments: { n } }],
+        usage: null,
+      };
+      const events = exchangeEvents({
+        capture_id: "cap_book",
+        episode_id: null,
+        request: openaiChatWire.request(body),
+        body,
+        response,
+        status: 200,
+        started: new Date(),
+        duration_ms: 1,
+      }, { book });
+      kinds.push(...events.map((e) => e.kind));
+      histories[n].push(
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{
+            id,
+            type: "function",
+            function: { name: "get_order", arguments: JSON.stringify({ n }) },
+          }],
+        },
+        { role: "tool", tool_call_id: id, content: `order ${n}: pending` },
+      );
+    }
+  }
+  const count = (k: string) => kinds.filter((x) => x === k).length;
+  return {
+    episodes: count("episode.started"),
+    messages: count("message"),
+    completed: count("tool.call.completed"),
+  };
+}
+
+Deno.test("ConversationBook tells 40 agents that share a system prompt apart when their turns interleave", () => {
+  const got = interleaved(new ConversationBook(), 40, 3);
+  // One episode and one user message per agent; each call's result found
+  // in the agent's next request (turns 2 and 3).
+  assertEquals(got, { episodes: 40, messages: 40, completed: 80 });
+});
+
+Deno.test("ConversationBook past maxPerFirstMessage: interleaved conversations are no longer told apart", () => {
+  const got = interleaved(
+    new ConversationBook({ maxPerFirstMessage: 4 }),
+    5,
+    2,
+  );
+  // Agent 0 was forgotten when agent 4 began; its second request starts a
+  // new episode, which pushes agent 1 out, and so on: every second request
+  // is a new episode with its history (user message, the call and its
+  // result) recorded again. This is what 17 agents did at the old bound
+  // of 16.
+  assertEquals(got, { episodes: 10, messages: 10, completed: 5 });
+});
