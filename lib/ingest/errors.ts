@@ -177,7 +177,7 @@ export function errorAnswer(
   const message = messageOf(err);
   switch (shape.family) {
     case "model": {
-      const a = apiError(shape.api, status, message);
+      const a = apiError(shape.api, { status, message });
       return { ...a, headers: { ...a.headers, ...headers } };
     }
     case "otlp":

@@ -110,7 +110,12 @@ function toolsOf(body: Record<string, unknown>): ExposedTool[] {
   const out: ExposedTool[] = [];
   for (const t of Array.isArray(body.tools) ? body.tools : []) {
     if (!isObject(t) || typeof t.name !== "string") continue;
-    out.push(exposedTool(t.name, t.description, t.input_schema));
+    out.push(
+      exposedTool(t.name, {
+        description: t.description,
+        schema: t.input_schema,
+      }),
+    );
   }
   return out;
 }

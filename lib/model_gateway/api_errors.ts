@@ -54,15 +54,15 @@ const ANTHROPIC_TYPES: Record<number, string> = {
  * ```ts
  * import { apiError } from "./api_errors.ts";
  * import { equal } from "node:assert/strict";
- * const a = apiError("anthropic", 502, "upstream down");
+ * const a = apiError("anthropic", { status: 502, message: "upstream down" });
  * equal(JSON.parse(a.body!).error.type, "api_error");
- * equal(JSON.parse(apiError("openai", 504, "slow").body!).error.type, "timeout");
+ * const slow = apiError("openai", { status: 504, message: "slow" });
+ * equal(JSON.parse(slow.body!).error.type, "timeout");
  * ```
  */
 export function apiError(
   family: ApiFamily,
-  status: number,
-  message: string,
+  { status, message }: { status: number; message: string },
 ): GatewayAnswer {
   const body = family === "anthropic"
     ? {

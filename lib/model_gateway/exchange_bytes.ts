@@ -45,8 +45,7 @@ export function safeJson(bytes: Uint8Array): unknown {
 /** An upstream answer read whole (JSON, or a stream's events). */
 export function readUpstream(
   reader: WireReader,
-  bytes: Uint8Array,
-  chunks: Uint8Array[] | null,
+  { bytes, chunks }: { bytes: Uint8Array; chunks: Uint8Array[] | null },
 ): NormResponse | null {
   try {
     if (!chunks) return reader.response(safeJson(bytes));
@@ -63,10 +62,12 @@ export function readUpstream(
 /** What the gateway's own answer says, read back as the client will. */
 export function readOwn(
   reader: WireReader,
-  own: { body: Uint8Array },
-  stream: boolean,
+  { own, stream }: { own: { body: Uint8Array }; stream: boolean },
 ): NormResponse {
-  return readUpstream(reader, own.body, stream ? [own.body] : null)!;
+  return readUpstream(reader, {
+    bytes: own.body,
+    chunks: stream ? [own.body] : null,
+  })!;
 }
 
 /** The error an upstream answered, in a few words. */

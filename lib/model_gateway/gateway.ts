@@ -263,23 +263,22 @@ export class ModelGateway {
           ? await req.bytes(this.#ctx.maxBodyBytes)
           : new TextEncoder().encode(await req.text(this.#ctx.maxBodyBytes));
       } catch (err) {
-        return apiError(
-          family,
-          413,
-          `The request body is larger than the gateway takes (${this.#ctx.maxBodyBytes} bytes; serve --max-body-bytes raises it): ${
-            (err as Error).message
-          }`,
-        );
+        return apiError(family, {
+          status: 413,
+          message:
+            `The request body is larger than the gateway takes (${this.#ctx.maxBodyBytes} bytes; serve --max-body-bytes raises it): ${
+              (err as Error).message
+            }`,
+        });
       }
     }
     if (name !== "" && pkg === null) {
-      return apiError(
-        family,
-        404,
-        `No package named ${
+      return apiError(family, {
+        status: 404,
+        message: `No package named ${
           JSON.stringify(name)
         } is served here (serve --package ${name}=FILE serves one)`,
-      );
+      });
     }
     const headers = new Headers();
     if (req.headers) {
@@ -434,7 +433,7 @@ export class ModelGateway {
         { text: "", calls: decision.calls, model: request.model },
         { stream, usage },
       );
-      const norm = readOwn(route.reader, own, stream);
+      const norm = readOwn(route.reader, { own, stream });
       this.#records.ready({
         ...base,
         status: 200,
@@ -477,7 +476,7 @@ export class ModelGateway {
       }
       const { res, headers, bytes, chunks } = got;
       const norm = res.status >= 200 && res.status < 300
-        ? readUpstream(route.reader, bytes, chunks)
+        ? readUpstream(route.reader, { bytes, chunks })
         : null;
       const refusals = norm ? pkg.check(request, norm.tool_calls) : [];
       if (!norm || refusals.length === 0) {
@@ -513,7 +512,7 @@ export class ModelGateway {
     this.#records.ready({
       ...base,
       status: 200,
-      response: readOwn(route.reader, own, stream),
+      response: readOwn(route.reader, { own, stream }),
       duration_ms: Date.now() - a.started.getTime(),
       served_by: pkg.id,
       refused_attempts: refused,
@@ -601,24 +600,23 @@ export class ModelGateway {
     const origin = new URL(url).origin;
     if (client?.aborted) {
       this.stats.client_aborts++;
-      return apiError(family, 502, "The client went away");
+      return apiError(family, { status: 502, message: "The client went away" });
     }
     this.stats.upstream_errors++;
     if (timeout.aborted) {
-      return apiError(
-        family,
-        504,
-        `The upstream ${origin} did not answer within ${this.#timeoutMs} ms (the gateway's upstream time-out)`,
-      );
+      return apiError(family, {
+        status: 504,
+        message:
+          `The upstream ${origin} did not answer within ${this.#timeoutMs} ms (the gateway's upstream time-out)`,
+      });
     }
     const reason = err instanceof Error ? err.message : String(err);
-    return apiError(
-      family,
-      502,
-      `The model gateway could not reach the upstream ${origin}: ${
+    return apiError(family, {
+      status: 502,
+      message: `The model gateway could not reach the upstream ${origin}: ${
         reason.replaceAll(url, origin)
       } (check serve --upstream-openai / --upstream-anthropic)`,
-    );
+    });
   }
 
   /**

@@ -107,7 +107,12 @@ function toolsOf(body: Record<string, unknown>): ExposedTool[] {
   for (const t of tools) {
     const fn = isObject(t) && isObject(t.function) ? t.function : null;
     if (!fn || typeof fn.name !== "string") continue;
-    out.push(exposedTool(fn.name, fn.description, fn.parameters));
+    out.push(
+      exposedTool(fn.name, {
+        description: fn.description,
+        schema: fn.parameters,
+      }),
+    );
   }
   return out;
 }

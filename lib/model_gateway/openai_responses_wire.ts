@@ -103,7 +103,9 @@ function toolsOf(body: Record<string, unknown>): ExposedTool[] {
   const out: ExposedTool[] = [];
   for (const t of Array.isArray(body.tools) ? body.tools : []) {
     if (!isObject(t) || typeof t.name !== "string") continue;
-    out.push(exposedTool(t.name, t.description, t.parameters));
+    out.push(
+      exposedTool(t.name, { description: t.description, schema: t.parameters }),
+    );
   }
   return out;
 }

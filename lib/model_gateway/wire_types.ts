@@ -150,14 +150,13 @@ export class WireShapeError extends Error {
  * A tool a request offers, as `toolset.exposed` records it.
  *
  * @param name Its name.
- * @param description Its description, when a string.
- * @param schema Its input schema, when given.
+ * @param about `description` (kept when a string) and `schema` (its input
+ *   schema, when given).
  * @returns The exposed tool.
  */
 export function exposedTool(
   name: string,
-  description: unknown,
-  schema: unknown,
+  { description, schema }: { description: unknown; schema: unknown },
 ): ExposedTool {
   return {
     name,

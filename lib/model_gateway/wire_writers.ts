@@ -131,9 +131,11 @@ export const callsWithIds = (a: OwnAnswer, prefix: string) =>
  */
 export function narrowTools(
   body: Obj,
-  n: Narrowing,
-  nameOf: (t: Obj) => string | null,
-  withSchema: (t: Obj, schema: unknown) => Obj,
+  { n, nameOf, withSchema }: {
+    n: Narrowing;
+    nameOf: (t: Obj) => string | null;
+    withSchema: (t: Obj, schema: unknown) => Obj;
+  },
 ): Obj {
   const tools = Array.isArray(body.tools) ? body.tools : [];
   return {

@@ -18,10 +18,14 @@ import {
 /** Anthropic Messages. */
 export const messages: WireWriter = {
   withTools(body, n) {
-    return narrowTools(body, n, nameField, (t, schema) => ({
-      ...t,
-      input_schema: schema,
-    }));
+    return narrowTools(body, {
+      n,
+      nameOf: nameField,
+      withSchema: (t, schema) => ({
+        ...t,
+        input_schema: schema,
+      }),
+    });
   },
   withRefusals(body, answer, refusals) {
     const texts = refusalTexts(answer.tool_calls, refusals);

@@ -19,18 +19,17 @@ import { isObject } from "./wire_types.ts";
 /** Chat Completions. */
 export const chat: WireWriter = {
   withTools(body, n) {
-    return narrowTools(
-      body,
+    return narrowTools(body, {
       n,
-      (t) =>
+      nameOf: (t) =>
         isObject(t.function) && typeof t.function.name === "string"
           ? t.function.name
           : null,
-      (t, schema) => ({
+      withSchema: (t, schema) => ({
         ...t,
         function: { ...(t.function as Obj), parameters: schema },
       }),
-    );
+    });
   },
   withRefusals(body, answer, refusals) {
     const texts = refusalTexts(answer.tool_calls, refusals);

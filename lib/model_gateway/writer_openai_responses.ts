@@ -19,10 +19,14 @@ import {
 /** OpenAI Responses. */
 export const responses: WireWriter = {
   withTools(body, n) {
-    return narrowTools(body, n, nameField, (t, schema) => ({
-      ...t,
-      parameters: schema,
-    }));
+    return narrowTools(body, {
+      n,
+      nameOf: nameField,
+      withSchema: (t, schema) => ({
+        ...t,
+        parameters: schema,
+      }),
+    });
   },
   withRefusals(body, answer, refusals) {
     const texts = refusalTexts(answer.tool_calls, refusals);

@@ -122,12 +122,14 @@ Deno.test("readRequestBody: a chunked body in one growing buffer; extensions nee
     '5;a=b;c="d e"\r\nhello\r\n6\r\n world\r\n0\r\nX-T: 1\r\n\r\nNEXT',
   );
   assertEquals(
-    new TextDecoder().decode(await readRequestBody(ok, chunked, 10_000)),
+    new TextDecoder().decode(
+      await readRequestBody(ok, { head: chunked, limit: 10_000 }),
+    ),
     "hello world",
   );
   const status = async (wire: string, limit = 10_000) => {
     try {
-      await readRequestBody(readerOf(wire), chunked, limit);
+      await readRequestBody(readerOf(wire), { head: chunked, limit });
       return 0;
     } catch (err) {
       return (err as HttpProtocolError).status;
@@ -159,7 +161,9 @@ Deno.test("readRequestBody: a body of its Content-Length, read in small pieces; 
   const fixed = head("POST /i HTTP/1.1\r\nHost: h\r\nContent-Length: 11");
   const r = readerOf("hello worldNEXT");
   assertEquals(
-    new TextDecoder().decode(await readRequestBody(r, fixed, 100)),
+    new TextDecoder().decode(
+      await readRequestBody(r, { head: fixed, limit: 100 }),
+    ),
     "hello world",
   );
   // What follows the body is left for the next request.
@@ -167,9 +171,13 @@ Deno.test("readRequestBody: a body of its Content-Length, read in small pieces; 
   await r.exactly(rest);
   assertEquals(new TextDecoder().decode(rest), "NEXT");
   const none = head("POST /i HTTP/1.1\r\nHost: h");
-  assertEquals((await readRequestBody(readerOf("NEXT"), none, 100)).length, 0);
+  assertEquals(
+    (await readRequestBody(readerOf("NEXT"), { head: none, limit: 100 }))
+      .length,
+    0,
+  );
   const err = await assertRejects(
-    () => readRequestBody(readerOf("hello world"), fixed, 8),
+    () => readRequestBody(readerOf("hello world"), { head: fixed, limit: 8 }),
     HttpProtocolError,
   );
   assertEquals((err as HttpProtocolError).status, 413);

@@ -15,6 +15,14 @@
 import { type ByteReader, headText } from "./_reader.ts";
 import { HttpProtocolError } from "./_errors.ts";
 
+/** How much a request body may take, and how it is charged as it grows. */
+export interface BodyBounds {
+  /** Most bytes the body may be charged. */
+  limit: number;
+  /** Reserves bytes in the server's memory budget (throws when it is spent). */
+  reserve: (bytes: number) => void;
+}
+
 /** What each chunk costs against the body limit, beside its data. */
 export const CHUNK_COST = 1024;
 /** Longest chunk-size line (with its extensions). */
@@ -74,15 +82,15 @@ function bareSize(bytes: Uint8Array): number {
  * Read a chunked body.
  *
  * @param reader The connection's reader, just past the head.
- * @param limit Most bytes the body may be charged (data, chunk costs, extensions).
- * @param reserve Reserves data bytes in the server's memory budget as the body grows.
+ * @param bounds `limit`: most bytes the body may be charged (data, chunk
+ *   costs, extensions); `reserve`: reserves data bytes in the server's memory
+ *   budget as the body grows.
  * @returns The body's data.
  * @throws {HttpProtocolError} 400 for a malformed chunk, 413 past `limit`.
  */
 export async function readChunkedBody(
   reader: ByteReader,
-  limit: number,
-  reserve: (bytes: number) => void,
+  { limit, reserve }: BodyBounds,
 ): Promise<Uint8Array<ArrayBuffer>> {
   let buf = new Uint8Array(Math.min(limit, 64 * 1024));
   let size = 0;

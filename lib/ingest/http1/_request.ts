@@ -10,7 +10,7 @@
  * @module
  */
 import type { ByteReader } from "./_reader.ts";
-import { CHUNK_COST, readChunkedBody } from "./_chunked.ts";
+import { type BodyBounds, CHUNK_COST, readChunkedBody } from "./_chunked.ts";
 import { HttpProtocolError } from "./_errors.ts";
 import { parseHead, type RequestHead } from "./_head.ts";
 import type { IngestRequest } from "./_exchange.ts";
@@ -48,20 +48,22 @@ export async function readHead(
  * Read a request's body (of its declared `Content-Length`).
  *
  * @param reader The connection's reader, just past the head.
- * @param head The parsed head.
- * @param limit Most body bytes accepted (chunked: data plus what its chunks are charged).
- * @param reserve Reserves body bytes in the server's memory budget as a chunked body grows (throws when it is spent).
+ * @param body `head`: the parsed head; `limit`: most body bytes accepted
+ *   (chunked: data plus what its chunks are charged); `reserve` (optional):
+ *   reserves body bytes in the server's memory budget as a chunked body
+ *   grows (throws when it is spent).
  * @returns The body (empty when there is none).
  * @throws {HttpProtocolError} 413 past `limit`.
  * @throws {UnexpectedEndError} The client closed the connection first.
  */
 export async function readRequestBody(
   reader: ByteReader,
-  head: RequestHead,
-  limit: number,
-  reserve: (bytes: number) => void = () => {},
+  { head, limit, reserve = () => {} }:
+    & { head: RequestHead }
+    & Pick<BodyBounds, "limit">
+    & Partial<Pick<BodyBounds, "reserve">>,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  if (head.chunked) return await readChunkedBody(reader, limit, reserve);
+  if (head.chunked) return await readChunkedBody(reader, { limit, reserve });
   const length = head.contentLength ?? 0;
   if (length > limit) throw tooLarge(limit);
   const body = new Uint8Array(length);

@@ -205,14 +205,12 @@ const LINGER_BYTES = 1024 * 1024;
  * (a client that is gone is not an error here).
  *
  * @param conn The connection (the caller closes it).
- * @param bytes The answer.
- * @param lingering Called once the answer is out, before the dropping (to
- *   set the deadline that ends it).
+ * @param answer `bytes`: the answer; `lingering`: called once the answer is
+ *   out, before the dropping (to set the deadline that ends it).
  */
 export async function answerAndClose(
   conn: Deno.TcpConn,
-  bytes: Uint8Array,
-  lingering: () => void,
+  { bytes, lingering }: { bytes: Uint8Array; lingering: () => void },
 ): Promise<void> {
   try {
     await writeAll(conn, bytes);

@@ -253,12 +253,11 @@ export class Http1Server {
     if (length > o.maxBodyBytes) throw tooLarge(o.maxBodyBytes);
     if (length > 0) this.#reserve(held, length);
     if (head.expectContinue) await writeAll(c.conn, CONTINUE);
-    return await readRequestBody(
-      reader,
+    return await readRequestBody(reader, {
       head,
-      o.maxBodyBytes,
-      (bytes) => this.#reserve(held, bytes),
-    );
+      limit: o.maxBodyBytes,
+      reserve: (bytes) => this.#reserve(held, bytes),
+    });
   }
 
   /**
@@ -380,11 +379,10 @@ export class Http1Server {
     if (err.status === 503 && !held.late) res.headers["retry-after"] = "1";
     this.#release(held);
     // The sweeper ends the linger after LINGER_MS.
-    await answerAndClose(
-      c.conn,
-      this.#encoder.encode(res, { keepAlive: false, head }),
-      () => this.#pool.enter(c, "write", LINGER_MS),
-    );
+    await answerAndClose(c.conn, {
+      bytes: this.#encoder.encode(res, { keepAlive: false, head }),
+      lingering: () => this.#pool.enter(c, "write", LINGER_MS),
+    });
   }
 
   /**
