@@ -19,7 +19,7 @@ import type { NormEpisode } from "../../lineage/records.ts";
 import type { Candidate } from "../../package/candidate.ts";
 import type { Effects } from "../../package/tool_effects.ts";
 import { learnBindings } from "./bindings.ts";
-import { type Binding } from "./binding_types.ts";
+import type { Binding } from "./binding_types.ts";
 import type {
   BehaviorIr,
   BoundArg,

@@ -10,7 +10,7 @@ import type { SourceMemo } from "./sources.ts";
 import type { NormEpisode } from "../../lineage/records.ts";
 import type { IrNode } from "../../package/ir.ts";
 import { statesOf } from "./bindings.ts";
-import { type Binding } from "./binding_types.ts";
+import type { Binding } from "./binding_types.ts";
 import {
   generalLeaves,
   isRecordSource,
