@@ -79,12 +79,19 @@ export async function main(args: string[]): Promise<number> {
     return await command.run(compileContext(cl, io));
   } catch (err) {
     const code = err instanceof UsageError ? 2 : 1;
-    const msg = `harness compile: ${(err as Error).message}`;
+    // `run` speaks as itself: its errors are about running, not compiling.
+    const msg = `harness ${p[0] === "run" ? "run" : "compile"}: ${
+      (err as Error).message
+    }`;
     io.err(
       json
         ? errorText(msg, code, true)
         : code === 2
-        ? `${msg}\n\n${COMPILE_USAGE}`
+        ? `${msg}\n\n${
+          p[0] === "run"
+            ? commandHelp(COMPILE_USAGE, "compile.ts", ["run"])
+            : COMPILE_USAGE
+        }`
         : msg,
     );
     return code;

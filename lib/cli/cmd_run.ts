@@ -1,6 +1,7 @@
 /**
  * `compile.ts run PKG --capabilities MODULE.ts [--model PROVIDER/MODEL]
- * [--model-url URL] [--user-file FILE.jsonl] [-- MODULE ARGS…]`: run a
+ * [--model-url URL] [--model-timeout S] [--max-tokens N]
+ * [--user-file FILE.jsonl] [-- MODULE ARGS…]`: run a
  * compiled package in its form. A tree package runs once on the module's
  * input (residual leaves through the module's model binding, or through
  * `--model`); an agent-form package runs a conversation with `--model`:
@@ -14,6 +15,10 @@
  *
  * With `--trust KEY …` the package must be signed by one of those keys
  * (checked before the capabilities module is loaded).
+ *
+ * A run that fails on the way (the model API fails, a tool cannot be
+ * bound) is still printed, `--json` included, with `status: "failed"` and
+ * its `error`; the traced episode is finished with the error recorded.
  *
  * @module
  */
@@ -33,6 +38,10 @@ export interface RunCommandOptions {
   model?: string;
   /** The model API's base URL. */
   modelUrl?: string;
+  /** `--model-timeout`: seconds each model request may take (the bindings' 60 by default). */
+  modelTimeout?: string;
+  /** `--max-tokens`: most tokens per model answer (sent as the request's `max_tokens`). */
+  maxTokens?: string;
   /** Scripted user messages (JSONL). */
   userFile?: string;
   /** Episode number handed to the module. */
@@ -129,10 +138,41 @@ async function loadCapabilities(
   return caps;
 }
 
+/**
+ * A positive number flag's value.
+ *
+ * @param flag The flag, for the message.
+ * @param value Its text, if given.
+ * @param integer Whether it must be a whole number.
+ * @returns The number, or undefined when not given.
+ * @throws {UsageError} Anything but a positive number.
+ */
+function positiveFlag(
+  flag: string,
+  value: string | undefined,
+  integer: boolean,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!(n > 0) || !Number.isFinite(n) || (integer && !Number.isInteger(n))) {
+    throw new UsageError(
+      `--${flag} ${JSON.stringify(value)}: give a positive ${
+        integer ? "whole number" : "number"
+      }`,
+    );
+  }
+  return n;
+}
+
 async function openChat(o: RunCommandOptions): Promise<ChatModel | null> {
   if (!o.model) return null;
+  const seconds = positiveFlag("model-timeout", o.modelTimeout, false);
   const { openModel } = await import("../models/open_model.ts");
-  return openModel(o.model, { url: o.modelUrl, env: o.env ?? {} });
+  return openModel(o.model, {
+    url: o.modelUrl,
+    env: o.env ?? {},
+    ...(seconds !== undefined ? { timeoutMs: Math.round(seconds * 1000) } : {}),
+  });
 }
 
 /**
@@ -148,6 +188,8 @@ export async function runCommand(
   o: RunCommandOptions,
   io: Io,
 ): Promise<number> {
+  const maxTokens = positiveFlag("max-tokens", o.maxTokens, true);
+  positiveFlag("model-timeout", o.modelTimeout, false);
   const packagePath = o.package;
   const { loadPackage } = await import("../package/load_package.ts");
   const { runPackage } = await import("../forms/run_package.ts");
@@ -193,6 +235,7 @@ export async function runCommand(
   try {
     const run = await runPackage(pkg, caps, {
       chat,
+      maxTokens,
       users,
       sink,
       captureId,
@@ -212,6 +255,9 @@ export async function runCommand(
       );
     } else {
       for (const line of describeRun(run, pkg)) io.out(line);
+      if (run.result.error) {
+        io.err(`harness run: ${run.result.error.message}`);
+      }
       if (outcome) io.out(`  outcome: ${JSON.stringify(outcome)}`);
       if (sink) io.out(`  trace: capture ${captureId} (via ${sink.mode})`);
     }
