@@ -13,6 +13,10 @@
  * schemas?, instructions?, input?, model?, outcome?}`; `args` are the words
  * after `--`.
  *
+ * With `--trace` the run is recorded in the store: into a capture of its
+ * own (`run_<package>_<time>_<hex>`, finished when the run ends), or into
+ * the capture `--capture ID` names (left open: it is the user's).
+ *
  * With `--trust KEY …` the package must be signed by one of those keys
  * (checked before the capabilities module is loaded).
  *
@@ -27,6 +31,8 @@ import type { PackageCapabilities } from "../forms/form.ts";
 import type { RecordingSink } from "../gateway/open_sink.ts";
 import type { Io } from "./io.ts";
 import { UsageError } from "./io.ts";
+import { annotation } from "../trace/episode_events.ts";
+import { CAPTURE_EPISODE } from "../lineage/episodes.ts";
 
 /** Options of {@linkcode runCommand}, from the command line. */
 export interface RunCommandOptions {
@@ -227,10 +233,25 @@ export async function runCommand(
   if (o.input !== undefined) caps.input = { ...caps.input, text: o.input };
   const chat = await openChat(o);
   let sink: RecordingSink | null = null;
-  const captureId = o.capture ?? `run_${pkg.manifest.name}`;
+  // A run traced into no named capture gets a capture of its own, started
+  // here and finished when the run ends; a named one is the user's: the
+  // run adds its episode and leaves the capture open.
+  const own = o.capture === undefined;
+  const captureId = o.capture ?? runCaptureId(pkg.manifest.name);
+  const captureCtx = {
+    captureId,
+    episodeId: CAPTURE_EPISODE,
+    source: { host: "harness", adapter: "compile-run", model: null },
+  };
   if (o.trace) {
     const { openRecordingSink } = await import("../gateway/open_sink.ts");
     sink = openRecordingSink(o.root, captureId, { role: "runtime" });
+    if (own) {
+      sink.emit(annotation(captureCtx, {
+        type: "capture.started",
+        label: `run of ${pkg.manifest.name}`,
+      }));
+    }
   }
   try {
     const run = await runPackage(pkg, caps, {
@@ -263,8 +284,26 @@ export async function runCommand(
     }
     return run.result.status === "completed" ? 0 : 1;
   } finally {
+    if (sink && own) {
+      sink.emit(annotation(captureCtx, { type: "capture.finished" }));
+    }
     await sink?.close();
   }
+}
+
+/**
+ * The capture of a traced run nobody named: `run_<package>_<UTC time>_<4
+ * hex>`, new per run (a finished capture takes no more events).
+ *
+ * @param name The package's name.
+ * @returns The capture id.
+ */
+export function runCaptureId(name: string): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(
+    "T",
+    "-",
+  ).slice(0, 15);
+  return `run_${name}_${stamp}_${crypto.randomUUID().slice(0, 4)}`;
 }
 
 /**
