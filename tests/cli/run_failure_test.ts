@@ -283,3 +283,70 @@ Deno.test("runPackage: a tree package whose model answers 500 ends failed at the
     );
   }
 });
+
+/** A Chat Completions answer: a text reply, or one tool call. */
+function chatAnswer(
+  reply: { text: string } | { tool: string; args: Record<string, unknown> },
+) {
+  const message = "text" in reply
+    ? { role: "assistant", content: reply.text }
+    : {
+      role: "assistant",
+      content: null,
+      tool_calls: [{
+        id: "call_1",
+        type: "function",
+        function: { name: reply.tool, arguments: JSON.stringify(reply.args) },
+      }],
+    };
+  return {
+    json: {
+      id: "chatcmpl-1",
+      object: "chat.completion",
+      created: 0,
+      model: "scripted",
+      choices: [{
+        index: 0,
+        message,
+        finish_reason: "text" in reply ? "stop" : "tool_calls",
+      }],
+      usage: { prompt_tokens: 10, completion_tokens: 2, total_tokens: 12 },
+    },
+  };
+}
+
+Deno.test("compile.ts run: a conversation whose write was refused says so in its status, on the terminal and in --json, though the model's reply claims it was done", async () => {
+  await using dir = await tempDir();
+  const { pkgFile, userFile } = await deskFiles(dir.path);
+  const script = () => [
+    chatAnswer({ tool: "refund", args: { order_id: "W0000000", amount: 5 } }),
+    chatAnswer({ text: "Done: the order is refunded." }),
+  ];
+  const args = (server: { origin: string }) => [
+    pkgFile,
+    "--capabilities",
+    "examples/order_desk/run_capabilities.ts",
+    "--episode",
+    "700001",
+    "--model",
+    "openai/claims",
+    "--model-url",
+    `${server.origin}/v1`,
+    "--user-file",
+    userFile,
+  ];
+  await using server = startScriptedServer(script());
+  const r = await runTask([...args(server), "--json"]);
+  const out = JSON.parse(r.out);
+  assertEquals(out.status, "completed", r.err);
+  assertEquals(out.refused, 1);
+  assertEquals(out.replies, ["Done: the order is refunded."]);
+  await using again = startScriptedServer(script());
+  const text = await runTask(args(again));
+  assertOk(
+    /conversation with desk: completed with 1 refused call \(not made/.test(
+      text.out,
+    ),
+    text.out,
+  );
+});

@@ -26,6 +26,12 @@ export interface ConversationRun {
   reason: string | null;
   /** The error a failed conversation ended on (null otherwise). */
   error: RunFailure | null;
+  /**
+   * Calls the package refused (a state-changing choice outside its
+   * candidates, a tool not offered): a `completed` run with refusals did
+   * not do all the model asked, whatever its replies say.
+   */
+  refused: number;
   /** User messages taken. */
   turns: number;
   /** The replies, in order. */
@@ -67,6 +73,7 @@ export async function runConversation(
     status: "completed",
     reason: null,
     error: null,
+    refused: 0,
     turns: 0,
     replies: [],
     stats: conv.stats,
@@ -93,6 +100,7 @@ export async function runConversation(
   }
   conv.finish(caps.outcome?.() ?? null, run.status, run.error);
   run.stats = conv.stats;
+  run.refused = run.stats.refused;
   run.calls = [...conv.calls];
   return run;
 }
