@@ -22,6 +22,7 @@ import type { Episode } from "../../lib/lineage/records.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { EmptyPackageError } from "../../lib/package/empty_package.ts";
 import { runPackage } from "../../lib/forms/run_package.ts";
+import { explainPackage } from "../../lib/package/explain.ts";
 import { HOSTS_DIR, tempDir } from "../_helpers.ts";
 import { scenarioFiles } from "../_server.ts";
 
@@ -146,5 +147,48 @@ Deno.test("compileBehavior(): a call that failed (exit 1) is evidence, not a ste
     // The evidence stays: the package's episodes are all four, calls and all.
     assertEquals(r.normalized.length, 4);
     assertOk(r.normalized[0].steps.some((s) => !s.ok));
+  }
+});
+
+Deno.test("explainPackage() starts in a Claude Code user's words: which steps run without the model, which need it, and why, before the compiler's terms", async () => {
+  await using dir = await tempDir();
+  using store = new HarnessStore(dir.path);
+  const episodes = await record(store, "basic", { times: 4, success: true });
+  for (const form of ["tree", "agent"] as const) {
+    const text = explainPackage(
+      compileBehavior(episodes, { name: "basic", form }).package,
+    );
+    const [plain, compiler] = text.split("In the compiler's terms");
+    assertOk(compiler, text);
+    const words = plain.slice(plain.indexOf("What basic does"));
+    assertOk(
+      words.startsWith("What basic does, learned from 4 recorded sessions:"),
+      words,
+    );
+    assertOk(
+      !/residual|\bE[0-4]\b|variety|contested|sequence of/.test(words),
+      words,
+    );
+    if (form === "tree") {
+      assertOk(/1\. Bash: needs the model/.test(words), words);
+      assertOk(
+        /every session used the same value \("echo hi", "Say hi"\), but 4 sessions are too few/
+          .test(words),
+        words,
+      );
+      assertOk(
+        /2\. Write: .*file_path is built from the working folder/.test(words),
+        words,
+      );
+    } else {
+      assertOk(
+        /Read is called without asking the model, as soon as its arguments are known/
+          .test(words),
+        words,
+      );
+      assertOk(
+        /Bash \(it changes things\): the model decides when/.test(words),
+      );
+    }
   }
 });
