@@ -47,7 +47,7 @@ export interface RetailRun {
  * import { taskSolved } from "./retail_success.ts";
  * import { strictEqual } from "node:assert/strict";
  * const db = { products: {}, users: {}, orders: {} };
- * strictEqual(taskSolved(db, db, []).solved, true);
+ * strictEqual(taskSolved({ initialDb: db, finalDb: db, actions: [] }).solved, true);
  * ```
  */
 export function taskSolved(
