@@ -119,6 +119,7 @@ export interface CompileOptions {
 function emptyPackage(
   normalized: NormEpisode[],
   training: NormEpisode[],
+  verification: VerificationReport,
 ): EmptyPackageError {
   const n = normalized.length;
   const ok = normalized.filter((e) => e.success === true).length;
@@ -130,10 +131,11 @@ function emptyPackage(
     dead ? `, ${dead} of them refused or failed` : ""
   }`;
   const eps = `${n} episode${n === 1 ? "" : "s"}`;
+  const left = (verification.dropped ?? []).slice(0, 5);
   return new EmptyPackageError(
     n === 0
       ? "Nothing to compile: the captures hold no episode; capture some sessions first"
-      : `Nothing to compile: the ${eps} (${calls} tool calls) ${
+      : `Nothing to compile: the ${eps} (${calls}) ${
         n === 1 ? "shows" : "show"
       } no step the package could make itself, so it would leave everything to the model; ${
         n === 1
@@ -142,6 +144,10 @@ function emptyPackage(
       }${
         ok === 0
           ? ` and mark the ones that succeeded ("ingest.ts capture outcome <capture> <episode> --success"): the tree form is built from successful episodes only`
+          : ""
+      }${
+        left.length
+          ? `. Left out: ${left.map((d) => `${d.node} (${d.why})`).join("; ")}`
           : ""
       }`,
   );
@@ -241,7 +247,9 @@ export function compileBehavior(
   // The loop ran at least once: `tries` is never empty.
   const chosen = built!;
   const { compiled, candidates, verification } = chosen;
-  if (isEmptyIr(compiled.ir)) throw emptyPackage(normalized, training);
+  if (isEmptyIr(compiled.ir)) {
+    throw emptyPackage(normalized, training, verification);
+  }
   const promoted = promoteReplayVerified(compiled, verification);
   const pkg = buildPackage(chosen, {
     name: options.name ?? "behavior",
