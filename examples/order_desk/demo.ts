@@ -100,12 +100,19 @@ export async function demo(
     episode: 1_000_000 + (options.seed ?? DEMO_INSTANCE),
   });
   const runtime = new BehaviorRuntime(validatePackage(compiled.package), caps);
+  // The run is recorded in a capture of its own, finished when it ends.
+  coord.startCapture({
+    id: runCapture,
+    label: "order desk demo run",
+    activate: false,
+  });
   const result = await runtime.run(caps.input, {
     sink: store.sink(runCapture),
     captureId: runCapture,
     episodeId: "run_1",
     outcome: caps.outcome,
   });
+  coord.finishCapture(runCapture);
   const outcome = caps.outcome();
   const runLineage = await coord.lineageReport(runCapture);
   const where = {
