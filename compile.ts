@@ -88,7 +88,10 @@ export async function main(args: string[]): Promise<number> {
     return await command.run(compileContext(cl, io));
   } catch (err) {
     const code = err instanceof UsageError ? 2 : 1;
-    const msg = `harness compile: ${(err as Error).message}`;
+    // `run` speaks as itself: its errors are about running, not compiling.
+    const msg = `harness ${p[0] === "run" ? "run" : "compile"}: ${
+      (err as Error).message
+    }`;
     io.err(
       json
         ? errorText(msg, { exitCode: code, json: true })

@@ -100,6 +100,12 @@ export async function demo(
     episode: 1_000_000 + (options.seed ?? DEMO_INSTANCE),
   });
   const runtime = new BehaviorRuntime(validatePackage(compiled.package), caps);
+  // The run is recorded in a capture of its own, finished when it ends.
+  coord.startCapture({
+    id: runCapture,
+    label: "order desk demo run",
+    activate: false,
+  });
   const result = await runtime.run(caps.input, {
     sink: store.sink(runCapture),
     captureId: runCapture,

@@ -1,6 +1,7 @@
 /**
  * `compile.ts run PKG --capabilities MODULE.ts [--model PROVIDER/MODEL]
- * [--model-url URL] [--user-file FILE.jsonl] [-- MODULE ARGS…]`: run a
+ * [--model-url URL] [--model-timeout S] [--max-tokens N]
+ * [--user-file FILE.jsonl] [-- MODULE ARGS…]`: run a
  * compiled package in its form. A tree package runs once on the module's
  * input (residual leaves through the module's model binding, or through
  * `--model`); an agent-form package runs a conversation with `--model`:
@@ -12,8 +13,16 @@
  * schemas?, instructions?, input?, model?, outcome?}`; `args` are the words
  * after `--`.
  *
+ * With `--trace` the run is recorded in the store: into a capture of its
+ * own (`run_<package>_<time>_<hex>`, finished when the run ends), or into
+ * the capture `--capture ID` names (left open: it is the user's).
+ *
  * With `--trust KEY …` the package must be signed by one of those keys
  * (checked before the capabilities module is loaded).
+ *
+ * A run that fails on the way (the model API fails, a tool cannot be
+ * bound) is still printed, `--json` included, with `status: "failed"` and
+ * its `error`; the traced episode is finished with the error recorded.
  *
  * @module
  */
@@ -22,6 +31,8 @@ import type { PackageCapabilities } from "../forms/form.ts";
 import type { RecordingSink } from "../gateway/open_sink.ts";
 import type { Io } from "./io.ts";
 import { UsageError } from "./io.ts";
+import { annotation } from "../trace/episode_events.ts";
+import { CAPTURE_EPISODE } from "../lineage/episodes.ts";
 
 /** Options of {@linkcode runCommand}, from the command line. */
 export interface RunCommandOptions {
@@ -33,6 +44,10 @@ export interface RunCommandOptions {
   model?: string;
   /** The model API's base URL. */
   modelUrl?: string;
+  /** `--model-timeout`: seconds each model request may take (the bindings' 60 by default). */
+  modelTimeout?: string;
+  /** `--max-tokens`: most tokens per model answer (sent as the request's `max_tokens`). */
+  maxTokens?: string;
   /** Scripted user messages (JSONL). */
   userFile?: string;
   /** Episode number handed to the module. */
@@ -129,10 +144,41 @@ async function loadCapabilities(
   return caps;
 }
 
+/**
+ * A positive number flag's value.
+ *
+ * @param flag The flag, for the message.
+ * @param value Its text, if given.
+ * @param integer Whether it must be a whole number.
+ * @returns The number, or undefined when not given.
+ * @throws {UsageError} Anything but a positive number.
+ */
+function positiveFlag(
+  flag: string,
+  value: string | undefined,
+  integer: boolean,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!(n > 0) || !Number.isFinite(n) || (integer && !Number.isInteger(n))) {
+    throw new UsageError(
+      `--${flag} ${JSON.stringify(value)}: give a positive ${
+        integer ? "whole number" : "number"
+      }`,
+    );
+  }
+  return n;
+}
+
 async function openChat(o: RunCommandOptions): Promise<ChatModel | null> {
   if (!o.model) return null;
+  const seconds = positiveFlag("model-timeout", o.modelTimeout, false);
   const { openModel } = await import("../models/open_model.ts");
-  return openModel(o.model, { url: o.modelUrl, env: o.env ?? {} });
+  return openModel(o.model, {
+    url: o.modelUrl,
+    env: o.env ?? {},
+    ...(seconds !== undefined ? { timeoutMs: Math.round(seconds * 1000) } : {}),
+  });
 }
 
 /**
@@ -148,6 +194,8 @@ export async function runCommand(
   o: RunCommandOptions,
   io: Io,
 ): Promise<number> {
+  const maxTokens = positiveFlag("max-tokens", o.maxTokens, true);
+  positiveFlag("model-timeout", o.modelTimeout, false);
   const packagePath = o.package;
   const { loadPackage } = await import("../package/load_package.ts");
   const { runPackage } = await import("../forms/run_package.ts");
@@ -185,14 +233,30 @@ export async function runCommand(
   if (o.input !== undefined) caps.input = { ...caps.input, text: o.input };
   const chat = await openChat(o);
   let sink: RecordingSink | null = null;
-  const captureId = o.capture ?? `run_${pkg.manifest.name}`;
+  // A run traced into no named capture gets a capture of its own, started
+  // here and finished when the run ends; a named one is the user's: the
+  // run adds its episode and leaves the capture open.
+  const own = o.capture === undefined;
+  const captureId = o.capture ?? runCaptureId(pkg.manifest.name);
+  const captureCtx = {
+    captureId,
+    episodeId: CAPTURE_EPISODE,
+    source: { host: "harness", adapter: "compile-run", model: null },
+  };
   if (o.trace) {
     const { openRecordingSink } = await import("../gateway/open_sink.ts");
     sink = openRecordingSink(o.root, captureId, { role: "runtime" });
+    if (own) {
+      sink.emit(annotation(captureCtx, {
+        type: "capture.started",
+        label: `run of ${pkg.manifest.name}`,
+      }));
+    }
   }
   try {
     const run = await runPackage(pkg, caps, {
       chat,
+      maxTokens,
       users,
       sink,
       captureId,
@@ -212,13 +276,34 @@ export async function runCommand(
       );
     } else {
       for (const line of describeRun(run, pkg)) io.out(line);
+      if (run.result.error) {
+        io.err(`harness run: ${run.result.error.message}`);
+      }
       if (outcome) io.out(`  outcome: ${JSON.stringify(outcome)}`);
       if (sink) io.out(`  trace: capture ${captureId} (via ${sink.mode})`);
     }
     return run.result.status === "completed" ? 0 : 1;
   } finally {
+    if (sink && own) {
+      sink.emit(annotation(captureCtx, { type: "capture.finished" }));
+    }
     await sink?.close();
   }
+}
+
+/**
+ * The capture of a traced run nobody named: `run_<package>_<UTC time>_<4
+ * hex>`, new per run (a finished capture takes no more events).
+ *
+ * @param name The package's name.
+ * @returns The capture id.
+ */
+export function runCaptureId(name: string): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(
+    "T",
+    "-",
+  ).slice(0, 15);
+  return `run_${name}_${stamp}_${crypto.randomUUID().slice(0, 4)}`;
 }
 
 /**

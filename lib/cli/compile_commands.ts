@@ -25,8 +25,9 @@ Usage:
   compile.ts explain PACKAGE.json [--json]   (exit 1, with a warning, when the package was altered after compile)
   compile.ts report PACKAGE.json --out FILE.html   (the explain view as one self-contained HTML file)
   compile.ts run PACKAGE.json --capabilities MODULE.ts [--model PROVIDER/MODEL] [--model-url URL]
-             [--user-file FILE.jsonl] [--episode N] [--input TEXT] [--trace] [--capture ID]
-             [--trust KEY ...] [--root DIR] [--json] [-- MODULE ARGS...]
+             [--model-timeout SECONDS] [--max-tokens N] [--user-file FILE.jsonl] [--episode N]
+             [--input TEXT] [--trace] [--capture ID] [--trust KEY ...] [--root DIR] [--json]
+             [-- MODULE ARGS...]
              (MODULE exports createCapabilities({episode, args}) → {tools, schemas?,
              instructions?, input?, model?, outcome?}; an agent-form package runs a
              conversation with --model openai/… or anthropic/…: user messages from
@@ -215,6 +216,8 @@ export const COMPILE_COMMANDS: CommandTable<CompileContext> = {
       capabilities: { type: "string" },
       model: { type: "string" },
       "model-url": { type: "string" },
+      "model-timeout": { type: "string" },
+      "max-tokens": { type: "string" },
       "user-file": { type: "string" },
       episode: { type: "string" },
       input: { type: "string" },
@@ -258,6 +261,8 @@ async function runPackageCommand(c: CompileContext): Promise<number> {
     capabilities,
     model: c.cl.string("model"),
     modelUrl: c.cl.string("model-url"),
+    modelTimeout: c.cl.string("model-timeout"),
+    maxTokens: c.cl.string("max-tokens"),
     userFile: c.cl.string("user-file"),
     episode: c.cl.string("episode"),
     input: c.cl.string("input"),

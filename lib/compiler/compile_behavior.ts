@@ -8,6 +8,9 @@
  */
 import type { Episode, NormEpisode } from "../lineage/records.ts";
 import { normalizeAll } from "../lineage/normalize.ts";
+import { inferFidelity } from "../store/fidelity.ts";
+import { withoutDeadEnds } from "../forms/core_steps.ts";
+import { EmptyPackageError, isEmptyIr } from "../package/empty_package.ts";
 import type { Candidate } from "../package/candidate.ts";
 import type { Effects } from "../package/tool_effects.ts";
 import { type EffectsResolution, resolveEffects } from "./effects.ts";
@@ -74,8 +77,9 @@ export interface CompileOptions {
    */
   compilerModelId?: string | null;
   /**
-   * Capture fidelity.
-   * @default "F3"
+   * Capture fidelity. When absent it is the captures' own, as `capture
+   * inspect` reads it from their events (the lowest when there are
+   * several); "F3" only for episodes that came already normalized.
    */
   captureFidelity?: string;
   /**
@@ -111,6 +115,67 @@ export interface CompileOptions {
   tune?: boolean;
 }
 
+/** Why the episodes gave a package that would do nothing. */
+function emptyPackage(
+  normalized: NormEpisode[],
+  training: NormEpisode[],
+  verification: VerificationReport,
+): EmptyPackageError {
+  const n = normalized.length;
+  const ok = normalized.filter((e) => e.success === true).length;
+  const count = (eps: NormEpisode[]) =>
+    eps.reduce((s, e) => s + e.steps.length, 0);
+  const all = count(normalized);
+  const dead = all - count(training);
+  const calls = `${all} tool calls${
+    dead ? `, ${dead} of them refused or failed` : ""
+  }`;
+  const eps = `${n} episode${n === 1 ? "" : "s"}`;
+  const left = (verification.dropped ?? []).slice(0, 5);
+  return new EmptyPackageError(
+    n === 0
+      ? "Nothing to compile: the captures hold no episode; capture some sessions first"
+      : `Nothing to compile: the ${eps} (${calls}) ${
+        n === 1 ? "shows" : "show"
+      } no step the package could make itself, so it would leave everything to the model; ${
+        n === 1
+          ? "one session shows what was done once, not what repeats: capture more sessions of the same task"
+          : "capture more sessions of the same task"
+      }${
+        ok === 0
+          ? ` and mark the ones that succeeded ("ingest.ts capture outcome <capture> <episode> --success"): the tree form is built from successful episodes only`
+          : ""
+      }${
+        left.length
+          ? `. Left out: ${left.map((d) => `${d.node} (${d.why})`).join("; ")}`
+          : ""
+      }`,
+  );
+}
+
+const FIDELITY_ORDER = ["F0", "F1", "F2", "F3", "F4"];
+
+/**
+ * The fidelity the captured episodes show (`inferFidelity` over each
+ * capture's events, the lowest of the captures), or undefined when there
+ * are none.
+ */
+function capturesFidelity(raw: Episode[]): string | undefined {
+  const byCapture = new Map<string, Episode[]>();
+  for (const e of raw) {
+    byCapture.set(e.capture_id, [...byCapture.get(e.capture_id) ?? [], e]);
+  }
+  let lowest: string | undefined;
+  for (const eps of byCapture.values()) {
+    const level = inferFidelity(eps.flatMap((e) => e.events));
+    if (
+      lowest === undefined ||
+      FIDELITY_ORDER.indexOf(level) < FIDELITY_ORDER.indexOf(lowest)
+    ) lowest = level;
+  }
+  return lowest;
+}
+
 /**
  * The whole pipeline: resolve effects, normalize, build and verify the
  * form, promote, package. The form is chosen before anything is built:
@@ -127,6 +192,7 @@ export interface CompileOptions {
  * @param options Name, maps, contracts, effects, model, fidelity, version.
  * @returns The result.
  * @throws {TypeError} When `options.effects` gives an effect other than `read`, `write` or `destructive`.
+ * @throws {EmptyPackageError} When the package would do nothing (no tool call, no model leaf), with the reason.
  */
 export function compileBehavior(
   episodes: (Episode | NormEpisode)[],
@@ -149,12 +215,15 @@ export function compileBehavior(
       a.episode_id < b.episode_id ? -1 : a.episode_id > b.episode_id ? 1 : 0
     );
   progress("normalize", episodes.length, episodes.length);
+  // Refused and failed calls are evidence about the tools (effects,
+  // errors), never steps the package should reproduce.
+  const training = normalized.map(withoutDeadEnds);
   const form = options.form ?? "auto";
   const tries = form === "auto" ? AUTO_ORDER : [formNamed(form)];
   let built: CompiledForm | undefined;
   for (const [i, f] of tries.entries()) {
     const trial = i < tries.length - 1;
-    built = f.compile(normalized, {
+    built = f.compile(training, {
       name: options.name,
       effects,
       trial,
@@ -169,11 +238,18 @@ export function compileBehavior(
       speculativeCoverage: options.speculativeCoverage,
       tune: options.tune,
     });
-    if (!trial || verifiedClean(built.verification)) break;
+    // A trial that does nothing proves nothing by replaying clean.
+    if (
+      !trial ||
+      (verifiedClean(built.verification) && !isEmptyIr(built.compiled.ir))
+    ) break;
   }
   // The loop ran at least once: `tries` is never empty.
   const chosen = built!;
   const { compiled, candidates, verification } = chosen;
+  if (isEmptyIr(compiled.ir)) {
+    throw emptyPackage(normalized, training, verification);
+  }
   const promoted = promoteReplayVerified(compiled, verification);
   const pkg = buildPackage(chosen, {
     name: options.name ?? "behavior",
@@ -182,7 +258,7 @@ export function compileBehavior(
     effects,
     effectsSource: resolution.source,
     compilerModelId: options.compilerModelId ?? options.model?.id ?? null,
-    captureFidelity: options.captureFidelity,
+    captureFidelity: options.captureFidelity ?? capturesFidelity(raw),
     version: options.version,
     promoted,
   });

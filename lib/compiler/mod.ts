@@ -45,3 +45,4 @@ export type { Effects } from "../package/tool_effects.ts";
 export { describeEffects, type EffectsResolution } from "./effects.ts";
 export { type EffectSource } from "../package/tool_effects.ts";
 export { explainPackage } from "../package/explain.ts";
+export { EmptyPackageError } from "../package/empty_package.ts";

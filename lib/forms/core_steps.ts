@@ -58,6 +58,27 @@ export function referencedStores(source: string | null): string[] {
 }
 
 /**
+ * An episode as the forms train on it: a call that failed or was refused
+ * (`denied`, `exit 1`) and was not tried again right after (the next call
+ * is not the same call) is dropped: it is evidence about the tool, never a
+ * step to reproduce. A failed attempt followed by the same call stays (the
+ * retry is recovery, which `coreSteps` collapses).
+ *
+ * @param ep A normalized episode.
+ * @returns The same episode, or a copy without its dead ends.
+ */
+export function withoutDeadEnds(ep: NormEpisode): NormEpisode {
+  const retried = (i: number) => {
+    const next = ep.steps[i + 1];
+    return next !== undefined &&
+      next.logical_tool === ep.steps[i].logical_tool &&
+      canonicalJson(next.arguments) === canonicalJson(ep.steps[i].arguments);
+  };
+  const steps = ep.steps.filter((s, i) => s.ok || retried(i));
+  return steps.length === ep.steps.length ? ep : { ...ep, steps };
+}
+
+/**
  * The core steps of an episode.
  *
  * @param ep A normalized episode.

@@ -106,6 +106,8 @@ export interface RunPackageOptions {
   episodeId?: string;
   /** Agent form: most model requests per user message. */
   maxRequestsPerTurn?: number;
+  /** Most tokens per model answer (`max_tokens` of each request); the API's default when absent. */
+  maxTokens?: number;
 }
 
 /** What {@linkcode Form.replay} replays, and with what. */

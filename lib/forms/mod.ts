@@ -27,6 +27,7 @@ export {
 export { GatewayDriver } from "./agent/gateway_driver.ts";
 export { UnservableError } from "./unservable_error.ts";
 export type { BoundTool } from "../runtime/bind_args.ts";
+export type { RunFailure } from "../runtime/run_failure.ts";
 export {
   MissingCapabilityError,
   type ToolRegistry,

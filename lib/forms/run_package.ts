@@ -10,6 +10,7 @@
  */
 import type { BehaviorPackage } from "../package/package.ts";
 import { irTools } from "../package/load_package.ts";
+import { EmptyPackageError, isEmptyIr } from "../package/empty_package.ts";
 import { isTool } from "../runtime/bind_args.ts";
 import { MissingCapabilityError } from "../runtime/runtime_types.ts";
 import type { PackageCapabilities, RunPackageOptions } from "./form.ts";
@@ -46,12 +47,18 @@ export function checkCapabilities(
  * @returns The run.
  * @throws {TypeError} An agent-form package with no chat model.
  * @throws {MissingCapabilityError} A tool or model the package needs is not bound.
+ * @throws {EmptyPackageError} A package that would do nothing.
  */
 export async function runPackage(
   pkg: BehaviorPackage,
   caps: PackageCapabilities,
   options: RunPackageOptions = {},
 ): Promise<PackageRun> {
+  if (isEmptyIr(pkg.ir)) {
+    throw new EmptyPackageError(
+      `${pkg.manifest.name} does nothing of its own: its IR has no tool call, leaf, lookup or choice (an empty package); recompile it from more sessions of the task`,
+    );
+  }
   checkCapabilities(pkg, caps.tools);
   const form = formOf(pkg.ir);
   const result = await form.run(pkg, caps, options);

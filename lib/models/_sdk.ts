@@ -12,6 +12,7 @@ import {
   ModelConfigError,
   ModelResponseError,
   redactSecret,
+  retryCannotHelp,
 } from "./errors.ts";
 
 /** Per-attempt time-out of both bindings, in milliseconds. */
@@ -54,17 +55,43 @@ export interface CountingFetch {
   readonly count: number;
 }
 
+async function errorMessageOf(res: Response): Promise<string> {
+  try {
+    const text = await res.clone().text();
+    try {
+      const body = JSON.parse(text);
+      return apiMessageOf({ error: body?.error ?? body }) ?? text;
+    } catch {
+      return text;
+    }
+  } catch {
+    return "";
+  }
+}
+
 /**
- * Make a `fetch` that counts requests, for one call.
+ * Make a `fetch` that counts requests, for one call. A 5xx answer whose
+ * error message says a retry cannot help ({@linkcode retryCannotHelp}) is
+ * handed to the SDK with `x-should-retry: false` (the header both SDKs
+ * obey), unless the server set that header itself.
  *
  * @returns The fetch and its counter.
  */
 export function countingFetch(): CountingFetch {
   const state = { count: 0 };
   return {
-    fetch: (input, init) => {
+    fetch: async (input, init) => {
       state.count++;
-      return fetch(input, init);
+      const res = await fetch(input, init);
+      if (res.status < 500 || res.headers.has("x-should-retry")) return res;
+      if (!retryCannotHelp(await errorMessageOf(res))) return res;
+      const headers = new Headers(res.headers);
+      headers.set("x-should-retry", "false");
+      return new Response(res.body, {
+        status: res.status,
+        statusText: res.statusText,
+        headers,
+      });
     },
     get count() {
       return state.count;

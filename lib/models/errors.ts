@@ -117,6 +117,21 @@ export function redactSecret(text: string, secret: string | null): string {
   return text.split(secret).join("[redacted]");
 }
 
+/**
+ * Whether an API's error message says the request itself cannot succeed
+ * as sent: the answer hit a token cap or the context length (a server
+ * that cuts a tool call off at its token cap answers 500 with such a
+ * message). Sending the same request again would only repeat the whole
+ * generation and fail the same way.
+ *
+ * @param message The API's error message.
+ * @returns True when a retry cannot help.
+ */
+export function retryCannotHelp(message: string): boolean {
+  return /max[_ ]?(?:completion[_ ]?)?tokens|token (?:cap|limit)|context (?:length|window)|maximum context|too many tokens|length limit/i
+    .test(message);
+}
+
 function retriesText(attempts: number): string {
   const r = attempts - 1;
   return r === 0 ? "not retried" : `retried ${r} time${r === 1 ? "" : "s"}`;
@@ -129,7 +144,7 @@ function apiErrorMessage(d: ModelApiErrorDetails): string {
     return `Cannot reach the model API at ${d.url} for ${d.model} (${tries}); check the URL (--model-url or the provider's *_BASE_URL) and that the server is running`;
   }
   if (d.failure === "timeout") {
-    return `The model API at ${d.url} did not answer in time for ${d.model} (${tries}); check that the server is up and not overloaded, or raise the time-out`;
+    return `The model API at ${d.url} did not answer in time for ${d.model} (${tries}); check that the server is up and not overloaded, or raise the time-out (--model-timeout SECONDS)`;
   }
   const s = d.status ?? 0;
   const what = s === 401 || s === 403
@@ -138,6 +153,10 @@ function apiErrorMessage(d: ModelApiErrorDetails): string {
     ? "check the model name and the base URL"
     : s === 429
     ? "rate limited: wait, lower the request rate or check the account's quota"
+    : d.apiMessage && retryCannotHelp(d.apiMessage)
+    ? "the request ran into the server's token cap or context length, as its message says: sending it again would fail the same way; raise the token limit (the server's, or --max-tokens when the request set it)"
+    : s >= 500 && d.apiMessage
+    ? "the server failed on this request, as its message says (if that is a passing fault, try again later)"
     : s >= 500
     ? "the server failed: try again later"
     : "check the model name and that it supports the request (tools, structured output)";

@@ -7,6 +7,7 @@
 import type { BehaviorPackage } from "./package.ts";
 import type { ArgExpr, IrNode } from "./ir.ts";
 import { describeSource } from "./source.ts";
+import { plainExplanation } from "./explain_plain.ts";
 
 function arg(e: ArgExpr): string {
   if ("const" in e) return JSON.stringify(e.const);
@@ -202,7 +203,9 @@ function validationLines(
 }
 
 /**
- * Explain mode: every node in tree order with why it exists.
+ * Explain mode: the package in plain words (which steps run without the
+ * model, which need it, and why), then every node in tree order with why
+ * it exists.
  *
  * @param pkg The package.
  * @returns Text.
@@ -210,7 +213,13 @@ function validationLines(
 export function explainPackage(pkg: BehaviorPackage): string {
   const prov = new Map(pkg.provenance.map((p) => [p.node_id, p]));
   const cands = new Map(pkg.candidates.map((c) => [c.candidate_id, c]));
-  const lines: string[] = [summarizePackage(pkg), ""];
+  const lines: string[] = [
+    summarizePackage(pkg),
+    "",
+    ...plainExplanation(pkg),
+    "",
+    "In the compiler's terms (grades E0–E4: how strong the evidence is; residual: left to the model):",
+  ];
   const seen = new Set<string>();
   const visit = (id: string, depth: number) => {
     if (seen.has(id)) return;

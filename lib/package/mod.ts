@@ -46,3 +46,4 @@ export {
   UntrustedPackageError,
 } from "./package_signature.ts";
 export { explainPackage } from "./explain.ts";
+export { EmptyPackageError, isEmptyIr } from "./empty_package.ts";

@@ -1,7 +1,8 @@
 /**
  * {@linkcode EpisodeTrace}: the episode frame a runtime writes around what
- * it does when a sink is attached — `episode.started` once, the outcome as
- * an `episode.outcome` annotation, `episode.finished` once. Without a sink
+ * it does when a sink is attached — `episode.started` once, the error a
+ * failed run ended on as a `run.failed` annotation, the outcome as an
+ * `episode.outcome` annotation, `episode.finished` once. Without a sink
  * it emits nothing.
  *
  * @module
@@ -14,6 +15,7 @@ import {
   episodeStarted,
 } from "../trace/episode_events.ts";
 import type { EventContext } from "../trace/events.ts";
+import { runFailedEvent, type RunFailure } from "./run_failure.ts";
 
 /** The episode frame of one traced run. */
 export class EpisodeTrace {
@@ -60,25 +62,34 @@ export class EpisodeTrace {
   }
 
   /**
-   * The outcome (when known) and `episode.finished`, once.
+   * The error (when the run failed), the outcome (when known) and
+   * `episode.finished`, once.
    *
    * @param outcome The judged outcome, or null.
    * @param reason How it ended.
+   * @param failure The error a failed run ended on.
    */
   finish(
     outcome: { success: boolean; [k: string]: unknown } | null,
     reason: string,
+    failure?: RunFailure | null,
   ): void {
     if (!this.target || this.#ended) return;
     this.start();
     this.#ended = true;
     const { sink, ctx } = this.target;
+    if (failure) sink.emit(runFailedEvent(ctx, failure));
     if (outcome) {
       const { success, ...rest } = outcome;
       sink.emit(
         annotation(ctx, { type: "episode.outcome", success, outcome: rest }),
       );
     }
-    sink.emit(episodeFinished(ctx, { reason }, { actor: "runtime" }));
+    sink.emit(
+      episodeFinished(ctx, {
+        reason,
+        ...(failure ? { stop_reason: failure.message } : {}),
+      }, { actor: "runtime" }),
+    );
   }
 }

@@ -2,8 +2,10 @@
  * One tool call made by a runtime, traced when a sink is attached: a
  * `tool.call.started`, then `tool.call.completed` with the result or
  * `tool.call.failed` with the error, linked to the start. A tool that
- * throws is an answer (`ok: false` with the message), never an exception
- * of the caller.
+ * throws is an answer (`ok: false` with the message); arguments that
+ * cannot be bound to the tool (`ToolBindingError`: a capabilities module
+ * whose tool is `(a) => …`) are a programming error, recorded and thrown,
+ * never shown as a failed call.
  *
  * @module
  */
@@ -15,6 +17,7 @@ import {
   toolCallStarted,
 } from "../trace/tool_events.ts";
 import { callWithArgs, type NamedCall } from "./bind_args.ts";
+import { ToolBindingError } from "../gateway/parameters.ts";
 
 /** What a traced call gave back. */
 export interface TracedCallResult {
@@ -38,6 +41,7 @@ export interface CallTrace {
  * @param call The tool, its name and the arguments by name.
  * @param trace Sink and context, or null.
  * @returns `{ok, result}`; a thrown error becomes `{ok: false, result: message}`.
+ * @throws {ToolBindingError} The arguments cannot be bound to the tool (after the failed call is recorded).
  */
 export async function tracedCall(
   call: NamedCall,
@@ -68,6 +72,7 @@ export async function tracedCall(
         }),
       );
     }
+    if (err instanceof ToolBindingError) throw err;
     return { ok: false, result: error.message };
   }
 }

@@ -52,8 +52,10 @@ Deno.test("ingest.ts demo captures, reports lineage, compiles, runs a fresh inst
     root,
   ]);
   assertEquals(inspect.code, 0);
-  // 40 events of the run, and its capture.finished.
-  assertOk(/chain ok: 41 events/.test(inspect.out), inspect.out);
+  // 40 events of the run, and the run capture's start and finish.
+  assertOk(/chain ok: 42 events/.test(inspect.out), inspect.out);
+  const runCapture = JSON.parse(list.out)[1];
+  assertEquals(runCapture.status, "finished");
   const verify = await run(["capture", "verify", id, "--root", root, "--json"]);
   assertEquals([verify.code, JSON.parse(verify.out).ok], [0, true]);
 });

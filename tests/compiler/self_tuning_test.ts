@@ -5,6 +5,7 @@ import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { runMain } from "../_cli.ts";
 import { tempDir } from "../_helpers.ts";
 import { loadTauData } from "../../eval/tau_data.ts";
+import { withoutDeadEnds } from "../../lib/forms/core_steps.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { summarizePackage } from "../../lib/package/explain.ts";
 import { validateAgentForm } from "../../lib/forms/agent/self_validation.ts";
@@ -87,9 +88,11 @@ Deno.test("self-tuning: a parameter the caller sets is never tuned; with every o
     tune: false,
   });
   assertEquals(off.package.verification.tuning, null);
+  // The form trains on the episodes without their refused or failed calls
+  // (evidence, not steps: `withoutDeadEnds`).
   assertEquals(
     off.package.verification.validation,
-    validateAgentForm(ok, { effects }),
+    validateAgentForm(ok.map(withoutDeadEnds), { effects }),
   );
 });
 

@@ -1,4 +1,6 @@
-import { assertEquals, assertOk } from "../_assert.ts";
+import { assertEquals, assertOk, assertThrows } from "../_assert.ts";
+import { withoutDeadEnds } from "../../lib/forms/core_steps.ts";
+import { EmptyPackageError } from "../../lib/package/empty_package.ts";
 import { loadTauData } from "../../eval/tau_data.ts";
 import { buildAgentForm } from "../../lib/forms/agent/build_agent_form.ts";
 import {
@@ -39,7 +41,11 @@ Deno.test("self-validation: the agent form is cross-validated on its training ep
   assertOk(v.served > 0 && v.served <= v.calls, JSON.stringify(v));
   assertEquals(v.verdict, v.stopped ? "stops conversations" : "pays");
   // Deterministic: the same episodes in another order give the same report.
-  const again = validateAgentForm([...ok].reverse(), { effects });
+  // (The form trains on the episodes without their refused or failed
+  // calls, which are evidence, not steps: `withoutDeadEnds`.)
+  const again = validateAgentForm([...ok].map(withoutDeadEnds).reverse(), {
+    effects,
+  });
   assertEquals(again, v);
   const summary = summarizePackage(r.package);
   assertOk(
@@ -284,7 +290,7 @@ function ordersReadTwice(): string {
   });
 }
 
-Deno.test("self-validation: when no training episode held out is served, the shipped package keeps none of its lookups, and it and its summary say why", () => {
+Deno.test("self-validation: when no training episode held out is served, no lookup is kept, and compile refuses the package that would do nothing, naming the lookup left out and why", () => {
   const data = loadTauData(ordersReadTwice());
   const ok = data.episodes.map((e) => e.norm);
   assertEquals(ok.length, 8);
@@ -296,29 +302,15 @@ Deno.test("self-validation: when no training episode held out is served, the shi
     ["lookup_get_order"],
   );
   // Held out in turn, no episode is served: the two that read an order
-  // share a fold, so its form never saw such a read.
-  const r = compileBehavior(ok, { name: "shop", effects, form: "agent" });
-  const v = r.package.verification.validation;
-  assertOk(v);
-  assertEquals(v.verdict, "saves nothing");
-  assertEquals(v.served, 0);
-  const root = r.package.ir.nodes[r.package.ir.root];
-  assertOk(root.kind === "agent");
-  assertEquals(root.lookups, []);
-  assertEquals(r.compiled.stats.lookup_nodes, 0);
-  // The package says which node was left out and why.
-  const left = r.package.verification.dropped ?? [];
-  assertEquals(left.length, r.compiled.stats.dropped);
-  assertOk(
-    left.some((d) =>
-      d.node === "lookup_get_order" && d.why.startsWith("validation: on 8")
-    ),
-    JSON.stringify(left),
+  // share a fold, so its form never saw such a read. Without the lookup
+  // the package would leave everything to the model (issue #36: an empty
+  // package is refused with the reason).
+  const err = assertThrows(
+    () => compileBehavior(ok, { name: "shop", effects, form: "agent" }),
+    EmptyPackageError,
   );
   assertOk(
-    summarizePackage(r.package).includes(
-      "the lookups saved nothing there: the package keeps none",
-    ),
+    /Left out: lookup_get_order \(validation: on 8/.test(err.message),
+    err.message,
   );
-  assertOk(summarizePackage(r.package).includes("    lookup_get_order: "));
 });

@@ -21,6 +21,7 @@ import {
   generateDeskEpisodes,
 } from "../../examples/order_desk/order_desk.ts";
 import { tempDir } from "../_helpers.ts";
+import { EmptyPackageError } from "../../lib/package/empty_package.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const IR_SCHEMA = "harness.ir.v1.schema.json";
@@ -70,11 +71,19 @@ async function compiledPackages(): Promise<Map<string, BehaviorPackage>> {
     const norm = slice.episodes.filter((e) => e.norm.success === true)
       .map((e) => e.norm);
     for (const form of ["auto", "tree", "agent"] as const) {
-      out.set(
-        `τ² ${domain} (${form})`,
-        compileBehavior(norm, { name: domain, effects: slice.effects, form })
-          .package,
-      );
+      let pkg: BehaviorPackage;
+      try {
+        pkg = compileBehavior(norm, {
+          name: domain,
+          effects: slice.effects,
+          form,
+        }).package;
+      } catch (err) {
+        // A tree of no step is refused (issue #36), not written.
+        if (form === "tree" && err instanceof EmptyPackageError) continue;
+        throw err;
+      }
+      out.set(`τ² ${domain} (${form})`, pkg);
     }
     // Few episodes: state-changing tools training never made (`unseen_tools`).
     out.set(

@@ -15,6 +15,12 @@ import { tempDir } from "../_helpers.ts";
 import { runMain } from "../_cli.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
+import { HarnessStore } from "../../lib/store/mod.ts";
+import { loadEpisodes } from "../../lib/lineage/episodes.ts";
+import {
+  DESK_EFFECTS,
+  generateDeskEpisodes,
+} from "../../examples/order_desk/order_desk.ts";
 import { GatewayDriver } from "../../lib/forms/agent/gateway_driver.ts";
 import { servedPackages } from "../../lib/cli/served_packages.ts";
 import { RetailEnv } from "../../eval/envs/tau2/mod.ts";
@@ -192,10 +198,15 @@ Deno.test("serve --package refuses a malformed, a tampered and a tree-form packa
   // Widen what a lookup reads from, keep the digest.
   lookup.args[0].sources.push({ from: "user_text" });
   const tampered = file("tampered.json", JSON.stringify(doc));
-  const tree = compileBehavior(
-    retail.data.episodes.slice(0, 2).map((e) => e.norm),
-    { name: "retail_tree", effects: retail.effects, form: "tree" },
-  ).package;
+  // A tree package that does something (a tree of no step is refused at
+  // compile): the order desk's.
+  using deskStore = new HarnessStore(join(dir.path, "desk"));
+  generateDeskEpisodes(deskStore.sink("desk"), "desk", 30);
+  const tree = compileBehavior(await loadEpisodes(deskStore, "desk"), {
+    name: "desk_tree",
+    effects: DESK_EFFECTS,
+    form: "tree",
+  }).package;
   assertEquals(tree.ir.nodes[tree.ir.root].kind === "agent", false);
   const treeFile = file("tree.json", JSON.stringify(tree));
 
@@ -232,7 +243,7 @@ Deno.test("serve --package refuses a malformed, a tampered and a tree-form packa
     ],
     [
       treeFile,
-      /Cannot serve .*tree\.json: retail_tree is a tree-form package: it calls tools itself/,
+      /Cannot serve .*tree\.json: desk_tree is a tree-form package: it calls tools itself/,
     ],
     [
       `shop=${tampered}`,

@@ -26,8 +26,13 @@ function describeConversation(
   pkg: BehaviorPackage,
 ): string[] {
   const s = r.stats;
+  const refused = r.refused
+    ? ` with ${r.refused} refused call${
+      r.refused === 1 ? "" : "s"
+    } (not made, whatever the replies say)`
+    : "";
   return [
-    `conversation with ${pkg.manifest.name}: ${r.status}${
+    `conversation with ${pkg.manifest.name}: ${r.status}${refused}${
       r.reason ? ` (${r.reason})` : ""
     }, ${r.turns} user messages`,
     `  model requests: ${s.model_requests} (${s.prompt_tokens} prompt + ${s.completion_tokens} completion tokens)`,

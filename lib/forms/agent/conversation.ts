@@ -23,6 +23,7 @@
  */
 import type { UnsealedEvent } from "../../trace/event.ts";
 import { EpisodeTrace } from "../../runtime/episode_trace.ts";
+import type { RunFailure } from "../../runtime/run_failure.ts";
 import type { BehaviorPackage } from "../../package/package.ts";
 import { changesState } from "../../package/tool_effects.ts";
 import { message } from "../../trace/episode_events.ts";
@@ -73,6 +74,7 @@ export class Conversation {
   readonly #trace: EpisodeTrace;
   readonly #maxRequests: number;
   readonly #maxRefusals: number;
+  readonly #maxTokens: number | undefined;
   #ids = 0;
   readonly #stats: ConversationStats = emptyStats();
 
@@ -95,6 +97,7 @@ export class Conversation {
     this.#model = options.model;
     this.#maxRequests = options.maxRequestsPerTurn ?? 16;
     this.#maxRefusals = options.maxRefusalsPerTurn ?? 2;
+    this.#maxTokens = options.maxTokens;
     const sink = options.sink ?? null;
     const ctx: EventContext = {
       captureId: options.captureId ?? "runtime",
@@ -145,16 +148,19 @@ export class Conversation {
   }
 
   /**
-   * End the traced episode (with an outcome when one is known).
+   * End the traced episode (with an outcome when one is known, and the
+   * error when the conversation failed).
    *
    * @param outcome The judged outcome, or null.
    * @param reason How it ended. @default "completed"
+   * @param failure The error a failed conversation ended on.
    */
   finish(
     outcome: { success: boolean; [k: string]: unknown } | null = null,
     reason = "completed",
+    failure: RunFailure | null = null,
   ): void {
-    this.#trace.finish(outcome, reason);
+    this.#trace.finish(outcome, reason, failure);
   }
 
   #writes(tool: string): boolean {
@@ -213,6 +219,7 @@ export class Conversation {
         ...this.#messages,
       ],
       tools,
+      ...(this.#maxTokens !== undefined ? { max_tokens: this.#maxTokens } : {}),
     };
     const node = this.#pkg ? "agent" : "model";
     const req = this.#ctx

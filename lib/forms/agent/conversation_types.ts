@@ -30,6 +30,8 @@ export interface ConversationOptions {
   episodeId?: string;
   /** Most model requests for one user message. @default 16 */
   maxRequestsPerTurn?: number;
+  /** Most tokens per model answer (each request's `max_tokens`); the API's default when absent. */
+  maxTokens?: number;
   /** Most refused choices for one user message; one more stops the conversation. @default 2 */
   maxRefusalsPerTurn?: number;
   /** Lookup fan-out cap (the package's own when absent). */

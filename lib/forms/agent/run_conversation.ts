@@ -7,6 +7,7 @@
  */
 import type { BehaviorPackage } from "../../package/package.ts";
 import type { PackageCapabilities, RunPackageOptions } from "../form.ts";
+import { type RunFailure, runFailure } from "../../runtime/run_failure.ts";
 import { Conversation } from "./conversation.ts";
 import type {
   ConversationCall,
@@ -15,10 +16,22 @@ import type {
 
 /** A conversation's result. */
 export interface ConversationRun {
-  /** `completed` (every user message answered), `stopped` (the package stopped). */
-  status: "completed" | "stopped";
-  /** Why it stopped. */
+  /**
+   * `completed` (every user message answered), `stopped` (the package
+   * stopped it), `failed` (an error ended it: the model API failed, a
+   * tool cannot be bound).
+   */
+  status: "completed" | "stopped" | "failed";
+  /** Why it stopped or failed. */
   reason: string | null;
+  /** The error a failed conversation ended on (null otherwise). */
+  error: RunFailure | null;
+  /**
+   * Calls the package refused (a state-changing choice outside its
+   * candidates, a tool not offered): a `completed` run with refusals did
+   * not do all the model asked, whatever its replies say.
+   */
+  refused: number;
   /** User messages taken. */
   turns: number;
   /** The replies, in order. */
@@ -54,28 +67,40 @@ export async function runConversation(
     captureId: options.captureId,
     episodeId: options.episodeId,
     maxRequestsPerTurn: options.maxRequestsPerTurn,
+    maxTokens: options.maxTokens,
   });
   const run: ConversationRun = {
     status: "completed",
     reason: null,
+    error: null,
+    refused: 0,
     turns: 0,
     replies: [],
     stats: conv.stats,
     calls: [],
   };
-  for await (const text of options.users ?? []) {
-    run.turns++;
-    const turn = await conv.user(text);
-    options.onTurn?.(text, turn);
-    if (turn.status === "stopped") {
-      run.status = "stopped";
-      run.reason = turn.reason;
-      break;
+  try {
+    for await (const text of options.users ?? []) {
+      run.turns++;
+      const turn = await conv.user(text);
+      options.onTurn?.(text, turn);
+      if (turn.status === "stopped") {
+        run.status = "stopped";
+        run.reason = turn.reason;
+        break;
+      }
+      run.replies.push(turn.reply ?? "");
     }
-    run.replies.push(turn.reply ?? "");
+  } catch (err) {
+    // A model API that failed, a tool that cannot be bound: the
+    // conversation ends here, with the error in its result and its trace.
+    run.status = "failed";
+    run.error = runFailure(err);
+    run.reason = run.error.message;
   }
-  conv.finish(caps.outcome?.() ?? null, run.status);
+  conv.finish(caps.outcome?.() ?? null, run.status, run.error);
   run.stats = conv.stats;
+  run.refused = run.stats.refused;
   run.calls = [...conv.calls];
   return run;
 }

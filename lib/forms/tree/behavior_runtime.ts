@@ -13,6 +13,12 @@
  */
 import { traceUsage } from "../../runtime/model_events.ts";
 import { callWithArgs, isTool } from "../../runtime/bind_args.ts";
+import { ToolBindingError } from "../../gateway/parameters.ts";
+import {
+  runFailedEvent,
+  type RunFailure,
+  runFailure,
+} from "../../runtime/run_failure.ts";
 import { fieldProblem } from "../../package/signature_check.ts";
 import type { UnsealedEvent } from "../../trace/event.ts";
 import {
@@ -157,8 +163,24 @@ export class BehaviorRuntime {
       hasTool: (t) => isTool(this.#tools[t]),
       observer: trace?.observer ?? null,
     });
-    const r = await driveTreeAsync(walk, (req) => this.#answer(req, trace));
+    // A model that fails or a tool that cannot be bound ends the walk
+    // (`failed`), the error kept for the result and the trace.
+    let failure: RunFailure | null = null;
+    const r = await driveTreeAsync(walk, async (req) => {
+      try {
+        return await this.#answer(req, trace);
+      } catch (err) {
+        failure = runFailure(err, req.node.id);
+        return {
+          halt: {
+            status: "failed",
+            reason: `${req.node.id}: ${failure.message}`,
+          },
+        };
+      }
+    });
     if (trace) {
+      if (failure) trace.emit(runFailedEvent(trace.ctx, failure));
       const outcome = options.outcome?.();
       if (outcome) {
         const { success, ...rest } = outcome;
@@ -185,6 +207,7 @@ export class BehaviorRuntime {
       outputs,
       steps: r.steps,
       model_calls: r.model_calls,
+      error: failure,
       events: trace?.count ?? 0,
     };
   }
@@ -262,6 +285,9 @@ export class BehaviorRuntime {
       );
       return { ok: true, result };
     } catch (err) {
+      // Arguments that cannot be bound are the capabilities' mistake, not
+      // the tool's answer: the run fails on it (no recovery retries it).
+      if (err instanceof ToolBindingError) throw err;
       const error = toolErrorRecord(err);
       trace?.emit(
         toolCallFailed(trace.ctx, { tool, arguments: args, error }, {

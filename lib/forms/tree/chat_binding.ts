@@ -15,6 +15,7 @@ import type {
   ChatResponse,
   ChatTool,
   ChatUsage,
+  JsonSchema,
 } from "../../models/chat_types.ts";
 import { ModelResponseError } from "../../models/errors.ts";
 import {
@@ -103,13 +104,36 @@ function historyMessages(history: unknown[]): ChatMessage[] {
   return out;
 }
 
+/**
+ * The strict outputs schema of a predict leaf; an index leaf's output (an
+ * integer from 0 beside the `options` list it indexes) gets the list's
+ * last index as its `maximum`, known only now, so the model cannot answer
+ * past its end.
+ */
+function boundedOutputs(
+  signature: Signature,
+  inputs: Record<string, unknown>,
+): JsonSchema {
+  const schema = outputsSchema(signature.outputs, true);
+  const options = inputs.options;
+  if (!Array.isArray(options) || options.length === 0) return schema;
+  const props = schema.properties as Record<string, JsonSchema>;
+  for (const [name, f] of Object.entries(signature.outputs)) {
+    if (f.type === "integer" && f.minimum === 0 && props[name]) {
+      props[name] = { ...props[name], maximum: options.length - 1 };
+    }
+  }
+  return schema;
+}
+
 // The binding is one object whose predict and react share the request path and the usage tally.
 /**
  * Bind residual leaves to a chat model.
  *
  * `predict` sends the signature's instructions as the system message and
  * the inputs as JSON, with a strict structured-output schema built from the
- * outputs (types, `enum`, `minimum`; object, array and json outputs travel
+ * outputs (types, `enum`, `minimum`, and for an index leaf the `maximum`
+ * of the list it indexes; object, array and json outputs travel
  * as JSON text and are parsed back); it returns the parsed object and
  * leaves checking it against the signature to the runtime. `react` sends
  * the same, then the steps so far as the model's own tool calls and their
@@ -181,7 +205,7 @@ export function chatModelBinding(
         ],
         response_format: {
           name: formatName(signature.id),
-          schema: outputsSchema(signature.outputs, true),
+          schema: boundedOutputs(signature, inputs),
         },
       });
       if (resp.refusal !== null) return refused(resp, signature);

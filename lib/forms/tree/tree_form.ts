@@ -52,7 +52,9 @@ export const TREE_FORM: Form<"tree", RunResult, Coverage> = {
   replay: (compiled, options) => coverageOf(compiled, options),
   run: (pkg, caps, options) => {
     const model = options.chatBinding ??
-      (options.chat ? chatModelBinding(options.chat) : null) ??
+      (options.chat
+        ? chatModelBinding(options.chat, { maxTokens: options.maxTokens })
+        : null) ??
       caps.model ?? null;
     const runtime = new BehaviorRuntime(pkg, { tools: caps.tools, model });
     return runtime.run(caps.input ?? {}, {

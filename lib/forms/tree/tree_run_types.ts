@@ -7,6 +7,7 @@
  */
 import type { EventSink } from "../../gateway/event_sink.ts";
 import type { Signature } from "../../package/ir.ts";
+import type { RunFailure } from "../../runtime/run_failure.ts";
 import type { RunStep, TreeModelCall } from "./tree_requests.ts";
 
 /** One step of a react leaf's loop. */
@@ -58,6 +59,8 @@ export interface RunResult {
   steps: RunStep[];
   /** Leaves that called the model. */
   model_calls: TreeModelCall[];
+  /** The error a failed run ended on (a model API that failed, a tool that cannot be bound); null otherwise. */
+  error: RunFailure | null;
   /** Events emitted (0 without a sink). */
   events: number;
 }
