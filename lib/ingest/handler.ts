@@ -31,7 +31,11 @@ import type { HarnessStore } from "../store/store.ts";
 import type { TraceEvent, UnsealedEvent } from "../trace/event.ts";
 import { ToolCallCorrelator } from "../adapters/correlator.ts";
 import { SessionMemory } from "../adapters/session_memory.ts";
-import { DEFAULT_REDACTION_RULES, redactValue } from "../trace/redact.ts";
+import {
+  DEFAULT_REDACTION_RULES,
+  redactionSet,
+  redactValue,
+} from "../trace/redact.ts";
 import { ModelGateway } from "../model_gateway/gateway.ts";
 import { MODEL_ROUTES, modelApiOf } from "../model_gateway/routes.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
@@ -188,7 +192,7 @@ function handlerContext(
   // rules apply only to a store opened without redaction (no second pass).
   const rules = options.redaction === false || store.redacts
     ? null
-    : options.redaction ?? DEFAULT_REDACTION_RULES;
+    : redactionSet(options.redaction ?? DEFAULT_REDACTION_RULES);
   const stats: IngestStats = {
     requests: 0,
     events: 0,

@@ -59,5 +59,7 @@ export {
   parseRedactionRules,
   type RedactionCounts,
   type RedactionRule,
+  type RedactionSet,
+  redactionSet,
   redactValue,
 } from "../trace/redact.ts";

@@ -15,7 +15,11 @@ import { validateId } from "../trace/ids.ts";
 import { validateEvent } from "../trace/validate.ts";
 import { exists } from "./fs_sync.ts";
 import { BlobStore } from "./blobs.ts";
-import { DEFAULT_REDACTION_RULES, redactPayload } from "../trace/redact.ts";
+import {
+  DEFAULT_REDACTION_RULES,
+  redactionSet,
+  redactPayload,
+} from "../trace/redact.ts";
 import { DEFAULT_BLOB_THRESHOLD, resolveBlobRefs } from "./blob_refs.ts";
 import type { SqliteIndex } from "./index_db.ts";
 import type { CaptureRecord, EpisodeRecord } from "./index_records.ts";
@@ -123,8 +127,8 @@ export class HarnessStore {
       },
       redact: options.redaction === false
         ? null
-        : ((rules) => (p: Payload) => redactPayload(p, rules))(
-          options.redaction ?? DEFAULT_REDACTION_RULES,
+        : ((set) => (p: Payload) => redactPayload(p, set))(
+          redactionSet(options.redaction ?? DEFAULT_REDACTION_RULES),
         ),
     });
     const opened = openRoot(root, options);

@@ -129,6 +129,18 @@ export const DEFAULT_REDACTION_RULES: readonly RedactionRule[] = [
   },
 ];
 
+/**
+ * A rule set ready for many values: the rules and their screen (one
+ * pattern that matches wherever any rule could; see
+ * {@linkcode redactionSet}). Build it once where the rules are chosen.
+ */
+export interface RedactionSet {
+  /** The rules, in order. */
+  readonly rules: readonly RedactionRule[];
+  /** Matches wherever any rule could; null when the sources cannot be joined. */
+  readonly screen: RegExp | null;
+}
+
 /** Counts of redactions by rule name. */
 export type RedactionCounts = Record<string, number>;
 
@@ -136,29 +148,87 @@ export type RedactionCounts = Record<string, number>;
  * Redact every string inside a value.
  *
  * @param value Any JSON value.
- * @param rules The rule set.
+ * @param rules The rules, or a {@linkcode RedactionSet} built from them once
+ *   (faster for many values).
  * @returns The redacted value (unchanged parts shared) and counts by rule.
  */
 export function redactValue<T>(
   value: T,
-  rules: readonly RedactionRule[] = DEFAULT_REDACTION_RULES,
+  rules: readonly RedactionRule[] | RedactionSet = DEFAULT_REDACTION_RULES,
 ): { value: T; counts: RedactionCounts } {
   const counts: RedactionCounts = {};
-  const out = walk(value, rules, counts);
+  const set = isRuleList(rules) ? redactionSet(rules) : rules;
+  const pass: Pass = { rules: set.rules, screen: set.screen, counts };
+  const out = walk(value, pass);
   return { value: out as T, counts };
 }
 
-function walk(
-  value: unknown,
-  rules: readonly RedactionRule[],
-  counts: RedactionCounts,
-): unknown {
-  if (typeof value === "string") return redactString(value, rules, counts);
+function isRuleList(
+  r: readonly RedactionRule[] | RedactionSet,
+): r is readonly RedactionRule[] {
+  return Array.isArray(r);
+}
+
+/** One redaction pass: the rules, their screen, the counts so far. */
+interface Pass {
+  rules: readonly RedactionRule[];
+  screen: RegExp | null;
+  counts: RedactionCounts;
+}
+
+/**
+ * A rule set ready for many values. Its screen is one pattern that matches
+ * wherever any rule could (every rule's source as an alternative, named
+ * groups unnamed, case folded, the rules' `s`, `m`, `u`, `v` flags kept): a
+ * string it does not match is left alone after one scan instead of one per
+ * rule (most strings hold no secret). When the sources cannot be joined
+ * (mixed `u` and `v`, a named back-reference) the screen is null and every
+ * rule scans.
+ *
+ * @param rules The rules.
+ * @returns The set.
+ */
+export function redactionSet(rules: readonly RedactionRule[]): RedactionSet {
+  return { rules, screen: screenOf(rules) };
+}
+
+function screenOf(rules: readonly RedactionRule[]): RegExp | null {
+  // A back-reference to a named group would lose its group.
+  if (
+    rules.length < 2 || rules.some((r) => r.pattern.source.includes("\\k<"))
+  ) {
+    return null;
+  }
+  const flags = new Set(["i"]);
+  for (const r of rules) {
+    for (const f of r.pattern.flags) if ("smuv".includes(f)) flags.add(f);
+  }
+  try {
+    return new RegExp(
+      rules.map((r) =>
+        `(?:${
+          r.pattern.source.replace(/(?<!\\)\(\?<([A-Za-z_$][\w$]*)>/g, "(?:")
+        })`
+      ).join("|"),
+      [...flags].join(""),
+    );
+  } catch {
+    return null;
+  }
+}
+
+function walk(value: unknown, pass: Pass): unknown {
+  if (typeof value === "string") {
+    return pass.screen && !pass.screen.test(value)
+      ? value
+      : redactString(value, pass.rules, pass.counts);
+  }
   if (typeof value !== "object" || value === null) return value;
+  const { counts } = pass;
   if (Array.isArray(value)) {
     let changed = false;
     const out = value.map((v) => {
-      const r = walk(v, rules, counts);
+      const r = walk(v, pass);
       if (r !== v) changed = true;
       return r;
     });
@@ -174,7 +244,7 @@ function walk(
     ) {
       counts.secret_field = (counts.secret_field ?? 0) + 1;
       r = "[REDACTED:secret_field]";
-    } else r = walk(v, rules, counts);
+    } else r = walk(v, pass);
     if (r !== v) changed = true;
     out[k] = r;
   }
@@ -244,7 +314,7 @@ export function parseRedactionRules(text: string): RedactionRule[] {
  * added to `redactions` (merged with counts an earlier pass recorded).
  *
  * @param payload The payload.
- * @param rules The rules.
+ * @param rules The rules, or a {@linkcode RedactionSet} built from them once.
  * @returns The same payload when nothing matched, else a redacted copy.
  *
  * @example
@@ -260,7 +330,7 @@ export function parseRedactionRules(text: string): RedactionRule[] {
  */
 export function redactPayload<T extends Record<string, unknown>>(
   payload: T,
-  rules: readonly RedactionRule[] = DEFAULT_REDACTION_RULES,
+  rules: readonly RedactionRule[] | RedactionSet = DEFAULT_REDACTION_RULES,
 ): T {
   const { value, counts } = redactValue(payload, rules);
   if (Object.keys(counts).length === 0) return payload;

@@ -1,5 +1,10 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { redactValue } from "../../lib/trace/redact.ts";
+import {
+  DEFAULT_REDACTION_RULES,
+  parseRedactionRules,
+  redactionSet,
+  redactValue,
+} from "../../lib/trace/redact.ts";
 
 // Shapes of secrets (fake values), each with the part that must not survive.
 const K = "Zq9" + "x".repeat(12) + "Q7m2Lp0Vb8Nc4";
@@ -150,4 +155,33 @@ Deno.test("redaction corpus: no secret shape survives in any position, secret-na
   };
   const { value, counts } = redactValue(ordinary);
   assertEquals(value, ordinary, JSON.stringify(counts));
+});
+
+Deno.test("redaction set: the screen never changes what is redacted (every shape, every position, ordinary text), and custom rules with their own flags are still applied", () => {
+  const set = redactionSet(DEFAULT_REDACTION_RULES);
+  assertOk(set.screen !== null, "the default rules join into one screen");
+  const unscreened = { rules: DEFAULT_REDACTION_RULES, screen: null };
+  const texts = [
+    ...SHAPES.flatMap(([, text]) => POSITIONS.map((place) => place(text))),
+    { text: "the token count was 7", path: "/home/dev/notes.txt" },
+  ];
+  for (const v of texts) {
+    assertEquals(redactValue(v, set), redactValue(v, unscreened));
+  }
+  // A unicode-property rule (flag u) joins the screen with the defaults.
+  const [upper] = parseRedactionRules(
+    '[{"name": "badge", "pattern": "BADGE-\\\\p{Lu}{4}", "flags": "u"}]',
+  );
+  const custom = redactionSet([...DEFAULT_REDACTION_RULES, upper]);
+  assertOk(custom.screen?.flags.includes("u"));
+  assertEquals(redactValue({ t: "id BADGE-ÄBCD ok" }, custom).value, {
+    t: "id [REDACTED:badge] ok",
+  });
+  // A named back-reference cannot join a screen: every rule scans.
+  const twice = { name: "twice", pattern: /(?<w>zz\w+) \k<w>/g };
+  const withRef = redactionSet([...DEFAULT_REDACTION_RULES, twice]);
+  assertEquals(withRef.screen, null);
+  assertEquals(redactValue({ t: "zzab zzab" }, withRef).value, {
+    t: "[REDACTED:twice]",
+  });
 });
