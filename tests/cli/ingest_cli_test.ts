@@ -132,14 +132,32 @@ Deno.test("--help per command shows that command, and --json errors are JSON on 
 Deno.test("token mode end to end: every CLI path sends the token, and nothing is reported recorded that the server refused", async () => {
   await using srv = await startServer({ token: "t0k-123" });
   const root = srv.root;
+  // The CLI in its own process with the token in its environment (never
+  // this process's: test files run in parallel and share it).
   const withToken = async (token: string | null, args: string[]) => {
-    if (token === null) Deno.env.delete("HARNESS_INGEST_TOKEN");
-    else Deno.env.set("HARNESS_INGEST_TOKEN", token);
-    try {
-      return await run([...args, "--root", root]);
-    } finally {
-      Deno.env.delete("HARNESS_INGEST_TOKEN");
-    }
+    const env = Deno.env.toObject();
+    delete env.HARNESS_INGEST_TOKEN;
+    if (token !== null) env.HARNESS_INGEST_TOKEN = token;
+    const r = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--quiet",
+        "--allow-read",
+        "--allow-write=/tmp",
+        "--allow-env",
+        "--allow-net=127.0.0.1",
+        new URL("../../ingest.ts", import.meta.url).pathname,
+        ...args,
+        "--root",
+        root,
+      ],
+      env,
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = (b: Uint8Array) => new TextDecoder().decode(b);
+    return { code: r.code, out: text(r.stdout), err: text(r.stderr) };
   };
   assertEquals(
     (await withToken("t0k-123", ["capture", "start", "--id", "c1"])).code,
