@@ -213,6 +213,32 @@ function carries(turns: readonly TranscriptTurn[], text: string): boolean {
   return turns.some((t) => t.text.trim() === want);
 }
 
+/** Bytes before the offset looked at for a record an earlier hook read. */
+const LOOK_BACK_BYTES = 256 * 1024;
+
+/**
+ * The whole lines of the transcript's last {@linkcode LOOK_BACK_BYTES}
+ * before an offset (the first, cut, line left out).
+ */
+async function readBefore(path: string, offset: number): Promise<string[]> {
+  try {
+    using f = await Deno.open(path, { read: true });
+    const start = Math.max(0, offset - LOOK_BACK_BYTES);
+    const buf = new Uint8Array(offset - start);
+    await f.seek(start, Deno.SeekMode.Start);
+    let got = 0;
+    while (got < buf.length) {
+      const n = await f.read(buf.subarray(got));
+      if (n === null) break;
+      got += n;
+    }
+    const lines = new TextDecoder().decode(buf.subarray(0, got)).split("\n");
+    return start > 0 ? lines.slice(1) : lines;
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Read what the transcript gained and, when the hook names a last
  * assistant message (`lastText`) that is not there yet, read again until
@@ -227,7 +253,13 @@ async function readDelta(
   const lines = [...first.lines];
   let { from, to } = first;
   let turns = assistantTurns(lines);
-  const maxWait = options.maxWaitMs ?? MAX_TRANSCRIPT_WAIT_MS;
+  // Read by an earlier hook (PreCompact, a replayed Stop): nothing to wait for.
+  const earlier = lastText !== null && !carries(turns, lastText) &&
+    from > 0 &&
+    await readBefore(path, from).then((l) =>
+      carries(assistantTurns(l), lastText)
+    );
+  const maxWait = earlier ? 0 : options.maxWaitMs ?? MAX_TRANSCRIPT_WAIT_MS;
   const sleep = options.sleep ??
     ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   for (

@@ -136,6 +136,31 @@ Deno.test("withTranscript() waits a bounded time for a record that never comes",
   assertEquals(sent.harness_transcript.turns.length, 4);
 });
 
+Deno.test("withTranscript() does not wait for a record an earlier hook already read (a Stop after PreCompact, a replayed Stop)", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/${BASIC_TRANSCRIPT}`;
+  const { head, tail } = basicBeforeAnswer();
+  Deno.writeTextFileSync(path, head + tail);
+  const stop = payloads("basic", dir.path).find((p) => p.name.includes("Stop"))!
+    .body;
+  let waited = 0;
+  const options = {
+    stateDir: `${dir.path}/state`,
+    maxWaitMs: 100,
+    sleep: (ms: number) => {
+      waited += ms;
+      return Promise.resolve();
+    },
+  };
+  const first = JSON.parse(await withTranscript("host_a", stop, options));
+  assertEquals(waited, 0, "the record is in the first read");
+  assertOk(first.harness_transcript.turns.length > 0);
+  // The same Stop again: the record was read by the first one.
+  const again = JSON.parse(await withTranscript("host_a", stop, options));
+  assertEquals(waited, 0, "no wait for a record read before");
+  assertEquals(again.harness_transcript.turns.length, 0);
+});
+
 Deno.test("a turn written after the wait ran out is counted at the next read and its text is said once (twosessions)", async () => {
   await using dir = await tempDir();
   await using srv = await startServer();
