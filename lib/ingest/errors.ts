@@ -16,17 +16,19 @@
  * | `UnsupportedMediaTypeError` | 415 |
  * | `EventShapeError`, `InvalidIdError`, `HookPayloadError` | 422 |
  * | `ServerBusyError` | 503 |
+ * | `StoreFullError` (the disk is full; what was acknowledged is kept) | 507 |
  * | anything else (`SpoolError` included: the store failed) | 500 |
  *
  * | family | body |
  * | --- | --- |
  * | `control` (`/ingest`, `/captures`, `/capture/…`, `/health`, `/admin/…`) | `{ok: false, error}` |
- * | `hook` | `{ok: false, error}`; once read, HTTP 200 (for 400, 409, 422, 500): a host never sees capture fail |
+ * | `hook` | `{ok: false, error}`; once read, HTTP 200 (for 400, 409, 422, 500, 507): a host never sees capture fail |
  * | `otlp` | OTLP's `Status` as JSON (`{code, message}`), beside `{ok: false, error}` |
  * | `model` | the API's own error (`lib/model_gateway/api_errors.ts`) |
  *
  * @module
  */
+import { StoreFullError } from "../store/store_full.ts";
 import { EventShapeError } from "../trace/validate.ts";
 import { InvalidIdError } from "../trace/ids.ts";
 import { HookPayloadError } from "../adapters/common.ts";
@@ -85,6 +87,9 @@ export function statusOf(err: unknown): number {
   // What failed decides, not the error's class: a damaged spool is the
   // store's failure even though SpoolError is a SyntaxError.
   if (err instanceof SpoolError) return 500;
+  // The disk is full: the request was fine, the store has no room (what
+  // was acknowledged before is kept).
+  if (err instanceof StoreFullError) return 507;
   if (err instanceof PayloadTooLargeError) return 413;
   if (err instanceof UnsupportedMediaTypeError) return 415;
   if (err instanceof SyntaxError || err instanceof URIError) return 400;
@@ -142,10 +147,11 @@ const GRPC_CODES: Record<number, number> = {
   415: 3, // INVALID_ARGUMENT
   422: 3, // INVALID_ARGUMENT
   503: 14, // UNAVAILABLE
+  507: 8, // RESOURCE_EXHAUSTED
 };
 
 /** Failures after a hook was taken: answered HTTP 200, so the host never sees them. */
-const HOOK_CONTENT = new Set([400, 409, 422, 500]);
+const HOOK_CONTENT = new Set([400, 409, 422, 500, 507]);
 
 /**
  * The answer for an error: its status from {@linkcode statusOf}, its

@@ -49,7 +49,7 @@ Deno.test("HarnessStore on a full disk: the real cause on every route, no tempor
 
   // Writes on the full disk: refused with the cause, never acknowledged.
   assertOk(r.acked > 0 && r.refused > 0, JSON.stringify(r));
-  assertEquals(r.write_status, 500);
+  assertEquals(r.write_status, 507); // Insufficient Storage
   assertMatch(r.write_error, /disk is full/);
   assertEquals(r.temporaries_while_full, 0);
   // A streamed import on the full disk keeps nothing.
@@ -61,7 +61,7 @@ Deno.test("HarnessStore on a full disk: the real cause on every route, no tempor
   assertMatch(r.health_full.store.error, /disk is full/);
   // The read routes name the full disk, not SQLite's rollback.
   for (const read of [r.captures_full, r.summary_full]) {
-    assertEquals(read.status, 500);
+    assertEquals(read.status, 507);
     assertMatch(read.body.error, /disk is full/);
     assertOk(!/rollback/i.test(read.body.error), read.body.error);
   }
