@@ -6,6 +6,7 @@
  *
  * | error | status |
  * | --- | --- |
+ * | `HttpProtocolError` (the listener: malformed, over a limit, late) | its own |
  * | `SyntaxError`, `URIError` (not JSON, not UTF-8, not OTLP) | 400 |
  * | `UnauthorizedError` (the server's token) | 401 |
  * | `ForbiddenRequestError` (Origin, Host, admin key) | 403 |
@@ -38,6 +39,7 @@ import { SpoolError } from "../store/spool.ts";
 import { apiError, type ApiFamily } from "../model_gateway/api_errors.ts";
 import type { IngestAnswer } from "./http1/mod.ts";
 import { PayloadTooLargeError } from "./payload_too_large.ts";
+import { HttpProtocolError } from "./http1/_errors.ts";
 import {
   ForbiddenRequestError,
   MethodNotAllowedError,
@@ -86,6 +88,7 @@ export function json(
 export function statusOf(err: unknown): number {
   // What failed decides, not the error's class: a damaged spool is the
   // store's failure even though SpoolError is a SyntaxError.
+  if (err instanceof HttpProtocolError) return err.status;
   if (err instanceof SpoolError) return 500;
   // The disk is full: the request was fine, the store has no room (what
   // was acknowledged before is kept).

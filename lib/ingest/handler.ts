@@ -110,7 +110,7 @@ export function createIngestHandler(
       // Nothing a client sends escapes as an unexplained 5xx.
       await req.discard();
       if (taken) countRefused(ctx, route!, err);
-      return errorAnswer(err, shapeOf(route, req, match.path));
+      return errorAnswer(err, errorShapeOf(route, { req, path: match.path }));
     }
   }
 
@@ -157,11 +157,20 @@ function routesOf(ctx: HandlerContext & { otlp: OtlpAnswer }): Route[] {
   return routes;
 }
 
-/** The error shape of a route's family (the server's own without a route). */
-function shapeOf(
+/**
+ * The error shape of a route's family (the server's own without a route).
+ *
+ * @param route The request's route, or null.
+ * @param at `req`: the request (method and headers: a model route's API may
+ *   depend on them); `path`: its path.
+ * @returns The shape its errors take.
+ */
+export function errorShapeOf(
   route: Route | null,
-  req: IngestRequest,
-  path: string,
+  { req, path }: {
+    req: Pick<IngestRequest, "method" | "header">;
+    path: string;
+  },
 ): ErrorShape {
   if (!route || route.family === "ingest") return { family: "control" };
   if (route.family === "model") {

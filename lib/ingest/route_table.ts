@@ -69,7 +69,10 @@ export interface Route {
    * For the `model` family: the API whose error shape the client reads.
    * @default () => "openai"
    */
-  api?: (req: IngestRequest, path: string) => ApiFamily;
+  api?: (
+    req: Pick<IngestRequest, "method" | "header">,
+    path: string,
+  ) => ApiFamily;
   /**
    * Its answers may take long (streams): the listener watches the client
    * and lets the handler outlive `handlerTimeoutMs`.

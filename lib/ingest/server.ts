@@ -12,7 +12,7 @@ import { errorAnswer, json } from "./errors.ts";
 import { Http1Server } from "./http1/mod.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import type { HarnessStore } from "../store/store.ts";
-import { createIngestHandler } from "./handler.ts";
+import { createIngestHandler, errorShapeOf } from "./handler.ts";
 import type { IngestHandlerOptions, IngestStats } from "./handler_types.ts";
 import { activeCaptureReader } from "../store/active_capture.ts";
 import type { ModelGateway } from "../model_gateway/gateway.ts";
@@ -176,8 +176,20 @@ export class IngestServer {
         maxBufferedBodyBytes: this.#options.maxBufferedBodyBytes,
         longRunning: (method, target) => table.longRunning(method, target),
         onError: errorAnswer,
-        protocolError: (status, message) =>
-          json(status, { ok: false, error: message }),
+        // Refused by the listener: in the shape of the request's route.
+        protocolError: (err, head) => {
+          if (head === null) return errorAnswer(err);
+          const { route, match } = table.resolve(head.method, head.target);
+          const header = (name: string) =>
+            head.headers.find(([k]) => k === name)?.[1] ?? null;
+          return errorAnswer(
+            err,
+            errorShapeOf(route, {
+              req: { method: head.method, header },
+              path: match.path,
+            }),
+          );
+        },
       });
     } catch (err) {
       if (err instanceof Deno.errors.AddrInUse) {

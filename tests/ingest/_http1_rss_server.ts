@@ -24,7 +24,8 @@ if (import.meta.main) {
       port: 0,
       maxBodyBytes: 8 * 1024 * 1024,
       onError: (err) => json(500, { ok: false, error: String(err) }),
-      protocolError: (status, error) => json(status, { ok: false, error }),
+      protocolError: (err) =>
+        json(err.status, { ok: false, error: err.message }),
     },
   );
   console.log(server.addr.port);

@@ -238,24 +238,25 @@ Deno.test("errorAnswer(): a bad capture id or event is 422 on /ingest and OTLP, 
   ]);
 });
 
-Deno.test("errorAnswer(): a body past the limit is 413 on every family; the listener refuses it before a route is known", async () => {
+Deno.test("errorAnswer(): a body past the limit is 413 on every family, in the family's shape, whether the listener refuses it by its declared length or a route reads it", async () => {
   const big = JSON.stringify({ x: "y".repeat(5000) });
-  const paths = [
-    "/ingest",
-    "/hook/host_b",
-    "/v1/traces",
-    "/v1/chat/completions",
-    "/v1/messages",
+  const shapes: [string, Shape, number?][] = [
+    ["/ingest", "control"],
+    ["/hook/host_b", "control"],
+    ["/v1/traces", "otlp", 8],
+    ["/v1/chat/completions", "openai"],
+    ["/v1/messages", "anthropic"],
   ];
-  // Our listener reads the declared length and closes at once: its own
-  // `{ok: false, error}` (it answers before the route table is asked).
+  // Our listener reads the declared length and closes at once, before any
+  // handler: it asks the route table for the request's family.
   await run(
-    paths.map((path) => ({
+    shapes.map(([path, shape, code]) => ({
       what: "too large (listener)",
       path,
       body: big,
       status: 413,
-      shape: "control" as const,
+      shape,
+      code,
       message: /2000/,
     })),
     { maxBodyBytes: 2000 },
@@ -274,13 +275,6 @@ Deno.test("errorAnswer(): a body past the limit is 413 on every family; the list
     handler,
   );
   const url = `http://127.0.0.1:${server.addr.port}`;
-  const shapes: [string, Shape, number?][] = [
-    ["/ingest", "control"],
-    ["/hook/host_b", "control"],
-    ["/v1/traces", "otlp", 8],
-    ["/v1/chat/completions", "openai"],
-    ["/v1/messages", "anthropic"],
-  ];
   for (const [path, shape, code] of shapes) {
     const res = await fetch(`${url}${path}`, {
       method: "POST",

@@ -216,7 +216,8 @@ Deno.test("Http1Server: a handler that never answers gets its request a 503 at h
       maxBufferedBodyBytes: 10_000,
       handlerTimeoutMs: 200,
       onError: (err) => json(500, { ok: false, error: String(err) }),
-      protocolError: (status, error) => json(status, { ok: false, error }),
+      protocolError: (err) =>
+        json(err.status, { ok: false, error: err.message }),
     },
   );
   const { port } = server.addr;
@@ -268,7 +269,7 @@ Deno.test("Http1Server: shutdown with a handler that never answers ends once the
     maxBodyBytes: 1000,
     handlerTimeoutMs: 100,
     onError: (err) => json(500, { ok: false, error: String(err) }),
-    protocolError: (status, error) => json(status, { ok: false, error }),
+    protocolError: (err) => json(err.status, { ok: false, error: err.message }),
   });
   const conn = await Deno.connect({
     hostname: "127.0.0.1",

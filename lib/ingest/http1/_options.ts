@@ -5,6 +5,8 @@
  * @module
  */
 import type { IngestAnswer } from "./_exchange.ts";
+import type { HttpProtocolError } from "./_errors.ts";
+import type { RequestHead } from "./_head.ts";
 
 /** Options of `Http1Server`. */
 export interface Http1ServerOptions {
@@ -61,8 +63,15 @@ export interface Http1ServerOptions {
   longRunning?: (method: string, target: string) => boolean;
   /** Answer for an error the handler threw. */
   onError: (err: unknown) => IngestAnswer;
-  /** Answer for a request that is not well-formed HTTP (status, message). */
-  protocolError: (status: number, message: string) => IngestAnswer;
+  /**
+   * Answer for a request refused before its handler: not well-formed HTTP,
+   * over a limit, late, or the connection cap (the error holds the status;
+   * the head, when it was read, lets the answer take its route's shape).
+   */
+  protocolError: (
+    err: HttpProtocolError,
+    head: RequestHead | null,
+  ) => IngestAnswer;
 }
 
 /** Connection counters (shown on the ingest server's `/health`). */

@@ -180,8 +180,11 @@ export class Http1Server {
   #refuse(conn: Deno.TcpConn): void {
     this.stats.refused++;
     const res = this.#options.protocolError(
-      503,
-      `The ingest server has ${this.#pool.size} connections open: retry shortly`,
+      new HttpProtocolError(
+        503,
+        `The ingest server has ${this.#pool.size} connections open: retry shortly`,
+      ),
+      null,
     );
     res.headers["retry-after"] = "1";
     const run = writeAndClose(
@@ -375,7 +378,7 @@ export class Http1Server {
   ): Promise<void> {
     if (err.status !== 503) this.stats.malformed++;
     this.#pool.enter(c, "write", this.#options.requestTimeoutMs);
-    const res = this.#options.protocolError(err.status, err.message);
+    const res = this.#options.protocolError(err, head);
     if (err.status === 503 && !held.late) res.headers["retry-after"] = "1";
     this.#release(held);
     // The sweeper ends the linger after LINGER_MS.
