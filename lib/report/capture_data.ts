@@ -62,8 +62,13 @@ export interface ReportEpisode {
   events: number;
   /** Milliseconds from first to last event. */
   duration_ms: number;
-  /** Token usage summed over model turns, or null when none was recorded. */
-  tokens: { input: number; output: number } | null;
+  /**
+   * Token usage summed over model turns, or null when none was recorded.
+   * Where the model gateway recorded the episode only its count holds (as
+   * `capture inspect` has it); `partial` when hooks could not count every
+   * model call (`annotation usage.partial`) and no gateway did.
+   */
+  tokens: { input: number; output: number; partial?: true } | null;
   /** Model turns (`model.responded`), milliseconds from the start. */
   turns: { start_ms: number; model: string | null; tokens: number | null }[];
   /** Tool calls in order. */
@@ -92,8 +97,8 @@ export interface ReportEpisode {
 export interface ReportFigures {
   /** Per tool: calls, failed, refused. */
   tools: { name: string; calls: number; failed: number; refused: number }[];
-  /** Tokens over every episode. */
-  tokens: { input: number; output: number };
+  /** Tokens over every episode (`partial` when one episode's count is). */
+  tokens: { input: number; output: number; partial?: true };
   /** Model turns over every episode. */
   turns: number;
   /** First and last event times (ISO 8601). */
@@ -269,8 +274,17 @@ function turnsOf(
   let input = 0;
   let output = 0;
   let anyTokens = false;
+  const partial = events.some((ev) =>
+    ev.kind === "annotation" && ev.payload.type === "usage.partial"
+  );
+  // The model gateway sees every model call: where it recorded, its turns
+  // alone are counted (the hooks' would count them twice).
+  const gateway = events.some((ev) =>
+    ev.kind === "model.responded" && ev.payload.source === "model_gateway"
+  );
   for (const ev of events) {
     if (ev.kind !== "model.responded") continue;
+    if (gateway && ev.payload.source !== "model_gateway") continue;
     const r = (ev.payload.response ?? {}) as {
       model?: string | null;
       usage?: { input_tokens?: number | null; output_tokens?: number | null };
@@ -288,7 +302,13 @@ function turnsOf(
         : null,
     });
   }
-  return { turns, tokens: anyTokens ? { input, output } : null };
+  const counted = partial && !gateway;
+  return {
+    turns,
+    tokens: anyTokens || counted
+      ? { input, output, ...(counted ? { partial: true as const } : {}) }
+      : null,
+  };
 }
 
 /** The exact-lineage edges among an episode's steps. */
@@ -352,10 +372,11 @@ function conversationOf(events: TraceEvent[], t0: number) {
 /** Capture-wide figures over the episodes. */
 function figuresOf(episodes: ReportEpisode[]): ReportFigures {
   const tools = new Map<string, ReportFigures["tools"][number]>();
-  let input = 0, output = 0, turns = 0;
+  let input = 0, output = 0, turns = 0, partial = false;
   for (const e of episodes) {
     input += e.tokens?.input ?? 0;
     output += e.tokens?.output ?? 0;
+    if (e.tokens?.partial) partial = true;
     turns += e.turns.length;
     for (const c of e.calls) {
       let t = tools.get(c.name);
@@ -375,7 +396,7 @@ function figuresOf(episodes: ReportEpisode[]): ReportFigures {
   const lasts = episodes.map((e) => Date.parse(e.started_at) + e.duration_ms);
   return {
     tools: [...tools.values()].sort((a, b) => b.calls - a.calls),
-    tokens: { input, output },
+    tokens: { input, output, ...(partial ? { partial: true as const } : {}) },
     turns,
     first_at: times[0] ?? null,
     last_at: lasts.length ? new Date(Math.max(...lasts)).toISOString() : null,

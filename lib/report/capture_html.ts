@@ -54,7 +54,7 @@ function controls() {
 function figures() {
   const f = DATA.figures;
   return h("section", { id: "figures" }, h("h2", {}, "Capture figures"),
-    h("div", {}, "Tokens: " + f.tokens.input + " in, " + f.tokens.output + " out over " + f.turns + " model turns"),
+    h("div", {}, "Tokens: " + f.tokens.input + " in, " + f.tokens.output + " out over " + f.turns + " model turns" + (f.tokens.partial ? PARTIAL : "")),
     h("div", {}, "Wall clock: " + (f.first_at || "—") + " → " + (f.last_at || "—") + "; episode duration median " + f.duration_ms.median + " ms, max " + f.duration_ms.max + " ms"),
     h("table", { class: "figures" }, h("tr", {}, h("th", {}, "tool"), h("th", {}, "calls"), h("th", {}, "failed"), h("th", {}, "refused"),
         h("th", { title: "failure rate: failed and refused calls of all calls" }, "fail %")),
@@ -68,6 +68,7 @@ function conversation(e) {
       : e.messages.map((m) => h("div", { class: "msg " + m.role, "data-role": m.role }, h("b", {}, m.role + ": "), h("span", { class: "text" }, m.text))));
 }
 const EP_PAGE = 50, CALL_PAGE = 200;
+const PARTIAL = " (partial: the hooks could not count every model call; the model gateway sees them all)";
 function banner() {
   const c = DATA.chain;
   if (c.ok) return h("div", { class: "banner good", id: "chain", "data-ok": "true" },
@@ -148,7 +149,7 @@ function lineage(e) {
 function tokens(e) {
   return h("section", { id: "tokens" }, h("h2", {}, "Tokens"),
     e.tokens === null ? h("span", { class: "muted" }, "not recorded for this episode")
-      : h("span", {}, e.tokens.input + " in, " + e.tokens.output + " out over " + e.turns.length + " model turns"));
+      : h("span", {}, e.tokens.input + " in, " + e.tokens.output + " out over " + e.turns.length + " model turns" + (e.tokens.partial ? PARTIAL : "")));
 }
 function render() {
   const e = DATA.episodes[state.ep];

@@ -1,3 +1,4 @@
+import { captureReportData } from "../../lib/report/capture_data.ts";
 import { assertEquals, assertOk } from "../_assert.ts";
 import { tempDir } from "../_helpers.ts";
 import { startServer } from "../_server.ts";
@@ -265,6 +266,14 @@ Deno.test("a compaction's summariser calls are marked uncounted and capture insp
   assertOk(
     formatInspection("cap_compact", inspection).includes("200/40 (partial)"),
   );
+  // The HTML report says so too, per episode and over the capture.
+  const report = await captureReportData(srv.store, "cap_compact");
+  assertEquals(report.episodes[0].tokens, {
+    input: 200,
+    output: 40,
+    partial: true,
+  });
+  assertEquals(report.figures.tokens.partial, true);
 });
 
 Deno.test("capture inspect does not call a complete count partial (host_a basic)", async () => {

@@ -12,6 +12,7 @@ import { startServer } from "../_server.ts";
 import { HOSTS_DIR } from "../_helpers.ts";
 import type { TraceEvent } from "../../lib/trace/event.ts";
 import { inspectCapture } from "../../lib/store/inspect.ts";
+import { captureReportData } from "../../lib/report/capture_data.ts";
 import {
   recordedRequests,
   type RequestBody,
@@ -192,4 +193,11 @@ Deno.test("Claude Code with hooks and the gateway: one episode, the hooks' calls
   const inspection = await inspectCapture(s.store, "cc");
   assertEquals(inspection.episodes[0].tokens?.source, "model_gateway");
   assertEquals(inspection.episodes[0].tokens?.responses, bodies.length);
+  // The HTML report counts the same: the gateway's turns alone.
+  const report = await captureReportData(s.store, "cc");
+  assertEquals(report.episodes[0].turns.length, bodies.length);
+  assertEquals(report.episodes[0].tokens, {
+    input: inspection.episodes[0].tokens!.input,
+    output: inspection.episodes[0].tokens!.output,
+  });
 });
