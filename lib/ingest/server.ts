@@ -8,7 +8,7 @@
  */
 import { ToolCallCorrelator } from "../adapters/correlator.ts";
 import { restorePending } from "./resume.ts";
-import { errorAnswer, json } from "./errors.ts";
+import { errorAnswer } from "./errors.ts";
 import { Http1Server } from "./http1/mod.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import type { HarnessStore } from "../store/store.ts";
