@@ -17,7 +17,11 @@ import { type EffectsResolution, resolveEffects } from "./effects.ts";
 import type { CompiledBehavior } from "../package/ir.ts";
 import type { BehaviorPackage } from "../package/package.ts";
 import { buildPackage } from "./build_package.ts";
-import type { CompiledForm } from "../forms/form.ts";
+import {
+  type AgentTuning,
+  agentTuning,
+  type CompiledForm,
+} from "../forms/form.ts";
 import {
   promoteReplayVerified,
   type VerificationReport,
@@ -48,7 +52,7 @@ export interface CompileResult {
 }
 
 /** Options of {@linkcode compileBehavior}. */
-export interface CompileOptions {
+export interface CompileOptions extends AgentTuning {
   /**
    * Behavior name.
    * @default "behavior"
@@ -96,23 +100,6 @@ export interface CompileOptions {
    * @default "auto"
    */
   form?: "auto" | "tree" | "agent";
-  /** Agent form: fan-out cap per lookup node. @default 5 */
-  fanout?: number;
-  /** Agent form: extra lookups per training episode the lookups may cost. @default 3 */
-  extraLookupBudget?: number;
-  /** Agent form: least share of a lookup node's calls the agent made in training. @default 0.25 */
-  minYield?: number;
-  /** Agent form: adjacency share of paired user words. @default 0.8 */
-  adjacentShare?: number;
-  /** Agent form: coverage a contested binding needs to drive a lookup. @default 0.9 */
-  speculativeCoverage?: number;
-  /**
-   * Agent form: choose the tuning parameters left unset above by
-   * cross-validation on the training episodes (`agent/self_tuning.ts`);
-   * false: use the defaults.
-   * @default true
-   */
-  tune?: boolean;
 }
 
 /** Why the episodes gave a package that would do nothing. */
@@ -231,12 +218,7 @@ export function compileBehavior(
       contracts: options.contracts,
       model: options.model,
       compilerModelId: options.compilerModelId,
-      fanout: options.fanout,
-      extraLookupBudget: options.extraLookupBudget,
-      minYield: options.minYield,
-      adjacentShare: options.adjacentShare,
-      speculativeCoverage: options.speculativeCoverage,
-      tune: options.tune,
+      ...agentTuning(options),
     });
     // A trial that does nothing proves nothing by replaying clean.
     if (

@@ -41,6 +41,7 @@ export type {
   SelfValidation,
   VerificationReport,
 } from "../package/verification.ts";
+export type { AgentTuning } from "../forms/form.ts";
 export type { Effects } from "../package/tool_effects.ts";
 export { describeEffects, type EffectsResolution } from "./effects.ts";
 export { type EffectSource } from "../package/tool_effects.ts";

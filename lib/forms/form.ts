@@ -36,8 +36,58 @@ export interface CompiledForm {
   verification: VerificationReport;
 }
 
+/**
+ * The agent form's tuning knobs (the tree form ignores them). Unset ones
+ * are chosen by cross-validation on the training episodes when `tune` is
+ * on, else their defaults.
+ */
+export interface AgentTuning {
+  /** Fan-out cap per lookup node. @default 5 */
+  fanout?: number;
+  /** Extra lookups per training episode the lookups may cost. @default 3 */
+  extraLookupBudget?: number;
+  /** Least share of a lookup node's calls the agent made in training. @default 0.25 */
+  minYield?: number;
+  /** Adjacency share of paired user words. @default 0.8 */
+  adjacentShare?: number;
+  /** Coverage a contested binding needs to drive a lookup. @default 0.9 */
+  speculativeCoverage?: number;
+  /**
+   * Choose the knobs left unset by cross-validation on the training
+   * episodes (`agent/self_tuning.ts`); false: use the defaults.
+   * @default true
+   */
+  tune?: boolean;
+}
+
+/**
+ * The agent form's tuning knobs of a larger options object, and nothing
+ * else (to pass them on).
+ *
+ * @param o Options holding them.
+ * @returns Just the knobs.
+ */
+export function agentTuning(o: AgentTuning): AgentTuning {
+  const {
+    fanout,
+    extraLookupBudget,
+    minYield,
+    adjacentShare,
+    speculativeCoverage,
+    tune,
+  } = o;
+  return {
+    fanout,
+    extraLookupBudget,
+    minYield,
+    adjacentShare,
+    speculativeCoverage,
+    tune,
+  };
+}
+
 /** Options of {@linkcode Form.compile}: each form reads the ones it knows. */
-export interface FormCompileOptions {
+export interface FormCompileOptions extends AgentTuning {
   /**
    * Behavior name.
    * @default "behavior"
@@ -60,18 +110,6 @@ export interface FormCompileOptions {
   model?: CompilerModel | null;
   /** Tree form: its id. */
   compilerModelId?: string | null;
-  /** Agent form: fan-out cap per lookup node. */
-  fanout?: number;
-  /** Agent form: extra lookups per training episode the lookups may cost. */
-  extraLookupBudget?: number;
-  /** Agent form: least share of a lookup node's calls the agent made in training. */
-  minYield?: number;
-  /** Agent form: adjacency share of paired user words. */
-  adjacentShare?: number;
-  /** Agent form: coverage a contested binding needs to drive a lookup. */
-  speculativeCoverage?: number;
-  /** Agent form: choose the parameters left unset by cross-validation. @default true */
-  tune?: boolean;
 }
 
 /** What a package is run with. */

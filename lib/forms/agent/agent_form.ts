@@ -8,7 +8,7 @@
  * @module
  */
 import type { BehaviorPackage } from "../../package/package.ts";
-import type { Form } from "../form.ts";
+import { agentTuning, type Form } from "../form.ts";
 import { type AgentReplay, replayAgent } from "./agent_replay.ts";
 import { compileAgent } from "./compile_agent.ts";
 import { GatewayDriver } from "./gateway_driver.ts";
@@ -50,12 +50,7 @@ export const AGENT_FORM: Form<"agent", ConversationRun, AgentReplay> = {
     return compileAgent(normalized, {
       name: options.name,
       effects: options.effects,
-      fanout: options.fanout,
-      extraLookupBudget: options.extraLookupBudget,
-      minYield: options.minYield,
-      adjacentShare: options.adjacentShare,
-      speculativeCoverage: options.speculativeCoverage,
-      tune: options.tune,
+      ...agentTuning(options),
     });
   },
   replay: (compiled, options) => replayAgent(compiled.ir, options),
