@@ -41,6 +41,23 @@ function spools(root: string): string[] {
   }
 }
 
+/** `ingest.ts import --format tau2 FILE --capture ID --root ROOT`, in-process. */
+function importTau2(
+  file: string,
+  { capture, root }: { capture: string; root: string },
+): ReturnType<typeof runMain> {
+  return runMain([
+    "import",
+    file,
+    "--format",
+    "tau2",
+    "--capture",
+    capture,
+    "--root",
+    root,
+  ]);
+}
+
 Deno.test("convertTrajectories() gives 2,000 τ² simulations of one (task, trial) unique, valid episode ids", () => {
   const d = retail();
   const sims = Array.from(
@@ -69,16 +86,7 @@ Deno.test("import tau2 records 150 simulations of one (task, trial), each its ow
     }),
   );
   const root = join(dir.path, "store");
-  const r = await runMain([
-    "import",
-    file,
-    "--format",
-    "tau2",
-    "--capture",
-    "dup",
-    "--root",
-    root,
-  ]);
+  const r = await importTau2(file, { capture: "dup", root: root });
   assertEquals(r.code, 0, r.err);
   using store = new HarnessStore(root, { readOnly: true });
   assertEquals(store.listEpisodes("dup").length, 150);
@@ -89,16 +97,7 @@ Deno.test("import tau2 accepts a file that starts with a UTF-8 byte-order mark",
   const file = join(dir.path, "bom.json");
   Deno.writeTextFileSync(file, "\uFEFF" + oneSimulation());
   const root = join(dir.path, "store");
-  const r = await runMain([
-    "import",
-    file,
-    "--format",
-    "tau2",
-    "--capture",
-    "bom",
-    "--root",
-    root,
-  ]);
+  const r = await importTau2(file, { capture: "bom", root: root });
   assertEquals(r.code, 0, r.err);
   assertMatch(r.out, /Imported 1 episodes/);
 });
@@ -111,16 +110,7 @@ Deno.test("import tau2 refuses a trial of 1e400 naming the field, and leaves no 
     oneSimulation((s) => s.trial = 7).replace('"trial":7', '"trial":1e400'),
   );
   const root = join(dir.path, "store");
-  const r = await runMain([
-    "import",
-    file,
-    "--format",
-    "tau2",
-    "--capture",
-    "inf",
-    "--root",
-    root,
-  ]);
+  const r = await importTau2(file, { capture: "inf", root: root });
   assertEquals(r.code, 1);
   assertMatch(r.err, /simulation 0: "trial" is Infinity, not a finite number/);
   assertMatch(r.err, /nothing was imported/);
@@ -137,16 +127,7 @@ Deno.test("import tau2 refuses tool arguments 20,000 levels deep naming the dept
       .replace('"DEEP"', deep),
   );
   const root = join(dir.path, "store");
-  const r = await runMain([
-    "import",
-    file,
-    "--format",
-    "tau2",
-    "--capture",
-    "deep",
-    "--root",
-    root,
-  ]);
+  const r = await importTau2(file, { capture: "deep", root: root });
   assertEquals(r.code, 1);
   assertMatch(
     r.err,
@@ -164,16 +145,7 @@ Deno.test({
     const file = join(dir.path, "one.json");
     Deno.writeTextFileSync(file, oneSimulation());
     const root = join(dir.path, "store");
-    const r = await runMain([
-      "import",
-      file,
-      "--format",
-      "tau2",
-      "--capture",
-      "one",
-      "--root",
-      root,
-    ]);
+    const r = await importTau2(file, { capture: "one", root: root });
     assertEquals(r.code, 0, r.err);
     assertEquals(Deno.statSync(root).mode! & 0o777, 0o700);
   },
