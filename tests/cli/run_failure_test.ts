@@ -7,6 +7,7 @@
  * task's own permissions, a scripted model server on 127.0.0.1, the order
  * desk's package compiled in the agent form.
  */
+import { CHECKOUT, task } from "./_tasks.ts";
 import { assertEquals, assertOk } from "../_assert.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import {
@@ -23,26 +24,11 @@ import type { UnsealedEvent } from "../../lib/trace/event.ts";
 import { tempDir } from "../_helpers.ts";
 import { startScriptedServer } from "../models/_scripted_server.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
-
 /** `deno task run …` from the checkout, with the task's permissions. */
-async function runTask(
+function runTask(
   args: string[],
 ): Promise<{ code: number; out: string; err: string }> {
-  const r = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "--quiet", "run", ...args],
-    cwd: ROOT,
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return {
-    code: r.code,
-    out: dec.decode(r.stdout),
-    err: dec.decode(r.stderr),
-  };
+  return task(CHECKOUT, ["run", ...args]);
 }
 
 /** The order desk compiled in the agent form (a conversation). */
