@@ -4,8 +4,9 @@
  * line, and a team database that never answers a query (every CLI call
  * errors within 10 s, the replicating server stops within 5 s); prints
  * what was lost (must be nothing). Then hostile OTLP: a gzip bomb on
- * `POST /v1/traces` (time to 413, the server's peak RSS above idle) and
- * `/health` while a maximal OTLP request is recorded.
+ * `POST /v1/traces` (time to 413, the server's peak RSS above idle),
+ * `/health` while a maximal OTLP request is recorded, and the time to refuse
+ * one span of 500,000 attributes.
  *
  * @module
  */
@@ -19,6 +20,7 @@ import {
 } from "./_reliability.ts";
 import { printTable } from "./_table.ts";
 import { proxyOrphanRow } from "./_reliability_proxy.ts";
+import { otlpWideSpan } from "./_otlp_wide_span.ts";
 
 /** Run the reliability benchmark. */
 export async function reliabilityBench(): Promise<void> {
@@ -28,6 +30,7 @@ export async function reliabilityBench(): Promise<void> {
   const d = await Deno.makeTempDir({ prefix: "harness_rel_" });
   const e = await Deno.makeTempDir({ prefix: "harness_rel_" });
   const f = await Deno.makeTempDir({ prefix: "harness_rel_" });
+  const g = await Deno.makeTempDir({ prefix: "harness_rel_" });
   try {
     const t0 = performance.now();
     const kill = await killOverHttp(a, 200);
@@ -43,6 +46,7 @@ export async function reliabilityBench(): Promise<void> {
       await otlpStall(e),
       await otlpStall(f, { json: true, attributes: 8 }),
     ];
+    const wide = await otlpWideSpan(g);
     const orphan = await proxyOrphanRow();
     printTable("Reliability", [
       orphan,
@@ -127,6 +131,19 @@ export async function reliabilityBench(): Promise<void> {
             : "NO",
         };
       }),
+      {
+        name: `one OTLP span of 500,000 attributes beside a small one (${
+          (wide.bytes / 1024 / 1024).toFixed(1)
+        } MiB of protobuf), to a serve process`,
+        value:
+          `${wide.status} after ${wide.ms} ms, ${wide.rejected} refused ("${
+            wide.message.slice(0, 60)
+          }…")`,
+        target: "refused at once (< 2 s), the small span stored",
+        met: wide.status === 200 && wide.rejected === 1 && wide.ms < 2000
+          ? "yes"
+          : "NO",
+      },
     ]);
   } finally {
     await Deno.remove(a, { recursive: true }).catch(() => {});
@@ -135,6 +152,7 @@ export async function reliabilityBench(): Promise<void> {
     await Deno.remove(d, { recursive: true }).catch(() => {});
     await Deno.remove(e, { recursive: true }).catch(() => {});
     await Deno.remove(f, { recursive: true }).catch(() => {});
+    await Deno.remove(g, { recursive: true }).catch(() => {});
   }
 }
 

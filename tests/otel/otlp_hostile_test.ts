@@ -4,7 +4,11 @@
  * attributes took 7.4 s. The intake caps spans and attributes per request
  * (the rest refused in the OTLP partial success, naming the cap) and works
  * in slices, so `/health` answers meanwhile. Also: a finished capture is
- * 409 here as on `/ingest`.
+ * 409 here as on `/ingest`. How fast (`/health` under 100 ms, the wide span
+ * refused within 2 s) is measured in `deno task bench reliability`, not
+ * asserted here: a timed test fails under a loaded machine, not a slow
+ * server. Here: `/health` is answered many times before the request is
+ * (a server that held every route while recording answers it once).
  */
 import { assertEquals, assertMatch, assertOk } from "../_assert.ts";
 import { join } from "node:path";
@@ -62,18 +66,15 @@ function assertBounded(r: Awaited<ReturnType<typeof otlpStall>>): void {
   assertEquals(r.rejected, 100);
   assertMatch(r.message, /100 past the cap of 10000 spans per request/);
   assertEquals(r.stored_spans, 10_000);
-  // The request took long enough for /health to be asked many times.
-  assertOk(r.health_ms.length >= 10, `${r.health_ms.length} asked`);
-  const slowest = Math.max(...r.health_ms);
+  // /health was asked one after the other until the request was answered:
+  // each of these answers came while the request was being recorded.
   assertOk(
-    slowest < 100,
-    `/health took up to ${slowest} ms while ${r.ms} ms of OTLP were recorded: ${
-      r.health_ms.filter((x) => x >= 100).join(", ")
-    }`,
+    r.health_ms.length >= 10,
+    `/health answered only ${r.health_ms.length} times during ${r.ms} ms of recording`,
   );
 }
 
-Deno.test("POST /v1/traces: while a maximal protobuf request (10,000 spans at the caps, 100 past them) is recorded, /health answers within 100 ms each time; the 100 are refused in the partial success, naming the cap", async () => {
+Deno.test("POST /v1/traces: while a maximal protobuf request (10,000 spans at the caps, 100 past them) is recorded, /health keeps answering (10 times or more before it); the 100 are refused in the partial success, naming the cap", async () => {
   await using dir = await tempDir();
   assertBounded(await otlpStall(join(dir.path, "store")));
 });
@@ -85,11 +86,10 @@ Deno.test("POST /v1/traces: the same with a maximal OTLP JSON request (10,100 sp
   );
 });
 
-Deno.test("POST /v1/traces: a span of 500,000 attributes is refused at once, naming the per-span cap; the span beside it is stored", async () => {
+Deno.test("POST /v1/traces: a span of 500,000 attributes is refused, naming the per-span cap; the span beside it is stored", async () => {
   await using srv = await startServer();
   const body = encodeOtlpProtobuf(request([span(0, 500_000), span(1, 3)]));
   assertOk(body.length < 8 * 1024 * 1024, `${body.length} bytes`);
-  const t0 = performance.now();
   const res = await fetch(`${srv.url}/v1/traces`, {
     method: "POST",
     headers: {
@@ -99,7 +99,6 @@ Deno.test("POST /v1/traces: a span of 500,000 attributes is refused at once, nam
     body,
   });
   const answer = partialSuccessOf(new Uint8Array(await res.arrayBuffer()));
-  const ms = performance.now() - t0;
   assertEquals(res.status, 200);
   assertEquals(res.headers.get("content-type"), "application/x-protobuf");
   assertEquals(answer.rejected, 1);
@@ -107,7 +106,6 @@ Deno.test("POST /v1/traces: a span of 500,000 attributes is refused at once, nam
     answer.message,
     /^1 span refused: 1 with more than 1024 attributes \(the cap per span/,
   );
-  assertOk(ms < 2000, `answered after ${ms} ms`);
   const kinds = (await eventsOf(srv.store, "wide")).map((e) => e.kind);
   assertEquals(kinds.filter((k) => k === "tool.call.started").length, 1);
 });
