@@ -54,7 +54,7 @@ import { transcriptCarries, transcriptEvents } from "./_host_a_transcript.ts";
 import type { EventContext } from "../trace/events.ts";
 import type { ToolCallCorrelator } from "./correlator.ts";
 import type { SessionMemory } from "./session_memory.ts";
-import { subagentCall } from "./subagent_links.ts";
+import { linkToCall, subagentCall } from "./subagent_links.ts";
 
 const HOST = "host_a";
 
@@ -124,6 +124,13 @@ export function hostAToEvents(
   const correlator = options.correlator ?? null;
   const memory = options.sessions ?? null;
   const h: Hook = { p, ctx, correlator, memory, session };
+  // A subagent's events: under the Agent/Task call that started it.
+  return linkToCall(hookEvents(h, hook), agentCallOf(h, false));
+}
+
+/** The events of one hook, before a subagent's are linked. */
+function hookEvents(h: Hook, hook: string): UnsealedEvent[] {
+  const { p, ctx, correlator, session } = h;
   switch (hook) {
     case "SessionStart":
       return [episodeStarted(ctx, {
