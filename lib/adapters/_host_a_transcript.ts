@@ -1,6 +1,6 @@
 /**
  * host_a: the `harness_transcript` the forwarder adds at Stop,
- * StopFailure, SubagentStop and PreCompact (see
+ * StopFailure, SubagentStop, PreCompact and SessionEnd (see
  * `lib/forwarder/transcript.ts`) → one `model.responded` per assistant
  * message (its usage as the host recorded it) and a `message` (assistant)
  * per message with text. The server maps

@@ -15,7 +15,7 @@
  * | SubagentStop | the subagent's transcript turns as for Stop (with `agent_id`), then `annotation` `subagent.stopped` |
  * | PreCompact / PostCompact | transcript turns (PreCompact); `annotation` `compaction.started` / `compaction.finished` with what the host said |
  * | StopFailure | transcript turns as for Stop; `annotation` `stop.failed` with `error` and `last_message` (the text the user saw) |
- * | SessionEnd | `episode.finished` (with the calls that never completed) |
+ * | SessionEnd | transcript turns not read yet (written after the last Stop), then `episode.finished` (with the calls that never completed) |
  * | anything else (Setup, …) | none |
  *
  * Failed or refused (host_a's own signal): a call that ends at
@@ -193,11 +193,17 @@ function hookEvents(h: Hook, hook: string): UnsealedEvent[] {
       ];
     }
     case "SessionEnd": {
+      // Turns written after the last Stop: a session ended mid-turn, or a
+      // turn the Stop's read missed (its text held, not said twice).
+      const turns = sessionTurns(h);
       const open = correlator?.endSession(HOST, session) ?? [];
-      return [episodeFinished(ctx, {
-        reason: optString(p, "reason") ?? "unknown",
-        incomplete_calls: open.map((c) => c.event_id),
-      })];
+      return [
+        ...turns,
+        episodeFinished(ctx, {
+          reason: optString(p, "reason") ?? "unknown",
+          incomplete_calls: open.map((c) => c.event_id),
+        }),
+      ];
     }
     default:
       return [];
@@ -215,7 +221,7 @@ interface Hook {
 
 /**
  * The session transcript's turns a payload carries (Stop, StopFailure,
- * PreCompact), without the text already recorded: the hook's own answer
+ * PreCompact, SessionEnd), without the text already recorded: the hook's own answer
  * (`finalText`), and an earlier hook's answer whose turn is read only now
  * (held in the session memory until a read gives it).
  */

@@ -8,6 +8,9 @@
  * `harness_transcript`. The ingest server never opens a path: it maps
  * what arrives.
  *
+ * SessionEnd reads too: what the host wrote after the last Stop is counted
+ * there (the offsets keep any turn from being counted twice).
+ *
  * The host may fire Stop (or StopFailure, SubagentStop) before it has
  * written the record that carries the hook's `last_assistant_message`: the
  * forwarder then reads again, a few times within
@@ -31,12 +34,18 @@ export const DEFAULT_TRANSCRIPT_STATE_DIR = "/tmp/harness-hook-state";
 /** Most bytes read from a transcript in one hook (the rest waits). */
 export const MAX_TRANSCRIPT_READ_BYTES = 16 * 1024 * 1024;
 
-/** host_a hooks at which the transcript is read. */
+/**
+ * host_a hooks at which the transcript is read. SessionEnd reads what came
+ * after the last Stop (a session ended with Ctrl-C or `/exit` mid-turn, a
+ * turn written after the Stop's wait): it carries no
+ * `last_assistant_message`, so it never waits.
+ */
 export const TRANSCRIPT_HOOKS: readonly string[] = [
   "Stop",
   "StopFailure",
   "SubagentStop",
   "PreCompact",
+  "SessionEnd",
 ];
 
 /**
