@@ -390,3 +390,41 @@ Deno.test("SessionEnd reads the final turn the Stop's wait missed, and says its 
   assertEquals(said.length, 2);
   assertOk(said[1].startsWith("All done: read the notes (answer 42)"));
 });
+
+Deno.test("a model message whose records two reads split is counted once (host_a basic, Stop read between its text and its tool call)", async () => {
+  await using dir = await tempDir();
+  await using srv = await startServer();
+  await copyTranscripts("basic", dir.path);
+  const path = `${dir.path}/${BASIC_TRANSCRIPT}`;
+  const full = Deno.readTextFileSync(path);
+  // The first message is two records (its text, then its tool call) with
+  // one id and usage: cut the file between them.
+  const first = assistantTurns(full.split("\n"))[0];
+  const second = full.indexOf(
+    first.message_id,
+    full.indexOf(first.message_id) + 1,
+  );
+  const at = full.lastIndexOf("\n", second) + 1;
+  Deno.writeTextFileSync(path, full.slice(0, at));
+  for (const { name, body } of payloads("basic", dir.path)) {
+    if (name.includes("SessionEnd")) {
+      Deno.writeTextFileSync(path, full.slice(at), { append: true });
+    }
+    const res = await fetch(`${srv.url}/hook/host_a?cap=cap_split`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: await withTranscript("host_a", body, {
+        stateDir: `${dir.path}/state`,
+        maxWaitMs: 0,
+      }),
+    });
+    assertEquals(res.status, 204, `${name}: ${await res.text()}`);
+  }
+  const evs = await captureEvents(srv.store, "cap_split");
+  const ids = evs.filter((e) => e.kind === "model.responded").map((e) =>
+    (e.payload.response as { message_id: string }).message_id
+  );
+  assertEquals(ids.filter((id) => id === first.message_id).length, 1);
+  assertEquals(tokenSums(evs), [500, 100, 5]);
+  assertEquals(assistantTexts(evs).length, 2);
+});
