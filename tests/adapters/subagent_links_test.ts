@@ -246,3 +246,45 @@ Deno.test("captureToOtlp() keeps a child session's tool spans under its own root
     assertEquals(parent.traceId, s.traceId, `${s.name}: parent in its trace`);
   }
 });
+
+Deno.test("host_a: after a server restart a subagent's calls stay linked to its Agent call, though a second Agent call is now pending (subagent)", async () => {
+  await using dir = await tempDir();
+  const files = scenarioFiles(`${HOSTS_DIR}/host_a/subagent`);
+  const post = async (url: string, body: unknown) => {
+    const res = await fetch(`${url}/hook/host_a?cap=a_restart`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    assertEquals(res.status, 204);
+  };
+  const cut = files.findIndex((f) => f.name.includes("SubagentStart")) + 1;
+  {
+    using store = new HarnessStore(dir.path, { role: "ingest-server" });
+    const server = new IngestServer(store, { port: 0 });
+    const url = await server.start();
+    for (const f of files.slice(0, cut)) await post(url, f.body);
+    await server.close();
+  }
+  using store = new HarnessStore(dir.path, { role: "ingest-server" });
+  const server = new IngestServer(store, { port: 0 });
+  const url = await server.start();
+  try {
+    const health = await (await fetch(`${url}/health`)).json();
+    assertEquals(health.stats.restored_subagent_links, 1);
+    // The model starts a second helper of the same kind: two Agent calls
+    // pending, so only the link given back from the spool can name it.
+    const agentCall = files.find((f) => f.name.includes("003-PreToolUse"))!
+      .body as Record<string, unknown>;
+    await post(url, { ...agentCall, tool_use_id: "toolu_twin" });
+    for (const f of files.slice(cut)) await post(url, f.body);
+  } finally {
+    await server.close();
+  }
+  const evs = await captureEvents(store, "a_restart");
+  const [agent] = started(evs, "Agent");
+  const [bash] = started(evs, "Bash");
+  assertEquals(bash.parent_event_id, agent.event_id);
+  const stop = evs.find((e) => e.payload.type === "subagent.stopped")!;
+  assertEquals(stop.parent_event_id, agent.event_id);
+});
