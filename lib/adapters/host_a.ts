@@ -18,6 +18,10 @@
  * | SessionEnd | transcript turns not read yet (written after the last Stop), then `episode.finished` (with the calls that never completed) |
  * | anything else (Setup, …) | none |
  *
+ * A subagent's events (`agent_id`) that have no parent of their own (all
+ * but a call's completion) have `parent_event_id` = the Agent/Task call
+ * that started it (see `subagent_links.ts`).
+ *
  * Failed or refused (host_a's own signal): a call that ends at
  * PostToolBatch without PostToolUse/PostToolUseFailure never ran (denied
  * by permissions or blocked by a hook): `error.outcome = "refused"`.
@@ -221,9 +225,9 @@ interface Hook {
 
 /**
  * The session transcript's turns a payload carries (Stop, StopFailure,
- * PreCompact, SessionEnd), without the text already recorded: the hook's own answer
- * (`finalText`), and an earlier hook's answer whose turn is read only now
- * (held in the session memory until a read gives it).
+ * PreCompact, SessionEnd), without the text already recorded: the hook's
+ * own answer (`finalText`), and an earlier hook's answer whose turn is read
+ * only now (held in the session memory until a read gives it).
  */
 function sessionTurns(h: Hook, finalText?: string): UnsealedEvent[] {
   const { p, ctx, memory, session } = h;
