@@ -24,7 +24,10 @@
  */
 import { join } from "node:path";
 import { type BenchRow, printTable } from "./_table.ts";
-import { isHarnessEntry } from "../lib/installers/hook_settings.ts";
+import {
+  HOST_A_TRANSCRIPT_EVENTS,
+  isHarnessEntry,
+} from "../lib/installers/hook_settings.ts";
 import {
   HOOK_CLIENT_PATH,
   hookCommand,
@@ -306,10 +309,16 @@ export async function hooksBench(args: string[] = []): Promise<void> {
       payloads("host_a", "basic", (e) => e === "Stop")[0],
     );
     stop.transcript_path = transcript;
+    // SessionEnd reads the same transcript, what came after the last read
+    // (here, after the first call, nothing): it never waits.
+    const end = JSON.parse(
+      payloads("host_a", "basic", (e) => e === "SessionEnd")[0],
+    );
+    end.transcript_path = transcript;
     const aCommandPayloads = payloads(
       "host_a",
       "basic",
-      (e) => !!ac[e] && !["Stop", "SubagentStop", "PreCompact"].includes(e),
+      (e) => !!ac[e] && !HOST_A_TRANSCRIPT_EVENTS.has(e),
     );
     const { launcher } = commandParts(
       String(entryOf(b, "host_b", "BeforeTool").command),
@@ -343,6 +352,14 @@ export async function hooksBench(args: string[] = []): Promise<void> {
         name: "host_a Stop (Deno forwarder, reads the transcript)",
         command: String(entryOf(a, "host_a", "Stop").command),
         payloads: [JSON.stringify(stop)],
+        env: aEnv,
+        capture: "i_a_http",
+        kind: "installed",
+      },
+      {
+        name: "host_a SessionEnd (Deno forwarder, reads the transcript)",
+        command: String(entryOf(a, "host_a", "SessionEnd").command),
+        payloads: [JSON.stringify(end)],
         env: aEnv,
         capture: "i_a_http",
         kind: "installed",

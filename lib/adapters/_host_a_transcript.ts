@@ -1,6 +1,6 @@
 /**
  * host_a: the `harness_transcript` the forwarder adds at Stop,
- * StopFailure, SubagentStop and PreCompact (see
+ * StopFailure, SubagentStop, PreCompact and SessionEnd (see
  * `lib/forwarder/transcript.ts`) → one `model.responded` per assistant
  * message (its usage as the host recorded it) and a `message` (assistant)
  * per message with text. The server maps
@@ -12,6 +12,8 @@
  *   the turn with that text was not in what the forwarder read.
  * - A turn the host made up (model `<synthetic>`: the API error it showed
  *   the user) is no model call: no `model.responded`.
+ * - A turn marked `continued` (the read before ended inside its message)
+ *   was counted then: no second `model.responded`, its text still kept.
  * - A transcript the payload names that does not exist (`missing`) gives
  *   `annotation` `usage.partial`: the episode's token count misses the
  *   model calls that transcript would hold.
@@ -123,7 +125,7 @@ export function transcriptEvents(
           : model ?? ctx.source.model,
       },
     };
-    if (model !== SYNTHETIC) {
+    if (model !== SYNTHETIC && r.continued !== true) {
       out.push(modelResponded(mctx, {
         response: {
           model,

@@ -15,8 +15,12 @@
  * | SubagentStop | the subagent's transcript turns as for Stop (with `agent_id`), then `annotation` `subagent.stopped` |
  * | PreCompact / PostCompact | transcript turns (PreCompact); `annotation` `compaction.started` / `compaction.finished` with what the host said |
  * | StopFailure | transcript turns as for Stop; `annotation` `stop.failed` with `error` and `last_message` (the text the user saw) |
- * | SessionEnd | `episode.finished` (with the calls that never completed) |
+ * | SessionEnd | transcript turns not read yet (written after the last Stop), then `episode.finished` (with the calls that never completed) |
  * | anything else (Setup, …) | none |
+ *
+ * A subagent's events (`agent_id`) that have no parent of their own (all
+ * but a call's completion) have `parent_event_id` = the Agent/Task call
+ * that started it (see `subagent_links.ts`).
  *
  * Failed or refused (host_a's own signal): a call that ends at
  * PostToolBatch without PostToolUse/PostToolUseFailure never ran (denied
@@ -54,7 +58,7 @@ import { transcriptCarries, transcriptEvents } from "./_host_a_transcript.ts";
 import type { EventContext } from "../trace/events.ts";
 import type { ToolCallCorrelator } from "./correlator.ts";
 import type { SessionMemory } from "./session_memory.ts";
-import { subagentCall } from "./subagent_links.ts";
+import { linkToCall, subagentCall } from "./subagent_links.ts";
 
 const HOST = "host_a";
 
@@ -124,6 +128,13 @@ export function hostAToEvents(
   const correlator = options.correlator ?? null;
   const memory = options.sessions ?? null;
   const h: Hook = { p, ctx, correlator, memory, session };
+  // A subagent's events: under the Agent/Task call that started it.
+  return linkToCall(hookEvents(h, hook), agentCallOf(h, false));
+}
+
+/** The events of one hook, before a subagent's are linked. */
+function hookEvents(h: Hook, hook: string): UnsealedEvent[] {
+  const { p, ctx, correlator, session } = h;
   switch (hook) {
     case "SessionStart":
       return [episodeStarted(ctx, {
@@ -186,11 +197,17 @@ export function hostAToEvents(
       ];
     }
     case "SessionEnd": {
+      // Turns written after the last Stop: a session ended mid-turn, or a
+      // turn the Stop's read missed (its text held, not said twice).
+      const turns = sessionTurns(h);
       const open = correlator?.endSession(HOST, session) ?? [];
-      return [episodeFinished(ctx, {
-        reason: optString(p, "reason") ?? "unknown",
-        incomplete_calls: open.map((c) => c.event_id),
-      })];
+      return [
+        ...turns,
+        episodeFinished(ctx, {
+          reason: optString(p, "reason") ?? "unknown",
+          incomplete_calls: open.map((c) => c.event_id),
+        }),
+      ];
     }
     default:
       return [];
@@ -208,9 +225,9 @@ interface Hook {
 
 /**
  * The session transcript's turns a payload carries (Stop, StopFailure,
- * PreCompact), without the text already recorded: the hook's own answer
- * (`finalText`), and an earlier hook's answer whose turn is read only now
- * (held in the session memory until a read gives it).
+ * PreCompact, SessionEnd), without the text already recorded: the hook's
+ * own answer (`finalText`), and an earlier hook's answer whose turn is read
+ * only now (held in the session memory until a read gives it).
  */
 function sessionTurns(h: Hook, finalText?: string): UnsealedEvent[] {
   const { p, ctx, memory, session } = h;

@@ -22,6 +22,11 @@
  * `"failed"`; a completed shell call whose `metadata.exit` is not 0 is
  * `tool.call.failed` with `error.exit_code`.
  *
+ * A child session (a subagent, `parent_session_id`): every one of its
+ * events that has no parent of its own (all but a call's completion) has
+ * `parent_event_id` = the parent's `task` call that started it (see
+ * `subagent_links.ts`).
+ *
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
@@ -35,7 +40,7 @@ import {
 import { modelResponded } from "../trace/model_events.ts";
 import { toolEnded, toolStarted } from "./_host_c_tools.ts";
 import type { HostCEnvelope } from "./_host_c_envelope.ts";
-import { subagentCall } from "./subagent_links.ts";
+import { linkToCall, subagentCall } from "./subagent_links.ts";
 
 export type { HostCEnvelope };
 import {
@@ -168,11 +173,26 @@ export function hostCToEvents(
     { ...options, model: env.model ?? options.model },
     { host: HOST, episodeId, hostTimestamp: env.ts },
   );
+  const events = envelopeEvents(env, { ctx, options });
+  // A child session's events: under the task call that started it.
+  return linkToCall(
+    events,
+    options.sessions?.startedBy(HOST, env.session_id) ?? null,
+  );
+}
+
+/** The events of one envelope, before a child session's are linked. */
+function envelopeEvents(
+  env: HostCEnvelope,
+  o: { ctx: EventContext; options: AdapterOptions },
+): UnsealedEvent[] {
+  const { ctx, options } = o;
   const correlator = options.correlator ?? null;
   const session = env.session_id;
   switch (env.hook) {
     case "session.created": {
-      options.sessions?.started(HOST, session);
+      const memory = options.sessions ?? null;
+      memory?.started(HOST, session);
       // A child session: linked to the parent's task call that started it.
       const call = env.parent_session_id
         ? subagentCall({
@@ -180,8 +200,9 @@ export function hostCToEvents(
           session: env.parent_session_id,
           agent: session,
           tools: ["task"],
-        }, { correlator, memory: options.sessions ?? null })
+        }, { correlator, memory })
         : null;
+      if (call) memory?.setStartedBy(HOST, session, call);
       return [episodeStarted(ctx, {
         reason: "created",
         ...(env.cwd ? { cwd: env.cwd } : {}),

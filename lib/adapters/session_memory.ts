@@ -3,9 +3,11 @@
  * beside the correlator: a host_b model answer streamed in chunks (each
  * AfterModel carries a piece; the assembled text is the reliable one — the
  * host's own `prompt_response` repeats pieces), the model last asked, and
- * sessions already ended (hosts may send SessionEnd twice), and which
- * Agent/Task call started each subagent. Bounded: the oldest sessions are
- * forgotten first.
+ * sessions already ended (hosts may send SessionEnd twice), which
+ * Agent/Task call started each subagent, and, for a child session (host_c),
+ * the call that started it. Bounded: the oldest sessions are forgotten
+ * first. After a restart the ingest server gives the links back from the
+ * spools (`lib/ingest/resume.ts`).
  *
  * @module
  */
@@ -19,6 +21,8 @@ interface SessionState {
   subagents: Map<string, string>;
   /** host_a: an answer recorded from a hook whose transcript turn was not read yet. */
   held: string | null;
+  /** A child session: the start event of the call in its parent that started it. */
+  startedBy: string | null;
 }
 
 /** Per-session memory of one ingest process. */
@@ -46,6 +50,7 @@ export class SessionMemory {
         answered: false,
         subagents: new Map(),
         held: null,
+        startedBy: null,
       };
       this.#sessions.set(key, s);
       if (this.#sessions.size > this.#max) {
@@ -118,6 +123,29 @@ export class SessionMemory {
   ): string | null {
     return this.#sessions.get(`${ref.host}\u0000${ref.session}`)?.subagents
       .get(ref.agent) ?? null;
+  }
+
+  /**
+   * Remember the call that started a child session (host_c's subagent):
+   * the child's own events point to it.
+   *
+   * @param host Host name.
+   * @param session The child session.
+   * @param callEventId Event id of the call's `tool.call.started`.
+   */
+  setStartedBy(host: string, session: string, callEventId: string): void {
+    this.#get(host, session).startedBy = callEventId;
+  }
+
+  /**
+   * The start event of the call that started a child session, if linked.
+   *
+   * @param host Host name.
+   * @param session The child session.
+   * @returns The event id, or null (not a child, or not linked).
+   */
+  startedBy(host: string, session: string): string | null {
+    return this.#sessions.get(`${host}\u0000${session}`)?.startedBy ?? null;
   }
 
   /**

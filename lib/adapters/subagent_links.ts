@@ -7,8 +7,16 @@
  * pending in the parent session and not yet linked to another subagent
  * (several of the same kind at once: no link is invented).
  *
+ * Once linked, every event of the subagent that has no parent of its own
+ * points to that call's `tool.call.started` ({@linkcode linkToCall}): its
+ * tool calls' starts, its messages and model answers, its marks and (host_c)
+ * the child session's start and end. A completion keeps pointing to its own
+ * start (the contract's `parent_event_id`), so from any event of a subagent a
+ * reader reaches the call that started it in at most two steps.
+ *
  * @module
  */
+import type { UnsealedEvent } from "../trace/event.ts";
 import type { ToolCallCorrelator } from "./correlator.ts";
 import type { SessionMemory } from "./session_memory.ts";
 
@@ -61,4 +69,28 @@ export function subagentCall(
   if (calls.length !== 1) return null;
   memory?.linkSubagent(seen, calls[0].event_id);
   return calls[0].event_id;
+}
+
+/**
+ * Point the events of a subagent that have no parent of their own to the
+ * call that started it. A call's completion or failure is left alone: its
+ * parent is its start, or none when the correlator could not tell which.
+ *
+ * @param events Events of one payload (changed in place).
+ * @param callEventId The start event of the call that started the subagent,
+ *   or null (then nothing changes).
+ * @returns The same events.
+ */
+export function linkToCall(
+  events: UnsealedEvent[],
+  callEventId: string | null,
+): UnsealedEvent[] {
+  if (callEventId === null) return events;
+  for (const ev of events) {
+    if (ev.kind === "tool.call.completed" || ev.kind === "tool.call.failed") {
+      continue;
+    }
+    ev.parent_event_id ??= callEventId;
+  }
+  return events;
 }

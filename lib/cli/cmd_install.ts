@@ -5,8 +5,9 @@
  * - host_a: `<dir>/.claude/settings.json` — native `http` hooks to
  *   `<url>/hook/host_a` (1 s time-out), SessionStart as a command hook
  *   running the hook client (the host sends it to command hooks only), the
- *   transcript events (Stop, SubagentStop, PreCompact) running the Deno
- *   forwarder (10 s); `--command` uses command hooks everywhere.
+ *   transcript events (Stop, StopFailure, SubagentStop, PreCompact,
+ *   SessionEnd) running the Deno forwarder (10 s); `--command` uses command
+ *   hooks everywhere.
  * - host_b: `<dir>/.gemini/settings.json` — command hooks running the hook
  *   client (`lib/forwarder/hook_client.sh`: curl, else the forwarder;
  *   10,000 ms time-out). The time-outs' rule is in

@@ -13,7 +13,8 @@
  * **milliseconds** (default {@linkcode DEFAULT_HOOK_TIMEOUT_MS}), and
  * `HARNESS_INGEST_TOKEN` (sent as a bearer token when set).
  *
- * At host_a's Stop, SubagentStop and PreCompact the forwarder also reads
+ * At host_a's Stop, StopFailure, SubagentStop, PreCompact and SessionEnd
+ * the forwarder also reads
  * what the session transcript gained since its last read and sends it in
  * the payload (`lib/forwarder/transcript.ts`); that needs read permission
  * for the transcript and write permission for the offset directory

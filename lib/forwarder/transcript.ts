@@ -8,6 +8,9 @@
  * `harness_transcript`. The ingest server never opens a path: it maps
  * what arrives.
  *
+ * SessionEnd reads too: what the host wrote after the last Stop is counted
+ * there (the offsets keep any turn from being counted twice).
+ *
  * The host may fire Stop (or StopFailure, SubagentStop) before it has
  * written the record that carries the hook's `last_assistant_message`: the
  * forwarder then reads again, a few times within
@@ -18,9 +21,11 @@
  * model calls it would hold are not counted.
  *
  * Offset state: one small JSON file per transcript, `<stateDir>/<sha256 of
- * the path>.json` = `{path, offset}`, where `offset` is the byte just past
- * the last complete line read. A transcript shorter than its offset (it was
- * rewritten) is read again from the start.
+ * the path>.json` = `{path, offset, last_message_id}`, where `offset` is the
+ * byte just past the last complete line read and `last_message_id` the id of
+ * the last assistant record read: a message whose records two reads split
+ * is sent the second time as `continued` (counted once). A transcript
+ * shorter than its offset (it was rewritten) is read again from the start.
  *
  * @module
  */
@@ -31,12 +36,18 @@ export const DEFAULT_TRANSCRIPT_STATE_DIR = "/tmp/harness-hook-state";
 /** Most bytes read from a transcript in one hook (the rest waits). */
 export const MAX_TRANSCRIPT_READ_BYTES = 16 * 1024 * 1024;
 
-/** host_a hooks at which the transcript is read. */
+/**
+ * host_a hooks at which the transcript is read. SessionEnd reads what came
+ * after the last Stop (a session ended with Ctrl-C or `/exit` mid-turn, a
+ * turn written after the Stop's wait): it carries no
+ * `last_assistant_message`, so it never waits.
+ */
 export const TRANSCRIPT_HOOKS: readonly string[] = [
   "Stop",
   "StopFailure",
   "SubagentStop",
   "PreCompact",
+  "SessionEnd",
 ];
 
 /**
@@ -62,6 +73,11 @@ export interface TranscriptTurn {
   text: string;
   /** Tool-use ids the message asked for. */
   tool_use_ids: string[];
+  /**
+   * The message's first records were in an earlier read (the read before
+   * ended inside it): its model call was counted then.
+   */
+  continued?: true;
 }
 
 /** What the forwarder adds to a hook payload. */
@@ -111,15 +127,39 @@ async function stateFile(stateDir: string, path: string): Promise<string> {
   return `${stateDir}/${hex.slice(0, 32)}.json`;
 }
 
-async function readOffset(file: string, path: string): Promise<number> {
+/** Where the last read of a transcript ended. */
+interface ReadState {
+  /** Byte just past the last complete line read. */
+  offset: number;
+  /** Message id of the last assistant record read, if any. */
+  last_message_id: string | null;
+}
+
+async function readState(file: string, path: string): Promise<ReadState> {
   try {
     const s = JSON.parse(await Deno.readTextFile(file));
-    return s?.path === path && Number.isInteger(s.offset) && s.offset >= 0
-      ? s.offset
-      : 0;
+    if (s?.path !== path || !Number.isInteger(s.offset) || s.offset < 0) {
+      return { offset: 0, last_message_id: null };
+    }
+    return {
+      offset: s.offset,
+      last_message_id: typeof s.last_message_id === "string"
+        ? s.last_message_id
+        : null,
+    };
   } catch {
-    return 0;
+    return { offset: 0, last_message_id: null };
   }
+}
+
+/** The message id of the last assistant record among lines, or null. */
+function lastMessageId(lines: readonly string[]): string | null {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (!lines[i].includes('"assistant"')) continue;
+    const [turn] = assistantTurns([lines[i]]);
+    if (turn) return turn.message_id;
+  }
+  return null;
 }
 
 /**
@@ -128,19 +168,25 @@ async function readOffset(file: string, path: string): Promise<number> {
  *
  * @param path The transcript (as the host named it).
  * @param options Where offsets are kept.
- * @returns The lines read, and the byte range.
+ * @returns The lines read, the byte range, and the message id the read
+ *   before ended in (null when none, or when the file was read again from
+ *   its start).
  * @throws {Deno.errors.NotFound} When the transcript does not exist.
  */
 export async function readTranscriptLines(
   path: string,
   options: TranscriptOptions = {},
-): Promise<{ lines: string[]; from: number; to: number }> {
+): Promise<
+  { lines: string[]; from: number; to: number; previous: string | null }
+> {
   const dir = options.stateDir ?? DEFAULT_TRANSCRIPT_STATE_DIR;
   const file = await stateFile(dir, path);
   using f = await Deno.open(path, { read: true });
   const size = (await f.stat()).size;
-  let from = await readOffset(file, path);
-  if (from > size) from = 0;
+  const state = await readState(file, path);
+  let from = state.offset;
+  let previous = state.last_message_id;
+  if (from > size) [from, previous] = [0, null];
   const want = Math.min(size - from, MAX_TRANSCRIPT_READ_BYTES);
   const buf = new Uint8Array(want);
   await f.seek(from, Deno.SeekMode.Start);
@@ -151,12 +197,17 @@ export async function readTranscriptLines(
     got += n;
   }
   const end = buf.subarray(0, got).lastIndexOf(0x0a);
-  if (end < 0) return { lines: [], from, to: from };
+  if (end < 0) return { lines: [], from, to: from, previous };
   const text = new TextDecoder().decode(buf.subarray(0, end));
   const to = from + end + 1;
+  const lines = text.split("\n");
+  const last = lastMessageId(lines) ?? previous;
   await Deno.mkdir(dir, { recursive: true });
-  await Deno.writeTextFile(file, JSON.stringify({ path, offset: to }) + "\n");
-  return { lines: text.split("\n"), from, to };
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify({ path, offset: to, last_message_id: last }) + "\n",
+  );
+  return { lines, from, to, previous };
 }
 
 /**
@@ -252,6 +303,7 @@ async function readDelta(
   const first = await readTranscriptLines(path, options);
   const lines = [...first.lines];
   let { from, to } = first;
+  let previous = first.previous;
   let turns = assistantTurns(lines);
   // Read by an earlier hook (PreCompact, a replayed Stop): nothing to wait for.
   const earlier = lastText !== null && !carries(turns, lastText) &&
@@ -273,10 +325,15 @@ async function readDelta(
       // Rewritten meanwhile and read again from its start.
       lines.length = 0;
       from = more.from;
+      previous = null;
     }
     lines.push(...more.lines);
     to = more.to;
     turns = assistantTurns(lines);
+  }
+  // The read before ended inside this message: counted then.
+  if (previous !== null && turns[0]?.message_id === previous) {
+    turns[0].continued = true;
   }
   return { from, to, turns };
 }

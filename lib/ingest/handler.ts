@@ -239,7 +239,7 @@ function handlerContext(
     limit,
     stats,
     correlator: options.correlator ?? new ToolCallCorrelator(),
-    sessions: new SessionMemory(),
+    sessions: options.sessions ?? new SessionMemory(),
     defaultCapture,
     gateway,
     otlpStats: otlp.stats,

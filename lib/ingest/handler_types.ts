@@ -57,6 +57,8 @@ export interface IngestHandlerOptions {
   model?: string | null;
   /** Correlator (one per server process). */
   correlator?: ToolCallCorrelator;
+  /** What the hook adapters remember of each session (one per server process). */
+  sessions?: SessionMemory;
   /** host_b: keep full model requests. */
   fullModelRequests?: boolean;
   /**
@@ -89,6 +91,8 @@ export interface IngestStats {
   rejected_events: number;
   /** Pending tool calls given back to the correlator from the spools at start. */
   restored_pending_calls?: number;
+  /** Subagent links given back to the session memory from the spools at start. */
+  restored_subagent_links?: number;
   /** Tool calls pending now (started, not completed). */
   pending_calls?: number;
   /** Pending calls dropped to keep within the bound. */

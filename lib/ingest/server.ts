@@ -7,7 +7,8 @@
  * @module
  */
 import { ToolCallCorrelator } from "../adapters/correlator.ts";
-import { restorePending } from "./resume.ts";
+import { SessionMemory } from "../adapters/session_memory.ts";
+import { restoreHookState } from "./resume.ts";
 import { errorAnswer } from "./errors.ts";
 import { Http1Server } from "./http1/mod.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
@@ -146,18 +147,24 @@ export class IngestServer {
       }
     }
     const correlator = this.#options.correlator ?? new ToolCallCorrelator();
-    const restored = await restorePending(this.#store, correlator);
+    const sessions = this.#options.sessions ?? new SessionMemory();
+    const restored = await restoreHookState(this.#store, {
+      correlator,
+      sessions,
+    });
     // Loopback servers answer only to their own names (DNS rebinding).
     let allowed: Set<string> | null = null;
     const { answer, stats, gateway, table } = createIngestHandler(this.#store, {
       activeCapture: activeCaptureReader(this.#store.root),
       ...this.#options,
       correlator,
+      sessions,
       hostAllowed: isLoopback(host)
         ? (h) => allowed === null || allowed.has(h.toLowerCase())
         : null,
     });
-    stats.restored_pending_calls = restored;
+    stats.restored_pending_calls = restored.pending;
+    stats.restored_subagent_links = restored.subagents;
     await gateway?.restore();
     this.#gateway = gateway;
     this.#stats = stats;

@@ -13,7 +13,8 @@
  * missing or a capture id from the environment needs encoding.
  *
  * host_a's command may read files (the session transcript its payload
- * names, read at Stop, SubagentStop and PreCompact for tokens and the
+ * names, read at Stop, StopFailure, SubagentStop, PreCompact and SessionEnd
+ * for tokens and the
  * assistant's text) and write the forwarder's offset directory.
  *
  * @module

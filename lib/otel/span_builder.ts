@@ -217,12 +217,18 @@ export class OtlpSpanBuilder {
     });
   }
 
-  /** Open a tool span (under its parent call if that is open). */
+  /**
+   * Open a tool span: under its parent call if that is open and in the
+   * same trace (a host_c child session's calls point to the parent
+   * session's `task` call, another episode: they stay under their root).
+   */
   #callStarted(episode: OpenEpisode, ev: TraceEvent, out: OtlpSpan[]): void {
     const parent = ev.parent_event_id
       ? this.#calls.get(ev.parent_event_id)
       : undefined;
-    const parentId = parent ? parent.span.spanId : episode.rootId;
+    const parentId = parent && parent.span.traceId === episode.traceId
+      ? parent.span.spanId
+      : episode.rootId;
     this.#calls.set(ev.event_id, {
       seq: ev.sequence,
       span: toolSpan(ev, {

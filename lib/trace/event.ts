@@ -80,7 +80,10 @@ export interface TraceEvent {
   actor: string;
   /** Event kind (section 6). */
   kind: string;
-  /** Started event this one completes, or null. */
+  /**
+   * Started event this one completes, or null; a subagent's other events
+   * point to the start of the call that started the subagent.
+   */
   parent_event_id: string | null;
   /** Kind-specific body. */
   payload: Payload;

@@ -93,7 +93,15 @@ Deno.test("install --command uses the forwarder everywhere; --capture pins cap i
   );
   // The transcript events run the forwarder even in http mode: it reads
   // the transcript the host names; the server never opens one.
-  for (const event of ["Stop", "SubagentStop", "PreCompact"]) {
+  for (
+    const event of [
+      "Stop",
+      "StopFailure",
+      "SubagentStop",
+      "PreCompact",
+      "SessionEnd",
+    ]
+  ) {
     assertEquals(s2.hooks[event][0].hooks[0].type, "command", event);
   }
   assertEquals(s2.hooks.PostCompact[0].hooks[0].type, "http");
