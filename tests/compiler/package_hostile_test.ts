@@ -8,12 +8,13 @@ import type { IrNode } from "../../lib/package/ir.ts";
 import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { HOSTILE, packageOf } from "./_hostile_packages.ts";
 
-const WORKER = new URL("./_hostile_worker.ts", import.meta.url);
+const CHECK = new URL("./_hostile_check.ts", import.meta.url).pathname;
 /** Past this the check is taken to never end (the test fails, not hangs). */
 const DEADLINE_MS = 10_000;
 /**
- * What a hostile package may cost the check: 1 s of CPU (wall time is
- * reported too, but other work on the machine stretches it).
+ * What a hostile package may cost the check: 1 s of the checking process's
+ * own CPU (its wall time is reported too, but other work on the machine
+ * stretches it).
  */
 const BUDGET_MS = 1_000;
 
@@ -25,35 +26,30 @@ interface Outcome {
   problems: number;
 }
 
-/** One check of a hostile package in a worker, with a deadline. */
+/** One check of a hostile package in a process of its own, with a deadline. */
 async function check(
   shape: string,
   size: number,
   via: "validatePackage" | "checkStructure" = "validatePackage",
 ): Promise<Outcome> {
-  const worker = new Worker(WORKER, { type: "module" });
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--allow-read", CHECK, shape, String(size), via],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const timer = setTimeout(() => child.kill("SIGKILL"), DEADLINE_MS);
   try {
-    return await new Promise<Outcome>((resolve, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new Error(
-              `${via} of ${shape}(${size}) did not finish within ${DEADLINE_MS} ms`,
-            ),
-          ),
-        DEADLINE_MS,
-      );
-      worker.onmessage = (e) => resolve(e.data as Outcome);
-      worker.onerror = (e) => {
-        e.preventDefault();
-        reject(new Error(`${shape}(${size}): ${e.message}`));
-      };
-      worker.postMessage({ shape, size, via });
-    });
+    const out = await child.output();
+    const text = new TextDecoder().decode(out.stdout).trim();
+    assertOk(
+      out.success && text !== "",
+      out.signal === "SIGKILL"
+        ? `${via} of ${shape}(${size}) did not finish within ${DEADLINE_MS} ms`
+        : `${shape}(${size}): ${new TextDecoder().decode(out.stderr)}`,
+    );
+    return JSON.parse(text) as Outcome;
   } finally {
     clearTimeout(timer);
-    worker.terminate();
   }
 }
 
