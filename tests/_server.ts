@@ -46,14 +46,17 @@ export async function startServer(
 }
 
 /**
- * Files of a fixture scenario, in arrival order.
+ * Files of a fixture scenario, in arrival order: the payloads
+ * (`NNN-<event>.json`), not the notes beside them (`_workspace.json`).
  *
  * @param dir Scenario folder.
  * @returns Parsed payloads with their file names.
  */
 export function scenarioFiles(dir: string): { name: string; body: unknown }[] {
   return [...Deno.readDirSync(dir)]
-    .filter((e) => e.isFile && e.name.endsWith(".json"))
+    .filter((e) =>
+      e.isFile && e.name.endsWith(".json") && !e.name.startsWith("_")
+    )
     .map((e) => e.name)
     .sort()
     .map((name) => ({

@@ -125,9 +125,10 @@ function rewriter(scratch: string): (text: string) => string {
   const slug = (p: string) => p.replace(/[^a-zA-Z0-9]/g, "-");
   const home = Deno.env.get("HOME");
   return (text) => {
-    let out = text.replaceAll(scratch, DEMO)
-      .replaceAll(slug(scratch), slug(DEMO))
-      .replaceAll(REPO, `${DEMO}/harness`);
+    // The checkout first: its path may be part of a rewritten one.
+    let out = text.replaceAll(`${REPO}/`, `${DEMO}/harness/`)
+      .replaceAll(scratch, DEMO)
+      .replaceAll(slug(scratch), slug(DEMO));
     if (home && home !== "/") out = out.replaceAll(`${home}/`, "/home/dev/");
     return out;
   };
