@@ -253,3 +253,113 @@ Deno.test("runPackage(): the dataflow package runs on the two variants it never 
   assertOk(/covered/.test(workspace("v8").report.content));
   assertOk(/insufficient/.test(workspace("v9").report.content));
 });
+
+/**
+ * A Chat Completions API on loopback playing the scenario's policy at the
+ * package's leaves (structured output, as the chat binding asks).
+ */
+function policyServer() {
+  const requests: { name: string; fields: string[] }[] = [];
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (req) => {
+      const body = await req.json();
+      const schema = body.response_format.json_schema;
+      const fields = Object.keys(schema.schema.properties);
+      requests.push({ name: schema.name, fields });
+      const user = body.messages.find((m: { role: string }) =>
+        m.role === "user"
+      );
+      const inputs = JSON.parse(
+        String(user.content).replace(/^Inputs \(JSON\):\n/, ""),
+      );
+      const out = Object.fromEntries(fields.map((f) => [
+        f,
+        f === "description" ? "Find the next pending order" : statusOf(inputs),
+      ]));
+      return Response.json({
+        id: "chatcmpl-policy",
+        object: "chat.completion",
+        created: 0,
+        model: body.model,
+        choices: [{
+          index: 0,
+          message: {
+            role: "assistant",
+            content: JSON.stringify(out),
+            refusal: null,
+          },
+          finish_reason: "stop",
+        }],
+        usage: { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55 },
+      });
+    },
+  );
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/v1`,
+    requests,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
+Deno.test("compile.ts run: the dataflow package runs on an unseen variant with the Claude Code capabilities module, the deno run line docs/runtime.md gives, and a model API for its leaves", async () => {
+  const pkg = (await compileTraining()).package;
+  await using dir = await tempDir();
+  const folder = await Deno.realPath(dir.path);
+  const work = join(folder, "work");
+  await Deno.mkdir(work);
+  const ws = await unpack("v9", work);
+  const pkgFile = join(folder, "dataflow.package.json");
+  await Deno.writeTextFile(pkgFile, JSON.stringify(pkg));
+  await using model = policyServer();
+  const root = new URL("../../", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      `--allow-write=${work}`,
+      "--allow-run=bash",
+      "--allow-net=127.0.0.1",
+      "--allow-env=OPENAI_API_KEY,OPENAI_BASE_URL",
+      "compile.ts",
+      "run",
+      pkgFile,
+      "--capabilities",
+      "examples/claude_code/workspace_capabilities.ts",
+      "--model",
+      "openai/dataflow-policy",
+      "--model-url",
+      model.url,
+      "--input",
+      prompt("v9"),
+      "--json",
+      "--",
+      work,
+    ],
+    cwd: root,
+    env: { NO_COLOR: "1", OPENAI_API_KEY: "sk-test" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  assertEquals(out.code, 0, new TextDecoder().decode(out.stderr) + text);
+  const run = JSON.parse(text);
+  assertEquals([run.form, run.status], ["tree", "completed"], text);
+  assertEquals(
+    await Deno.readTextFile(join(work, ws.report.path)),
+    ws.report.content,
+  );
+  assertOk(/insufficient/.test(ws.report.content));
+  assertEquals(
+    model.requests.map((r) => r.fields.join(",")).sort(),
+    ["content_1", "description"],
+    "the model API is asked for the leaves only",
+  );
+  // Nothing refused or failed on the way (a tree run refuses by stopping).
+  const steps = run.steps as { tool?: string; error?: unknown }[];
+  assertEquals(steps.filter((s) => s.error !== undefined), []);
+  assertEquals(
+    steps.filter((s) => s.tool).map((s) => s.tool),
+    ["Bash", "Read", "Bash", "Write"],
+  );
+});
