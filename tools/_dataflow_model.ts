@@ -47,13 +47,14 @@ function unnumbered(text: string): string {
   return text.split("\n").map((l) => l.replace(/^\s*\d+\t/, "")).join("\n");
 }
 
-function toolUseId(seed: string, step: number): string {
+/** An id of the API's form (`toolu_01…`, `msg_01…`), the same on every run. */
+function apiId(prefix: string, seed: string, step: number): string {
   const abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   let h = 2166136261;
-  for (const c of `${seed}#${step}`) {
+  for (const c of `${prefix}${seed}#${step}`) {
     h = Math.imul(h ^ c.charCodeAt(0), 16777619);
   }
-  let id = "toolu_01";
+  let id = `${prefix}_01`;
   for (let i = 0; i < 22; i++) {
     h = Math.imul(h ^ (h >>> 13), 2246822507) >>> 0;
     id += abc[h % abc.length];
@@ -67,7 +68,7 @@ function call(
   name: string,
   input: Record<string, string>,
 ): Block {
-  return { type: "tool_use", id: toolUseId(seed, step), name, input };
+  return { type: "tool_use", id: apiId("toolu", seed, step), name, input };
 }
 
 /**
@@ -176,9 +177,12 @@ export function startDataflowModel(): DataflowModel {
         [{ type: "text", text: "OK." }];
       const usage = { input_tokens: 100, output_tokens: 20 };
       n++;
+      // Each answer its own message id, as the API gives (the host's
+      // transcript keeps the records of one message under one id).
+      const id = apiId("msg", cwd, n);
       if (body.stream !== true) {
         return Response.json({
-          id: `msg_df${n}`,
+          id,
           type: "message",
           role: "assistant",
           model: body.model,
@@ -190,7 +194,9 @@ export function startDataflowModel(): DataflowModel {
           usage,
         });
       }
-      return new Response(messageStream(blocks, usage), {
+      const stream = messageStream(blocks, usage)
+        .replace('"id":"msg_rec"', `"id":"${id}"`);
+      return new Response(stream, {
         headers: { "content-type": "text/event-stream" },
       });
     },
