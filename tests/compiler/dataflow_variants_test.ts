@@ -12,80 +12,19 @@
  */
 import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
-import { HarnessStore } from "../../lib/store/mod.ts";
-import { hostAToEvents } from "../../lib/adapters/host_a.ts";
-import { ToolCallCorrelator } from "../../lib/adapters/correlator.ts";
-import { SessionMemory } from "../../lib/adapters/session_memory.ts";
-import { annotation } from "../../lib/trace/episode_events.ts";
-import { loadEpisodes } from "../../lib/lineage/episodes.ts";
-import type { Episode } from "../../lib/lineage/records.ts";
-import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { runPackage } from "../../lib/forms/run_package.ts";
 import { explainPackage } from "../../lib/package/explain.ts";
 import type { ArgExpr, IrNode, Signature } from "../../lib/package/ir.ts";
 import type { BehaviorPackage } from "../../lib/package/package.ts";
 import type { ModelBinding } from "../../lib/forms/tree/tree_run_types.ts";
 import { createCapabilities } from "../../examples/claude_code/workspace_capabilities.ts";
-import { HOSTS_DIR, tempDir } from "../_helpers.ts";
-import { scenarioFiles } from "../_server.ts";
-
-const DIR = `${HOSTS_DIR}/host_a/dataflow`;
-const TRAINING = ["v1", "v2", "v3", "v4", "v5", "v6", "v7"];
-
-/** What the recording script wrote beside a variant's payloads. */
-interface Workspace {
-  cwd: string;
-  files: Record<string, string>;
-  report: { path: string; content: string };
-}
-
-function workspace(variant: string): Workspace {
-  return JSON.parse(Deno.readTextFileSync(`${DIR}/${variant}/_workspace.json`));
-}
-
-function prompt(variant: string): string {
-  const p = scenarioFiles(`${DIR}/${variant}`).find((f) =>
-    (f.body as { hook_event_name: string }).hook_event_name ===
-      "UserPromptSubmit"
-  );
-  return (p!.body as { prompt: string }).prompt;
-}
-
-/** The variants' sessions into one capture, each marked successful. */
-async function record(
-  store: HarnessStore,
-  variants: string[],
-): Promise<Episode[]> {
-  const sink = store.sink("cap");
-  const adapter = {
-    captureId: "cap",
-    correlator: new ToolCallCorrelator(),
-    sessions: new SessionMemory(),
-  };
-  for (const v of variants) {
-    for (const f of scenarioFiles(`${DIR}/${v}`)) {
-      for (const ev of hostAToEvents(f.body, adapter)) sink.emit(ev);
-    }
-  }
-  for (const e of await loadEpisodes(store, "cap")) {
-    sink.emit(annotation({
-      captureId: "cap",
-      episodeId: e.episode_id,
-      source: { host: "test", adapter: "test", model: null },
-    }, { type: "episode.outcome", success: true }));
-  }
-  return await loadEpisodes(store, "cap");
-}
-
-async function compileTraining(): Promise<
-  ReturnType<typeof compileBehavior>
-> {
-  await using dir = await tempDir();
-  using store = new HarnessStore(dir.path);
-  const episodes = await record(store, TRAINING);
-  assertEquals(episodes.length, 7);
-  return compileBehavior(episodes, { name: "dataflow" });
-}
+import { tempDir } from "../_helpers.ts";
+import {
+  compileTraining,
+  prompt,
+  type Workspace,
+  workspace,
+} from "./_dataflow.ts";
 
 type Action = Extract<IrNode, { kind: "action" }>;
 

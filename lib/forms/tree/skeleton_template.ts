@@ -15,7 +15,7 @@
  */
 import { comparePaths, findAllSources } from "../../lineage/find_source.ts";
 import type { SignatureField } from "../../package/ir.ts";
-import type { SkeletonContext, Trie } from "./skeleton.ts";
+import { safe, type SkeletonContext, type Trie } from "./skeleton.ts";
 
 /** Most holes one argument may have (past it, the model writes it all). */
 export const MAX_TEMPLATE_HOLES = 2;
@@ -151,7 +151,7 @@ export function mergedTemplate(
   const refs = parts[0].refs.map((_, i) =>
     mostCommon(parts.map((p) => p.refs[i]))
   );
-  const safePath = a.path.replace(/[^A-Za-z0-9_]/g, "_");
+  const safePath = safe(a.path);
   let template = "";
   const holes: TemplateHole[] = [];
   const fills: Record<string, string>[] = a.seen.map(() => ({}));
