@@ -3,9 +3,9 @@
  * (a shared, uncontested source), a template, a symbolic-index ref after a
  * predicted list index, a constant (E2 or E3 only), the members' templates
  * merged with holes a residual leaf fills (`skeleton_template.ts`), or a
- * value a residual leaf predicts. Deferring beats guessing: a literal list index into a list
- * that ever held two items, or a list argument whose length varies, is a
- * model choice.
+ * value a residual leaf predicts. Deferring beats guessing: a literal list
+ * index into a list that ever held two items, or a list argument whose
+ * length varies, is a model choice.
  *
  * @module
  */
@@ -352,7 +352,8 @@ export interface ArgsSite {
 
 /**
  * Compile the arguments of the action at trie node `t`: per argument path,
- * in order, a shared ref, an indexed ref, a constant, else a model value.
+ * in order, a shared ref, an indexed ref, a constant, the members'
+ * templates merged (holes for the model), else a model value.
  *
  * @param ctx The staticizer's state.
  * @param where The trie node, its node id, the scope, the candidates used, the sequence's node ids.

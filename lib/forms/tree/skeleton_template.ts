@@ -94,14 +94,12 @@ function sharedSource(
   a: TemplateSeen,
   middles: string[],
 ): string | null {
-  let common: string[] | null = null;
-  a.seen.forEach((x, i) => {
-    const found = findAllSources(middles[i], ctx.boardOf(x.m));
-    common = common === null
-      ? found
-      : (common as string[]).filter((p) => found.includes(p));
-  });
-  return (common as string[] | null)?.sort(comparePaths)[0] ?? null;
+  let common = findAllSources(middles[0], ctx.boardOf(a.seen[0].m));
+  for (let i = 1; i < a.seen.length && common.length; i++) {
+    const found = new Set(findAllSources(middles[i], ctx.boardOf(a.seen[i].m)));
+    common = common.filter((p) => found.has(p));
+  }
+  return common.sort(comparePaths)[0] ?? null;
 }
 
 function mostCommon(refs: string[]): string {
