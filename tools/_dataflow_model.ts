@@ -92,7 +92,8 @@ export function dataflowAnswer(
   }
   const results = toolResults(messages);
   const step = results.length;
-  const seed = cwd;
+  // The working folder's name, not its path: a scratch path is new each run.
+  const seed = cwd.slice(cwd.lastIndexOf("/") + 1);
   if (step === 0) {
     return [
       { type: "text", text: "Let me see which order is next." },
@@ -179,7 +180,7 @@ export function startDataflowModel(): DataflowModel {
       n++;
       // Each answer its own message id, as the API gives (the host's
       // transcript keeps the records of one message under one id).
-      const id = apiId("msg", cwd, n);
+      const id = apiId("msg", cwd.slice(cwd.lastIndexOf("/") + 1), n);
       if (body.stream !== true) {
         return Response.json({
           id,
