@@ -46,14 +46,41 @@ export async function startServer(
 }
 
 /**
- * Files of a fixture scenario, in arrival order.
+ * The scenario folders under a host's fixtures, relative to it and sorted:
+ * each folder that holds payloads, and for a folder that holds none, the
+ * folders under it that do (`dataflow/v1` … `dataflow/v9`: one recorded
+ * session per variant).
+ *
+ * @param hostDir The host's fixture folder.
+ * @returns The scenario folders (`basic`, `dataflow/v1`, …).
+ */
+export function scenarioDirs(hostDir: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    const dir = rel ? `${hostDir}/${rel}` : hostDir;
+    for (const e of [...Deno.readDirSync(dir)]) {
+      if (!e.isDirectory || e.name.startsWith("_")) continue;
+      const sub = rel ? `${rel}/${e.name}` : e.name;
+      if (scenarioFiles(`${hostDir}/${sub}`).length) out.push(sub);
+      else if (!rel) walk(sub);
+    }
+  };
+  walk("");
+  return out.sort();
+}
+
+/**
+ * Files of a fixture scenario, in arrival order: the payloads
+ * (`NNN-<event>.json`), not the notes beside them (`_workspace.json`).
  *
  * @param dir Scenario folder.
  * @returns Parsed payloads with their file names.
  */
 export function scenarioFiles(dir: string): { name: string; body: unknown }[] {
   return [...Deno.readDirSync(dir)]
-    .filter((e) => e.isFile && e.name.endsWith(".json"))
+    .filter((e) =>
+      e.isFile && e.name.endsWith(".json") && !e.name.startsWith("_")
+    )
     .map((e) => e.name)
     .sort()
     .map((name) => ({

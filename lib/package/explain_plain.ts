@@ -145,7 +145,22 @@ function treeLines(pkg: BehaviorPackage): string[] {
       }
       case "predict": {
         const sig = pkg.signatures[n.signature];
-        const outs = Object.keys(sig?.outputs ?? n.outputs).join(", ");
+        const within = n.decides?.within ?? {};
+        for (const o of Object.keys(within)) {
+          const arg = n.decides?.args?.[o] ?? o;
+          const what = (sig?.outputs[o]?.description ?? "")
+            .replace(/^part of \S+ argument \S+: /, "");
+          out.push(
+            `${pad}- the model writes a part of ${arg}${
+              what ? ` (${what})` : ""
+            }: nothing recorded before the call says which; the rest of ${arg} is built from earlier results`,
+          );
+        }
+        const whole = Object.keys(sig?.outputs ?? n.outputs).filter((o) =>
+          !(o in within)
+        );
+        if (!whole.length) return;
+        const outs = whole.join(", ");
         const why = n.decides?.kind === "index"
           ? "which item of the list the request means differed between the sessions"
           : n.decides?.kind === "arm"

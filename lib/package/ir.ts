@@ -36,6 +36,13 @@ export interface Decides {
   arg?: string;
   /** Value leaves with several outputs: output name → argument path. */
   args?: Record<string, string>;
+  /**
+   * Value leaves that write a part of an argument: output name → the
+   * argument's template, in which the output's variable is one
+   * `$ref(variable)` (the part no earlier result determines; replay reads
+   * the recorded part by matching the recorded argument to the template).
+   */
+  within?: Record<string, string>;
 }
 
 /** A node of the IR. */

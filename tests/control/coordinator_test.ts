@@ -14,7 +14,7 @@ import { resolvePath } from "../../lib/lineage/paths.ts";
 import { readActiveCapture } from "../../lib/store/active_capture.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { HOSTS_DIR, tempDir } from "../_helpers.ts";
-import { scenarioFiles, startServer } from "../_server.ts";
+import { scenarioDirs, scenarioFiles, startServer } from "../_server.ts";
 import { hostCPluginSource } from "../../lib/installers/host_c_plugin.ts";
 
 const HOSTS = `${HOSTS_DIR}`;
@@ -22,14 +22,10 @@ const HOSTS = `${HOSTS_DIR}`;
 async function replayAll(url: string, dir: string): Promise<string[]> {
   const caps: string[] = [];
   for (const host of ["host_a", "host_b", "host_c"]) {
-    for (
-      const e of [...Deno.readDirSync(`${HOSTS}/${host}`)].filter((e) =>
-        e.isDirectory
-      )
-    ) {
-      const cap = `${host}_${e.name}`;
+    for (const scenario of scenarioDirs(`${HOSTS}/${host}`)) {
+      const cap = `${host}_${scenario.replaceAll("/", "_")}`;
       caps.push(cap);
-      const files = scenarioFiles(`${HOSTS}/${host}/${e.name}`);
+      const files = scenarioFiles(`${HOSTS}/${host}/${scenario}`);
       if (host !== "host_c") {
         for (const f of files) {
           const res = await fetch(`${url}/hook/${host}?cap=${cap}`, {

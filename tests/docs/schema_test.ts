@@ -22,6 +22,7 @@ import {
 } from "../../examples/order_desk/order_desk.ts";
 import { tempDir } from "../_helpers.ts";
 import { EmptyPackageError } from "../../lib/package/empty_package.ts";
+import { compileTraining } from "../compiler/_dataflow.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const IR_SCHEMA = "harness.ir.v1.schema.json";
@@ -49,7 +50,10 @@ function errorsOf(ajv: Ajv2020, ref: string, doc: unknown): string[] {
   );
 }
 
-/** Real packages: the order desk (tree form), τ² retail and telecom. */
+/**
+ * Real packages: the order desk (tree form), τ² retail and telecom, and
+ * the recorded Claude Code `dataflow` sessions (a template with a hole).
+ */
 async function compiledPackages(): Promise<Map<string, BehaviorPackage>> {
   const out = new Map<string, BehaviorPackage>();
   await using dir = await tempDir();
@@ -62,6 +66,7 @@ async function compiledPackages(): Promise<Map<string, BehaviorPackage>> {
       effects: DESK_EFFECTS,
     }).package,
   );
+  out.set("Claude Code dataflow", (await compileTraining()).package);
   for (const domain of ["retail", "telecom"]) {
     const slice = loadTauData(
       Deno.readTextFileSync(
@@ -102,9 +107,12 @@ Deno.test("docs/schema: every package compiled here validates against harness.pa
   const ajv = validator();
   const kinds = new Set<string>();
   const forms = new Set<string>();
-  let unseen = 0, tuned = 0;
+  let unseen = 0, tuned = 0, holes = 0;
   for (const [name, pkg] of await compiledPackages()) {
     if (pkg.verification.tuning) tuned++;
+    for (const node of Object.values(pkg.ir.nodes)) {
+      if (node.kind === "predict" && node.decides.within) holes++;
+    }
     assertEquals(errorsOf(ajv, PACKAGE_SCHEMA, pkg), [], name);
     assertEquals(errorsOf(ajv, IR_SCHEMA, pkg.ir), [], name);
     for (const node of Object.values(pkg.ir.nodes)) {
@@ -127,6 +135,7 @@ Deno.test("docs/schema: every package compiled here validates against harness.pa
   assertEquals([...forms].sort(), ["agent", "sequence"]);
   assertOk(unseen > 0, "a choice leaf with tools training never made");
   assertOk(tuned > 0, "a package tuned by cross-validation");
+  assertOk(holes > 0, "a leaf that writes a part of a template");
 });
 
 Deno.test("docs/schema: the golden order-desk package's IR, manifest, signatures, provenance, candidates and verification validate", () => {

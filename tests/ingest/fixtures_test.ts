@@ -2,15 +2,12 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import type { TraceEvent } from "../../lib/trace/mod.ts";
 import { hostCPluginSource } from "../../lib/installers/host_c_plugin.ts";
 import { HOSTS_DIR, tempDir } from "../_helpers.ts";
-import { scenarioFiles, startServer } from "../_server.ts";
+import { scenarioDirs, scenarioFiles, startServer } from "../_server.ts";
 
 const HOSTS = `${HOSTS_DIR}`;
 
 function scenarios(host: string): string[] {
-  return [...Deno.readDirSync(`${HOSTS}/${host}`)]
-    .filter((e) => e.isDirectory)
-    .map((e) => e.name)
-    .sort();
+  return scenarioDirs(`${HOSTS}/${host}`);
 }
 
 async function events(
@@ -56,8 +53,9 @@ Deno.test("host_a: every recorded payload through the real server gives the righ
   await using srv = await startServer();
   for (const scenario of scenarios("host_a")) {
     const files = scenarioFiles(`${HOSTS}/host_a/${scenario}`);
+    const cap = `a_${scenario.replaceAll("/", "_")}`;
     for (const f of files) {
-      const res = await fetch(`${srv.url}/hook/host_a?cap=a_${scenario}`, {
+      const res = await fetch(`${srv.url}/hook/host_a?cap=${cap}`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(f.body),
@@ -68,7 +66,6 @@ Deno.test("host_a: every recorded payload through the real server gives the righ
         `${scenario}/${f.name}: ${await res.text()}`,
       );
     }
-    const cap = `a_${scenario}`;
     assertEquals((await srv.store.verifyCapture(cap)).ok, true, scenario);
     const evs = await events(srv.store, cap);
     checkLinks(evs, scenario);

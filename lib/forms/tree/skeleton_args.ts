@@ -1,10 +1,11 @@
 /**
  * The arguments of one skeleton action: each argument path becomes a ref
  * (a shared, uncontested source), a template, a symbolic-index ref after a
- * predicted list index, a constant (E2 or E3 only), or a value a residual
- * leaf predicts. Deferring beats guessing: a literal list index into a list
- * that ever held two items, or a list argument whose length varies, is a
- * model choice.
+ * predicted list index, a constant (E2 or E3 only), the members' templates
+ * merged with holes a residual leaf fills (`skeleton_template.ts`), or a
+ * value a residual leaf predicts. Deferring beats guessing: a literal list
+ * index into a list that ever held two items, or a list argument whose
+ * length varies, is a model choice.
  *
  * @module
  */
@@ -15,6 +16,7 @@ import { evalArg } from "./expressions.ts";
 import type { Candidate } from "../../package/candidate.ts";
 import type { ArgExpr } from "../../package/ir.ts";
 import type { DecisionDetail } from "./residualize.ts";
+import { mergedTemplate } from "./skeleton_template.ts";
 import { jsonType, safe, type SkeletonContext, type Trie } from "./skeleton.ts";
 
 /** What the episodes at one trie node passed for one argument path. */
@@ -39,6 +41,10 @@ interface ArgSeen {
 interface ValueArgs {
   outputs: DecisionDetail["outputs"];
   paths: string[];
+  /** Output name → the argument path it feeds. */
+  args: Record<string, string>;
+  /** Output name → the template it is a part of (holes). */
+  within: Record<string, string>;
   candidates: Candidate[];
 }
 
@@ -264,8 +270,35 @@ function modelValue(
     },
   };
   values.paths.push(a.path);
+  values.args[safe(a.path)] = a.path;
   for (const c of [a.dataflow, a.constant]) if (c) values.candidates.push(c);
   return { ref: variable };
+}
+
+/**
+ * The members' templates merged (`mergedTemplate`): refs where they agree
+ * or one source gives the differing words, holes the model fills where
+ * nothing does. Null when they do not merge.
+ */
+function holedTemplate(
+  ctx: SkeletonContext,
+  t: Trie,
+  nodeId: string,
+  a: ArgSeen,
+  values: ValueArgs,
+): ArgExpr | null {
+  const merged = mergedTemplate(ctx, { trie: t, nodeId, seen: a });
+  if (!merged) return null;
+  for (const h of merged.holes) {
+    values.outputs[h.output] = { variable: h.variable, field: h.field };
+    values.args[h.output] = a.path;
+    values.within[h.output] = merged.template;
+  }
+  if (merged.holes.length) {
+    values.paths.push(a.path);
+    if (a.dataflow) values.candidates.push(a.dataflow);
+  }
+  return { template: merged.template };
 }
 
 /** The residual leaf that decides every model-given argument of an action. */
@@ -289,14 +322,17 @@ function valueLeaf(
         kind: "value",
         node: nodeId,
         arg: values.paths[0],
-        args: Object.fromEntries(values.paths.map((a) => [safe(a), a])),
+        args: values.args,
+        ...(Object.keys(values.within).length ? { within: values.within } : {}),
       },
     },
     t.members,
     values.candidates,
-    `${named} ${
-      values.paths.length > 1 ? "have" : "has"
-    } no source or constant shared by the episodes`,
+    Object.keys(values.within).length
+      ? `a part of ${named} differs between the episodes and no earlier result gives it (the rest is bound to earlier results)`
+      : `${named} ${
+        values.paths.length > 1 ? "have" : "has"
+      } no source or constant shared by the episodes`,
   );
 }
 
@@ -316,7 +352,8 @@ export interface ArgsSite {
 
 /**
  * Compile the arguments of the action at trie node `t`: per argument path,
- * in order, a shared ref, an indexed ref, a constant, else a model value.
+ * in order, a shared ref, an indexed ref, a constant, the members'
+ * templates merged (holes for the model), else a model value.
  *
  * @param ctx The staticizer's state.
  * @param where The trie node, its node id, the scope, the candidates used, the sequence's node ids.
@@ -328,13 +365,20 @@ export function compileArgs(
 ): Record<string, ArgExpr> {
   const { trie: t, nodeId, scope, used, ids } = where;
   const args: Record<string, ArgExpr> = {};
-  const values: ValueArgs = { outputs: {}, paths: [], candidates: [] };
+  const values: ValueArgs = {
+    outputs: {},
+    paths: [],
+    args: {},
+    within: {},
+    candidates: [],
+  };
   const { paths, variableLists } = argumentPaths(ctx, t);
   for (const path of paths) {
     const a = argSeen(ctx, t, path, variableLists.has(path));
     args[path] = sharedRef(ctx, t, a, used) ??
       indexedRef(ctx, t, nodeId, a, ids) ??
       constantArg(a, used) ??
+      holedTemplate(ctx, t, nodeId, a, values) ??
       modelValue(t, nodeId, a, values);
   }
   if (values.paths.length) {
