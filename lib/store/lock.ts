@@ -147,7 +147,15 @@ export class StoreLock {
     try {
       this.#file.truncateSync(0);
     } catch { /* best effort */ }
-    this.#file.close(); // closing drops the flock
+    // Unlock before closing: a process this one is spawning at this moment
+    // holds a copy of each descriptor until its exec closes it, and a copy
+    // keeps a flock alive; unlocking drops it for every copy at once.
+    for (const f of [this.#file, this.#dir]) {
+      try {
+        f?.unlockSync();
+      } catch { /* closing drops it anyway */ }
+    }
+    this.#file.close();
     this.#dir?.close();
   }
 }
