@@ -1,12 +1,16 @@
 /**
  * {@linkcode RecordQueue}: exchanges the model gateway answered, recorded
  * after their answers are on their way: each waits 10 ms, then they are
- * read (request, capture, answer), turned into events (`recorder.ts`) and
- * written, in slices of about a millisecond, so the requests that follow are
- * answered first. A recording that fails is counted, never thrown.
+ * recorded in order, one step at a time (read: request, capture, answer;
+ * its events built (`recorder.ts`) and redacted; written), the loop
+ * yielding to requests after each slice of about half a millisecond, so the
+ * requests that follow are answered first; when exchanges pile up the
+ * slices grow, so recording never falls behind. A recording that fails is
+ * counted, never thrown.
  *
  * @module
  */
+import type { UnsealedEvent } from "../trace/event.ts";
 import { isValidId } from "../trace/ids.ts";
 import type { ConversationBook } from "./conversation_book.ts";
 import type { ModelGatewayContext, ModelGatewayStats } from "./options.ts";
@@ -52,7 +56,31 @@ export const MAX_KEPT_STREAM_BYTES = 32 * 1024 * 1024;
 const RECORD_DELAY_MS = 10;
 
 /** Milliseconds of recording before the loop yields to requests. */
-const RECORD_SLICE_MS = 1;
+const RECORD_SLICE_MS = 0.5;
+
+/**
+ * Exchanges waiting past which a slice lasts longer (up to
+ * {@linkcode CATCH_UP_SLICE_MS}): a yield costs a timer's turn (about a
+ * millisecond), so short slices alone would fall behind a steady stream of
+ * fast answers.
+ */
+const CATCH_UP_AFTER = 16;
+
+/** The longest slice, when many exchanges wait. */
+const CATCH_UP_SLICE_MS = 4;
+
+/**
+ * An exchange in the queue and how far its recording got: read (`ex`),
+ * then its events built and redacted (`events`), then written.
+ */
+interface Entry {
+  /** As answered, or read already (the package paths). */
+  item: Pending | { ready: Exchange };
+  /** The exchange, once read. */
+  ex?: Exchange;
+  /** Its events, once built and redacted. */
+  events?: UnsealedEvent[];
+}
 
 /** The recording of answered exchanges. */
 export class RecordQueue {
@@ -60,7 +88,7 @@ export class RecordQueue {
   readonly #book: ConversationBook;
   readonly #stats: ModelGatewayStats;
   readonly #max: number;
-  readonly #queue: (Pending | { ready: Exchange })[] = [];
+  readonly #queue: Entry[] = [];
   /** The active capture as last read, and when (ms since the epoch). */
   #active: { id: string; at: number } | null = null;
   #draining = false;
@@ -91,7 +119,7 @@ export class RecordQueue {
       this.miss(`the recording queue is full (${this.#max} exchanges)`);
       return;
     }
-    this.#queue.push({ ready: ex });
+    this.#queue.push({ item: { ready: ex } });
     this.#wake();
   }
 
@@ -205,7 +233,7 @@ export class RecordQueue {
       this.miss(`the recording queue is full (${this.#max} exchanges)`);
       return;
     }
-    this.#queue.push(ex);
+    this.#queue.push({ item: ex });
     this.#wake();
   }
 
@@ -220,28 +248,21 @@ export class RecordQueue {
   }
 
   /**
-   * Record what waits, a slice at a time: after each slice of about a
-   * millisecond the loop yields, so requests that arrived meanwhile are
-   * answered before the rest is recorded.
+   * Record what waits, a slice at a time: after each slice the loop yields,
+   * so requests that arrived meanwhile are answered before the rest is
+   * recorded. A slice ends after the step that passes its budget: a step
+   * is a part of one exchange's recording, so a request waits for at most
+   * the budget and one step.
    */
   #drain(): void {
-    const until = performance.now() + RECORD_SLICE_MS;
+    const waiting = this.#queue.length;
+    const budget = waiting > CATCH_UP_AFTER
+      ? Math.min(CATCH_UP_SLICE_MS, RECORD_SLICE_MS * waiting / CATCH_UP_AFTER)
+      : RECORD_SLICE_MS;
+    const until = performance.now() + budget;
     try {
-      for (let p = this.#queue.shift(); p; p = this.#queue.shift()) {
-        this.#stats.queued = this.#queue.length;
-        try {
-          const ex = "ready" in p ? p.ready : this.#read(p);
-          if (ex === null) continue;
-          const events = this.#ctx.redact(
-            exchangeEvents(ex, { book: this.#book }),
-          );
-          if (events.length > 0) {
-            this.#ctx.store.sink(ex.capture_id).emitMany(events);
-          }
-          this.#stats.recorded++;
-        } catch (err) {
-          this.miss(`recording failed: ${(err as Error).message}`);
-        }
+      while (this.#queue.length > 0) {
+        this.#step(this.#queue[0]);
         if (performance.now() >= until) break;
       }
     } finally {
@@ -249,6 +270,35 @@ export class RecordQueue {
       this.#stats.pending_calls = this.#book.sizes.pending_calls;
       if (this.#queue.length > 0) setTimeout(() => this.#drain(), 0);
       else this.#draining = false;
+    }
+  }
+
+  /**
+   * One step of the first exchange's recording: read it, or build and
+   * redact its events, or write them (then it leaves the queue). Exchanges
+   * are recorded whole and in the order answered: the next one's events are
+   * built from the conversations as this one left them.
+   */
+  #step(e: Entry): void {
+    try {
+      if (e.ex === undefined) {
+        const ex = "ready" in e.item ? e.item.ready : this.#read(e.item);
+        if (ex === null) this.#queue.shift();
+        else e.ex = ex;
+        return;
+      }
+      if (e.events === undefined) {
+        e.events = this.#ctx.redact(exchangeEvents(e.ex, { book: this.#book }));
+        return;
+      }
+      this.#queue.shift();
+      if (e.events.length > 0) {
+        this.#ctx.store.sink(e.ex.capture_id).emitMany(e.events);
+      }
+      this.#stats.recorded++;
+    } catch (err) {
+      if (this.#queue[0] === e) this.#queue.shift();
+      this.miss(`recording failed: ${(err as Error).message}`);
     }
   }
 
