@@ -42,7 +42,8 @@ export async function gatewayChild(
   console.log(`gateway ${await server.start()}`);
   await untilStdinCloses();
   await server.close();
-  console.log(JSON.stringify(server.modelGateway?.stats ?? null));
+  const rss_mb = Math.round(Deno.memoryUsage().rss / 1e6);
+  console.log(JSON.stringify({ ...server.modelGateway?.stats, rss_mb }));
   store.close();
 }
 

@@ -38,6 +38,7 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { HarnessStore } from "../lib/store/mod.ts";
+import { SERVER_V8_FLAGS } from "../lib/ingest/server_heap.ts";
 import type { BenchRow } from "./_table.ts";
 import { profilePhases, readProfileOf } from "./_profile_phases.ts";
 import { allCells, TURNS } from "./_gateway_cells.ts";
@@ -109,10 +110,21 @@ function countKinds(root: string): Record<string, number> {
 }
 
 interface GatewayStats {
+  rss_mb?: number;
   recorded: number;
   record_misses: number;
   upstream_errors: number;
   last_miss: string | null;
+}
+
+/** The V8 flags another checkout's `deno task serve` runs the server with. */
+async function serveV8Flags(checkout: string): Promise<string[]> {
+  const config = JSON.parse(
+    await Deno.readTextFile(join(checkout, "deno.json")),
+  );
+  return String(config.tasks?.serve ?? "").split(" ").filter((f) =>
+    f.startsWith("--v8-flags=")
+  );
 }
 
 /** A route through a process started here (a gateway, the bare proxy). */
@@ -178,18 +190,24 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
   const prof = profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
   const gatewayRoute = async (
     arm: Arm,
-    options: { store: string; extra?: string[]; script?: string },
+    options: { store: string; extra?: string[]; baseline?: string },
   ) =>
     childRoute(
       arm,
       await startProc(
         [
           "run",
+          // As `deno task serve` runs it (a baseline: as its own did).
+          ...options.baseline
+            ? await serveV8Flags(options.baseline)
+            : [SERVER_V8_FLAGS],
           ...prof,
           `--allow-read=${root}`,
           `--allow-write=${root}`,
           "--allow-net=127.0.0.1",
-          options.script ?? SELF,
+          options.baseline
+            ? join(options.baseline, "bench/gateway_bench.ts")
+            : SELF,
           "--gateway-child",
           join(root, options.store),
           upstream,
@@ -253,7 +271,7 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
       routes.push(
         await gatewayRoute("base", {
           store: "store_baseline",
-          script: join(values.baseline, "bench/gateway_bench.ts"),
+          baseline: values.baseline,
         }),
       );
     }
@@ -328,6 +346,12 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
             s.last_miss ? ` (last miss: ${s.last_miss})` : ""
           }`
           : "(none: the gateway process printed no stats)",
+      },
+      {
+        name: "gateway process RSS at the end (MB)",
+        value: [...stats].filter(([, st]) => st?.rss_mb !== undefined).map((
+          [arm, st],
+        ) => `${ARM_NAMES[arm]} ${st!.rss_mb}`).join(" | ") || "-",
       },
       {
         name: "episodes recorded (episode.started)",
