@@ -42,8 +42,7 @@ export async function gatewayChild(
   console.log(`gateway ${await server.start()}`);
   await untilStdinCloses();
   await server.close();
-  const rss_mb = Math.round(Deno.memoryUsage().rss / 1e6);
-  console.log(JSON.stringify({ ...server.modelGateway?.stats, rss_mb }));
+  console.log(JSON.stringify(server.modelGateway?.stats ?? null));
   store.close();
 }
 

@@ -140,6 +140,25 @@ export async function cpuOf(pids: number[]): Promise<number> {
   return sum;
 }
 
+/**
+ * Resident memory of some processes together (`VmRSS` in
+ * `/proc/<pid>/status`, through `cat`).
+ *
+ * @param pids The processes.
+ * @returns Their summed RSS in MB.
+ */
+export async function rssMb(pids: number[]): Promise<number> {
+  let kb = 0;
+  for (const pid of pids) {
+    const out = await new Deno.Command("cat", {
+      args: [`/proc/${pid}/status`],
+    }).output();
+    const m = /VmRSS:\s*(\d+)/.exec(new TextDecoder().decode(out.stdout));
+    kb += m ? Number(m[1]) : 0;
+  }
+  return Math.round(kb / 1024);
+}
+
 /** This process's CPU seconds. */
 export function ownCpuSeconds(): number {
   const u = process.cpuUsage();
