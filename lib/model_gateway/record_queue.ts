@@ -1,17 +1,12 @@
 /**
  * {@linkcode RecordQueue}: exchanges the model gateway answered, recorded
  * after their answers are on their way: each waits 10 ms, then they are
- * recorded in order, one step at a time (read: request, capture, answer;
- * its events built (`recorder.ts`) and redacted; written), the loop
- * yielding to requests after each slice of about a millisecond, so the
- * requests that follow are answered first and wait for at most one step
- * past it (not a whole exchange); when exchanges pile up the slices grow,
- * so recording does not fall behind. A recording that fails is
- * counted, never thrown.
+ * read (request, capture, answer), turned into events (`recorder.ts`) and
+ * written, in slices of about a millisecond, so the requests that follow are
+ * answered first. A recording that fails is counted, never thrown.
  *
  * @module
  */
-import type { UnsealedEvent } from "../trace/event.ts";
 import { isValidId } from "../trace/ids.ts";
 import type { ConversationBook } from "./conversation_book.ts";
 import type { ModelGatewayContext, ModelGatewayStats } from "./options.ts";
@@ -59,38 +54,13 @@ const RECORD_DELAY_MS = 10;
 /** Milliseconds of recording before the loop yields to requests. */
 const RECORD_SLICE_MS = 1;
 
-/**
- * Exchanges waiting past which a slice lasts longer (up to
- * {@linkcode CATCH_UP_SLICE_MS}): a yield costs a timer's turn (a
- * millisecond or more), so slices of one budget alone could fall behind a
- * steady stream of fast answers. (Half-millisecond slices were measured:
- * the c=1 p50 rose by 0.1–0.4 ms, the yields costing more than they saved.)
- */
-const CATCH_UP_AFTER = 64;
-
-/** The longest slice, when many exchanges wait. */
-const CATCH_UP_SLICE_MS = 4;
-
-/**
- * An exchange in the queue and how far its recording got: read (`ex`),
- * then its events built and redacted (`events`), then written.
- */
-interface Entry {
-  /** As answered, or read already (the package paths). */
-  item: Pending | { ready: Exchange };
-  /** The exchange, once read. */
-  ex?: Exchange;
-  /** Its events, once built and redacted. */
-  events?: UnsealedEvent[];
-}
-
 /** The recording of answered exchanges. */
 export class RecordQueue {
   readonly #ctx: ModelGatewayContext;
   readonly #book: ConversationBook;
   readonly #stats: ModelGatewayStats;
   readonly #max: number;
-  readonly #queue: Entry[] = [];
+  readonly #queue: (Pending | { ready: Exchange })[] = [];
   /** The active capture as last read, and when (ms since the epoch). */
   #active: { id: string; at: number } | null = null;
   #draining = false;
@@ -121,7 +91,7 @@ export class RecordQueue {
       this.miss(`the recording queue is full (${this.#max} exchanges)`);
       return;
     }
-    this.#queue.push({ item: { ready: ex } });
+    this.#queue.push({ ready: ex });
     this.#wake();
   }
 
@@ -235,7 +205,7 @@ export class RecordQueue {
       this.miss(`the recording queue is full (${this.#max} exchanges)`);
       return;
     }
-    this.#queue.push({ item: ex });
+    this.#queue.push(ex);
     this.#wake();
   }
 
@@ -250,21 +220,28 @@ export class RecordQueue {
   }
 
   /**
-   * Record what waits, a slice at a time: after each slice the loop yields,
-   * so requests that arrived meanwhile are answered before the rest is
-   * recorded. A slice ends after the step that passes its budget: a step
-   * is a part of one exchange's recording, so a request waits for at most
-   * the budget and one step.
+   * Record what waits, a slice at a time: after each slice of about a
+   * millisecond the loop yields, so requests that arrived meanwhile are
+   * answered before the rest is recorded.
    */
   #drain(): void {
-    const waiting = this.#queue.length;
-    const budget = waiting > CATCH_UP_AFTER
-      ? Math.min(CATCH_UP_SLICE_MS, RECORD_SLICE_MS * waiting / CATCH_UP_AFTER)
-      : RECORD_SLICE_MS;
-    const until = performance.now() + budget;
+    const until = performance.now() + RECORD_SLICE_MS;
     try {
-      while (this.#queue.length > 0) {
-        this.#step(this.#queue[0]);
+      for (let p = this.#queue.shift(); p; p = this.#queue.shift()) {
+        this.#stats.queued = this.#queue.length;
+        try {
+          const ex = "ready" in p ? p.ready : this.#read(p);
+          if (ex === null) continue;
+          const events = this.#ctx.redact(
+            exchangeEvents(ex, { book: this.#book }),
+          );
+          if (events.length > 0) {
+            this.#ctx.store.sink(ex.capture_id).emitMany(events);
+          }
+          this.#stats.recorded++;
+        } catch (err) {
+          this.miss(`recording failed: ${(err as Error).message}`);
+        }
         if (performance.now() >= until) break;
       }
     } finally {
@@ -272,35 +249,6 @@ export class RecordQueue {
       this.#stats.pending_calls = this.#book.sizes.pending_calls;
       if (this.#queue.length > 0) setTimeout(() => this.#drain(), 0);
       else this.#draining = false;
-    }
-  }
-
-  /**
-   * One step of the first exchange's recording: read it, or build and
-   * redact its events, or write them (then it leaves the queue). Exchanges
-   * are recorded whole and in the order answered: the next one's events are
-   * built from the conversations as this one left them.
-   */
-  #step(e: Entry): void {
-    try {
-      if (e.ex === undefined) {
-        const ex = "ready" in e.item ? e.item.ready : this.#read(e.item);
-        if (ex === null) this.#queue.shift();
-        else e.ex = ex;
-        return;
-      }
-      if (e.events === undefined) {
-        e.events = this.#ctx.redact(exchangeEvents(e.ex, { book: this.#book }));
-        return;
-      }
-      this.#queue.shift();
-      if (e.events.length > 0) {
-        this.#ctx.store.sink(e.ex.capture_id).emitMany(e.events);
-      }
-      this.#stats.recorded++;
-    } catch (err) {
-      if (this.#queue[0] === e) this.#queue.shift();
-      this.miss(`recording failed: ${(err as Error).message}`);
     }
   }
 

@@ -1,8 +1,8 @@
 /**
  * The recording queue's rule: exchanges are recorded after their answers,
- * a step at a time between requests, yet every exchange answered before the
- * server stops is recorded by then, each whole (its events together) and in
- * the order answered, however many wait.
+ * in slices between requests, yet every exchange answered before the server
+ * stops is recorded by then, each whole (its events together) and in the
+ * order answered, however many wait.
  *
  * @module
  */
