@@ -13,6 +13,6 @@ Deno.test("SERVER_V8_FLAGS: deno task serve and deno task daemon run the server 
   }
   assertEquals(
     SERVER_V8_FLAGS,
-    "--v8-flags=--initial-old-space-size=128",
+    "--v8-flags=--initial-old-space-size=64",
   );
 });
