@@ -190,7 +190,7 @@ export async function writeGatewayReport(r: GatewayReport): Promise<void> {
     "",
     note,
     "",
-    `Latency a model request gains by going through the ingest server's model gateway (a real \`IngestServer\`, recording on, temp store) instead of straight to the upstream (a local OpenAI Chat Completions server answering at once: \`bench/_model_upstream.ts\`). Separate processes on 127.0.0.1: clients, gateway, upstream${
+    `Latency a model request gains by going through the ingest server's model gateway (a real \`IngestServer\`, recording on, temp store) instead of straight to the upstream (a local OpenAI Chat Completions server answering at once: \`bench/_model_upstream.ts\`). The gateway processes run with the V8 flags \`deno task serve\` gives the server (a baseline's with its own serve task's). Separate processes on 127.0.0.1: clients, gateway, upstream${
       r.split
         ? " (and, to split the cost, a bare Deno.serve + fetch proxy, nginx as a reference reverse proxy, and a second gateway with recording off)"
         : ""
