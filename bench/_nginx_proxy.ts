@@ -133,7 +133,8 @@ async function childrenOf(pid: number): Promise<number[]> {
  * @param bin The nginx binary.
  * @param upstream The upstream's origin (`http://127.0.0.1:<port>`).
  * @returns The running proxy.
- * @throws {Error} When it does not come up within 10 s (its error log said).
+ * @throws {Error} When it exits or does not come up within 10 s (its error
+ *   log said).
  */
 export async function startNginx(
   bin: string,
@@ -152,6 +153,11 @@ export async function startNginx(
     stderr: "piped",
   }).spawn();
   const stderr = new Response(child.stderr).text();
+  let exited = false;
+  const status = child.status.then((st) => {
+    exited = true;
+    return st;
+  });
   const url = `http://127.0.0.1:${port}`;
   const until = Date.now() + 10_000;
   for (;;) {
@@ -162,15 +168,26 @@ export async function startNginx(
     } catch {
       // Not listening yet.
     }
-    if (Date.now() > until) {
-      child.kill("SIGKILL");
-      await child.status;
+    if (exited || Date.now() > until) {
+      // TERM: the master stops its workers too (KILL would orphan them).
+      const workers = exited ? [] : await childrenOf(child.pid);
+      if (!exited) child.kill("SIGTERM");
+      await status;
+      for (const pid of workers) {
+        try {
+          Deno.kill(pid, "SIGKILL");
+        } catch {
+          // Gone with the master.
+        }
+      }
       const log = await Deno.readTextFile(join(dir, "error.log")).catch(
         () => "",
       );
       await Deno.remove(dir, { recursive: true });
       throw new Error(
-        `nginx did not start on ${url} within 10 s: ${await stderr}${log}`,
+        `nginx did not start on ${url} (${
+          exited ? "it exited" : "not ready within 10 s"
+        }): ${await stderr}${log}`.trim(),
       );
     }
     await new Promise((r) => setTimeout(r, 50));
@@ -181,7 +198,7 @@ export async function startNginx(
     pids: async () => [child.pid, ...await childrenOf(child.pid)],
     stop: async () => {
       child.kill("SIGQUIT");
-      await child.status;
+      await status;
       await stderr;
       await Deno.remove(dir, { recursive: true });
       return null;
