@@ -6,6 +6,7 @@
  */
 import { HarnessStore } from "../store/store.ts";
 import { IngestServer } from "../ingest/server.ts";
+import { SERVER_V8_FLAGS } from "../ingest/server_heap.ts";
 import {
   DEFAULT_REDACTION_RULES,
   parseRedactionRules,
@@ -307,6 +308,7 @@ export async function serveDetached(
     args: [
       "run",
       "--quiet",
+      SERVER_V8_FLAGS,
       ...permissions,
       module,
       "serve",

@@ -17,7 +17,6 @@
  * @module
  */
 import type { TraceEvent } from "../trace/event.ts";
-import { isValidId } from "../trace/ids.ts";
 import { apiError, type ApiFamily, type GatewayAnswer } from "./api_errors.ts";
 import { ConversationBook } from "./conversation_book.ts";
 import {
@@ -31,49 +30,19 @@ import {
 import { anthropicMessagesWire } from "./anthropic_wire.ts";
 import { openaiChatWire } from "./openai_chat_wire.ts";
 import { openaiResponsesWire } from "./openai_responses_wire.ts";
-import { GATEWAY_SOURCE, type RefusedAttempt } from "./recorder.ts";
+import { GATEWAY_SOURCE } from "./recorder.ts";
 import {
   MAX_KEPT_STREAM_BYTES,
   type Pending,
   RecordQueue,
 } from "./record_queue.ts";
-import {
-  concat,
-  errorOf,
-  headerText,
-  readOwn,
-  readUpstream,
-  safeJson,
-  streamOf,
-} from "./exchange_bytes.ts";
-import {
-  isObject,
-  type NormRequest,
-  type Wire,
-  type WireReader,
-  WireShapeError,
-} from "./wire_types.ts";
+import { headerText } from "./exchange_bytes.ts";
+import type { Wire, WireReader } from "./wire_types.ts";
 import { restoreBook } from "./restore.ts";
-import type { ServedPackage, ServingDecision } from "./serving.ts";
-import { WRITERS } from "./wire_writer_table.ts";
-
-/** A request, as the gateway reads it (the ingest server's request). */
-export interface GatewayRequest {
-  /** Method. */
-  readonly method: string;
-  /** Path and query. */
-  readonly target: string;
-  /** One header. */
-  header(name: string): string | null;
-  /** Every header. */
-  headers?(): Iterable<[string, string]>;
-  /** The body's bytes. */
-  bytes?(limit: number): Promise<Uint8Array>;
-  /** The body as text. */
-  text(limit: number): Promise<string>;
-  /** Aborted when the client goes away. */
-  readonly signal?: AbortSignal;
-}
+import type { ServedPackage } from "./serving.ts";
+import type { GatewayRequest } from "./gateway_request.ts";
+import { answerWithPackage } from "./package_serving.ts";
+import { answerHeaders, upstreamFailure } from "./upstream_answer.ts";
 
 const WIRES: Record<string, { wire: Wire; reader: WireReader }> = {
   "/v1/chat/completions": { wire: "openai_chat", reader: openaiChatWire },
@@ -98,16 +67,6 @@ const DROP_REQUEST = new Set([
   "x-harness-capture",
   "x-harness-episode",
   "x-harness-token",
-]);
-
-/** Answer headers the server writes itself (or that no longer hold). */
-const DROP_ANSWER = new Set([
-  "connection",
-  "keep-alive",
-  "transfer-encoding",
-  "content-length",
-  "content-encoding",
-  "date",
 ]);
 
 /**
@@ -288,16 +247,15 @@ export class ModelGateway {
     }
     let skipped: string | null = null;
     if (pkg && route && body) {
-      const served = await this.#withPackage({
-        pkg,
-        route,
-        family,
-        url,
-        headers,
-        body,
-        req,
-        started,
-      });
+      const served = await answerWithPackage(
+        { pkg, route, family, url, headers, body, req, started },
+        {
+          ctx: this.#ctx,
+          stats,
+          records: this.#records,
+          timeoutMs: this.#timeoutMs,
+        },
+      );
       // A request the package does not fit goes the plain way, untouched.
       if ("skip" in served) skipped = served.skip;
       else return served;
@@ -316,12 +274,16 @@ export class ModelGateway {
         redirect: "manual",
       });
     } catch (err) {
-      return this.#unreachable(family, url, err, req.signal, timeout);
+      return upstreamFailure({
+        family,
+        url,
+        err,
+        client: req.signal,
+        timeout,
+        timeoutMs: this.#timeoutMs,
+      }, stats);
     }
-    const out: Record<string, string> = {};
-    res.headers.forEach((v, k) => {
-      if (!DROP_ANSWER.has(k)) out[k] = v;
-    });
+    const out = answerHeaders(res);
     const record: Pending | null = route && body
       ? {
         reader: route.reader,
@@ -355,268 +317,20 @@ export class ModelGateway {
     try {
       raw = new Uint8Array(await res.arrayBuffer());
     } catch (err) {
-      return this.#unreachable(family, url, err, req.signal, timeout);
+      return upstreamFailure({
+        family,
+        url,
+        err,
+        client: req.signal,
+        timeout,
+        timeoutMs: this.#timeoutMs,
+      }, stats);
     }
     if (record) {
       record.answer = raw;
       this.#records.enqueue(record);
     }
     return { status: res.status, headers: out, body: null, raw };
-  }
-
-  /**
-   * A request under a package: answered by the package (its due lookups),
-   * or forwarded with the state-changing tools narrowed and the model's
-   * state-changing calls checked before the client sees them (a refused
-   * answer is asked again with the refusal as the tool's answer, at most
-   * twice, then answered in words). A request the package does not fit
-   * comes back as `{skip: reason}`: it goes the plain way (streamed,
-   * recorded), with the reason in `x-harness-package-skipped`.
-   */
-  async #withPackage(a: {
-    pkg: ServedPackage;
-    route: { wire: Wire; reader: WireReader };
-    family: ApiFamily;
-    url: string;
-    headers: Headers;
-    body: Uint8Array;
-    req: GatewayRequest;
-    started: Date;
-  }): Promise<GatewayAnswer | { skip: string }> {
-    const stats = this.stats;
-    const { pkg, route } = a;
-    let parsed: Record<string, unknown>;
-    let request: NormRequest;
-    let decision: ServingDecision;
-    try {
-      const v = JSON.parse(new TextDecoder().decode(a.body));
-      if (!isObject(v)) throw new WireShapeError("the body is not an object");
-      parsed = v;
-      request = route.reader.request(parsed);
-      decision = request.previous_response_id !== null
-        ? {
-          kind: "skip",
-          reason:
-            "previous_response_id keeps the conversation upstream: send the whole input to use the package",
-        }
-        : pkg.decide(request);
-    } catch (err) {
-      decision = {
-        kind: "skip",
-        reason: `the request cannot be read: ${(err as Error).message}`,
-      };
-      parsed = {};
-      request = null as unknown as NormRequest;
-    }
-    if (decision.kind === "skip") {
-      stats.passed_through = (stats.passed_through ?? 0) + 1;
-      stats.last_pass_through = decision.reason.slice(0, 300);
-      return { skip: decision.reason };
-    }
-    const writer = WRITERS[route.wire];
-    const stream = request.stream;
-    const usage = isObject(parsed.stream_options) &&
-      parsed.stream_options.include_usage === true;
-    const capture = a.req.header("x-harness-capture") ||
-      this.#ctx.defaultCapture();
-    const named = a.req.header("x-harness-episode");
-    const base = {
-      capture_id: capture,
-      episode_id: named && isValidId(named) ? named : null,
-      request,
-      body: parsed,
-      started: a.started,
-    };
-    if (decision.kind === "serve") {
-      stats.served = (stats.served ?? 0) + 1;
-      const own = writer.answer(
-        { text: "", calls: decision.calls, model: request.model },
-        { stream, usage },
-      );
-      const norm = readOwn(route.reader, { own, stream });
-      this.#records.ready({
-        ...base,
-        status: 200,
-        response: norm,
-        duration_ms: Date.now() - a.started.getTime(),
-        served_by: pkg.id,
-      });
-      return {
-        status: 200,
-        headers: {
-          "content-type": own.contentType,
-          "x-harness-served": "package",
-          "x-harness-package": headerText(pkg.id),
-        },
-        body: null,
-        raw: own.body,
-      };
-    }
-    let sent = writer.withTools(parsed, decision.narrowing);
-    const refused: RefusedAttempt[] = [];
-    for (let attempt = 0; attempt <= MAX_REASKS; attempt++) {
-      const got = await this.#forwardBuffered(a, sent);
-      if ("answer" in got) {
-        // The answers refused before are recorded all the same.
-        if (refused.length > 0) {
-          this.#records.ready({
-            ...base,
-            body: sent,
-            status: got.answer.status,
-            response: null,
-            duration_ms: Date.now() - a.started.getTime(),
-            refused_attempts: refused,
-            error: {
-              type: "upstream",
-              message: "the upstream could not be reached while asking again",
-            },
-          });
-        }
-        return got.answer;
-      }
-      const { res, headers, bytes, chunks } = got;
-      const norm = res.status >= 200 && res.status < 300
-        ? readUpstream(route.reader, { bytes, chunks })
-        : null;
-      const refusals = norm ? pkg.check(request, norm.tool_calls) : [];
-      if (!norm || refusals.length === 0) {
-        this.#records.ready({
-          ...base,
-          body: sent,
-          status: res.status,
-          response: norm,
-          duration_ms: Date.now() - a.started.getTime(),
-          refused_attempts: refused,
-          ...(norm ? {} : { error: errorOf(safeJson(bytes), res.status) }),
-        });
-        return {
-          status: res.status,
-          headers,
-          body: null,
-          ...(chunks ? { stream: streamOf(chunks) } : { raw: bytes }),
-        };
-      }
-      stats.refusals = (stats.refusals ?? 0) + refusals.length;
-      refused.push({ response: norm, refusals, status: res.status });
-      sent = writer.withRefusals(sent, norm, refusals);
-    }
-    stats.gave_up = (stats.gave_up ?? 0) + 1;
-    const reasons = [
-      ...new Set(refused.flatMap((r) => r.refusals.map((x) => x.reason))),
-    ];
-    const own = writer.answer({
-      text: `I cannot do that: ${reasons.join("; ")}.`,
-      calls: [],
-      model: request.model,
-    }, { stream, usage });
-    this.#records.ready({
-      ...base,
-      status: 200,
-      response: readOwn(route.reader, { own, stream }),
-      duration_ms: Date.now() - a.started.getTime(),
-      served_by: pkg.id,
-      refused_attempts: refused,
-    });
-    return {
-      status: 200,
-      headers: {
-        "content-type": own.contentType,
-        "x-harness-served": "package",
-        "x-harness-refused": String(refused.length),
-      },
-      body: null,
-      raw: own.body,
-    };
-  }
-
-  /**
-   * One upstream request, its answer read whole (a stream kept piece by
-   * piece, so it is relayed as it came once checked).
-   */
-  async #forwardBuffered(
-    a: {
-      family: ApiFamily;
-      url: string;
-      headers: Headers;
-      body: Uint8Array;
-      req: GatewayRequest;
-    },
-    body: Record<string, unknown>,
-  ): Promise<
-    | { answer: GatewayAnswer }
-    | {
-      res: Response;
-      headers: Record<string, string>;
-      bytes: Uint8Array;
-      chunks: Uint8Array[] | null;
-    }
-  > {
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const signal = a.req.signal
-      ? AbortSignal.any([a.req.signal, timeout])
-      : timeout;
-    try {
-      const res = await fetch(a.url, {
-        method: "POST",
-        headers: a.headers,
-        body: JSON.stringify(body),
-        signal,
-        redirect: "manual",
-      });
-      const headers: Record<string, string> = {};
-      res.headers.forEach((v, k) => {
-        if (!DROP_ANSWER.has(k)) headers[k] = v;
-      });
-      const isStream = (res.headers.get("content-type") ?? "").includes(
-        "text/event-stream",
-      );
-      if (isStream && res.body) {
-        this.stats.streams++;
-        const chunks: Uint8Array[] = [];
-        for await (const c of res.body) chunks.push(c);
-        return { res, headers, bytes: concat(chunks), chunks };
-      }
-      return {
-        res,
-        headers,
-        bytes: new Uint8Array(await res.arrayBuffer()),
-        chunks: null,
-      };
-    } catch (err) {
-      return {
-        answer: this.#unreachable(a.family, a.url, err, a.req.signal, timeout),
-      };
-    }
-  }
-
-  /** 502 (unreachable) or 504 (too slow), in the API's shape. */
-  #unreachable(
-    family: ApiFamily,
-    url: string,
-    err: unknown,
-    client: AbortSignal | undefined,
-    timeout: AbortSignal,
-  ): GatewayAnswer {
-    const origin = new URL(url).origin;
-    if (client?.aborted) {
-      this.stats.client_aborts++;
-      return apiError(family, { status: 502, message: "The client went away" });
-    }
-    this.stats.upstream_errors++;
-    if (timeout.aborted) {
-      return apiError(family, {
-        status: 504,
-        message:
-          `The upstream ${origin} did not answer within ${this.#timeoutMs} ms (the gateway's upstream time-out)`,
-      });
-    }
-    const reason = err instanceof Error ? err.message : String(err);
-    return apiError(family, {
-      status: 502,
-      message: `The model gateway could not reach the upstream ${origin}: ${
-        reason.replaceAll(url, origin)
-      } (check serve --upstream-openai / --upstream-anthropic)`,
-    });
   }
 
   /**
@@ -670,6 +384,3 @@ export class ModelGateway {
     }, { highWaterMark: 0 });
   }
 }
-
-/** Re-asks after a refused answer, at most. */
-const MAX_REASKS = 2;

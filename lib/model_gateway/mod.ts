@@ -24,7 +24,7 @@ export type {
   NormUsage,
   Wire,
 } from "./wire_types.ts";
-export type { GatewayRequest } from "./gateway.ts";
+export type { GatewayRequest } from "./gateway_request.ts";
 export type { ApiFamily, GatewayAnswer } from "./api_errors.ts";
 export {
   DEFAULT_UPSTREAM_ANTHROPIC,

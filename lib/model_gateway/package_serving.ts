@@ -1,0 +1,290 @@
+/**
+ * Serving a compiled package inside an unmodified agent: a request under a
+ * package is answered by the package (its due lookups), or forwarded with
+ * the state-changing tools narrowed and the model's state-changing calls
+ * checked before the client sees them, or, when the package does not fit,
+ * handed back to go the plain way.
+ *
+ * @module
+ */
+import { isValidId } from "../trace/ids.ts";
+import type { ApiFamily, GatewayAnswer } from "./api_errors.ts";
+import type { GatewayRequest } from "./gateway_request.ts";
+import type { ModelGatewayContext, ModelGatewayStats } from "./options.ts";
+import type { RefusedAttempt } from "./recorder.ts";
+import type { RecordQueue } from "./record_queue.ts";
+import {
+  concat,
+  errorOf,
+  headerText,
+  readOwn,
+  readUpstream,
+  safeJson,
+  streamOf,
+} from "./exchange_bytes.ts";
+import {
+  isObject,
+  type NormRequest,
+  type Wire,
+  type WireReader,
+  WireShapeError,
+} from "./wire_types.ts";
+import type { ServedPackage, ServingDecision } from "./serving.ts";
+import { WRITERS } from "./wire_writer_table.ts";
+import { answerHeaders, upstreamFailure } from "./upstream_answer.ts";
+
+/** Re-asks after a refused answer, at most. */
+const MAX_REASKS = 2;
+
+/** A model request under a package, read and addressed. */
+export interface PackagedRequest {
+  /** The package served at the request's route. */
+  pkg: ServedPackage;
+  /** The route's wire and its reader. */
+  route: { wire: Wire; reader: WireReader };
+  /** Which API's error shape. */
+  family: ApiFamily;
+  /** The upstream URL. */
+  url: string;
+  /** The headers passed on. */
+  headers: Headers;
+  /** The request body as it came. */
+  body: Uint8Array;
+  /** The request. */
+  req: GatewayRequest;
+  /** When it arrived. */
+  started: Date;
+}
+
+/** What serving a package needs of the gateway. */
+export interface PackageServingDeps {
+  /** Store, capture choice, limits, redaction. */
+  ctx: ModelGatewayContext;
+  /** The gateway's counters. */
+  stats: ModelGatewayStats;
+  /** Where the exchanges go to be recorded. */
+  records: RecordQueue;
+  /** Milliseconds an upstream may take to answer in full. */
+  timeoutMs: number;
+}
+
+/**
+ * Answer a request under a package: answered by the package (its due lookups),
+ * or forwarded with the state-changing tools narrowed and the model's
+ * state-changing calls checked before the client sees them (a refused
+ * answer is asked again with the refusal as the tool's answer, at most
+ * twice, then answered in words). A request the package does not fit
+ * comes back as `{skip: reason}`: it goes the plain way (streamed,
+ * recorded), with the reason in `x-harness-package-skipped`.
+ *
+ * @param a The request, read and addressed.
+ * @param deps The gateway's context, counters, recording and time-out.
+ * @returns The answer, or why the package does not fit.
+ */
+export async function answerWithPackage(
+  a: PackagedRequest,
+  deps: PackageServingDeps,
+): Promise<GatewayAnswer | { skip: string }> {
+  const { stats, records } = deps;
+  const { pkg, route } = a;
+  let parsed: Record<string, unknown>;
+  let request: NormRequest;
+  let decision: ServingDecision;
+  try {
+    const v = JSON.parse(new TextDecoder().decode(a.body));
+    if (!isObject(v)) throw new WireShapeError("the body is not an object");
+    parsed = v;
+    request = route.reader.request(parsed);
+    decision = request.previous_response_id !== null
+      ? {
+        kind: "skip",
+        reason:
+          "previous_response_id keeps the conversation upstream: send the whole input to use the package",
+      }
+      : pkg.decide(request);
+  } catch (err) {
+    decision = {
+      kind: "skip",
+      reason: `the request cannot be read: ${(err as Error).message}`,
+    };
+    parsed = {};
+    request = null as unknown as NormRequest;
+  }
+  if (decision.kind === "skip") {
+    stats.passed_through = (stats.passed_through ?? 0) + 1;
+    stats.last_pass_through = decision.reason.slice(0, 300);
+    return { skip: decision.reason };
+  }
+  const writer = WRITERS[route.wire];
+  const stream = request.stream;
+  const usage = isObject(parsed.stream_options) &&
+    parsed.stream_options.include_usage === true;
+  const capture = a.req.header("x-harness-capture") ||
+    deps.ctx.defaultCapture();
+  const named = a.req.header("x-harness-episode");
+  const base = {
+    capture_id: capture,
+    episode_id: named && isValidId(named) ? named : null,
+    request,
+    body: parsed,
+    started: a.started,
+  };
+  if (decision.kind === "serve") {
+    stats.served = (stats.served ?? 0) + 1;
+    const own = writer.answer(
+      { text: "", calls: decision.calls, model: request.model },
+      { stream, usage },
+    );
+    const norm = readOwn(route.reader, { own, stream });
+    records.ready({
+      ...base,
+      status: 200,
+      response: norm,
+      duration_ms: Date.now() - a.started.getTime(),
+      served_by: pkg.id,
+    });
+    return {
+      status: 200,
+      headers: {
+        "content-type": own.contentType,
+        "x-harness-served": "package",
+        "x-harness-package": headerText(pkg.id),
+      },
+      body: null,
+      raw: own.body,
+    };
+  }
+  let sent = writer.withTools(parsed, decision.narrowing);
+  const refused: RefusedAttempt[] = [];
+  for (let attempt = 0; attempt <= MAX_REASKS; attempt++) {
+    const got = await forwardBuffered({ ...a, sent }, deps);
+    if ("answer" in got) {
+      // The answers refused before are recorded all the same.
+      if (refused.length > 0) {
+        records.ready({
+          ...base,
+          body: sent,
+          status: got.answer.status,
+          response: null,
+          duration_ms: Date.now() - a.started.getTime(),
+          refused_attempts: refused,
+          error: {
+            type: "upstream",
+            message: "the upstream could not be reached while asking again",
+          },
+        });
+      }
+      return got.answer;
+    }
+    const { res, headers, bytes, chunks } = got;
+    const norm = res.status >= 200 && res.status < 300
+      ? readUpstream(route.reader, { bytes, chunks })
+      : null;
+    const refusals = norm ? pkg.check(request, norm.tool_calls) : [];
+    if (!norm || refusals.length === 0) {
+      records.ready({
+        ...base,
+        body: sent,
+        status: res.status,
+        response: norm,
+        duration_ms: Date.now() - a.started.getTime(),
+        refused_attempts: refused,
+        ...(norm ? {} : { error: errorOf(safeJson(bytes), res.status) }),
+      });
+      return {
+        status: res.status,
+        headers,
+        body: null,
+        ...(chunks ? { stream: streamOf(chunks) } : { raw: bytes }),
+      };
+    }
+    stats.refusals = (stats.refusals ?? 0) + refusals.length;
+    refused.push({ response: norm, refusals, status: res.status });
+    sent = writer.withRefusals(sent, norm, refusals);
+  }
+  stats.gave_up = (stats.gave_up ?? 0) + 1;
+  const reasons = [
+    ...new Set(refused.flatMap((r) => r.refusals.map((x) => x.reason))),
+  ];
+  const own = writer.answer({
+    text: `I cannot do that: ${reasons.join("; ")}.`,
+    calls: [],
+    model: request.model,
+  }, { stream, usage });
+  records.ready({
+    ...base,
+    status: 200,
+    response: readOwn(route.reader, { own, stream }),
+    duration_ms: Date.now() - a.started.getTime(),
+    served_by: pkg.id,
+    refused_attempts: refused,
+  });
+  return {
+    status: 200,
+    headers: {
+      "content-type": own.contentType,
+      "x-harness-served": "package",
+      "x-harness-refused": String(refused.length),
+    },
+    body: null,
+    raw: own.body,
+  };
+}
+
+/**
+ * One upstream request, its answer read whole (a stream kept piece by
+ * piece, so it is relayed as it came once checked).
+ */
+async function forwardBuffered(
+  a: PackagedRequest & { sent: Record<string, unknown> },
+  deps: PackageServingDeps,
+): Promise<
+  | { answer: GatewayAnswer }
+  | {
+    res: Response;
+    headers: Record<string, string>;
+    bytes: Uint8Array;
+    chunks: Uint8Array[] | null;
+  }
+> {
+  const timeout = AbortSignal.timeout(deps.timeoutMs);
+  const signal = a.req.signal
+    ? AbortSignal.any([a.req.signal, timeout])
+    : timeout;
+  try {
+    const res = await fetch(a.url, {
+      method: "POST",
+      headers: a.headers,
+      body: JSON.stringify(a.sent),
+      signal,
+      redirect: "manual",
+    });
+    const headers = answerHeaders(res);
+    const isStream = (res.headers.get("content-type") ?? "").includes(
+      "text/event-stream",
+    );
+    if (isStream && res.body) {
+      deps.stats.streams++;
+      const chunks: Uint8Array[] = [];
+      for await (const c of res.body) chunks.push(c);
+      return { res, headers, bytes: concat(chunks), chunks };
+    }
+    return {
+      res,
+      headers,
+      bytes: new Uint8Array(await res.arrayBuffer()),
+      chunks: null,
+    };
+  } catch (err) {
+    return {
+      answer: upstreamFailure({
+        family: a.family,
+        url: a.url,
+        err,
+        client: a.req.signal,
+        timeout,
+        timeoutMs: deps.timeoutMs,
+      }, deps.stats),
+    };
+  }
+}
