@@ -36,13 +36,123 @@ export const MAX_CANONICAL_DEPTH = 1000;
  */
 export function canonicalJson(value: unknown): string {
   try {
-    return write(value, 0);
+    switch (scan(value, 0)) {
+      case IN_ORDER:
+        return JSON.stringify(value);
+      case UNSORTED:
+        // One native pass that meets each object in sorted order: no
+        // string per member and no re-walk of a subtree per level.
+        return JSON.stringify(value, sortedMembers);
+      default:
+        return write(value, 0);
+    }
   } catch (err) {
     if (err instanceof TypeError) {
       throw new TypeError(`${err.message} at ${findBadPath(value, "$")}`);
     }
     throw err;
   }
+}
+
+/** {@linkcode scan}: the native serializer writes the value canonically. */
+const IN_ORDER = 0;
+/** {@linkcode scan}: it does once each object's members are in sorted order. */
+const UNSORTED = 1;
+/** {@linkcode scan}: only the member-by-member writer gets it right. */
+const SLOW = 2;
+
+/**
+ * Check a value the way {@linkcode write} would (the same errors, the same
+ * depth limit) without writing it, and say how it can be serialized:
+ * {@linkcode IN_ORDER} when `JSON.stringify` alone writes it canonically,
+ * {@linkcode UNSORTED} when it does with {@linkcode sortedMembers}, else
+ * {@linkcode SLOW} (a `toJSON` method; an object out of order with a key
+ * that may be an array index, which every object lists first).
+ */
+function scan(value: unknown, depth: number): number {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return IN_ORDER;
+    case "number":
+      if (!Number.isFinite(value)) {
+        throw new TypeError(
+          `Cannot serialize ${value}: JSON has no non-finite numbers`,
+        );
+      }
+      return IN_ORDER;
+    case "object": {
+      if (value === null) return IN_ORDER;
+      if (depth >= MAX_CANONICAL_DEPTH) throw tooDeep();
+      let how = IN_ORDER;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          const item = value[i];
+          if (item === undefined) {
+            throw new TypeError("Cannot serialize undefined in an array");
+          }
+          const h = scan(item, depth + 1);
+          if (h > how) how = h;
+        }
+        return how;
+      }
+      const obj = value as Record<string, unknown>;
+      if (typeof (obj as { toJSON?: unknown }).toJSON === "function") {
+        return SLOW;
+      }
+      // for…in over a plain object reads its keys without an array; an
+      // inherited enumerable key (not JSON's) sends it the slow way.
+      if (!isPlainProto(obj)) return SLOW;
+      let digitKey = false;
+      let last: string | null = null;
+      for (const key in obj) {
+        if (last !== null && how === IN_ORDER && last >= key) how = UNSORTED;
+        last = key;
+        const c = key.charCodeAt(0);
+        if (c >= 48 && c <= 57) digitKey = true;
+        const item = obj[key];
+        if (item === undefined) continue;
+        const h = scan(item, depth + 1);
+        if (h > how) how = h;
+      }
+      return how === UNSORTED && digitKey ? SLOW : how;
+    }
+    default:
+      throw new TypeError(
+        `Cannot serialize a ${typeof value}: only JSON values are allowed`,
+      );
+  }
+}
+
+/** Whether a value's prototype adds no enumerable keys (a JSON object's). */
+function isPlainProto(obj: object): boolean {
+  const proto = Object.getPrototypeOf(obj);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * `JSON.stringify` replacer: an object whose members are out of order is
+ * written as a copy with them sorted (values checked by {@linkcode scan}).
+ */
+function sortedMembers(_key: string, value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return value;
+  }
+  const obj = value as Record<string, unknown>;
+  let sorted = true;
+  let last: string | null = null;
+  for (const key in obj) {
+    if (last !== null && last >= key) {
+      sorted = false;
+      break;
+    }
+    last = key;
+  }
+  if (sorted) return value;
+  const keys = Object.keys(obj).sort();
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < keys.length; i++) out[keys[i]] = obj[keys[i]];
+  return out;
 }
 
 function tooDeep(): RangeError {
