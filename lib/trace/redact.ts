@@ -225,18 +225,24 @@ function walk(value: unknown, pass: Pass): unknown {
   }
   if (typeof value !== "object" || value === null) return value;
   const { counts } = pass;
+  // A copy is made only from the first part that changes: most values
+  // hold no secret, and walking them copies nothing.
   if (Array.isArray(value)) {
-    let changed = false;
-    const out = value.map((v) => {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const v = value[i];
       const r = walk(v, pass);
-      if (r !== v) changed = true;
-      return r;
-    });
-    return changed ? out : value;
+      if (out === null && r !== v) out = value.slice(0, i);
+      if (out !== null) out.push(r);
+    }
+    return out ?? value;
   }
-  let changed = false;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj);
+  let out: Record<string, unknown> | null = null;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    const v = obj[k];
     let r: unknown;
     if (
       typeof v === "string" && v !== "" && !v.startsWith("[REDACTED:") &&
@@ -245,10 +251,13 @@ function walk(value: unknown, pass: Pass): unknown {
       counts.secret_field = (counts.secret_field ?? 0) + 1;
       r = "[REDACTED:secret_field]";
     } else r = walk(v, pass);
-    if (r !== v) changed = true;
-    out[k] = r;
+    if (out === null && r !== v) {
+      out = {};
+      for (let j = 0; j < i; j++) out[keys[j]] = obj[keys[j]];
+    }
+    if (out !== null) out[k] = r;
   }
-  return changed ? out : value;
+  return out ?? value;
 }
 
 function redactString(
