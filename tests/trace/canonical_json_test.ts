@@ -35,3 +35,15 @@ Deno.test("canonicalJson() omits undefined properties and rejects what JSON cann
   assertThrows(() => canonicalJson({ a: 1n }), TypeError);
   assertThrows(() => canonicalJson({ f: () => 1 }), /at \$\.f/);
 });
+
+Deno.test("canonicalJson() sorts keys that look like array indexes by code units too, and writes what toJSON gives", () => {
+  // An object lists index-like keys first, in numeric order: not canonical.
+  assertEquals(
+    canonicalJson({ b: 1, "10": 2, "2": 3, a: { "1": true, "0": [] } }),
+    '{"10":2,"2":3,"a":{"0":[],"1":true},"b":1}',
+  );
+  assertEquals(
+    canonicalJson({ z: { b: 1, a: undefined }, d: new Date(0) }),
+    '{"d":"1970-01-01T00:00:00.000Z","z":{"b":1}}',
+  );
+});
