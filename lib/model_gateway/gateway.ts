@@ -43,6 +43,7 @@ import type { ServedPackage } from "./serving.ts";
 import type { GatewayRequest } from "./gateway_request.ts";
 import { answerWithPackage } from "./package_serving.ts";
 import { answerHeaders, upstreamFailure } from "./upstream_answer.ts";
+import { UpstreamDeadline } from "./upstream_deadline.ts";
 
 const WIRES: Record<string, { wire: Wire; reader: WireReader }> = {
   "/v1/chat/completions": { wire: "openai_chat", reader: openaiChatWire },
@@ -260,7 +261,8 @@ export class ModelGateway {
       if ("skip" in served) skipped = served.skip;
       else return served;
     }
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    const deadline = new UpstreamDeadline(this.#timeoutMs);
+    const timeout = deadline.signal;
     const signal = req.signal
       ? AbortSignal.any([req.signal, timeout])
       : timeout;
@@ -274,6 +276,7 @@ export class ModelGateway {
         redirect: "manual",
       });
     } catch (err) {
+      deadline.end();
       return upstreamFailure({
         family,
         url,
@@ -310,7 +313,7 @@ export class ModelGateway {
         status: res.status,
         headers: out,
         body: null,
-        stream: this.#relay(res.body, record, req.signal),
+        stream: this.#relay(res.body, record, { client: req.signal, deadline }),
       };
     }
     let raw: Uint8Array;
@@ -325,6 +328,8 @@ export class ModelGateway {
         timeout,
         timeoutMs: this.#timeoutMs,
       }, stats);
+    } finally {
+      deadline.end();
     }
     if (record) {
       record.answer = raw;
@@ -340,7 +345,10 @@ export class ModelGateway {
   #relay(
     upstream: ReadableStream<Uint8Array>,
     record: Pending | null,
-    client: AbortSignal | undefined,
+    { client, deadline }: {
+      client: AbortSignal | undefined;
+      deadline: UpstreamDeadline;
+    },
   ): ReadableStream<Uint8Array> {
     const pieces = upstream.getReader();
     let kept = 0;
@@ -348,6 +356,7 @@ export class ModelGateway {
     const end = (failure: string | null) => {
       if (done) return;
       done = true;
+      deadline.end();
       if (!record) return;
       record.failure = failure;
       this.#records.enqueue(record);

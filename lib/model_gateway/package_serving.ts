@@ -32,6 +32,7 @@ import {
 import type { ServedPackage, ServingDecision } from "./serving.ts";
 import { WRITERS } from "./wire_writer_table.ts";
 import { answerHeaders, upstreamFailure } from "./upstream_answer.ts";
+import { UpstreamDeadline } from "./upstream_deadline.ts";
 
 /** Re-asks after a refused answer, at most. */
 const MAX_REASKS = 2;
@@ -247,7 +248,8 @@ async function forwardBuffered(
     chunks: Uint8Array[] | null;
   }
 > {
-  const timeout = AbortSignal.timeout(deps.timeoutMs);
+  const deadline = new UpstreamDeadline(deps.timeoutMs);
+  const timeout = deadline.signal;
   const signal = a.req.signal
     ? AbortSignal.any([a.req.signal, timeout])
     : timeout;
@@ -286,5 +288,7 @@ async function forwardBuffered(
         timeoutMs: deps.timeoutMs,
       }, deps.stats),
     };
+  } finally {
+    deadline.end();
   }
 }

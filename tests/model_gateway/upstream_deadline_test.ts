@@ -1,0 +1,23 @@
+import { assertEquals } from "../_assert.ts";
+import { UpstreamDeadline } from "../../lib/model_gateway/upstream_deadline.ts";
+
+function aborted(signal: AbortSignal): Promise<unknown> {
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(signal.reason), {
+      once: true,
+    })
+  );
+}
+
+Deno.test("UpstreamDeadline aborts with a TimeoutError when its time is up, and never once ended", async () => {
+  const ended = new UpstreamDeadline(20);
+  ended.end();
+  ended.end(); // twice is harmless
+  const running = new UpstreamDeadline(20);
+  const reason = await aborted(running.signal);
+  // Started later with the same time: the ended one had its turn first.
+  assertEquals(ended.signal.aborted, false);
+  assertEquals(running.signal.aborted, true);
+  assertEquals((reason as DOMException).name, "TimeoutError");
+  running.end(); // after the time is up: nothing left to clear
+});
