@@ -11,6 +11,21 @@ import { sha256Hex } from "../trace/hash.ts";
 /** Keys that say how to cache, not what was said. */
 const CACHE_KEYS = new Set(["cache_control"]);
 
+/** Whether a value holds a cache mark anywhere (most messages hold none). */
+function hasCacheMarks(v: unknown): boolean {
+  if (typeof v !== "object" || v === null) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (hasCacheMarks(v[i])) return true;
+    return false;
+  }
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    if (CACHE_KEYS.has(k)) return true;
+    if (hasCacheMarks((v as Record<string, unknown>)[k])) return true;
+  }
+  return false;
+}
+
 function withoutCacheMarks(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutCacheMarks);
   if (typeof v !== "object" || v === null) return v;
@@ -41,7 +56,11 @@ function withoutCacheMarks(v: unknown): unknown {
  * ```
  */
 export function messageHash(message: unknown): string {
-  return sha256Hex(canonicalJson(withoutCacheMarks(message)));
+  return sha256Hex(
+    canonicalJson(
+      hasCacheMarks(message) ? withoutCacheMarks(message) : message,
+    ),
+  );
 }
 
 /**
