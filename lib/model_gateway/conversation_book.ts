@@ -24,6 +24,12 @@ export interface Conversation {
   /** Hashes of the messages of its latest request. */
   hashes: string[];
   /**
+   * The prefix hash of all of `hashes` (`extendPrefix` over them), so that
+   * a request extending the conversation hashes only its new messages;
+   * absent, it is computed from `hashes`.
+   */
+  head?: string;
+  /**
    * The answer to that request as recorded (its text and call ids): the
    * assistant message in the next request that matches it is not new.
    */
@@ -187,6 +193,7 @@ export class ConversationBook {
       from.hashes.every((h, i) => seen.hashes[i] === h);
     if (extends_ && from) {
       from.hashes = seen.hashes;
+      from.head = seen.head;
       from.answer = seen.answer;
       from.request_event_id = seen.request_event_id;
       return from;

@@ -210,6 +210,7 @@ export function exchangeEvents(
       }
     }
   }
+  const head = conversationHead(hashes, cont);
   const requested = modelRequested(ctx, {
     request: {
       wire: req.wire,
@@ -226,7 +227,7 @@ export function exchangeEvents(
     },
     conversation: {
       first: hashes[0] ?? null,
-      head: hashes.reduce(extendPrefix, ""),
+      head,
       continues: cont.known,
       previous: cont.conversation?.request_event_id ?? null,
       new_hashes: hashes.slice(cont.known),
@@ -296,6 +297,7 @@ export function exchangeEvents(
     capture_id: cap,
     episode_id: episode,
     hashes,
+    head,
     answer: res && whole
       ? { text: res.text, call_ids: res.tool_calls.map((c) => c.id) }
       : null,
@@ -305,6 +307,31 @@ export function exchangeEvents(
     book.rememberResponse(conv, res.id);
   }
   return out;
+}
+
+/**
+ * The prefix hash of a request's messages: from the head of the
+ * conversation it extends when it holds all of that conversation's
+ * messages (only the new ones are hashed), else from the first message.
+ */
+function conversationHead(
+  hashes: readonly string[],
+  cont: { conversation: Conversation | null; known: number },
+): string {
+  const prior = cont.conversation;
+  let head = "";
+  let from = 0;
+  if (
+    prior !== null && prior.head !== undefined &&
+    cont.known === prior.hashes.length
+  ) {
+    head = prior.head;
+    from = cont.known;
+  }
+  for (let i = from; i < hashes.length; i++) {
+    head = extendPrefix(head, hashes[i]);
+  }
+  return head;
 }
 
 function started(

@@ -1,6 +1,10 @@
 import { assertEquals } from "../_assert.ts";
 import { ConversationBook } from "../../lib/model_gateway/conversation_book.ts";
 import { exchangeEvents } from "../../lib/model_gateway/recorder.ts";
+import {
+  extendPrefix,
+  messageHash,
+} from "../../lib/model_gateway/message_hash.ts";
 import { openaiChatWire } from "../../lib/model_gateway/openai_chat_wire.ts";
 import type { NormResponse } from "../../lib/model_gateway/wire_types.ts";
 
@@ -81,4 +85,73 @@ Deno.test("ConversationBook past maxPerFirstMessage: interleaved conversations a
   // result) recorded again. This is what 17 agents did at the old bound
   // of 16.
   assertEquals(got, { episodes: 10, messages: 10, completed: 5 });
+});
+
+const QUESTION = "Which of my orders are pending?";
+
+Deno.test("exchangeEvents() records the conversation's head as the prefix hash of all its messages, turn after turn and after a restart", () => {
+  const turns = (book: ConversationBook, from: number, to: number) => {
+    const heads: [unknown, string][] = [];
+    const history: Record<string, unknown>[] = [
+      SYSTEM,
+      { role: "user", content: QUESTION },
+    ];
+    for (let turn = 1; turn <= to; turn++) {
+      const id = `call_${turn}`;
+      if (turn >= from) {
+        const body = { model: "m", messages: structuredClone(history) };
+        const request = openaiChatWire.request(body);
+        const events = exchangeEvents({
+          capture_id: "cap_head",
+          episode_id: "ep_head",
+          request,
+          body,
+          response: {
+            id: `resp_${turn}`,
+            model: "m",
+            stop_reason: "tool_calls",
+            text: "",
+            tool_calls: [{ id, name: "get_order", arguments: {} }],
+            usage: null,
+          },
+          status: 200,
+          started: new Date(),
+          duration_ms: 1,
+        }, { book });
+        const requested = events.find((e) => e.kind === "model.requested")!;
+        heads.push([
+          (requested.payload.conversation as { head: unknown }).head,
+          request.messages.map((m) => m.hash).reduce(extendPrefix, ""),
+        ]);
+      }
+      history.push(
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{
+            id,
+            type: "function",
+            function: { name: "get_order", arguments: "{}" },
+          }],
+        },
+        { role: "tool", tool_call_id: id, content: `order ${turn}: pending` },
+      );
+    }
+    return heads;
+  };
+  for (const [recorded, whole] of turns(new ConversationBook(), 1, 4)) {
+    assertEquals(recorded, whole);
+  }
+  // A book restored from spools knows a conversation's hashes, not its head.
+  const book = new ConversationBook();
+  turns(book, 1, 2);
+  const opening = [SYSTEM, { role: "user", content: QUESTION }];
+  const c = book.continuation("cap_head", opening.map(messageHash), "ep_head")
+    .conversation!;
+  assertEquals(c.hashes.length, 4);
+  const restored = new ConversationBook();
+  restored.remember(null, { ...c, hashes: [...c.hashes], head: undefined });
+  const later = turns(restored, 3, 5);
+  assertEquals(later.length, 3);
+  for (const [recorded, whole] of later) assertEquals(recorded, whole);
 });
