@@ -69,6 +69,8 @@ interface Raw {
 interface Measured {
   heap: number;
   external: number;
+  /** Microseconds per exchange (the least of the runs). */
+  us?: number;
 }
 
 function measure<T>(n: number, run: (i: number) => T): Measured {
@@ -76,18 +78,23 @@ function measure<T>(n: number, run: (i: number) => T): Measured {
   // the least of three runs (a run the optimizer touched counts more).
   for (let i = 0; i < n; i++) run(i);
   let best: Measured = { heap: Infinity, external: Infinity };
+  let us = Infinity;
   for (let r = 0; r < 3; r++) {
     const keep: T[] = new Array(n);
     gc!();
     gc!();
     const m0 = Deno.memoryUsage();
+    const t0 = performance.now();
     for (let i = 0; i < n; i++) keep[i] = run(i);
+    const t1 = performance.now();
     const m1 = Deno.memoryUsage();
     const heap = (m1.heapUsed - m0.heapUsed) / n;
     if (heap < best.heap) {
       best = { heap, external: (m1.external - m0.external) / n };
     }
+    us = Math.min(us, (t1 - t0) * 1000 / n);
   }
+  best.us = us;
   return best;
 }
 
@@ -255,6 +262,7 @@ if (import.meta.main) {
           `  ${k.padEnd(20)} heap ${
             Math.round(v.heap).toString().padStart(8)
           }` +
+            (v.us === undefined ? "" : `  ${v.us.toFixed(1).padStart(7)} µs`) +
             `  external ${Math.round(v.external).toString().padStart(7)}`,
         );
       }
