@@ -261,11 +261,10 @@ export class ModelGateway {
       if ("skip" in served) skipped = served.skip;
       else return served;
     }
-    const deadline = new UpstreamDeadline(this.#timeoutMs);
-    const timeout = deadline.signal;
-    const signal = req.signal
-      ? AbortSignal.any([req.signal, timeout])
-      : timeout;
+    const deadline = new UpstreamDeadline(this.#timeoutMs, req.signal);
+    // Aborted by the client or the time-out; `upstreamFailure` asks the
+    // client first, so the rest is the time-out.
+    const signal = deadline.signal;
     let res: Response;
     try {
       res = await fetch(url, {
@@ -282,7 +281,7 @@ export class ModelGateway {
         url,
         err,
         client: req.signal,
-        timeout,
+        timeout: signal,
         timeoutMs: this.#timeoutMs,
       }, stats);
     }
@@ -325,7 +324,7 @@ export class ModelGateway {
         url,
         err,
         client: req.signal,
-        timeout,
+        timeout: signal,
         timeoutMs: this.#timeoutMs,
       }, stats);
     } finally {

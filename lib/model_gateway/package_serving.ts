@@ -248,11 +248,10 @@ async function forwardBuffered(
     chunks: Uint8Array[] | null;
   }
 > {
-  const deadline = new UpstreamDeadline(deps.timeoutMs);
-  const timeout = deadline.signal;
-  const signal = a.req.signal
-    ? AbortSignal.any([a.req.signal, timeout])
-    : timeout;
+  const deadline = new UpstreamDeadline(deps.timeoutMs, a.req.signal);
+  // Aborted by the client or the time-out (`upstreamFailure` asks the
+  // client first).
+  const signal = deadline.signal;
   try {
     const res = await fetch(a.url, {
       method: "POST",
@@ -284,7 +283,7 @@ async function forwardBuffered(
         url: a.url,
         err,
         client: a.req.signal,
-        timeout,
+        timeout: signal,
         timeoutMs: deps.timeoutMs,
       }, deps.stats),
     };

@@ -21,3 +21,21 @@ Deno.test("UpstreamDeadline aborts with a TimeoutError when its time is up, and 
   assertEquals((reason as DOMException).name, "TimeoutError");
   running.end(); // after the time is up: nothing left to clear
 });
+
+Deno.test("UpstreamDeadline aborts with the client's reason while the exchange runs, and lets go of the client once it ends", () => {
+  const client = new AbortController();
+  const running = new UpstreamDeadline(60_000, client.signal);
+  const ended = new UpstreamDeadline(60_000, client.signal);
+  ended.end();
+  client.abort(new Error("the client went away"));
+  assertEquals(running.signal.aborted, true);
+  assertEquals(
+    (running.signal.reason as Error).message,
+    "the client went away",
+  );
+  assertEquals(ended.signal.aborted, false);
+  running.end();
+  const gone = new UpstreamDeadline(60_000, client.signal);
+  assertEquals(gone.signal.aborted, true); // the client was gone already
+  gone.end();
+});
