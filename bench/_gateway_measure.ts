@@ -196,6 +196,23 @@ export interface CellRun {
 }
 
 /**
+ * Wait until processes stop using CPU (no 10 ms tick in 50 ms), at most
+ * two seconds.
+ *
+ * @param pids The processes (none: nothing to wait for).
+ */
+async function untilIdle(pids: number[]): Promise<void> {
+  if (pids.length === 0) return;
+  let last = await cpuOf(pids);
+  for (let i = 0; i < 40; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    const now = await cpuOf(pids);
+    if (now - last < 0.005) return;
+    last = now;
+  }
+}
+
+/**
  * One cell: warm every route up, then {@linkcode ROUNDS} rounds per route,
  * the routes' order rotating round by round.
  *
@@ -232,6 +249,9 @@ export async function runCell(
       const got = await round(jobs.get(r.arm)!, perRound, c, next);
       const side = sides.get(r.arm)!;
       side.cpu.client += ownCpuSeconds() - c0;
+      // What a gateway recorded after its answers (the queue a round leaves)
+      // is its work: counted here, and never run into the next route's round.
+      await untilIdle(pids);
       side.cpu.middle += await cpuOf(pids) - m0;
       side.cpu.upstream += await cpuSeconds(upstreamPid) - u0;
       side.samples.push(...got.samples);
