@@ -265,6 +265,15 @@ export class ModelGateway {
     // Aborted by the client or the time-out; `upstreamFailure` asks the
     // client first, so the rest is the time-out.
     const signal = deadline.signal;
+    const failed = (err: unknown) =>
+      upstreamFailure({
+        family,
+        url,
+        err,
+        client: req.signal,
+        timeout: signal,
+        timeoutMs: this.#timeoutMs,
+      }, stats);
     let res: Response;
     try {
       res = await fetch(url, {
@@ -276,14 +285,7 @@ export class ModelGateway {
       });
     } catch (err) {
       deadline.end();
-      return upstreamFailure({
-        family,
-        url,
-        err,
-        client: req.signal,
-        timeout: signal,
-        timeoutMs: this.#timeoutMs,
-      }, stats);
+      return failed(err);
     }
     const out = answerHeaders(res);
     const record: Pending | null = route && body
@@ -319,14 +321,7 @@ export class ModelGateway {
     try {
       raw = new Uint8Array(await res.arrayBuffer());
     } catch (err) {
-      return upstreamFailure({
-        family,
-        url,
-        err,
-        client: req.signal,
-        timeout: signal,
-        timeoutMs: this.#timeoutMs,
-      }, stats);
+      return failed(err);
     } finally {
       deadline.end();
     }
