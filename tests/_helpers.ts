@@ -72,3 +72,31 @@ export function messageEventJson(id: string, capture: string): string {
     payload: { role: "user", text: id },
   });
 }
+
+/**
+ * A server on 127.0.0.1 that accepts connections and never answers (a
+ * "silent" server, for time-out tests). Disposing it closes the listener
+ * and every connection it holds.
+ *
+ * @returns Its port and an async disposer.
+ */
+export function silentServer(): {
+  port: number;
+  [Symbol.asyncDispose](): Promise<void>;
+} {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    try {
+      for await (const c of listener) held.push(c);
+    } catch { /* closed */ }
+  })();
+  return {
+    port: (listener.addr as Deno.NetAddr).port,
+    async [Symbol.asyncDispose]() {
+      listener.close();
+      for (const c of held) c.close();
+      await accepting;
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import { assertEquals, assertOk } from "../_assert.ts";
-import { HOSTS_DIR } from "../_helpers.ts";
+import { HOSTS_DIR, silentServer } from "../_helpers.ts";
 import { startServer } from "../_server.ts";
 
 const INGEST = new URL("../../ingest.ts", import.meta.url).pathname;
@@ -68,26 +68,13 @@ Deno.test("ingest.ts hook exits 0 at once when the server is down", async () => 
 });
 
 Deno.test("ingest.ts hook exits 0 within its time-out when the server accepts and never answers", async () => {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  const held: Deno.Conn[] = [];
-  const accepting = (async () => {
-    try {
-      for await (const c of l) held.push(c);
-    } catch { /* closed */ }
-  })();
-  try {
-    const r = await forward("host_a", {
-      HARNESS_INGEST_URL: `http://127.0.0.1:${port}`,
-      HARNESS_HOOK_TIMEOUT: "300",
-    });
-    assertEquals(r.code, 0);
-    assertOk(r.ms < 300 + 3000, `took ${r.ms} ms with a 300 ms time-out`);
-  } finally {
-    l.close();
-    for (const c of held) c.close();
-    await accepting;
-  }
+  await using silent = silentServer();
+  const r = await forward("host_a", {
+    HARNESS_INGEST_URL: `http://127.0.0.1:${silent.port}`,
+    HARNESS_HOOK_TIMEOUT: "300",
+  });
+  assertEquals(r.code, 0);
+  assertOk(r.ms < 300 + 3000, `took ${r.ms} ms with a 300 ms time-out`);
 });
 
 Deno.test("ingest.ts hook does not wait forever on a stdin the host never closes, and still forwards what arrived", async () => {

@@ -1,6 +1,6 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
-import { HOSTS_DIR, tempDir } from "../_helpers.ts";
+import { HOSTS_DIR, silentServer, tempDir } from "../_helpers.ts";
 import { startServer } from "../_server.ts";
 import {
   HOOK_CLIENT_PATH,
@@ -122,15 +122,10 @@ Deno.test("the hook client sends HARNESS_INGEST_TOKEN as a bearer token, and wit
 });
 
 Deno.test("the hook client fails open: server down, server silent, stdin never closed", async () => {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  const held: Deno.Conn[] = [];
-  const accepting = (async () => {
-    try {
-      for await (const c of l) held.push(c);
-    } catch { /* closed */ }
-  })();
-  try {
+  let port: number;
+  {
+    await using server = silentServer();
+    port = server.port;
     const silent = clientCommand("host_b", {
       url: `http://127.0.0.1:${port}`,
       launcher: "/nonexistent/deno",
@@ -145,10 +140,6 @@ Deno.test("the hook client fails open: server down, server silent, stdin never c
     });
     assertEquals([open.code, open.stdout], [0, "{}\n"], "killed at 20 s");
     assertOk(open.ms < 300 + 3000, `took ${open.ms} ms on an open stdin`);
-  } finally {
-    l.close();
-    for (const c of held) c.close();
-    await accepting;
   }
   const down = await runHook(
     clientCommand("host_a", {
