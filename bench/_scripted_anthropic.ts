@@ -14,7 +14,11 @@
  * @module
  */
 import { type Script, ScriptWalker } from "../eval/scripted_model.ts";
-import { END_TEXT, type ScriptStats } from "../eval/scripted_model_server.ts";
+import {
+  END_TEXT,
+  newScriptStats,
+  type ScriptStats,
+} from "../eval/scripted_model_server.ts";
 import { chatMessagesOf } from "../eval/chat_wire.ts";
 import { TokenCounter, type WireMessage } from "../eval/token_count.ts";
 
@@ -282,14 +286,7 @@ export function startScriptedAnthropic(
   return {
     url,
     addScript(script: Script): string {
-      const stats = scripts.get(script.id)?.stats ?? {
-        requests: 0,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        skipped_calls: 0,
-        skipped_turns: 0,
-        repeated_writes: 0,
-      };
+      const stats = scripts.get(script.id)?.stats ?? newScriptStats();
       scripts.set(script.id, {
         script,
         walker: new ScriptWalker(script, { writes: options.writes }),

@@ -53,6 +53,22 @@ export interface ScriptStats {
   repeated_writes: number;
 }
 
+/**
+ * A script's counts before its first request (every count 0).
+ *
+ * @returns Fresh stats.
+ */
+export function newScriptStats(): ScriptStats {
+  return {
+    requests: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    skipped_calls: 0,
+    skipped_turns: 0,
+    repeated_writes: 0,
+  };
+}
+
 /** A running scripted model server. */
 export interface ScriptedModelServer {
   /** `http://127.0.0.1:<port>`. */
@@ -230,15 +246,7 @@ export function startScriptedModelServer(
       if (typeof script?.id !== "string" || !Array.isArray(script.turns)) {
         throw new TypeError("addScript needs a Script (scriptFromTau2)");
       }
-      const stats = scripts.get(script.id)?.stats ??
-        {
-          requests: 0,
-          prompt_tokens: 0,
-          completion_tokens: 0,
-          skipped_calls: 0,
-          skipped_turns: 0,
-          repeated_writes: 0,
-        };
+      const stats = scripts.get(script.id)?.stats ?? newScriptStats();
       scripts.set(script.id, {
         script,
         walker: new ScriptWalker(script, { writes }),
