@@ -87,7 +87,7 @@ const PHASES: Phase[] = [
   ],
   [
     "record: index rows (buffered per event)",
-    (f) => at(f, "onAppended", "store/store.ts"),
+    (f) => at(f, "onAppended", "store/_write_hooks.ts"),
   ],
   [
     "record: index flush (SQLite transaction, head receipts)",

@@ -23,9 +23,9 @@ import {
 import {
   type StdioUpstream,
   UpstreamConnection,
-  UpstreamError,
   type UpstreamOptions,
 } from "./upstream.ts";
+import { UpstreamError } from "./upstream_error.ts";
 
 /** Options of {@linkcode McpProxy}. */
 export interface McpProxyOptions extends UpstreamOptions {

@@ -35,7 +35,6 @@ export {
   discoverStdioTools,
   type StdioUpstream,
   UpstreamConnection,
-  UpstreamError,
   type UpstreamOptions,
-  type UpstreamState,
 } from "./upstream.ts";
+export { UpstreamError, type UpstreamState } from "./upstream_error.ts";

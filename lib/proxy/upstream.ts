@@ -13,10 +13,12 @@ import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { ProxiedTool } from "./proxied_tool.ts";
 import {
-  ANSWER_TOO_LARGE_CODE,
-  formatBytes,
-  MessageTooLargeError,
-} from "./message_limit.ts";
+  callError,
+  describeRefused,
+  refusedError,
+  UpstreamError,
+  type UpstreamState,
+} from "./upstream_error.ts";
 import { type RefusedOutput, UpstreamTransport } from "./upstream_transport.ts";
 
 /** How to start an upstream. */
@@ -31,36 +33,6 @@ export interface StdioUpstream {
   env?: Record<string, string> | null;
   /** Working directory. */
   cwd?: string | null;
-}
-
-/** Where an upstream stands. */
-export type UpstreamState = "idle" | "starting" | "ready" | "exited" | "failed";
-
-/** An upstream that cannot answer (exited, failed to start, timed out). */
-export class UpstreamError extends Error {
-  /** The upstream's server name. */
-  readonly server: string;
-  /** Its state when the call failed. */
-  readonly state: UpstreamState;
-  /**
-   * Create a `UpstreamError`.
-   *
-   * @param server Server name.
-   * @param state Its state.
-   * @param message What happened.
-   * @param options Cause.
-   */
-  constructor(
-    server: string,
-    state: UpstreamState,
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-    this.name = "UpstreamError";
-    this.server = server;
-    this.state = state;
-  }
 }
 
 /** Options of {@linkcode UpstreamConnection}. */
@@ -226,25 +198,10 @@ export class UpstreamConnection {
 
   /** The upstream wrote something that is not a deliverable message. */
   #refused(output: RefusedOutput): void {
-    const said = output.kind === "junk"
-      ? `something that is ${output.reason}: ${JSON.stringify(output.text)}${
-        output.bytes > output.text.length ? ` (${output.bytes} bytes)` : ""
-      }`
-      : `a message of ${formatBytes(output.bytes)}, over the message limit of ${
-        formatBytes(output.limitBytes)
-      }, whose id could not be read`;
+    const said = describeRefused(output);
     this.#lastJunk = said;
     for (const [ctrl, what] of this.#waiting) {
-      const message = `answered ${what} with ${said}`;
-      ctrl.abort(
-        output.kind === "junk"
-          ? new SyntaxError(message)
-          : new MessageTooLargeError(message, {
-            messageBytes: output.bytes,
-            limitBytes: output.limitBytes,
-            code: ANSWER_TOO_LARGE_CODE,
-          }),
-      );
+      ctrl.abort(refusedError(output, `answered ${what} with ${said}`));
     }
   }
 
@@ -324,66 +281,15 @@ export class UpstreamConnection {
 
   /** The error a failed call is reported with. */
   #callError(name: string, err: unknown): Error {
-    const server = this.upstream.server;
-    const e = err as { code?: number; data?: { reason?: string } };
-    if (err instanceof MessageTooLargeError) {
-      return new MessageTooLargeError(
-        `Upstream "${server}" ${err.message}; the upstream keeps running`,
-        {
-          messageBytes: err.messageBytes,
-          limitBytes: err.limitBytes,
-          code: err.code,
-        },
-        { cause: err },
-      );
-    }
-    if (e.data?.reason === "message_too_large") {
-      const d = err as { data: { message_bytes: number; limit_bytes: number } };
-      return new MessageTooLargeError(
-        `Upstream "${server}" answered tools/call "${name}" with ${
-          formatBytes(d.data.message_bytes)
-        }, over the proxy's message limit of ${
-          formatBytes(d.data.limit_bytes)
-        }; the answer was dropped and the upstream keeps running`,
-        {
-          messageBytes: d.data.message_bytes,
-          limitBytes: d.data.limit_bytes,
-          code: ANSWER_TOO_LARGE_CODE,
-        },
-        { cause: err },
-      );
-    }
-    if (err instanceof SyntaxError) {
-      return new UpstreamError(
-        server,
-        this.#state,
-        `upstream "${server}" ${err.message}`,
-        { cause: err },
-      );
-    }
-    if (this.#state !== "ready") {
-      return new UpstreamError(server, this.#state, this.describe(), {
-        cause: err,
-      });
-    }
-    if (e.code === -32001) {
-      const partial = this.#transport?.partialLine;
-      return new UpstreamError(
-        server,
-        "ready",
-        `upstream "${server}" did not answer ${name} within ${this.#timeoutMs} ms` +
-          (partial
-            ? `; it wrote ${partial.bytes} bytes of a line it did not end: ${
-              JSON.stringify(partial.text)
-            }`
-            : "") +
-          (this.#lastJunk
-            ? `; the last thing it wrote that was not an answer: ${this.#lastJunk}`
-            : ""),
-        { cause: err },
-      );
-    }
-    return err as Error;
+    return callError(err, {
+      server: this.upstream.server,
+      name,
+      state: this.#state,
+      describe: () => this.describe(),
+      timeoutMs: this.#timeoutMs,
+      partial: this.#transport?.partialLine ?? null,
+      lastJunk: this.#lastJunk,
+    });
   }
 
   /**

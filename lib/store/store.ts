@@ -9,17 +9,12 @@
  *
  * @module
  */
-import type { Payload, TraceEvent } from "../trace/event.ts";
+import type { TraceEvent } from "../trace/event.ts";
 import type { ChainReport } from "../trace/jsonl.ts";
 import { validateId } from "../trace/ids.ts";
 import { validateEvent } from "../trace/validate.ts";
 import { exists } from "./fs_sync.ts";
 import { BlobStore } from "./blobs.ts";
-import {
-  DEFAULT_REDACTION_RULES,
-  redactionSet,
-  redactPayload,
-} from "../trace/redact.ts";
 import { DEFAULT_BLOB_THRESHOLD, resolveBlobRefs } from "./blob_refs.ts";
 import type { SqliteIndex } from "./index_db.ts";
 import type { CaptureRecord, EpisodeRecord } from "./index_records.ts";
@@ -45,8 +40,8 @@ import { tornTailFinding } from "./_findings.ts";
 import { insertPackage, selectPackages } from "./_packages.ts";
 import { readSpoolEvents } from "./_read_events.ts";
 import { headAnchors, verifyAnchored } from "./_verify_capture.ts";
-import { storeWriteError } from "./store_full.ts";
 import { type StoreHealth, WriteHealth } from "./write_health.ts";
+import { writeHooks } from "./_write_hooks.ts";
 
 /** The store. Construct one per root and process; close it when done. */
 export class HarnessStore {
@@ -87,49 +82,23 @@ export class HarnessStore {
     this.#sinks = new SinkTable({
       maxOpen: options.maxOpenSpools ?? 128,
       syncIntervalMs: options.syncIntervalMs ?? 100,
-      putBlob: (text) => {
-        try {
-          const digest = this.blobs.put(text);
-          this.#health.succeeded("blobs");
-          return digest;
-        } catch (err) {
-          this.#health.failed("blobs", err);
-          throw err;
-        }
-      },
       blobThreshold: options.blobThreshold ?? DEFAULT_BLOB_THRESHOLD,
-      onAppended: (ev, offset, length) => {
-        // An event is durable with its blobs: both parts write again.
-        this.#health.succeeded("spool");
-        this.#health.succeeded("blobs");
-        this.#feed.appended(ev, offset, length);
-      },
-      onRunAppended: (last) => {
-        this.#health.succeeded("spool");
-        this.#health.succeeded("blobs");
-        try {
+      ...writeHooks({
+        root,
+        blobs: this.blobs,
+        health: this.#health,
+        appended: (ev, offset, length) =>
+          this.#feed.appended(ev, offset, length),
+        ranAppended: (last) => {
           catchUpCapture(this.index, {
             captureId: last.capture_id,
             path: this.spoolPath(last.capture_id),
             findings: this.findings,
           });
           this.#feed.ranAppended(last);
-        } catch (err) {
-          // The run is in the spool: the index (derived) catches up when
-          // the store opens next; /health says why meanwhile.
-          this.#health.failed("index", err);
-        }
-      },
-      onWriteFailed: (err) => {
-        const thrown = storeWriteError(err, { root, part: "spool" });
-        this.#health.failed("spool", thrown);
-        return thrown;
-      },
-      redact: options.redaction === false
-        ? null
-        : ((set) => (p: Payload) => redactPayload(p, set))(
-          redactionSet(options.redaction ?? DEFAULT_REDACTION_RULES),
-        ),
+        },
+        redaction: options.redaction,
+      }),
     });
     const opened = openRoot(root, options);
     this.#lock = opened.lock;

@@ -29,7 +29,6 @@ import type { IngestAnswer, IngestRequest } from "./_exchange.ts";
 import {
   answerAndClose,
   AnswerEncoder,
-  chunkFrame,
   writeAll,
   writeAndClose,
 } from "./_response.ts";
@@ -48,14 +47,8 @@ import {
   withDefaults,
 } from "./_options.ts";
 import { type Connection, ConnectionPool } from "./_pool.ts";
-
-/** Body bytes one connection holds in the server's memory budget. */
-interface Holding {
-  /** Bytes reserved for the request being read or answered. */
-  bytes: number;
-  /** The handler did not answer in time (its 503 gets no `Retry-After`). */
-  late: boolean;
-}
+import { BodyBudget, type Holding } from "./_body_budget.ts";
+import { writeStreamedAnswer } from "./_stream_answer.ts";
 
 /** After an error answer, how long to drop the rest. */
 const LINGER_MS = 1000;
@@ -71,8 +64,7 @@ export class Http1Server {
   readonly #sweeper: ReturnType<typeof setInterval>;
   readonly #accepting: Promise<void>;
   #closing = false;
-  /** Body bytes in memory now (reserved while read, until answered). */
-  #buffered = 0;
+  readonly #budget: BodyBudget;
   readonly #encoder: AnswerEncoder;
   /** Counters. */
   readonly stats: ConnectionStats;
@@ -102,6 +94,10 @@ export class Http1Server {
     });
     this.#pool = new ConnectionPool(o.maxConnections);
     this.stats = this.#pool.stats;
+    this.#budget = new BodyBudget({
+      maxBytes: o.maxBufferedBodyBytes,
+      stats: this.stats,
+    });
     const tick = Math.min(
       1000,
       Math.max(
@@ -216,7 +212,7 @@ export class Http1Server {
       if (c.closed || !(err instanceof HttpProtocolError)) return;
       await this.#refuseRequest(c, err, head, held);
     } finally {
-      this.#release(held);
+      this.#budget.release(held);
     }
   }
 
@@ -254,12 +250,12 @@ export class Http1Server {
     const o = this.#options;
     const length = head.contentLength ?? 0;
     if (length > o.maxBodyBytes) throw tooLarge(o.maxBodyBytes);
-    if (length > 0) this.#reserve(held, length);
+    if (length > 0) this.#budget.reserve(held, length);
     if (head.expectContinue) await writeAll(c.conn, CONTINUE);
     return await readRequestBody(reader, {
       head,
       limit: o.maxBodyBytes,
-      reserve: (bytes) => this.#reserve(held, bytes),
+      reserve: (bytes) => this.#budget.reserve(held, bytes),
     });
   }
 
@@ -294,12 +290,7 @@ export class Http1Server {
     const res = long ? await work : await within(work, o.handlerTimeoutMs);
     if (res === null) {
       // The body stays in memory until the handler lets go of it.
-      const still = held.bytes;
-      const release = () => {
-        this.#buffered -= still;
-      };
-      held.bytes = 0;
-      work.then(release, release);
+      this.#budget.releaseWhenDone(held, work);
       this.stats.handler_timed_out++;
       held.late = true;
       throw new HttpProtocolError(
@@ -313,57 +304,15 @@ export class Http1Server {
     if (res.stream === undefined || head.method === "HEAD") {
       await res.stream?.cancel().catch(() => {});
       await writeAll(c.conn, bytes);
-      this.#release(held);
+      this.#budget.release(held);
       return again;
     }
-    this.#release(held);
-    return await this.#stream(c, bytes, res.stream) && again;
-  }
-
-  /**
-   * Write a streamed answer: its head, then each piece as a chunk as it
-   * comes. While the stream is silent the connection has no deadline (the
-   * handler bounds its upstream); each write must be taken up within
-   * `requestTimeoutMs`.
-   *
-   * @returns False when the stream failed or the client went away (the
-   *   connection is then closed with the body unfinished, so the client
-   *   sees a cut answer, never a complete wrong one).
-   */
-  async #stream(
-    c: Connection,
-    headBytes: Uint8Array,
-    stream: ReadableStream<Uint8Array>,
-  ): Promise<boolean> {
-    const o = this.#options;
-    const pieces = stream.getReader();
-    // The head goes out with the first piece (one write, not two).
-    let head: Uint8Array | null = headBytes;
-    const out = (bytes: Uint8Array) => {
-      if (head === null) return bytes;
-      const both = new Uint8Array(head.length + bytes.length);
-      both.set(head);
-      both.set(bytes, head.length);
-      head = null;
-      return both;
-    };
-    try {
-      for (;;) {
-        c.state = "busy";
-        c.deadline = Infinity;
-        const { done, value } = await pieces.read();
-        if (done) break;
-        if (value.length === 0) continue;
-        this.#pool.enter(c, "write", o.requestTimeoutMs);
-        await writeAll(c.conn, out(chunkFrame(value)));
-      }
-      this.#pool.enter(c, "write", o.requestTimeoutMs);
-      await writeAll(c.conn, out(chunkFrame(new Uint8Array(0))));
-      return true;
-    } catch (err) {
-      await pieces.cancel(err).catch(() => {});
-      return false;
-    }
+    this.#budget.release(held);
+    return await writeStreamedAnswer(c, {
+      headBytes: bytes,
+      stream: res.stream,
+      enterWrite: () => this.#pool.enter(c, "write", o.requestTimeoutMs),
+    }) && again;
   }
 
   /**
@@ -380,35 +329,12 @@ export class Http1Server {
     this.#pool.enter(c, "write", this.#options.requestTimeoutMs);
     const res = this.#options.protocolError(err, head);
     if (err.status === 503 && !held.late) res.headers["retry-after"] = "1";
-    this.#release(held);
+    this.#budget.release(held);
     // The sweeper ends the linger after LINGER_MS.
     await answerAndClose(c.conn, {
       bytes: this.#encoder.encode(res, { keepAlive: false, head }),
       lingering: () => this.#pool.enter(c, "write", LINGER_MS),
     });
-  }
-
-  /**
-   * Reserve body bytes in the memory budget.
-   *
-   * @throws {HttpProtocolError} 503 when the budget is spent.
-   */
-  #reserve(held: Holding, bytes: number): void {
-    if (this.#buffered + bytes > this.#options.maxBufferedBodyBytes) {
-      this.stats.over_body_budget++;
-      throw new HttpProtocolError(
-        503,
-        `The ingest server holds ${this.#buffered} bytes of request bodies: retry shortly`,
-      );
-    }
-    this.#buffered += bytes;
-    held.bytes += bytes;
-  }
-
-  /** Give back what a connection holds of the budget. */
-  #release(held: Holding): void {
-    this.#buffered -= held.bytes;
-    held.bytes = 0;
   }
 
   async #answer(request: BufferedRequest): Promise<IngestAnswer> {
