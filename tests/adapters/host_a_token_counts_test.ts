@@ -13,8 +13,8 @@ import { inspectCapture } from "../../lib/store/inspect.ts";
 import { formatInspection } from "../../lib/cli/format_capture.ts";
 import {
   assistantTexts,
-  captureEvents,
   copyTranscripts,
+  forwardScenario,
   HOST_A,
   payloads,
   tokenSums,
@@ -40,18 +40,11 @@ function hostTotals(scenario: string, transcript: string): [number, number] {
 Deno.test("StopFailure keeps the tokens of the turn before the API failed and the text the user saw (host_a apierror)", async () => {
   await using dir = await tempDir();
   await using srv = await startServer();
-  await copyTranscripts("apierror", dir.path);
-  for (const { name, body } of payloads("apierror", dir.path)) {
-    const r = await forwardHook("host_a", body, {
-      url: srv.url,
-      captureId: "cap_err",
-      stateDir: `${dir.path}/state`,
-      timeoutMs: 5000,
-    });
-    assertOk(r.ok, `${name}: ${r.error}`);
-  }
-  assertEquals((await srv.store.verifyCapture("cap_err")).ok, true);
-  const evs = await captureEvents(srv.store, "cap_err");
+  const evs = await forwardScenario(srv, {
+    scenario: "apierror",
+    captureId: "cap_err",
+    dir: dir.path,
+  });
   // The transcript's one model call (its error turn is the host's own).
   assertEquals(tokenSums(evs), [100, 20, 1]);
   const failed = evs.find((e) => e.payload.type === "stop.failed")!;
@@ -71,18 +64,11 @@ Deno.test("StopFailure keeps the tokens of the turn before the API failed and th
 Deno.test("a compaction's summariser calls are marked uncounted and capture inspect says the count is partial (host_a compact)", async () => {
   await using dir = await tempDir();
   await using srv = await startServer();
-  await copyTranscripts("compact", dir.path);
-  for (const { name, body } of payloads("compact", dir.path)) {
-    const r = await forwardHook("host_a", body, {
-      url: srv.url,
-      captureId: "cap_compact",
-      stateDir: `${dir.path}/state`,
-      timeoutMs: 5000,
-    });
-    assertOk(r.ok, `${name}: ${r.error}`);
-  }
-  assertEquals((await srv.store.verifyCapture("cap_compact")).ok, true);
-  const evs = await captureEvents(srv.store, "cap_compact");
+  const evs = await forwardScenario(srv, {
+    scenario: "compact",
+    captureId: "cap_compact",
+    dir: dir.path,
+  });
   const counted = tokenSums(evs);
   const [hostIn, hostOut] = hostTotals(
     "compact",
