@@ -1,9 +1,15 @@
 /**
  * Shared setup for the host_a turn tests (`host_a_*_test.ts` on when a
  * turn is read and counted): the basic scenario's session transcript, and
- * that transcript cut just before its final answer.
+ * that transcript cut just before its final answer, and a hook posted with
+ * its transcript read.
  */
-import { assistantTurns } from "../../lib/forwarder/transcript.ts";
+import { assertEquals } from "../_assert.ts";
+import {
+  assistantTurns,
+  type TranscriptOptions,
+  withTranscript,
+} from "../../lib/forwarder/transcript.ts";
 import { HOST_A } from "./_host_a_replay.ts";
 
 /** The file name of the basic scenario's session transcript. */
@@ -17,4 +23,37 @@ export function basicBeforeAnswer(): { head: string; tail: string } {
   const last = assistantTurns(full.split("\n")).at(-1)!;
   const at = full.lastIndexOf("\n", full.indexOf(last.message_id)) + 1;
   return { head: full.slice(0, at), tail: full.slice(at) };
+}
+
+/** One hook payload for {@linkcode postHook}. */
+export interface PostHookOptions {
+  /** Capture the hook is recorded in. */
+  captureId: string;
+  /** The payload's name, for the failure message. */
+  name: string;
+  /** The payload as JSON text. */
+  body: string;
+  /** How `withTranscript()` reads the transcript. */
+  read: TranscriptOptions;
+}
+
+/**
+ * Read the transcript for a host_a hook payload with `withTranscript()` and
+ * post it to the server's hook route; the server must take it (204).
+ *
+ * @param url The server's base URL.
+ * @param options Capture, payload and how the transcript is read.
+ */
+export async function postHook(
+  url: string,
+  options: PostHookOptions,
+): Promise<void> {
+  const { captureId, name, body, read } = options;
+  const sent = await withTranscript("host_a", body, read);
+  const res = await fetch(`${url}/hook/host_a?cap=${captureId}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: sent,
+  });
+  assertEquals(res.status, 204, `${name}: ${await res.text()}`);
 }

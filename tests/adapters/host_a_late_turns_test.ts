@@ -7,10 +7,7 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import { tempDir } from "../_helpers.ts";
 import { startServer } from "../_server.ts";
 import { forwardHook } from "../../lib/forwarder/forward.ts";
-import {
-  assistantTurns,
-  withTranscript,
-} from "../../lib/forwarder/transcript.ts";
+import { assistantTurns } from "../../lib/forwarder/transcript.ts";
 import {
   assistantTexts,
   captureEvents,
@@ -19,7 +16,11 @@ import {
   payloads,
   tokenSums,
 } from "./_host_a_replay.ts";
-import { BASIC_TRANSCRIPT, basicBeforeAnswer } from "./_host_a_turns.ts";
+import {
+  BASIC_TRANSCRIPT,
+  basicBeforeAnswer,
+  postHook,
+} from "./_host_a_turns.ts";
 
 Deno.test("a turn written after the wait ran out is counted at the next read and its text is said once (twosessions)", async () => {
   await using dir = await tempDir();
@@ -50,16 +51,12 @@ Deno.test("a turn written after the wait ran out is counted at the next read and
     if (file.startsWith("015")) {
       Deno.writeTextFileSync(path, full.slice(resume), { append: true });
     }
-    const sent = await withTranscript("host_a", body, {
-      stateDir: `${dir.path}/state`,
-      maxWaitMs: 0,
+    await postHook(srv.url, {
+      captureId: "cap_late",
+      name: file,
+      body,
+      read: { stateDir: `${dir.path}/state`, maxWaitMs: 0 },
     });
-    const res = await fetch(`${srv.url}/hook/host_a?cap=cap_late`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: sent,
-    });
-    assertEquals(res.status, 204, `${file}: ${await res.text()}`);
   }
   const evs = await captureEvents(srv.store, "cap_late");
   const resumed = evs.filter((e) => e.episode_id === name.slice(0, -6));
@@ -136,15 +133,12 @@ Deno.test("SessionEnd reads the final turn the Stop's wait missed, and says its 
     if (name.includes("SessionEnd")) {
       Deno.writeTextFileSync(path, tail, { append: true });
     }
-    const res = await fetch(`${srv.url}/hook/host_a?cap=cap_missed`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: await withTranscript("host_a", body, {
-        stateDir: `${dir.path}/state`,
-        maxWaitMs: 0,
-      }),
+    await postHook(srv.url, {
+      captureId: "cap_missed",
+      name,
+      body,
+      read: { stateDir: `${dir.path}/state`, maxWaitMs: 0 },
     });
-    assertEquals(res.status, 204, `${name}: ${await res.text()}`);
   }
   const evs = await captureEvents(srv.store, "cap_missed");
   assertEquals(tokenSums(evs), [500, 100, 5]);
@@ -172,15 +166,12 @@ Deno.test("a model message whose records two reads split is counted once (host_a
     if (name.includes("SessionEnd")) {
       Deno.writeTextFileSync(path, full.slice(at), { append: true });
     }
-    const res = await fetch(`${srv.url}/hook/host_a?cap=cap_split`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: await withTranscript("host_a", body, {
-        stateDir: `${dir.path}/state`,
-        maxWaitMs: 0,
-      }),
+    await postHook(srv.url, {
+      captureId: "cap_split",
+      name,
+      body,
+      read: { stateDir: `${dir.path}/state`, maxWaitMs: 0 },
     });
-    assertEquals(res.status, 204, `${name}: ${await res.text()}`);
   }
   const evs = await captureEvents(srv.store, "cap_split");
   const ids = evs.filter((e) => e.kind === "model.responded").map((e) =>

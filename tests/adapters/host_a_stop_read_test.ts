@@ -19,7 +19,11 @@ import {
   payloads,
   tokenSums,
 } from "./_host_a_replay.ts";
-import { BASIC_TRANSCRIPT, basicBeforeAnswer } from "./_host_a_turns.ts";
+import {
+  BASIC_TRANSCRIPT,
+  basicBeforeAnswer,
+  postHook,
+} from "./_host_a_turns.ts";
 
 Deno.test("withTranscript() at Stop reads until the record carrying last_assistant_message arrives", async () => {
   await using dir = await tempDir();
@@ -37,16 +41,12 @@ Deno.test("withTranscript() at Stop reads until the record carrying last_assista
     return Promise.resolve();
   };
   for (const { name, body } of payloads("basic", dir.path)) {
-    const sent = await withTranscript("host_a", body, {
-      stateDir: `${dir.path}/state`,
-      sleep,
+    await postHook(srv.url, {
+      captureId: "cap_race",
+      name,
+      body,
+      read: { stateDir: `${dir.path}/state`, sleep },
     });
-    const res = await fetch(`${srv.url}/hook/host_a?cap=cap_race`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: sent,
-    });
-    assertEquals(res.status, 204, `${name}: ${await res.text()}`);
   }
   assertEquals(waits.length, 2);
   const evs = await captureEvents(srv.store, "cap_race");
