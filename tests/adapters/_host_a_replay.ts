@@ -4,8 +4,10 @@
  *
  * @module
  */
+import { assertEquals, assertOk } from "../_assert.ts";
 import { HOSTS_DIR } from "../_helpers.ts";
 import { scenarioFiles } from "../_server.ts";
+import { forwardHook } from "../../lib/forwarder/forward.ts";
 import type { TraceEvent } from "../../lib/trace/event.ts";
 
 /** The recorded host_a scenarios. */
@@ -103,4 +105,48 @@ export function assistantTexts(
   return evs.filter((e) =>
     e.kind === "message" && e.payload.role === "assistant"
   ).map((e) => e.payload.text as string);
+}
+
+/** Where {@linkcode forwardScenario} sends a scenario. */
+export interface ForwardScenarioOptions {
+  /** Scenario folder under {@linkcode HOST_A}. */
+  scenario: string;
+  /** Capture the hooks are recorded in. */
+  captureId: string;
+  /** Temp dir for the transcripts and the forwarder's state. */
+  dir: string;
+}
+
+/**
+ * Replay a scenario through the hook forwarder into a server: copy its
+ * transcripts to `dir`, forward each payload (each must be taken), check
+ * the capture's chain, and read its events.
+ *
+ * @param srv The server's URL and store.
+ * @param options Scenario, capture and temp dir.
+ * @returns The capture's events in order.
+ */
+export async function forwardScenario(
+  srv: {
+    url: string;
+    store: {
+      verifyCapture(id: string): Promise<{ ok: boolean }>;
+      readEvents(id: string): AsyncGenerator<TraceEvent>;
+    };
+  },
+  options: ForwardScenarioOptions,
+): Promise<TraceEvent[]> {
+  const { scenario, captureId, dir } = options;
+  await copyTranscripts(scenario, dir);
+  for (const { name, body } of payloads(scenario, dir)) {
+    const r = await forwardHook("host_a", body, {
+      url: srv.url,
+      captureId,
+      stateDir: `${dir}/state`,
+      timeoutMs: 5000,
+    });
+    assertOk(r.ok, `${name}: ${r.error}`);
+  }
+  assertEquals((await srv.store.verifyCapture(captureId)).ok, true);
+  return await captureEvents(srv.store, captureId);
 }

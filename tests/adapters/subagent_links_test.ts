@@ -9,8 +9,7 @@ import { HarnessStore } from "../../lib/store/mod.ts";
 import { IngestServer } from "../../lib/ingest/server.ts";
 import { captureToOtlp } from "../../lib/otel/export.ts";
 import type { TraceEvent } from "../../lib/trace/event.ts";
-import { forwardHook } from "../../lib/forwarder/forward.ts";
-import { captureEvents, copyTranscripts, payloads } from "./_host_a_replay.ts";
+import { captureEvents, forwardScenario } from "./_host_a_replay.ts";
 
 const SUBAGENT = "a04f0f20bee881c0d";
 
@@ -24,18 +23,11 @@ function started(evs: TraceEvent[], tool: string): TraceEvent[] {
 Deno.test("host_a: a subagent's calls, turns, start and stop are linked to the Agent call that started it (subagent)", async () => {
   await using srv = await startServer();
   await using dir = await tempDir();
-  await copyTranscripts("subagent", dir.path);
-  for (const { name, body } of payloads("subagent", dir.path)) {
-    const r = await forwardHook("host_a", body, {
-      url: srv.url,
-      captureId: "a_sub",
-      stateDir: `${dir.path}/state`,
-      timeoutMs: 5000,
-    });
-    assertOk(r.ok, `${name}: ${r.error}`);
-  }
-  assertEquals((await srv.store.verifyCapture("a_sub")).ok, true);
-  const evs = await captureEvents(srv.store, "a_sub");
+  const evs = await forwardScenario(srv, {
+    scenario: "subagent",
+    captureId: "a_sub",
+    dir: dir.path,
+  });
   const [agent] = started(evs, "Agent");
   assertEquals(agent.parent_event_id, null);
   const [bash] = started(evs, "Bash");

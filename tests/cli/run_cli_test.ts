@@ -9,6 +9,7 @@ import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import type { Signature } from "../../lib/package/ir.ts";
 import { tempDir } from "../_helpers.ts";
+import { chatJsonServer, userInputs } from "../_chat_json_server.ts";
 import { loadTauData } from "../../eval/tau_data.ts";
 import { splitByTask } from "../../eval/split_eval.ts";
 import { changesState } from "../../lib/package/tool_effects.ts";
@@ -57,41 +58,16 @@ async function runTask(
  */
 function deskModelServer(signatures: Record<string, Signature>) {
   const requests: Record<string, unknown>[] = [];
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    async (req) => {
-      const body = await req.json();
-      requests.push(body);
-      const user = body.messages.find((m: { role: string }) =>
-        m.role === "user"
-      );
-      const inputs = JSON.parse(
-        String(user.content).replace(/^Inputs \(JSON\):\n/, ""),
-      );
-      const sig = Object.values(signatures).find((s) =>
-        body.response_format?.json_schema?.name === s.id
-      )!;
-      const out = deskModel.predict(sig, inputs);
-      return Response.json({
-        id: "chatcmpl-desk",
-        object: "chat.completion",
-        created: 0,
-        model: body.model,
-        choices: [{
-          index: 0,
-          message: {
-            role: "assistant",
-            content: JSON.stringify(out),
-            refusal: null,
-          },
-          finish_reason: "stop",
-        }],
-        usage: { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55 },
-      });
-    },
-  );
+  const server = chatJsonServer((body) => {
+    requests.push(body);
+    const inputs = userInputs(body);
+    const sig = Object.values(signatures).find((s) =>
+      body.response_format?.json_schema?.name === s.id
+    )!;
+    return deskModel.predict(sig, inputs);
+  }, "chatcmpl-desk");
   return {
-    url: `http://127.0.0.1:${server.addr.port}/v1`,
+    url: server.url,
     requests,
     close: () => server.shutdown(),
   };

@@ -12,12 +12,12 @@ import { HarnessStore } from "../../lib/store/mod.ts";
 import { hostAToEvents } from "../../lib/adapters/host_a.ts";
 import { ToolCallCorrelator } from "../../lib/adapters/correlator.ts";
 import { SessionMemory } from "../../lib/adapters/session_memory.ts";
-import { annotation } from "../../lib/trace/episode_events.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import type { Episode } from "../../lib/lineage/records.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { HOSTS_DIR, tempDir } from "../_helpers.ts";
 import { scenarioFiles } from "../_server.ts";
+import { markSucceeded } from "./_outcome.ts";
 
 /** The recorded variants. */
 export const DIR = `${HOSTS_DIR}/host_a/dataflow`;
@@ -61,13 +61,7 @@ export async function record(
       for (const ev of hostAToEvents(f.body, adapter)) sink.emit(ev);
     }
   }
-  for (const e of await loadEpisodes(store, "cap")) {
-    sink.emit(annotation({
-      captureId: "cap",
-      episodeId: e.episode_id,
-      source: { host: "test", adapter: "test", model: null },
-    }, { type: "episode.outcome", success: true }));
-  }
+  markSucceeded(sink, await loadEpisodes(store, "cap"));
   return await loadEpisodes(store, "cap");
 }
 

@@ -19,6 +19,7 @@ import type { BehaviorPackage } from "../../lib/package/package.ts";
 import type { ModelBinding } from "../../lib/forms/tree/tree_run_types.ts";
 import { createCapabilities } from "../../examples/claude_code/workspace_capabilities.ts";
 import { tempDir } from "../_helpers.ts";
+import { chatJsonServer, userInputs } from "../_chat_json_server.ts";
 import {
   compileTraining,
   prompt,
@@ -199,43 +200,18 @@ Deno.test("runPackage(): the dataflow package runs on the two variants it never 
  */
 function policyServer() {
   const requests: { name: string; fields: string[] }[] = [];
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-    async (req) => {
-      const body = await req.json();
-      const schema = body.response_format.json_schema;
-      const fields = Object.keys(schema.schema.properties);
-      requests.push({ name: schema.name, fields });
-      const user = body.messages.find((m: { role: string }) =>
-        m.role === "user"
-      );
-      const inputs = JSON.parse(
-        String(user.content).replace(/^Inputs \(JSON\):\n/, ""),
-      );
-      const out = Object.fromEntries(fields.map((f) => [
-        f,
-        f === "description" ? "Find the next pending order" : statusOf(inputs),
-      ]));
-      return Response.json({
-        id: "chatcmpl-policy",
-        object: "chat.completion",
-        created: 0,
-        model: body.model,
-        choices: [{
-          index: 0,
-          message: {
-            role: "assistant",
-            content: JSON.stringify(out),
-            refusal: null,
-          },
-          finish_reason: "stop",
-        }],
-        usage: { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55 },
-      });
-    },
-  );
+  const server = chatJsonServer((body) => {
+    const schema = body.response_format.json_schema;
+    const fields = Object.keys(schema.schema.properties);
+    requests.push({ name: schema.name, fields });
+    const inputs = userInputs(body);
+    return Object.fromEntries(fields.map((f) => [
+      f,
+      f === "description" ? "Find the next pending order" : statusOf(inputs),
+    ]));
+  }, "chatcmpl-policy");
   return {
-    url: `http://127.0.0.1:${server.addr.port}/v1`,
+    url: server.url,
     requests,
     [Symbol.asyncDispose]: () => server.shutdown(),
   };

@@ -16,7 +16,6 @@ import { inspectCapture } from "../../lib/store/inspect.ts";
 import { hostAToEvents } from "../../lib/adapters/host_a.ts";
 import { ToolCallCorrelator } from "../../lib/adapters/correlator.ts";
 import { SessionMemory } from "../../lib/adapters/session_memory.ts";
-import { annotation } from "../../lib/trace/episode_events.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import type { Episode } from "../../lib/lineage/records.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
@@ -25,6 +24,7 @@ import { runPackage } from "../../lib/forms/run_package.ts";
 import { explainPackage } from "../../lib/package/explain.ts";
 import { HOSTS_DIR, tempDir } from "../_helpers.ts";
 import { scenarioFiles } from "../_server.ts";
+import { markSucceeded } from "./_outcome.ts";
 
 /**
  * Record a host_a scenario `times` times into one capture, each session
@@ -51,15 +51,7 @@ async function record(
     }
   }
   const episodes = await loadEpisodes(store, "cap");
-  if (options.success) {
-    for (const e of episodes) {
-      sink.emit(annotation({
-        captureId: "cap",
-        episodeId: e.episode_id,
-        source: { host: "test", adapter: "test", model: null },
-      }, { type: "episode.outcome", success: true }));
-    }
-  }
+  if (options.success) markSucceeded(sink, episodes);
   return await loadEpisodes(store, "cap");
 }
 
