@@ -24,6 +24,8 @@
  */
 import { join } from "node:path";
 import { type BenchRow, printTable } from "./_table.ts";
+import { readyLine } from "./_ready_line.ts";
+import { serveArgs } from "./_serve_args.ts";
 import {
   HOST_A_TRANSCRIPT_EVENTS,
   isHarnessEntry,
@@ -83,36 +85,16 @@ async function startServer(
   root: string,
 ): Promise<{ url: string; child: Deno.ChildProcess }> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      `--allow-read=${root}`,
-      `--allow-write=${root}`,
-      "--allow-net=127.0.0.1",
-      "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN",
-      INGEST,
-      "serve",
-      "--port",
-      "0",
-      "--root",
-      join(root, "store"),
-    ],
+    args: serveArgs(root, { store: join(root, "store") }),
     stdout: "piped",
     stderr: "null",
   }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`ingest.ts serve exited: ${text}`);
-    text += value;
-    const m = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(text);
-    if (m) {
-      (async () => {
-        while (!(await reader.read()).done) { /* drain */ }
-      })();
-      return { url: m[1], child };
-    }
-  }
+  const { match } = await readyLine(
+    child.stdout,
+    /on (http:\/\/127\.0\.0\.1:\d+)/,
+    { exited: "ingest.ts serve exited" },
+  );
+  return { url: match[1], child };
 }
 
 /** Install a host's hooks with the real installer; the settings written. */
