@@ -38,7 +38,6 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { HarnessStore } from "../lib/store/mod.ts";
-import { SERVER_V8_FLAGS } from "../lib/ingest/server_heap.ts";
 import type { BenchRow } from "./_table.ts";
 import { profilePhases, readProfileOf } from "./_profile_phases.ts";
 import { allCells, TURNS } from "./_gateway_cells.ts";
@@ -47,13 +46,10 @@ import {
   ARM_NAMES,
   cpuSeconds,
   ownCpuSeconds,
-  type Proc,
   ROUNDS,
-  type Route,
   rssMb,
   runCell,
   startProc,
-  stopChild,
 } from "./_gateway_measure.ts";
 import { pinnedCells, pinnedPass } from "./_gateway_pinned.ts";
 import {
@@ -63,9 +59,8 @@ import {
   writeGatewayReport,
 } from "./_gateway_report.ts";
 import { bareProxyChild, gatewayChild } from "./_gateway_children.ts";
-import { findNginx, startNginx } from "./_nginx_proxy.ts";
+import { gatewayRoutes } from "./_gateway_routes.ts";
 
-const SELF = new URL(import.meta.url).pathname;
 const UPSTREAM = new URL("./_model_upstream.ts", import.meta.url).pathname;
 
 /** The load averages (1, 5, 15 min) from `/proc/loadavg`, or "?". */
@@ -117,29 +112,6 @@ interface GatewayStats {
   last_miss: string | null;
 }
 
-/** The V8 flags another checkout's `deno task serve` runs the server with. */
-async function serveV8Flags(checkout: string): Promise<string[]> {
-  const config = JSON.parse(
-    await Deno.readTextFile(join(checkout, "deno.json")),
-  );
-  return String(config.tasks?.serve ?? "").split(" ").filter((f) =>
-    f.startsWith("--v8-flags=")
-  );
-}
-
-/** A route through a process started here (a gateway, the bare proxy). */
-function childRoute(arm: Arm, proc: Proc, profiled: boolean): Route {
-  return {
-    arm,
-    url: proc.match[1],
-    pids: () => Promise.resolve([proc.child.pid]),
-    stop: () => stopChild(proc),
-    ...(profiled ? { profiled: proc.child.pid } : {}),
-    sent: 0,
-    conversations: 0,
-  };
-}
-
 /**
  * Run the gateway benchmark.
  *
@@ -187,96 +159,13 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
   );
   const upstream = `http://127.0.0.1:${up.match[1]}`;
   const profDir = values["cpu-prof"];
-  const prof = profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
-  const gatewayRoute = async (
-    arm: Arm,
-    options: { store: string; extra?: string[]; baseline?: string },
-  ) =>
-    childRoute(
-      arm,
-      await startProc(
-        [
-          "run",
-          // As `deno task serve` runs it (a baseline: as its own did).
-          ...options.baseline
-            ? await serveV8Flags(options.baseline)
-            : [SERVER_V8_FLAGS],
-          ...prof,
-          `--allow-read=${root}`,
-          `--allow-write=${root}`,
-          "--allow-net=127.0.0.1",
-          options.baseline
-            ? join(options.baseline, "bench/gateway_bench.ts")
-            : SELF,
-          "--gateway-child",
-          join(root, options.store),
-          upstream,
-          ...options.extra ?? [],
-        ],
-        { ready: /gateway (http:\/\/\S+)/, stdin: "piped" },
-      ),
-      profDir !== undefined,
-    );
-  const direct: Route = {
-    arm: "direct",
-    url: upstream,
-    pids: () => Promise.resolve([]),
-    stop: () => Promise.resolve(null),
-    sent: 0,
-    conversations: 0,
-  };
-  const routes = [direct];
-  const gateway = await gatewayRoute("via", { store: "store" });
-  let nginxNote: string | null = null;
-  if (split) {
-    routes.push(childRoute(
-      "bare",
-      await startProc(
-        ["run", "--allow-net=127.0.0.1", SELF, "--bare-proxy-child", upstream],
-        { ready: /proxy (http:\/\/\S+)/, stdin: "piped" },
-      ),
-      false,
-    ));
-    if (values.nginx !== "no") {
-      const found = await findNginx();
-      if ("why" in found) {
-        nginxNote = `not measured: ${found.why}`;
-        console.error(`gateway bench: ${nginxNote}`);
-      } else {
-        try {
-          const nginx = await startNginx(found.bin, upstream);
-          nginxNote =
-            `${nginx.version}, one worker process, keep-alive connections to the upstream, proxy buffering off`;
-          routes.push({
-            arm: "nginx",
-            url: nginx.url,
-            pids: nginx.pids,
-            stop: nginx.stop,
-            sent: 0,
-            conversations: 0,
-          });
-        } catch (err) {
-          nginxNote = `not measured: ${(err as Error).message}`;
-          console.error(`gateway bench: ${nginxNote}`);
-        }
-      }
-    }
-    routes.push(
-      await gatewayRoute("norecord", {
-        store: "store_norecord",
-        extra: ["--no-record"],
-      }),
-    );
-    if (values.baseline) {
-      routes.push(
-        await gatewayRoute("base", {
-          store: "store_baseline",
-          baseline: values.baseline,
-        }),
-      );
-    }
-  }
-  routes.push(gateway);
+  const { routes, gateway, nginxNote } = await gatewayRoutes(upstream, {
+    root,
+    profDir,
+    split,
+    nginx: values.nginx !== "no",
+    baseline: values.baseline,
+  });
   let n = 0;
   const run = {
     routes,
