@@ -60,34 +60,9 @@ import {
 } from "./_gateway_report.ts";
 import { bareProxyChild, gatewayChild } from "./_gateway_children.ts";
 import { gatewayRoutes } from "./_gateway_routes.ts";
+import { loadAverages, machineBusySeconds } from "./_load_probe.ts";
 
 const UPSTREAM = new URL("./_model_upstream.ts", import.meta.url).pathname;
-
-/** The load averages (1, 5, 15 min) from `/proc/loadavg`, or "?". */
-async function loadAverage(): Promise<string> {
-  try {
-    const out = await new Deno.Command("cat", { args: ["/proc/loadavg"] })
-      .output();
-    return new TextDecoder().decode(out.stdout).split(" ").slice(0, 3)
-      .join(" ");
-  } catch {
-    return "?";
-  }
-}
-
-/** Busy CPU seconds of the whole machine (`/proc/stat`), or null. */
-async function machineBusySeconds(): Promise<number | null> {
-  try {
-    const out = await new Deno.Command("cat", { args: ["/proc/stat"] })
-      .output();
-    const f = new TextDecoder().decode(out.stdout).split("\n")[0].trim()
-      .split(/\s+/).slice(1).map(Number);
-    // user nice system idle iowait irq softirq steal
-    return (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) / 100;
-  } catch {
-    return null;
-  }
-}
 
 /** Event counts by kind over every capture of a store. */
 function countKinds(root: string): Record<string, number> {
@@ -147,7 +122,7 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
   const pinned = values.pin === "no" || navigator.hardwareConcurrency < 2
     ? []
     : pinnedCells(lastTurnBytes).filter((c) => c.label.includes(values.cells));
-  const load0 = await loadAverage();
+  const load0 = await loadAverages();
   const started = new Date();
   const t0 = performance.now();
   const busy0 = await machineBusySeconds();
@@ -271,7 +246,7 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
     record.push(
       {
         name: "load average (1, 5, 15 min) at start → end",
-        value: `${load0} → ${await loadAverage()}`,
+        value: `${load0} → ${await loadAverages()}`,
       },
       { name: "bench wall time", value: `${wall.toFixed(0)} s` },
     );
