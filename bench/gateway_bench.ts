@@ -37,10 +37,9 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { HarnessStore } from "../lib/store/mod.ts";
 import type { BenchRow } from "./_table.ts";
 import { profilePhases, readProfileOf } from "./_profile_phases.ts";
-import { allCells, TURNS } from "./_gateway_cells.ts";
+import { allCells } from "./_gateway_cells.ts";
 import {
   type Arm,
   ARM_NAMES,
@@ -61,31 +60,9 @@ import {
 import { bareProxyChild, gatewayChild } from "./_gateway_children.ts";
 import { gatewayRoutes } from "./_gateway_routes.ts";
 import { loadAverages, machineBusySeconds } from "./_load_probe.ts";
+import { type GatewayStats, recordingRows } from "./_gateway_recording.ts";
 
 const UPSTREAM = new URL("./_model_upstream.ts", import.meta.url).pathname;
-
-/** Event counts by kind over every capture of a store. */
-function countKinds(root: string): Record<string, number> {
-  const store = new HarnessStore(root, { readOnly: true });
-  try {
-    const out: Record<string, number> = {};
-    for (const id of store.captureIds()) {
-      for (const [kind, n] of Object.entries(store.countsByKind(id))) {
-        out[kind] = (out[kind] ?? 0) + n;
-      }
-    }
-    return out;
-  } finally {
-    store.close();
-  }
-}
-
-interface GatewayStats {
-  recorded: number;
-  record_misses: number;
-  upstream_errors: number;
-  last_miss: string | null;
-}
 
 /**
  * Run the gateway benchmark.
@@ -193,44 +170,13 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
         );
       }
     }
-    const kinds = countKinds(join(root, "store"));
-    const requested = kinds["model.requested"] ?? 0;
-    const s = stats.get("via");
     record.push(
-      {
-        name: "requests sent through the gateway (warm-ups included)",
-        value: gateway.sent.toLocaleString("en-US"),
-      },
-      {
-        name: "model.requested events in the store",
-        value: requested.toLocaleString("en-US"),
-        target: "one per request",
-        met: requested === gateway.sent ? "yes" : "no",
-      },
-      {
-        name: "gateway stats: recorded / record misses / upstream errors",
-        value: s
-          ? `${s.recorded} / ${s.record_misses} / ${s.upstream_errors}${
-            s.last_miss ? ` (last miss: ${s.last_miss})` : ""
-          }`
-          : "(none: the gateway process printed no stats)",
-      },
-      {
-        name: "RSS of the processes in between at the end (MB)",
-        value: rss.join(" | ") || "-",
-      },
-      {
-        name: "episodes recorded (episode.started)",
-        value: `${(kinds["episode.started"] ?? 0).toLocaleString("en-US")} (${
-          gateway.conversations.toLocaleString("en-US")
-        } conversations sent, no x-harness-episode)`,
-      },
-      {
-        name: `conversation request body at turn ${TURNS}`,
-        value: lastTurnBytes.length
-          ? `${(Math.max(...lastTurnBytes) / 1024).toFixed(1)} KB`
-          : "-",
-      },
+      ...recordingRows(join(root, "store"), {
+        gateway,
+        stats: stats.get("via"),
+        rss,
+        lastTurnBytes,
+      }),
     );
     const wall = (performance.now() - t0) / 1000;
     const busy1 = await machineBusySeconds();
