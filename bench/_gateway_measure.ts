@@ -8,6 +8,7 @@
  */
 import process from "node:process";
 import type { Cell, Job, Sample } from "./_gateway_cells.ts";
+import { readyLine } from "./_ready_line.ts";
 
 /** Rounds per route and cell, the routes' order rotating round by round. */
 export const ROUNDS = 8;
@@ -80,25 +81,8 @@ export async function startProc(
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`process exited before ready: ${text}`);
-    text += value;
-    const match = options.ready.exec(text);
-    if (match) {
-      const tail = (async () => {
-        let rest = text.slice(match.index + match[0].length);
-        for (;;) {
-          const r = await reader.read();
-          if (r.done) return rest;
-          rest += r.value;
-        }
-      })();
-      return { child, match, tail };
-    }
-  }
+  const { match, tail } = await readyLine(child.stdout, options.ready);
+  return { child, match, tail };
 }
 
 /**

@@ -15,6 +15,7 @@
 import { HarnessStore } from "../lib/store/mod.ts";
 import { annotation } from "../lib/trace/mod.ts";
 import { encodeOtlpProtobuf } from "../lib/otel/protobuf_encode.ts";
+import { serveArgs } from "./_serve_args.ts";
 
 const INGEST = new URL("../ingest.ts", import.meta.url).pathname;
 
@@ -56,20 +57,7 @@ export async function startServeProcess(
   root: string,
   options: { ulimit?: number; args?: string[] } = {},
 ): Promise<{ child: Deno.ChildProcess; url: string }> {
-  const args = [
-    "run",
-    `--allow-read=${root}`,
-    `--allow-write=${root}`,
-    "--allow-net=127.0.0.1",
-    "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN",
-    INGEST,
-    "serve",
-    "--root",
-    root,
-    "--port",
-    "0",
-    ...(options.args ?? []),
-  ];
+  const args = serveArgs(root, { args: options.args });
   const child =
     (options.ulimit === undefined
       ? new Deno.Command(Deno.execPath(), {

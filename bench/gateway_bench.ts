@@ -37,23 +37,18 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { HarnessStore } from "../lib/store/mod.ts";
-import { SERVER_V8_FLAGS } from "../lib/ingest/server_heap.ts";
 import type { BenchRow } from "./_table.ts";
 import { profilePhases, readProfileOf } from "./_profile_phases.ts";
-import { allCells, TURNS } from "./_gateway_cells.ts";
+import { allCells } from "./_gateway_cells.ts";
 import {
   type Arm,
   ARM_NAMES,
   cpuSeconds,
   ownCpuSeconds,
-  type Proc,
   ROUNDS,
-  type Route,
   rssMb,
   runCell,
   startProc,
-  stopChild,
 } from "./_gateway_measure.ts";
 import { pinnedCells, pinnedPass } from "./_gateway_pinned.ts";
 import {
@@ -63,82 +58,11 @@ import {
   writeGatewayReport,
 } from "./_gateway_report.ts";
 import { bareProxyChild, gatewayChild } from "./_gateway_children.ts";
-import { findNginx, startNginx } from "./_nginx_proxy.ts";
+import { gatewayRoutes } from "./_gateway_routes.ts";
+import { loadAverages, machineBusySeconds } from "./_load_probe.ts";
+import { type GatewayStats, recordingRows } from "./_gateway_recording.ts";
 
-const SELF = new URL(import.meta.url).pathname;
 const UPSTREAM = new URL("./_model_upstream.ts", import.meta.url).pathname;
-
-/** The load averages (1, 5, 15 min) from `/proc/loadavg`, or "?". */
-async function loadAverage(): Promise<string> {
-  try {
-    const out = await new Deno.Command("cat", { args: ["/proc/loadavg"] })
-      .output();
-    return new TextDecoder().decode(out.stdout).split(" ").slice(0, 3)
-      .join(" ");
-  } catch {
-    return "?";
-  }
-}
-
-/** Busy CPU seconds of the whole machine (`/proc/stat`), or null. */
-async function machineBusySeconds(): Promise<number | null> {
-  try {
-    const out = await new Deno.Command("cat", { args: ["/proc/stat"] })
-      .output();
-    const f = new TextDecoder().decode(out.stdout).split("\n")[0].trim()
-      .split(/\s+/).slice(1).map(Number);
-    // user nice system idle iowait irq softirq steal
-    return (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) / 100;
-  } catch {
-    return null;
-  }
-}
-
-/** Event counts by kind over every capture of a store. */
-function countKinds(root: string): Record<string, number> {
-  const store = new HarnessStore(root, { readOnly: true });
-  try {
-    const out: Record<string, number> = {};
-    for (const id of store.captureIds()) {
-      for (const [kind, n] of Object.entries(store.countsByKind(id))) {
-        out[kind] = (out[kind] ?? 0) + n;
-      }
-    }
-    return out;
-  } finally {
-    store.close();
-  }
-}
-
-interface GatewayStats {
-  recorded: number;
-  record_misses: number;
-  upstream_errors: number;
-  last_miss: string | null;
-}
-
-/** The V8 flags another checkout's `deno task serve` runs the server with. */
-async function serveV8Flags(checkout: string): Promise<string[]> {
-  const config = JSON.parse(
-    await Deno.readTextFile(join(checkout, "deno.json")),
-  );
-  return String(config.tasks?.serve ?? "").split(" ").filter((f) =>
-    f.startsWith("--v8-flags=")
-  );
-}
-
-/** A route through a process started here (a gateway, the bare proxy). */
-function childRoute(arm: Arm, proc: Proc, profiled: boolean): Route {
-  return {
-    arm,
-    url: proc.match[1],
-    pids: () => Promise.resolve([proc.child.pid]),
-    stop: () => stopChild(proc),
-    ...(profiled ? { profiled: proc.child.pid } : {}),
-    sent: 0,
-    conversations: 0,
-  };
-}
 
 /**
  * Run the gateway benchmark.
@@ -175,7 +99,7 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
   const pinned = values.pin === "no" || navigator.hardwareConcurrency < 2
     ? []
     : pinnedCells(lastTurnBytes).filter((c) => c.label.includes(values.cells));
-  const load0 = await loadAverage();
+  const load0 = await loadAverages();
   const started = new Date();
   const t0 = performance.now();
   const busy0 = await machineBusySeconds();
@@ -187,96 +111,13 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
   );
   const upstream = `http://127.0.0.1:${up.match[1]}`;
   const profDir = values["cpu-prof"];
-  const prof = profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
-  const gatewayRoute = async (
-    arm: Arm,
-    options: { store: string; extra?: string[]; baseline?: string },
-  ) =>
-    childRoute(
-      arm,
-      await startProc(
-        [
-          "run",
-          // As `deno task serve` runs it (a baseline: as its own did).
-          ...options.baseline
-            ? await serveV8Flags(options.baseline)
-            : [SERVER_V8_FLAGS],
-          ...prof,
-          `--allow-read=${root}`,
-          `--allow-write=${root}`,
-          "--allow-net=127.0.0.1",
-          options.baseline
-            ? join(options.baseline, "bench/gateway_bench.ts")
-            : SELF,
-          "--gateway-child",
-          join(root, options.store),
-          upstream,
-          ...options.extra ?? [],
-        ],
-        { ready: /gateway (http:\/\/\S+)/, stdin: "piped" },
-      ),
-      profDir !== undefined,
-    );
-  const direct: Route = {
-    arm: "direct",
-    url: upstream,
-    pids: () => Promise.resolve([]),
-    stop: () => Promise.resolve(null),
-    sent: 0,
-    conversations: 0,
-  };
-  const routes = [direct];
-  const gateway = await gatewayRoute("via", { store: "store" });
-  let nginxNote: string | null = null;
-  if (split) {
-    routes.push(childRoute(
-      "bare",
-      await startProc(
-        ["run", "--allow-net=127.0.0.1", SELF, "--bare-proxy-child", upstream],
-        { ready: /proxy (http:\/\/\S+)/, stdin: "piped" },
-      ),
-      false,
-    ));
-    if (values.nginx !== "no") {
-      const found = await findNginx();
-      if ("why" in found) {
-        nginxNote = `not measured: ${found.why}`;
-        console.error(`gateway bench: ${nginxNote}`);
-      } else {
-        try {
-          const nginx = await startNginx(found.bin, upstream);
-          nginxNote =
-            `${nginx.version}, one worker process, keep-alive connections to the upstream, proxy buffering off`;
-          routes.push({
-            arm: "nginx",
-            url: nginx.url,
-            pids: nginx.pids,
-            stop: nginx.stop,
-            sent: 0,
-            conversations: 0,
-          });
-        } catch (err) {
-          nginxNote = `not measured: ${(err as Error).message}`;
-          console.error(`gateway bench: ${nginxNote}`);
-        }
-      }
-    }
-    routes.push(
-      await gatewayRoute("norecord", {
-        store: "store_norecord",
-        extra: ["--no-record"],
-      }),
-    );
-    if (values.baseline) {
-      routes.push(
-        await gatewayRoute("base", {
-          store: "store_baseline",
-          baseline: values.baseline,
-        }),
-      );
-    }
-  }
-  routes.push(gateway);
+  const { routes, gateway, nginxNote } = await gatewayRoutes(upstream, {
+    root,
+    profDir,
+    split,
+    nginx: values.nginx !== "no",
+    baseline: values.baseline,
+  });
   let n = 0;
   const run = {
     routes,
@@ -329,44 +170,13 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
         );
       }
     }
-    const kinds = countKinds(join(root, "store"));
-    const requested = kinds["model.requested"] ?? 0;
-    const s = stats.get("via");
     record.push(
-      {
-        name: "requests sent through the gateway (warm-ups included)",
-        value: gateway.sent.toLocaleString("en-US"),
-      },
-      {
-        name: "model.requested events in the store",
-        value: requested.toLocaleString("en-US"),
-        target: "one per request",
-        met: requested === gateway.sent ? "yes" : "no",
-      },
-      {
-        name: "gateway stats: recorded / record misses / upstream errors",
-        value: s
-          ? `${s.recorded} / ${s.record_misses} / ${s.upstream_errors}${
-            s.last_miss ? ` (last miss: ${s.last_miss})` : ""
-          }`
-          : "(none: the gateway process printed no stats)",
-      },
-      {
-        name: "RSS of the processes in between at the end (MB)",
-        value: rss.join(" | ") || "-",
-      },
-      {
-        name: "episodes recorded (episode.started)",
-        value: `${(kinds["episode.started"] ?? 0).toLocaleString("en-US")} (${
-          gateway.conversations.toLocaleString("en-US")
-        } conversations sent, no x-harness-episode)`,
-      },
-      {
-        name: `conversation request body at turn ${TURNS}`,
-        value: lastTurnBytes.length
-          ? `${(Math.max(...lastTurnBytes) / 1024).toFixed(1)} KB`
-          : "-",
-      },
+      ...recordingRows(join(root, "store"), {
+        gateway,
+        stats: stats.get("via"),
+        rss,
+        lastTurnBytes,
+      }),
     );
     const wall = (performance.now() - t0) / 1000;
     const busy1 = await machineBusySeconds();
@@ -382,7 +192,7 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
     record.push(
       {
         name: "load average (1, 5, 15 min) at start → end",
-        value: `${load0} → ${await loadAverage()}`,
+        value: `${load0} → ${await loadAverages()}`,
       },
       { name: "bench wall time", value: `${wall.toFixed(0)} s` },
     );

@@ -11,6 +11,8 @@
 import { join } from "node:path";
 import { KeepAliveConnection } from "./_http_client.ts";
 import { type BenchRow, printTable, rate } from "./_table.ts";
+import { readyLine } from "./_ready_line.ts";
+import { serveArgs } from "./_serve_args.ts";
 
 const INGEST = new URL("../ingest.ts", import.meta.url).pathname;
 const BARE = new URL("./_bare_server.ts", import.meta.url).pathname;
@@ -26,21 +28,10 @@ async function startProc(args: string[], pattern: RegExp): Promise<Proc> {
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`process exited: ${text}`);
-    text += value;
-    const m = pattern.exec(text);
-    if (m) {
-      // Keep draining stdout in the background.
-      (async () => {
-        while (!(await reader.read()).done) { /* drain */ }
-      })();
-      return { port: Number(m[1]), child };
-    }
-  }
+  const { match } = await readyLine(child.stdout, pattern, {
+    exited: "process exited",
+  });
+  return { port: Number(match[1]), child };
 }
 
 /** `ingest.ts serve` (this checkout's, or `module`) on a free port, store under `root`. */
@@ -50,20 +41,15 @@ function startServe(
   extra: string[] = [],
   module = INGEST,
 ): Promise<Proc> {
-  return startProc([
-    "run",
-    `--allow-read=${root}`,
-    `--allow-write=${root}`,
-    "--allow-net=127.0.0.1",
-    "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN,OTEL_EXPORTER_OTLP_HEADERS",
-    module,
-    "serve",
-    "--port",
-    "0",
-    "--root",
-    join(root, store),
-    ...extra,
-  ], /on http:\/\/127\.0\.0\.1:(\d+)/);
+  return startProc(
+    serveArgs(root, {
+      store: join(root, store),
+      env: ["OTEL_EXPORTER_OTLP_HEADERS"],
+      module,
+      args: extra,
+    }),
+    /on http:\/\/127\.0\.0\.1:(\d+)/,
+  );
 }
 
 /** Event i: even ones start a call, odd ones complete the call before. */
