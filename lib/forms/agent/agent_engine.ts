@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { LeafMemo } from "./sources.ts";
+import type { LeafMemo } from "./call_leaves.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import type {
   BehaviorIr,
@@ -21,14 +21,16 @@ import type {
 } from "../../package/ir.ts";
 import {
   allows,
-  argumentLeafList,
   type CallRecord,
   candidatesOf,
   type ConversationState,
-  generalArgPath,
-  parsedResult,
   valueKey,
 } from "./sources.ts";
+import {
+  argumentLeafList,
+  generalArgPath,
+  parsedResult,
+} from "./call_leaves.ts";
 import {
   type MessageWords,
   type WordsMemo,
