@@ -9,7 +9,7 @@ import type { BehaviorPackage } from "./package.ts";
 import { PACKAGE_VERSION } from "./package.ts";
 import { packageDigest } from "./package_signature.ts";
 import { type BehaviorIr, IR_VERSION, type IrNode } from "./ir.ts";
-import { checkStructure } from "./verification.ts";
+import { checkStructure } from "./structure_check.ts";
 
 /** A package that cannot be run. */
 export class PackageError extends Error {

@@ -33,7 +33,8 @@
  */
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { sha256Digest } from "../trace/hash.ts";
-import { checkStructure, verifiedClean } from "./verification.ts";
+import { checkStructure } from "./structure_check.ts";
+import { verifiedClean } from "./verification.ts";
 import {
   packageDigest,
   readSignature,

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { CaptureReportData } from "./capture_data.ts";
+import type { CaptureReportData } from "./capture_report_types.ts";
 import { htmlPage } from "./page.ts";
 
 const SCRIPT = String.raw`

@@ -11,7 +11,7 @@
  */
 import { HOSTILE } from "./_hostile_packages.ts";
 import { validatePackage } from "../../lib/package/load_package.ts";
-import { checkStructure } from "../../lib/package/verification.ts";
+import { checkStructure } from "../../lib/package/structure_check.ts";
 import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { cpuUsage } from "node:process";
 

@@ -1,7 +1,7 @@
 import { assertEquals } from "../_assert.ts";
 import { jointVariants } from "../../lib/forms/agent/lookup_variants.ts";
 import { AgentEngine } from "../../lib/forms/agent/agent_engine.ts";
-import { generalLeaves } from "../../lib/forms/agent/sources.ts";
+import { generalLeaves } from "../../lib/forms/agent/call_leaves.ts";
 import type { Binding } from "../../lib/forms/agent/binding_types.ts";
 import type { IrNode } from "../../lib/package/ir.ts";
 import { agentIrWith } from "./_agent_ir.ts";

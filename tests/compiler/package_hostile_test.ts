@@ -3,7 +3,7 @@ import {
   checkStructure,
   MAX_IR_DEPTH,
   MAX_STRUCTURE_PROBLEMS,
-} from "../../lib/package/verification.ts";
+} from "../../lib/package/structure_check.ts";
 import type { IrNode } from "../../lib/package/ir.ts";
 import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { HOSTILE, packageOf } from "./_hostile_packages.ts";

@@ -5,10 +5,8 @@
  * check still takes every candidate.
  */
 import { assertEquals, assertOk } from "../_assert.ts";
-import {
-  AgentEngine,
-  MAX_NAMED_CANDIDATES,
-} from "../../lib/forms/agent/agent_engine.ts";
+import { AgentEngine } from "../../lib/forms/agent/agent_engine.ts";
+import { MAX_NAMED_CANDIDATES } from "../../lib/forms/agent/choice_check.ts";
 import type { BehaviorIr } from "../../lib/package/ir.ts";
 
 const IR = {

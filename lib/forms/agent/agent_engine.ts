@@ -4,37 +4,30 @@
  * (user messages, calls), says which read-only lookups are due as soon as
  * their arguments bind, serves the model's reads from what the lookups
  * fetched, and checks a state-changing call the model chose against the
- * candidate sets before anything acts. It never calls a tool itself: the
- * async runtime (`lib/forms/agent/agent_session.ts`) and the synchronous replay
- * that verifies and evaluates (`agent_replay.ts`) drive it, so both see the
- * same decisions.
+ * candidate sets before anything acts (`choice_check.ts`). It never calls
+ * a tool itself: the async runtime (`lib/forms/agent/agent_session.ts`) and
+ * the synchronous replay that verifies and evaluates (`agent_replay.ts`)
+ * drive it, so both see the same decisions.
  *
  * @module
  */
-import type { LeafMemo } from "./sources.ts";
+import type { LeafMemo } from "./call_leaves.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
-import type {
-  BehaviorIr,
-  BoundArg,
-  ChoiceTool,
-  IrNode,
-} from "../../package/ir.ts";
-import {
-  allows,
-  argumentLeafList,
-  type CallRecord,
-  candidatesOf,
-  type ConversationState,
-  generalArgPath,
-  parsedResult,
-  valueKey,
-} from "./sources.ts";
+import type { BehaviorIr, ChoiceTool, IrNode } from "../../package/ir.ts";
+import type { CallRecord, ConversationState } from "./sources.ts";
+import { parsedResult } from "./call_leaves.ts";
 import {
   type MessageWords,
   type WordsMemo,
   wordsOfMessage,
 } from "./user_words.ts";
-import { sameNamedArg } from "./choice_leaf.ts";
+import {
+  checkChoice,
+  type ChoiceCheck,
+  type ChoiceValue,
+  choiceValuesOf,
+  shownChoiceCandidates,
+} from "./choice_check.ts";
 import { addMentionStems } from "./mentions.ts";
 import { lookupTuples } from "./lookup_tuples.ts";
 
@@ -61,11 +54,6 @@ export interface EngineCall extends CallRecord {
   unknown?: boolean;
 }
 
-/** The verdict on a proposed state-changing call. */
-export type ChoiceCheck =
-  | { ok: true }
-  | { ok: false; reason: string };
-
 /** The root node of an agent-form IR. */
 export type AgentNode = Extract<IrNode, { kind: "agent" }>;
 type LookupNode = Extract<IrNode, { kind: "lookup" }>;
@@ -76,46 +64,6 @@ export const DEFAULT_FANOUT = 5;
 
 function callKey(tool: string, args: Record<string, unknown>): string {
   return `${tool}\u0000${canonicalJson(args)}`;
-}
-
-/** What a restricted argument of a choice tool may take now. */
-export interface ChoiceValue {
-  /** The enumerated candidates. */
-  values: unknown[];
-  /** The user's text is a source too. */
-  text: boolean;
-  /** Some source takes values from the data (results, arguments, words). */
-  data: boolean;
-}
-
-/** Most candidates named in words beside "text the user wrote". */
-export const MAX_NAMED_CANDIDATES = 12;
-
-/**
- * An argument's candidates as shown to the model. The user's text admits
- * values no list can hold: the model is told, not given an enum it could
- * not leave; of the other candidates it is told those the user did not
- * write (the user's words are in the conversation already), at most
- * {@linkcode MAX_NAMED_CANDIDATES}, and how many more the results above
- * hold (the check still takes every candidate). An argument that also takes
- * values from the data has no candidate until the data is in the
- * conversation (the tool is not offered before).
- */
-function shownCandidates(
-  c: ChoiceValue | null,
-  userSaid: (value: unknown) => boolean,
-): unknown[] | string {
-  if (c === null) return "free text";
-  if (!c.text || (c.data && c.values.length === 0)) return c.values;
-  const rest = c.values.filter((v) => !userSaid(v));
-  if (!rest.length) return "text the user wrote";
-  const named = rest.slice(0, MAX_NAMED_CANDIDATES).map((v) =>
-    typeof v === "string" ? v : JSON.stringify(v)
-  ).join(", ");
-  const more = rest.length - MAX_NAMED_CANDIDATES;
-  return `text the user wrote, or one of ${named}${
-    more > 0 ? `, or one of ${more} more in the results above` : ""
-  }`;
 }
 
 /** The agent-form core. */
@@ -313,18 +261,7 @@ export class AgentEngine {
    * @returns Tool → argument path → values or a note.
    */
   choiceCandidates(): Record<string, Record<string, unknown[] | string>> {
-    const said = this.#user.join("\n");
-    const userSaid = (v: unknown) =>
-      (typeof v === "string" || typeof v === "number") && String(v) !== "" &&
-      said.includes(String(v));
-    const out: Record<string, Record<string, unknown[] | string>> = {};
-    for (const [tool, args] of Object.entries(this.choiceValues())) {
-      out[tool] = {};
-      for (const [path, c] of Object.entries(args)) {
-        out[tool][path] = shownCandidates(c, userSaid);
-      }
-    }
-    return out;
+    return shownChoiceCandidates(this.choiceValues(), this.#user);
   }
 
   /**
@@ -335,27 +272,7 @@ export class AgentEngine {
    * @returns Tool → argument path → candidates.
    */
   choiceValues(): Record<string, Record<string, ChoiceValue | null>> {
-    const out: Record<string, Record<string, ChoiceValue | null>> = {};
-    for (const t of this.choiceTools) {
-      const args: Record<string, ChoiceValue | null> = {};
-      for (const a of t.args) {
-        if (a.sources === null) {
-          args[a.path] = null;
-          continue;
-        }
-        const vals = new Map<string, unknown>();
-        for (const s of a.sources) {
-          for (const v of candidatesOf(s, this.state)) vals.set(valueKey(v), v);
-        }
-        args[a.path] = {
-          values: [...vals.values()],
-          text: a.sources.some((s) => s.from === "user_text"),
-          data: a.sources.some((s) => s.from !== "user_text"),
-        };
-      }
-      out[t.tool] = args;
-    }
-    return out;
+    return choiceValuesOf(this.choiceTools, this.state);
   }
 
   /**
@@ -369,59 +286,10 @@ export class AgentEngine {
    * @returns ok, or why not.
    */
   check(tool: string, args: Record<string, unknown>): ChoiceCheck {
-    const unseen = this.unseenTools.find((t) => t.tool === tool);
-    const spec = unseen
-      ? {
-        tool,
-        effect: unseen.effect,
-        args: [
-          ...new Set(argumentLeafList(args).map((l) => generalArgPath(l.path))),
-        ].map((path) => sameNamedArg(this.choiceTools, path)),
-      }
-      : this.choiceTools.find((t) => t.tool === tool);
-    if (!spec) {
-      return {
-        ok: false,
-        reason:
-          `${tool} is not a choice this package offers (training never made it with restricted arguments)`,
-      };
-    }
-    if (
-      unseen?.effect === "destructive" &&
-      !spec.args.some((a) => a.sources !== null)
-    ) {
-      return {
-        ok: false,
-        reason:
-          `${tool}: training never made this destructive tool, and none of its arguments can be checked against what it learned`,
-      };
-    }
-    const byPath = new Map<string, BoundArg>(spec.args.map((a) => [a.path, a]));
-    for (const { path, value } of argumentLeafList(args)) {
-      const a = byPath.get(generalArgPath(path));
-      if (!a) {
-        return {
-          ok: false,
-          reason: `${tool}: argument ${path} was never seen in training`,
-        };
-      }
-      if (a.sources === null) {
-        if (unseen?.effect !== "destructive") continue;
-        return {
-          ok: false,
-          reason:
-            `${tool}: training never made this destructive tool, and no tool it made has an argument ${path} to check the value against`,
-        };
-      }
-      if (!a.sources.some((s) => allows(s, { state: this.state, value }))) {
-        return {
-          ok: false,
-          reason: `${tool}: ${path} = ${
-            JSON.stringify(value)
-          } is not among its candidates`,
-        };
-      }
-    }
-    return { ok: true };
+    return checkChoice({ tool, args }, {
+      tools: this.choiceTools,
+      unseen: this.unseenTools,
+      state: this.state,
+    });
   }
 }

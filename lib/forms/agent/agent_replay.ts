@@ -20,7 +20,7 @@
  *
  * @module
  */
-import type { LeafMemo } from "./sources.ts";
+import type { LeafMemo } from "./call_leaves.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import type { NormEpisode } from "../../lineage/records.ts";
 import type { BehaviorIr } from "../../package/ir.ts";

@@ -18,18 +18,21 @@
  *
  * @module
  */
-import type { LeafMemo, SourceMemo } from "./sources.ts";
+import type { SourceMemo } from "./sources.ts";
+import type { LeafMemo } from "./call_leaves.ts";
 import type { NormEpisode } from "../../lineage/records.ts";
 import {
-  argumentLeafList,
   type CallRecord,
   candidatesOf,
   type ConversationState,
+  valueKey,
+} from "./sources.ts";
+import {
+  argumentLeafList,
   generalArgPath,
   generalLeaves,
   parsedResult,
-  valueKey,
-} from "./sources.ts";
+} from "./call_leaves.ts";
 import {
   codeClassOf,
   type MessageWords,

@@ -10,7 +10,7 @@
  */
 import type { NormEpisode } from "../../lineage/records.ts";
 import type { CompiledForm } from "../form.ts";
-import { checkStructure } from "../../package/verification.ts";
+import { checkStructure } from "../../package/structure_check.ts";
 import { type AgentFormOptions, buildAgentForm } from "./build_agent_form.ts";
 import { agentVerification } from "./agent_verify.ts";
 import { validateAgentForm } from "./self_validation.ts";

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { LeafMemo } from "./sources.ts";
+import type { LeafMemo } from "./call_leaves.ts";
 import type { NormEpisode } from "../../lineage/records.ts";
 import type { Effects } from "../../package/tool_effects.ts";
 import type { BehaviorIr, IrNode } from "../../package/ir.ts";

@@ -11,12 +11,8 @@ import type { NormEpisode } from "../../lineage/records.ts";
 import type { IrNode } from "../../package/ir.ts";
 import { statesOf } from "./bindings.ts";
 import type { Binding } from "./binding_types.ts";
-import {
-  generalLeaves,
-  isRecordSource,
-  type RecordSource,
-  whereText,
-} from "./sources.ts";
+import { isRecordSource, type RecordSource } from "./sources.ts";
+import { generalLeaves, whereText } from "./call_leaves.ts";
 import { isMentioned, mentionStems } from "./mentions.ts";
 
 type LookupNode = Extract<IrNode, { kind: "lookup" }>;

@@ -12,10 +12,8 @@
 import type { NormEpisode } from "../../lineage/records.ts";
 import type { Effects } from "../../package/tool_effects.ts";
 import type { CompiledBehavior } from "../../package/ir.ts";
-import {
-  checkStructure,
-  type VerificationReport,
-} from "../../package/verification.ts";
+import { checkStructure } from "../../package/structure_check.ts";
+import type { VerificationReport } from "../../package/verification.ts";
 import { replayEpisode } from "./tree_replay.ts";
 
 /** Options of {@linkcode verify}. */
