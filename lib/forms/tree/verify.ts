@@ -1,6 +1,6 @@
 /**
  * Verification of the tree form: the structural check
- * (`../core/verification.ts`) first, then replay of the compiled
+ * (`../../package/structure_check.ts`) first, then replay of the compiled
  * deterministic behavior against every historical episode on the tree
  * engine the runtime runs (`tree_engine.ts`), with recorded tool results
  * standing in for the tools and the recorded choices standing in for
