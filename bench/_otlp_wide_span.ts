@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { partialSuccessOf, startServeProcess } from "./_reliability.ts";
+import { startServeProcess } from "./_reliability.ts";
+import { partialSuccessOf } from "./_otlp_hostile.ts";
 import { encodeOtlpProtobuf } from "../lib/otel/protobuf_encode.ts";
 import type { OtlpSpan } from "../lib/otel/otlp_types.ts";
 

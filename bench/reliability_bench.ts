@@ -10,14 +10,8 @@
  *
  * @module
  */
-import {
-  gzipZeros,
-  killOverHttp,
-  otlpBomb,
-  otlpStall,
-  stuckDatabase,
-  tornTailSweep,
-} from "./_reliability.ts";
+import { killOverHttp, stuckDatabase, tornTailSweep } from "./_reliability.ts";
+import { gzipZeros, otlpBomb, otlpStall } from "./_otlp_hostile.ts";
 import { printTable } from "./_table.ts";
 import { proxyOrphanRow } from "./_reliability_proxy.ts";
 import { otlpWideSpan } from "./_otlp_wide_span.ts";

@@ -9,7 +9,7 @@
 import { assertEquals, assertMatch, assertOk } from "../_assert.ts";
 import { join } from "node:path";
 import { tempDir } from "../_helpers.ts";
-import { gzipZeros, otlpBomb } from "../../bench/_reliability.ts";
+import { gzipZeros, otlpBomb } from "../../bench/_otlp_hostile.ts";
 import { gunzipBounded } from "../../lib/ingest/bounded_gunzip.ts";
 import { PayloadTooLargeError } from "../../lib/ingest/payload_too_large.ts";
 

@@ -18,7 +18,7 @@ import {
   maximalOtlpRequest,
   otlpStall,
   partialSuccessOf,
-} from "../../bench/_reliability.ts";
+} from "../../bench/_otlp_hostile.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { createOtlpIntake } from "../../lib/ingest/otlp_intake.ts";
 import type { IngestRequest } from "../../lib/ingest/http1/mod.ts";
