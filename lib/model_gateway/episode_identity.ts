@@ -106,7 +106,12 @@ export function clientEpisode(
   request: NormRequest,
 ): { first: ClientEpisode | null; later: ClientEpisode | null } {
   const h = text(header("x-harness-episode"));
-  if (h) return { first: { id: episodeIdOf(h), source: "x-harness-episode" }, later: null };
+  if (h) {
+    return {
+      first: { id: episodeIdOf(h), source: "x-harness-episode" },
+      later: null,
+    };
+  }
   if (request.session_id) {
     return {
       first: {
@@ -222,7 +227,9 @@ function findEnd(
   req: NormRequest,
   hashes: readonly string[],
   only: string | null,
-): { c: Conversation; k: number; answer: AnswerKey | null; retry: boolean } | null {
+):
+  | { c: Conversation; k: number; answer: AnswerKey | null; retry: boolean }
+  | null {
   for (let k = hashes.length; k >= 1; k--) {
     const list = book.endingWith(capture, hashes[k - 1]);
     if (list.length === 0) continue;
@@ -236,15 +243,15 @@ function findEnd(
   return null;
 }
 
-/** The conversation sharing the longest prefix with `hashes`. */
+/** The conversation sharing the longest prefix with `hashes` (the oldest of equals). */
 function longestShared(
   candidates: readonly Conversation[],
   hashes: readonly string[],
 ): { c: Conversation; shared: number } | null {
   let best: Conversation | null = null;
   let most = 0;
-  for (let i = candidates.length - 1; i >= 0; i--) {
-    const c = candidates[i];
+  // The oldest of equals: the conversation the others forked from.
+  for (const c of candidates) {
     const h = c.hashes;
     const max = Math.min(h.length, hashes.length);
     let n = 0;

@@ -70,7 +70,9 @@ export function readPendingAnswer(
   if (p.error || p.status < 200 || p.status >= 300) return p.norm = null;
   if (p.answer) {
     try {
-      p.norm = p.reader.response(JSON.parse(new TextDecoder().decode(p.answer)));
+      p.norm = p.reader.response(
+        JSON.parse(new TextDecoder().decode(p.answer)),
+      );
     } catch {
       p.norm = null;
     }

@@ -162,8 +162,7 @@ export function exchangeEvents(
   const forked = id.forked_from
     ? {
       episode_id: id.forked_from.conversation.episode_id,
-      request_event_id:
-        id.forked_from.conversation.recorded.request_event_id,
+      request_event_id: id.forked_from.conversation.recorded.request_event_id,
       messages: id.forked_from.messages,
     }
     : null;

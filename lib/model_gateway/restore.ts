@@ -30,7 +30,11 @@ import {
 import { GATEWAY_SOURCE } from "./recorder.ts";
 import { isObject } from "./wire_types.ts";
 
-const WIRES = new Set(["openai_chat", "openai_responses", "anthropic_messages"]);
+const WIRES = new Set([
+  "openai_chat",
+  "openai_responses",
+  "anthropic_messages",
+]);
 const HASH = /^[0-9a-f]{64}$/;
 
 function hashesOf(v: unknown): string[] | null {

@@ -8,8 +8,8 @@ import {
   identify,
 } from "../../lib/model_gateway/episode_identity.ts";
 import {
-  exchangeEvents,
   type Exchange,
+  exchangeEvents,
 } from "../../lib/model_gateway/recorder.ts";
 import { extendPrefix } from "../../lib/model_gateway/message_hash.ts";
 import { openaiChatWire } from "../../lib/model_gateway/openai_chat_wire.ts";
