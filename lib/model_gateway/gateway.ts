@@ -18,6 +18,7 @@
  */
 import type { TraceEvent } from "../trace/event.ts";
 import { apiError, type ApiFamily, type GatewayAnswer } from "./api_errors.ts";
+import { ANSWER_HEADERS } from "./answer_headers.ts";
 import { answerKey, ConversationBook } from "./conversation_book.ts";
 import { clientEpisode, identify } from "./episode_identity.ts";
 import {
@@ -258,7 +259,9 @@ export class ModelGateway {
       : null;
     const ticket = typeof admitted === "string" ? null : admitted;
     const stamp = (a: GatewayAnswer): GatewayAnswer => {
-      if (ticket) a.headers["x-harness-episode"] = ticket.identity.episode_id;
+      if (ticket) {
+        a.headers[ANSWER_HEADERS.episode] = ticket.identity.episode_id;
+      }
       return a;
     };
     let skipped: string | null = null;
@@ -352,7 +355,7 @@ export class ModelGateway {
     const out = answerHeaders(res);
     if (record) record.status = res.status;
     if (skipped !== null) {
-      out["x-harness-package-skipped"] = headerText(skipped);
+      out[ANSWER_HEADERS.skipped] = headerText(skipped);
     }
     const isStream = (res.headers.get("content-type") ?? "").includes(
       "text/event-stream",

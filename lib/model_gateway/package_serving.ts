@@ -8,6 +8,7 @@
  * @module
  */
 import type { ApiFamily, GatewayAnswer } from "./api_errors.ts";
+import { ANSWER_HEADERS } from "./answer_headers.ts";
 import type { GatewayRequest, RequestTicket } from "./gateway_request.ts";
 import type { ModelGatewayContext, ModelGatewayStats } from "./options.ts";
 import type { PackageOutcome, RefusedAttempt } from "./recorder.ts";
@@ -154,8 +155,8 @@ export async function answerWithPackage(
       status: 200,
       headers: {
         "content-type": own.contentType,
-        "x-harness-served": "package",
-        "x-harness-package": headerText(pkg.id),
+        [ANSWER_HEADERS.served]: "package",
+        [ANSWER_HEADERS.package]: headerText(pkg.id),
       },
       body: null,
       raw: own.body,
@@ -241,8 +242,8 @@ export async function answerWithPackage(
     status: 200,
     headers: {
       "content-type": own.contentType,
-      "x-harness-served": "package",
-      "x-harness-refused": String(refused.length),
+      [ANSWER_HEADERS.served]: "package",
+      [ANSWER_HEADERS.refused]: String(refused.length),
     },
     body: null,
     raw: own.body,
