@@ -243,10 +243,14 @@ function findEnd(
   return null;
 }
 
-/** The conversation sharing the longest prefix with `hashes` (the oldest of equals). */
+/**
+ * The conversation sharing the longest prefix with `hashes` (the oldest of
+ * equals), of candidates that share its first `from` messages already.
+ */
 function longestShared(
   candidates: readonly Conversation[],
   hashes: readonly string[],
+  from = 0,
 ): { c: Conversation; shared: number } | null {
   let best: Conversation | null = null;
   let most = 0;
@@ -254,7 +258,9 @@ function longestShared(
   for (const c of candidates) {
     const h = c.hashes;
     const max = Math.min(h.length, hashes.length);
-    let n = 0;
+    // Equal hashes are distinct strings compared in full: the known shared
+    // part is skipped (every agent's conversations share a system prompt).
+    let n = Math.min(from, max);
     while (n < max && h[n] === hashes[n]) n++;
     if (n > most) {
       best = c;
@@ -345,7 +351,7 @@ function decide(book: ConversationBook, input: IdentifyInput): Identity {
     m.role === "user" || m.role === "tool"
   );
   const near = hashes.length > 0
-    ? longestShared(book.startingWith(capture, hashes[0]), hashes)
+    ? longestShared(book.startingWith(capture, hashes[0]), hashes, 1)
     : null;
   const episode = (input.newEpisodeId ?? (() => `gw_${crypto.randomUUID()}`))();
   const conversation = book.add(fresh(capture, episode, hashes));
