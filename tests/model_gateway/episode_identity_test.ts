@@ -14,6 +14,7 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import type { TraceEvent } from "../../lib/trace/mod.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { normalizeEpisode } from "../../lib/lineage/normalize.ts";
+import { CaptureCoordinator } from "../../lib/control/coordinator.ts";
 import { type GatewayRig, ofKind, startGateway } from "./_gateway.ts";
 import {
   type Agent,
@@ -139,6 +140,27 @@ async function refundRun(agent: Agent, amount: number): Promise<void> {
   await agent.turn("Thanks.");
 }
 
+/**
+ * `capture lineage` (the coordinator's report): each episode's refund takes
+ * its amount from the `get_order` result of its own episode, the only one
+ * it holds.
+ */
+async function assertCaptureLineage(rig: GatewayRig, where: string) {
+  const report = await new CaptureCoordinator(rig.server.store)
+    .lineageReport(rig.capture);
+  for (const ep of report.episodes) {
+    const lookups = ep.steps.filter((s) => s.host_tool === "get_order");
+    const refund = ep.steps.find((s) => s.host_tool === "refund");
+    assertEquals(lookups.length, 1, `${where}: ${ep.episode_id}'s lookups`);
+    const amount = refund!.arguments.find((a) => a.arg === "amount")!;
+    assertEquals(amount.kind, "ref", `${where}: ${ep.episode_id}`);
+    assertOk(
+      amount.source!.startsWith(`${lookups[0].store}.`),
+      `${where}: ${ep.episode_id}'s amount from ${amount.source}`,
+    );
+  }
+}
+
 /** Each episode's refund takes its amount from its own `get_order` result. */
 function assertRefundLineage(
   episodes: { episode_id: string; events: TraceEvent[] }[],
@@ -187,6 +209,7 @@ for (const c of COMBOS) {
     assertEquals(link.messages, c.wire === "openai" ? 2 : 1);
     const loaded = await loadEpisodes(rig.server.store, rig.capture);
     assertRefundLineage(loaded, c.label);
+    await assertCaptureLineage(rig, c.label);
     // Each refund is its own run's amount.
     for (const r of runs) {
       const evs = episodes.get(r.agent.episodes[0]!)!;
@@ -227,6 +250,7 @@ for (const c of COMBOS) {
       await loadEpisodes(rig.server.store, rig.capture),
       c.label,
     );
+    await assertCaptureLineage(rig, c.label);
   });
 
   Deno.test(`${c.label}: two users who open with "Hi" (the same answer to both) are two episodes, one after the other and at once`, async () => {
