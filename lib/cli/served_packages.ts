@@ -2,8 +2,9 @@
  * `serve --package PKG` (served at `/v1/…`) and `--package NAME=PKG`
  * (repeatable, at `/p/NAME/v1/…`): each file loaded and checked (digest,
  * structure) before the server starts, and refused with the reason when it
- * is malformed, tampered with, or a tree-form package (which calls tools
- * itself and cannot be served at the model API).
+ * is malformed, tampered with, or marked not servable by `compile` (its
+ * replay of its own training sessions was not clean), saying what would
+ * make it servable.
  *
  * @module
  */
@@ -12,6 +13,7 @@ import { checkTrust } from "../package/package_signature.ts";
 import { formOf } from "../forms/form_table.ts";
 import type { ServedPackage } from "../model_gateway/serving.ts";
 import { UsageError } from "./io.ts";
+import { servableRemedy } from "../package/applies_to.ts";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -44,6 +46,12 @@ export async function servedPackages(
     try {
       const pkg = loadPackage(file);
       if (trusted.length) await checkTrust(pkg, trusted);
+      const why = pkg.manifest.not_servable;
+      if (why) {
+        throw new Error(
+          `it is marked not servable: ${why}. To make it servable, ${servableRemedy()}`,
+        );
+      }
       out[name] = formOf(pkg.ir).serve(pkg);
     } catch (err) {
       throw new UsageError(
