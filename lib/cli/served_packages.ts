@@ -13,7 +13,6 @@ import { checkTrust } from "../package/package_signature.ts";
 import { formOf } from "../forms/form_table.ts";
 import type { ServedPackage } from "../model_gateway/serving.ts";
 import { UsageError } from "./io.ts";
-import { servableRemedy } from "../package/applies_to.ts";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -46,12 +45,6 @@ export async function servedPackages(
     try {
       const pkg = loadPackage(file);
       if (trusted.length) await checkTrust(pkg, trusted);
-      const why = pkg.manifest.not_servable;
-      if (why) {
-        throw new Error(
-          `it is marked not servable: ${why}. To make it servable, ${servableRemedy()}`,
-        );
-      }
       out[name] = formOf(pkg.ir).serve(pkg);
     } catch (err) {
       throw new UsageError(

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { assertServable } from "../unservable_error.ts";
 import type { BehaviorPackage } from "../../package/package.ts";
 import type { Form } from "../form.ts";
 import { TreeGatewayDriver } from "./gateway_driver.ts";
@@ -66,5 +67,8 @@ export const TREE_FORM: Form<"tree", RunResult, Coverage> = {
     });
   },
   describe: describeTreeRun,
-  serve: (pkg) => new TreeGatewayDriver(pkg),
+  serve: (pkg) => {
+    assertServable(pkg);
+    return new TreeGatewayDriver(pkg);
+  },
 };
