@@ -194,7 +194,7 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
         }
       }
       for (const c of load) {
-        console.error(`gateway bench: ${c.label}, c=${c.concurrency}`);
+        console.error(`gateway bench: ${c.label}`);
         loaded.push(...loadRows(c, await runLoadCell(c, run), routes));
       }
     }
