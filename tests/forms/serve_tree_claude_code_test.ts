@@ -9,7 +9,8 @@
  * most 2 upstream model calls (5 through the plain gateway) and no call
  * refused; a session of another task through the same `/p/NAME` gets the
  * same answer and the same number of upstream calls as through the plain
- * gateway.
+ * gateway; and with a model whose Write is refused and whose upstream fails
+ * the re-ask (500), Claude Code gets the gave-up words and exits 0.
  *
  * Claude Code is found as `tools/_dataflow_host.ts` finds it
  * (`HARNESS_CLAUDE_CODE`, else `/tmp/cc/node_modules/.bin/claude`); the
@@ -23,7 +24,11 @@
  */
 import { assertEquals, assertOk } from "../_assert.ts";
 import { tempDir } from "../_helpers.ts";
-import { startDataflowModel } from "../../tools/_dataflow_model.ts";
+import {
+  dataflowAnswer,
+  startDataflowModel,
+} from "../../tools/_dataflow_model.ts";
+import { messageStream } from "../model_gateway/_claude_code.ts";
 import { DATAFLOW_VARIANTS } from "../../tools/_dataflow_variants.ts";
 import {
   expectedReport,
@@ -38,7 +43,8 @@ const REPO = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 const CLAUDE = findClaudeCode();
 
 /** Another task, in a folder of the same files. */
-const OTHER = "Count the lines of ledger.csv with wc -l and tell me the number.";
+const OTHER =
+  "Count the lines of ledger.csv with wc -l and tell me the number.";
 
 async function deno(args: string[]): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -54,6 +60,48 @@ async function deno(args: string[]): Promise<string> {
   return text;
 }
 
+/**
+ * The scenario's model gone wrong at the leaf: its Write says a balance the
+ * ledger did not show, and asked again it fails (500).
+ */
+function faultyModel() {
+  const requests: unknown[] = [];
+  let wrote = false;
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (req) => {
+      const body = await req.json();
+      requests.push(body);
+      if (wrote) {
+        return Response.json({
+          type: "error",
+          error: { type: "api_error", message: "Internal server error" },
+        }, { status: 500 });
+      }
+      const cwd = /Primary working directory: ([^\\"\s]+)/.exec(
+        JSON.stringify(body),
+      )?.[1] ?? "";
+      const blocks = dataflowAnswer({ messages: body.messages, cwd }) ??
+        [{ type: "text", text: "OK." }];
+      for (const b of blocks) {
+        if (b.name !== "Write") continue;
+        const input = b.input as { content: string };
+        input.content = input.content.replace(/balance \S+/, "balance 999.00");
+        wrote = true;
+      }
+      return new Response(
+        messageStream(blocks, { input_tokens: 100, output_tokens: 20 }),
+        { headers: { "content-type": "text/event-stream" } },
+      );
+    },
+  );
+  return {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    requests,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
 /** Claude Code's final answer (its `stream-json` result). */
 function resultOf(s: SessionRun): string {
   for (const line of s.stdout.split("\n").reverse()) {
@@ -66,7 +114,7 @@ function resultOf(s: SessionRun): string {
 
 Deno.test({
   name: CLAUDE
-    ? "serve --package: real Claude Code on held-out dataflow variants gets the tree's fixed steps from the gateway and the model only at the leaf; another task passes through"
+    ? "serve --package: real Claude Code on held-out dataflow variants gets the tree's fixed steps from the gateway and the model only at the leaf; another task passes through; a failing re-ask gives words"
     : "serve --package with real Claude Code (ignored: no Claude Code; npm install --prefix /tmp/cc @anthropic-ai/claude-code@2.1.328, or set HARNESS_CLAUDE_CODE)",
   ignore: CLAUDE === null,
   async fn() {
@@ -191,5 +239,34 @@ Deno.test({
       ),
       JSON.stringify(h1),
     );
+    // 5. A model whose Write is refused and whose re-ask fails: Claude
+    // Code gets the gave-up words, not an error (before issue 43 it got
+    // the 500, retried for minutes and exited 1).
+    await using faulty = faultyModel();
+    await using served = await startServe({
+      root: `${scratch}/root_faulty`,
+      upstream: faulty.url,
+      args: ["--package", `dataflow=${file}`],
+    });
+    const v = DATAFLOW_VARIANTS[8];
+    const s = await runSession({
+      claude,
+      scratch,
+      name: "v9-faulty",
+      variant: v,
+      server: served.url,
+      baseUrl: `${served.url}/p/dataflow`,
+    });
+    assertEquals(s.code, 0, s.stdout.slice(-3000));
+    assertOk(
+      /^I cannot do that: content must read/.test(resultOf(s)),
+      resultOf(s),
+    );
+    assertEquals(
+      s.report,
+      null,
+      "no report with a balance the ledger did not show",
+    );
+    assertEquals(faulty.requests.length, 2);
   },
 });

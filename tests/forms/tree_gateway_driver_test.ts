@@ -8,98 +8,25 @@
  * template; any other way the conversation goes passes through, with why.
  */
 import { assertEquals, assertOk } from "../_assert.ts";
-import { anthropicMessagesWire } from "../../lib/model_gateway/anthropic_wire.ts";
 import type {
   NormRequest,
   NormToolCall,
 } from "../../lib/model_gateway/wire_types.ts";
 import { TreeGatewayDriver } from "../../lib/forms/tree/gateway_driver.ts";
-import {
-  DATAFLOW_PROMPT,
-  dataflowAnswer,
-} from "../../tools/_dataflow_model.ts";
-import {
-  DATAFLOW_VARIANTS,
-  variantFiles,
-} from "../../tools/_dataflow_variants.ts";
+import { dataflowAnswer } from "../../tools/_dataflow_model.ts";
 import { expectedReport } from "../../tools/_dataflow_host.ts";
 import { compileTraining } from "../compiler/_dataflow.ts";
-
-type Block = Record<string, unknown>;
-type Message = { role: string; content: string | Block[] };
-
-const BASIC = JSON.parse(
-  Deno.readTextFileSync(
-    new URL(
-      "../../fixtures/model_requests/host_a/basic/001_v1_messages.json",
-      import.meta.url,
-    ),
-  ),
-);
-const CWD = "/home/dev/agent-demo/work/dataflow-8";
-const V8 = DATAFLOW_VARIANTS[7];
-const FILES = variantFiles(V8);
-
-/** A Claude Code request: its system prompt and tools, this conversation. */
-function request(messages: Message[], change: Block = {}): NormRequest {
-  const body = structuredClone(BASIC);
-  const env = (body.messages as Message[]).find((m) => m.role === "system")!;
-  const text = JSON.stringify(env).replaceAll(
-    "/home/dev/agent-demo/work/basic",
-    CWD,
-  );
-  body.messages = [JSON.parse(text), ...messages];
-  return anthropicMessagesWire.request({ ...body, ...change });
-}
-
-function opening(prompt = DATAFLOW_PROMPT): Message {
-  return {
-    role: "user",
-    content: [
-      {
-        type: "text",
-        text:
-          "<system-reminder>\nContext Claude Code adds.\n</system-reminder>",
-      },
-      { type: "text", text: prompt },
-    ],
-  };
-}
-
-let n = 0;
-/** The agent called `name(input)` and the host answered `result`. */
-function turn(name: string, input: Block, result: string): Message[] {
-  const id = `toolu_test${++n}`;
-  return [
-    {
-      role: "assistant",
-      content: [{ type: "tool_use", id, name, input }],
-    },
-    {
-      role: "user",
-      content: [{ type: "tool_result", tool_use_id: id, content: result }],
-    },
-  ];
-}
-
-const numbered = (text: string) =>
-  text.split("\n").map((l, i) => `${i + 1}\t${l}`).join("\n");
-
-const GREP = {
-  command: "grep '^next:' queue.txt",
-  description: "Find the next pending order",
-};
-const READ = { file_path: `${CWD}/orders/${V8.order}.json` };
-const LEDGER = {
-  command: `grep '^${V8.customer},' ledger.csv`,
-  description: `Look up customer ${V8.customer} in the ledger`,
-};
-const AFTER_LEDGER = [
-  opening(),
-  ...turn("Bash", GREP, `next: ${V8.order}`),
-  ...turn("Read", READ, numbered(FILES[`orders/${V8.order}.json`])),
-  ...turn("Bash", LEDGER, `${V8.customer},${V8.balance}`),
-];
+import {
+  AFTER_LEDGER,
+  CWD,
+  GREP,
+  LEDGER,
+  opening,
+  READ,
+  request,
+  turn,
+  V8,
+} from "./_dataflow_requests.ts";
 
 function call(name: string, args: Record<string, unknown>): NormToolCall {
   return { id: "toolu_model", name, arguments: args };
