@@ -146,16 +146,20 @@ export function openingMisfit(
   }
   const text = normalizeOpening(opening);
   if (rule.opening === "same_text") {
-    return text === rule.text ? null : `the conversation does not open as the ${
-      rule.sessions
-    } training sessions did (${JSON.stringify(clip(rule.text))})`;
+    return text === rule.text
+      ? null
+      : `the conversation does not open as the ${rule.sessions} training sessions did (${
+        JSON.stringify(clip(rule.text))
+      })`;
   }
   const words = text.split(" ");
   const fits = words.length === rule.words.length &&
     rule.words.every((w, i) => w === null || w === words[i]);
-  return fits ? null : `the conversation does not open as the ${
-    rule.sessions
-  } training sessions did (${JSON.stringify(clip(templateText(rule.words)))})`;
+  return fits
+    ? null
+    : `the conversation does not open as the ${rule.sessions} training sessions did (${
+      JSON.stringify(clip(templateText(rule.words)))
+    })`;
 }
 
 /**
@@ -190,7 +194,9 @@ export function describeAppliesTo(rule: AppliesTo | undefined): string {
   if (!rule) {
     return "any conversation its tools fit (the package predates the opening rule)";
   }
-  const n = `${rule.sessions} training session${rule.sessions === 1 ? "" : "s"}`;
+  const n = `${rule.sessions} training session${
+    rule.sessions === 1 ? "" : "s"
+  }`;
   switch (rule.opening) {
     case "same_text":
       return `conversations that open with ${

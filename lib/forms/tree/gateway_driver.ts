@@ -236,10 +236,11 @@ export class TreeGatewayDriver implements ServedPackage {
           if (action?.kind !== "action" || r.node.decides.kind !== "value") {
             return halt({
               kind: "out",
-              reason:
-                `${r.node.id} decides ${r.node.decides.kind === "value"
+              reason: `${r.node.id} decides ${
+                r.node.decides.kind === "value"
                   ? "a value"
-                  : `an ${r.node.decides.kind}`} the model answers: the rest is the model's`,
+                  : `an ${r.node.decides.kind}`
+              } the model answers: the rest is the model's`,
             });
           }
           return halt({
@@ -260,11 +261,12 @@ export class TreeGatewayDriver implements ServedPackage {
           if (next.call.name !== r.tool || !sameArgs(r.args, next.call)) {
             return halt({
               kind: "out",
-              reason: `the conversation went another way: the tree's ${
-                r.node.id
-              } calls ${r.tool}(${canonicalJson(r.args)}), the agent called ${
-                next.call.name
-              }(${canonicalJson(next.call.arguments)})`,
+              reason:
+                `the conversation went another way: the tree's ${r.node.id} calls ${r.tool}(${
+                  canonicalJson(r.args)
+                }), the agent called ${next.call.name}(${
+                  canonicalJson(next.call.arguments)
+                })`,
             });
           }
           if (!next.result) {
@@ -312,7 +314,8 @@ export class TreeGatewayDriver implements ServedPackage {
         case "foreign":
           return halt({
             kind: "out",
-            reason: `${r.node.id} is the model's to run: the rest is the model's`,
+            reason:
+              `${r.node.id} is the model's to run: the rest is the model's`,
           });
       }
     };
