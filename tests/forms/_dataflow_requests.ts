@@ -28,6 +28,9 @@ const BASIC = JSON.parse(
     ),
   ),
 );
+/** Claude Code's tools, as its requests offer them. */
+export const TOOLS: Block[] = BASIC.tools;
+
 /** The working folder the requests name. */
 export const CWD = "/home/dev/agent-demo/work/dataflow-8";
 /** The variant. */
