@@ -10,7 +10,8 @@
  * Configuration: `HARNESS_INGEST_URL` (default
  * `http://127.0.0.1:8848`), `HARNESS_CAPTURE_ID` (sent as `cap`, else the
  * server routes to its active capture), `HARNESS_HOOK_TIMEOUT` in
- * **milliseconds** (default {@linkcode DEFAULT_HOOK_TIMEOUT_MS}), and
+ * **milliseconds** (default {@linkcode DEFAULT_HOOK_TIMEOUT_MS}, decimal
+ * digits only, at most {@linkcode MAX_HOOK_TIMEOUT_MS}), and
  * `HARNESS_INGEST_TOKEN` (sent as a bearer token when set).
  *
  * At host_a's Stop, StopFailure, SubagentStop, PreCompact and SessionEnd
@@ -71,6 +72,39 @@ export function hostAnswer(host: string): string {
   return host === "host_b" ? "{}\n" : "";
 }
 
+/** The longest `HARNESS_HOOK_TIMEOUT` taken (ms); a larger value is clamped to it. */
+export const MAX_HOOK_TIMEOUT_MS = 60_000;
+
+/**
+ * `HARNESS_HOOK_TIMEOUT` as the forwarder, the hook client and the
+ * OpenCode plugin all read it: decimal digits only (leading zeros
+ * dropped, never octal), clamped to {@linkcode MAX_HOOK_TIMEOUT_MS};
+ * anything else (empty, 0, a sign, an exponent, a unit) is the default.
+ *
+ * @param value The variable's text.
+ * @param fallback The default.
+ * @returns Milliseconds.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * equal(hookTimeoutMs("0900", 300), 900);
+ * equal(hookTimeoutMs("1e3", 300), 300);
+ * equal(hookTimeoutMs("12345678901234567890", 300), 60_000);
+ * ```
+ */
+export function hookTimeoutMs(
+  value: string | undefined,
+  fallback: number,
+): number {
+  if (value === undefined || !/^[0-9]+$/.test(value)) return fallback;
+  const digits = value.replace(/^0+/, "");
+  if (digits === "") return fallback;
+  return digits.length > 5
+    ? MAX_HOOK_TIMEOUT_MS
+    : Math.min(Number(digits), MAX_HOOK_TIMEOUT_MS);
+}
+
 /**
  * Read forwarder options from environment values.
  *
@@ -80,13 +114,13 @@ export function hostAnswer(host: string): string {
 export function optionsFromEnv(
   get: (name: string) => string | undefined,
 ): ForwardOptions {
-  const timeout = Number(get("HARNESS_HOOK_TIMEOUT"));
   return {
     url: get("HARNESS_INGEST_URL") || DEFAULT_INGEST_URL,
     captureId: get("HARNESS_CAPTURE_ID") || undefined,
-    timeoutMs: Number.isFinite(timeout) && timeout > 0
-      ? timeout
-      : DEFAULT_HOOK_TIMEOUT_MS,
+    timeoutMs: hookTimeoutMs(
+      get("HARNESS_HOOK_TIMEOUT"),
+      DEFAULT_HOOK_TIMEOUT_MS,
+    ),
     token: get("HARNESS_INGEST_TOKEN") || undefined,
   };
 }
