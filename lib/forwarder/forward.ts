@@ -50,6 +50,14 @@ export interface ForwardOptions {
    * @default DEFAULT_TRANSCRIPT_STATE_DIR
    */
   stateDir?: string;
+  /**
+   * host_a's model base URL (`ANTHROPIC_BASE_URL`, which Claude Code hands
+   * its hooks). When it is the ingest server's own model gateway, the
+   * forwarder does not read the transcript: the gateway records every model
+   * call's tokens and the turns' texts, so the transcript would say them
+   * twice.
+   */
+  modelBaseUrl?: string;
 }
 
 /** What happened (for tests and debugging; the host never sees it). */
@@ -122,6 +130,7 @@ export function optionsFromEnv(
       DEFAULT_HOOK_TIMEOUT_MS,
     ),
     token: get("HARNESS_INGEST_TOKEN") || undefined,
+    modelBaseUrl: get("ANTHROPIC_BASE_URL") || undefined,
   };
 }
 
@@ -147,7 +156,9 @@ export async function forwardHook(
     ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
   };
   try {
-    body = await withTranscript(host, body, { stateDir: options.stateDir });
+    if (!isGatewayOf(options.modelBaseUrl, base)) {
+      body = await withTranscript(host, body, { stateDir: options.stateDir });
+    }
     const { status, text } = target.startsWith("http://")
       ? await postPlain(target, body, headers, timeoutMs)
       : await postFetch(target, body, headers, timeoutMs);
@@ -166,6 +177,42 @@ export async function forwardHook(
         ? "timeout"
         : `unreachable: ${(err as Error).message}`,
     };
+  }
+}
+
+/**
+ * Whether a model base URL is the model gateway of the ingest server at
+ * `ingest` (same origin, the server's path or its `/v1`, or a named
+ * package's `/p/NAME`).
+ *
+ * @param modelBaseUrl `ANTHROPIC_BASE_URL`, if set.
+ * @param ingest The ingest server's base URL.
+ * @returns True when model calls go through that server.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * equal(isGatewayOf("http://127.0.0.1:8848", "http://127.0.0.1:8848"), true);
+ * equal(isGatewayOf("http://127.0.0.1:8848/p/desk", "http://127.0.0.1:8848"), true);
+ * equal(isGatewayOf("https://api.anthropic.com", "http://127.0.0.1:8848"), false);
+ * ```
+ */
+export function isGatewayOf(
+  modelBaseUrl: string | undefined,
+  ingest: string,
+): boolean {
+  if (!modelBaseUrl) return false;
+  try {
+    const m = new URL(modelBaseUrl);
+    const i = new URL(ingest);
+    if (m.origin !== i.origin) return false;
+    const root = i.pathname.replace(/\/+$/, "");
+    const path = m.pathname.replace(/\/+$/, "");
+    if (path === root || path === `${root}/v1`) return true;
+    return path.startsWith(`${root}/p/`) &&
+      /^[^/]+(\/v1)?$/.test(path.slice(root.length + 3));
+  } catch {
+    return false;
   }
 }
 
