@@ -134,7 +134,7 @@ async function main(): Promise<void> {
   if (!values.out) throw new Error("--out DIR is required");
   const out = values.out;
   const found = await findOpencode();
-  if (!found.bin) throw new Error(found.why);
+  if (found.bin === null) throw new Error(found.why);
   const scratch = await Deno.makeTempDir({ prefix: "oc_record_" });
   const project = join(scratch, "work/gateway");
   const home = join(scratch, "home/gateway");
