@@ -62,6 +62,9 @@ export async function findOpencode(): Promise<
         "--no-audit",
         "--no-fund",
         "--prefer-offline",
+        // Offline, fail in seconds rather than after npm's retries.
+        "--fetch-timeout=20000",
+        "--fetch-retries=1",
       ],
       stdout: "null",
       stderr: "piped",
