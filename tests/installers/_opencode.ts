@@ -131,6 +131,58 @@ export async function writeOpencodeProject(
   );
 }
 
+/** What OpenCode installs into a project's `.opencode/` for its plugins. */
+const PLUGIN_PACKAGE = ["package.json", "package-lock.json", "node_modules"];
+
+async function copyTree(from: string, to: string): Promise<void> {
+  const out = await new Deno.Command("cp", { args: ["-R", from, to] })
+    .output();
+  if (!out.success) throw new Error(`cp -R ${from} ${to} failed`);
+}
+
+/**
+ * A project with a plugin folder makes OpenCode install
+ * `@opencode-ai/plugin` into `.opencode/` from npm at start (~30 s, and the
+ * registry): a copy kept in the temp folder after the first run
+ * (`$TMPDIR/harness-opencode-<version>/dot-opencode`) is put there
+ * instead, so later runs start offline.
+ */
+async function pluginPackage(dot: string, warm: string): Promise<void> {
+  try {
+    if (!Deno.statSync(dot).isDirectory) return;
+  } catch {
+    return;
+  }
+  let cached = false;
+  try {
+    cached = Deno.statSync(join(warm, "node_modules")).isDirectory;
+  } catch { /* not yet */ }
+  if (!cached) return;
+  for (const name of PLUGIN_PACKAGE) {
+    await copyTree(join(warm, name), join(dot, name));
+  }
+}
+
+/** Keep what OpenCode installed into `.opencode/` for the next run. */
+async function keepPluginPackage(dot: string, warm: string): Promise<void> {
+  try {
+    if (Deno.statSync(join(warm, "node_modules")).isDirectory) return;
+  } catch { /* keep it */ }
+  try {
+    if (!Deno.statSync(join(dot, "node_modules")).isDirectory) return;
+  } catch {
+    return;
+  }
+  const tmp = `${warm}.${Deno.pid}`;
+  await Deno.mkdir(tmp, { recursive: true });
+  for (const name of PLUGIN_PACKAGE) {
+    await copyTree(join(dot, name), join(tmp, name));
+  }
+  await Deno.rename(tmp, warm).catch(() =>
+    Deno.remove(tmp, { recursive: true })
+  );
+}
+
 /** One `opencode run` as it ended. */
 export interface OpencodeRun {
   /** Exit code. */
@@ -160,6 +212,12 @@ export async function runOpencode(o: {
   prompt?: string;
   env?: Record<string, string>;
 }): Promise<OpencodeRun> {
+  const warm = join(
+    Deno.env.get("TMPDIR") ?? "/tmp",
+    `harness-opencode-${OPENCODE_VERSION}`,
+    "dot-opencode",
+  );
+  await pluginPackage(join(o.project, ".opencode"), warm);
   const out = await new Deno.Command(o.bin, {
     args: ["run", "--format", "json", o.prompt ?? OPENCODE_PROMPT],
     cwd: o.project,
@@ -180,6 +238,7 @@ export async function runOpencode(o: {
     stderr: "piped",
     signal: AbortSignal.timeout(180_000),
   }).output();
+  await keepPluginPackage(join(o.project, ".opencode"), warm).catch(() => {});
   const lines = new TextDecoder().decode(out.stdout).split("\n")
     .filter((l) => l.trim().startsWith("{"))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
