@@ -175,3 +175,55 @@ Deno.test("without curl on PATH the hook client runs the Deno forwarder, which r
   assertEquals([r.code, r.stdout], [0, "{}\n"], r.stderr);
   assertEquals(srv.store.getCapture("no_curl")?.event_count, 1);
 });
+
+Deno.test("under dash the hook client reads any HARNESS_HOOK_TIMEOUT as decimal milliseconds (clamped, else the default), posts, and exits 0", async () => {
+  await using srv = await startServer();
+  await using bin = await tempDir();
+  // curl as the client calls it, its arguments kept, then the real curl.
+  const real = new Deno.Command("/bin/sh", {
+    args: ["-c", "command -v curl"],
+    stdout: "piped",
+  }).outputSync();
+  const curl = new TextDecoder().decode(real.stdout).trim();
+  assertOk(curl !== "", "curl is on PATH");
+  const argsFile = join(bin.path, "args");
+  Deno.writeTextFileSync(
+    join(bin.path, "curl"),
+    `#!/bin/sh\nprintf '%s\\n' "$@" > '${argsFile}'\nexec '${curl}' "$@"\n`,
+  );
+  Deno.chmodSync(join(bin.path, "curl"), 0o755);
+  // The client itself, under dash (no installed "|| printf" fallback to
+  // hide its exit status).
+  const command = [
+    "dash",
+    CLIENT,
+    "/nonexistent/deno run ingest.ts hook host_b --url",
+    srv.url,
+    "--capture timeouts",
+  ].join(" ");
+  const cases: [string, string][] = [
+    ["0900", "0.900"], // dash: "Illegal number" (exit 2, the hosts' "block")
+    ["08", "0.008"],
+    ["010", "0.010"], // not octal 8
+    ["12345678901234567890", "60.000"], // past dash's arithmetic
+    ["99999", "60.000"],
+    ["000", "0.300"],
+    ["-5", "0.300"],
+    ["1e3", "0.300"],
+    ["2500", "2.500"],
+  ];
+  let posted = 0;
+  for (const [value, seconds] of cases) {
+    const r = await runHook(command, B_PAYLOAD, {
+      env: {
+        PATH: `${bin.path}:/usr/bin:/bin`,
+        HARNESS_HOOK_TIMEOUT: value,
+      },
+    });
+    assertEquals([r.code, r.stdout, r.stderr], [0, "{}\n", ""], value);
+    const args = Deno.readTextFileSync(argsFile).split("\n");
+    assertEquals(args[args.indexOf("-m") + 1], seconds, value);
+    posted++;
+    assertEquals(srv.store.getCapture("timeouts")?.event_count, posted);
+  }
+});
