@@ -34,7 +34,6 @@
  */
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import type { BehaviorPackage } from "../../package/package.ts";
-import type { ArgExpr } from "../../package/ir.ts";
 import { openingMisfit, openingOf } from "../../package/applies_to.ts";
 import type {
   NormRequest,
@@ -51,8 +50,8 @@ import type { NormStep } from "../../lineage/records.ts";
 import { UnservableError } from "../unservable_error.ts";
 import { walkTree } from "./tree_engine.ts";
 import { driveTree } from "./tree_drive.ts";
-import { evalArg } from "./expressions.ts";
 import { recordedOutputs } from "./recorded_choice.ts";
+import { leafRefusals } from "./leaf_check.ts";
 import { type StoreShape, storeShapes, storeValue } from "./host_results.ts";
 import type {
   ActionNode,
@@ -83,14 +82,6 @@ type Position =
   }
   /** The tree is out of this conversation (the reason). */
   | { kind: "out"; reason: string };
-
-/** What the expected value of an argument is at a leaf. */
-type Expected =
-  | { kind: "exact"; value: unknown }
-  | { kind: "pattern"; regex: RegExp; shown: string }
-  | { kind: "free" };
-
-const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** The conversation's working directory, as Claude Code names it in its system prompt. */
 function cwdOf(req: NormRequest): string | null {
@@ -400,48 +391,7 @@ export class TreeGatewayDriver implements ServedPackage {
 
   check(req: NormRequest, calls: NormToolCall[]): Refusal[] {
     const p = this.#position(req);
-    if (p.kind !== "leaf") return [];
-    const out: Refusal[] = [];
-    for (const c of calls) {
-      // Another tool: the model went another way, which is its to do
-      // (the tree steps out on the next request); no evidence to refuse.
-      if (c.name !== p.action.tool) continue;
-      if (c.arguments_text !== undefined) {
-        out.push({
-          id: c.id,
-          tool: c.name,
-          reason: `the arguments of ${c.name} are not a JSON object`,
-        });
-        continue;
-      }
-      const wrong: string[] = [];
-      for (const [path, expr] of Object.entries(p.action.args)) {
-        const want = expected(expr, { leaf: p.leaf, board: p.board });
-        const got = c.arguments[path];
-        if (want.kind === "free") continue;
-        if (want.kind === "exact") {
-          if (canonicalJson(got ?? null) !== canonicalJson(want.value)) {
-            wrong.push(
-              `${path} must be ${
-                JSON.stringify(want.value)
-              } (what the conversation showed, as every training session built it)`,
-            );
-          }
-          continue;
-        }
-        if (typeof got !== "string" || !want.regex.test(got)) {
-          wrong.push(
-            `${path} must read ${
-              JSON.stringify(want.shown)
-            }, where each … is yours to write (the rest is what the conversation showed, as every training session built it)`,
-          );
-        }
-      }
-      if (wrong.length) {
-        out.push({ id: c.id, tool: c.name, reason: wrong.join("; ") });
-      }
-    }
-    return out;
+    return p.kind === "leaf" ? leafRefusals(p, calls) : [];
   }
 }
 
@@ -451,56 +401,6 @@ function sameArgs(args: Record<string, unknown>, call: NormToolCall): boolean {
   return Object.entries(args).every(([k, v]) =>
     canonicalJson(v) === canonicalJson(call.arguments[k] ?? null)
   );
-}
-
-/**
- * What an argument of a leaf's action must be: exact where it does not
- * depend on the leaf, a pattern where the leaf writes a part of it, free
- * where the leaf writes all of it (or it does not bind).
- */
-function expected(
-  expr: ArgExpr,
-  at: { leaf: PredictNode; board: Record<string, unknown> },
-): Expected {
-  const holes = new Set(Object.values(at.leaf.outputs));
-  if ("const" in expr) return { kind: "exact", value: expr.const };
-  if ("ref" in expr) {
-    if (holes.has(expr.ref)) return { kind: "free" };
-    try {
-      return { kind: "exact", value: evalArg(expr, at.board) };
-    } catch {
-      return { kind: "free" };
-    }
-  }
-  let pattern = "";
-  let shown = "";
-  let last = 0;
-  for (const m of expr.template.matchAll(/\$ref\(([^)]*)\)/g)) {
-    const lit = expr.template.slice(last, m.index);
-    pattern += escape(lit);
-    shown += lit;
-    last = m.index + m[0].length;
-    if (holes.has(m[1])) {
-      pattern += "([\\s\\S]*?)";
-      shown += "…";
-      continue;
-    }
-    let v: string;
-    try {
-      v = evalArg({ template: m[0] }, at.board) as string;
-    } catch {
-      return { kind: "free" };
-    }
-    pattern += escape(v);
-    shown += v;
-  }
-  const tail = expr.template.slice(last);
-  pattern += escape(tail);
-  shown += tail;
-  if (!shown.includes("…")) {
-    return { kind: "exact", value: shown };
-  }
-  return { kind: "pattern", regex: new RegExp(`^${pattern}$`), shown };
 }
 
 /** Why the request's `tool_choice` does not let the gateway make this call, or null. */
