@@ -8,8 +8,12 @@
  */
 import { HarnessStore } from "../store/store.ts";
 import { isStoreLocked, readLockOwner } from "../store/lock.ts";
-import { CaptureCoordinator } from "../control/coordinator.ts";
+import {
+  CaptureCoordinator,
+  EpisodeNotFoundError,
+} from "../control/coordinator.ts";
 import { HttpTraceSink } from "../gateway/event_sink.ts";
+import { CaptureNotFoundError } from "../store/inspect.ts";
 import { formatInspection } from "./format_capture.ts";
 import { formatLineage } from "./format_lineage.ts";
 import { type Io, UsageError } from "./io.ts";
@@ -59,12 +63,10 @@ export async function captureControl(a: CaptureArgs, io: Io): Promise<number> {
       store,
       http ? { sinkFor: () => http! } : {},
     );
-    return await runCaptureCommand(
-      a,
-      io,
-      coord,
-      (what) => confirmRecorded(http, url, what),
-    );
+    return await runCaptureCommand(a, io, coord, {
+      confirm: (what) => confirmRecorded(http, url, what),
+      caughtUp: () => url ? serverCaughtUp(url, a.token) : Promise.resolve(),
+    });
   } finally {
     await http?.flush();
     store.close();
@@ -99,20 +101,79 @@ async function confirmRecorded(
 }
 
 /**
+ * Let the ingest server that owns the store catch up before a read is
+ * trusted: the model gateway records an exchange just after its answer,
+ * so an episode a client heard of a moment ago may still be in its queue
+ * (`/health` `model_gateway.queued`); then `GET /captures` flushes the
+ * server's index, which this process reads. Bounded (5 s): a server that
+ * does not settle leaves the reading as it is.
+ *
+ * @param url The server's URL.
+ * @param token Its bearer token, if any.
+ */
+async function serverCaughtUp(url: string, token?: string): Promise<void> {
+  const headers: Record<string, string> = token
+    ? { authorization: `Bearer ${token}` }
+    : {};
+  const deadline = Date.now() + 5_000;
+  try {
+    while (Date.now() < deadline) {
+      const res = await fetch(`${url}/health`, { headers });
+      if (!res.ok) {
+        await res.body?.cancel();
+        break;
+      }
+      const h = await res.json() as { model_gateway?: { queued?: number } };
+      if (!(Number(h.model_gateway?.queued) > 0)) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const res = await fetch(`${url}/captures`, { headers });
+    await res.body?.cancel();
+  } catch { /* the write that follows says what is wrong */ }
+}
+
+/**
+ * Whether the capture or the episode is unknown to this reading of the
+ * store (the first exchange of a capture creates it, so both can lag).
+ */
+function unknownYet(
+  coord: CaptureCoordinator,
+  captureId: string,
+  episodeId: string,
+): boolean {
+  try {
+    return coord.outcomeProblem(captureId, episodeId) instanceof
+      EpisodeNotFoundError;
+  } catch (err) {
+    if (err instanceof CaptureNotFoundError) return true;
+    throw err;
+  }
+}
+
+/** What the sub-commands need of the server, when one owns the store. */
+interface ServerWaits {
+  /** Waits for the server to acknowledge a write. */
+  confirm: (what: string) => Promise<void>;
+  /** Waits for the server to record what it has answered and index it. */
+  caughtUp: () => Promise<void>;
+}
+
+/**
  * The sub-command switch, over an open coordinator.
  *
  * @param a Arguments.
  * @param io Output.
  * @param coord The coordinator.
- * @param confirm Waits for the server to acknowledge a write.
+ * @param server Waits on the server that owns the store (none without one).
  * @returns Exit code.
  */
 async function runCaptureCommand(
   a: CaptureArgs,
   io: Io,
   coord: CaptureCoordinator,
-  confirm: (what: string) => Promise<void>,
+  server: ServerWaits,
 ): Promise<number> {
+  const { confirm } = server;
   const out = (data: unknown, text: () => string) =>
     io.out(a.json ? JSON.stringify(data, null, 2) : text());
   const need = (n: number, what: string) => {
@@ -147,6 +208,9 @@ async function runCaptureCommand(
           "capture outcome needs exactly one of --success and --failure",
         );
       }
+      // An episode the capture does not hold is refused, nothing written;
+      // one the server has answered but not yet recorded is waited for.
+      if (unknownYet(coord, a.rest[0], a.rest[1])) await server.caughtUp();
       const ev = coord.markOutcome(a.rest[0], a.rest[1], {
         success: a.success === true,
         ...(a.note !== undefined ? { note: a.note } : {}),

@@ -37,6 +37,8 @@ import {
 } from "../compiler/compile_behavior.ts";
 import { summarizePackage } from "../package/explain.ts";
 import { join } from "node:path";
+import { CaptureFinishedError } from "../store/sink.ts";
+import { closestIds } from "./closest_ids.ts";
 
 /** A capture with this id already exists. */
 export class CaptureExistsError extends Error {
@@ -53,6 +55,47 @@ export class CaptureExistsError extends Error {
     );
     this.name = "CaptureExistsError";
     this.captureId = captureId;
+  }
+}
+
+/**
+ * An outcome was asked for an episode the capture does not hold (a typo, a
+ * truncated id, another capture's episode): nothing was recorded.
+ */
+export class EpisodeNotFoundError extends Error {
+  /** The capture. */
+  readonly captureId: string;
+  /** The episode asked for. */
+  readonly episodeId: string;
+  /** The capture's ids closest to it (prefix, then edit distance). */
+  readonly closest: string[];
+  /**
+   * Create an `EpisodeNotFoundError`.
+   *
+   * @param captureId The capture.
+   * @param episodeId The episode asked for.
+   * @param known The capture's episode ids.
+   */
+  constructor(captureId: string, episodeId: string, known: string[]) {
+    const closest = closestIds(episodeId, known);
+    const n = known.length;
+    const held = n === 0
+      ? `capture "${captureId}" holds no episodes yet`
+      : closest.length
+      ? `closest: ${closest.join(", ")}`
+      : `none of its ${n} episode${n === 1 ? "" : "s"} is close (${
+        known.slice(0, 3).join(", ")
+      }${n > 3 ? ", …" : ""})`;
+    const own = episodeId === CAPTURE_EPISODE
+      ? `"${CAPTURE_EPISODE}" holds the capture's own records (its start and finish), not an episode`
+      : `Episode "${episodeId}" is not in capture "${captureId}"`;
+    super(
+      `${own}: ${held}; nothing was recorded ("capture inspect ${captureId}" lists its episodes)`,
+    );
+    this.name = "EpisodeNotFoundError";
+    this.captureId = captureId;
+    this.episodeId = episodeId;
+    this.closest = closest;
   }
 }
 
@@ -191,24 +234,56 @@ export class CaptureCoordinator {
   }
 
   /**
-   * Record an episode's task outcome as chained evidence.
+   * Why an outcome cannot be recorded for this episode, or null when it
+   * can: the capture is finished, or does not hold the episode (as its
+   * index knows it now; `_capture` is the capture's own record, never an
+   * episode). Writes nothing.
+   *
+   * @param captureId The capture.
+   * @param episodeId The episode.
+   * @returns The error `markOutcome` would throw, or null.
+   * @throws {CaptureNotFoundError} For an unknown capture.
+   */
+  outcomeProblem(
+    captureId: string,
+    episodeId: string,
+  ): CaptureFinishedError | EpisodeNotFoundError | null {
+    this.#require(captureId);
+    validateId("episode", episodeId);
+    if (this.store.getCapture(captureId)?.status === "finished") {
+      return new CaptureFinishedError(captureId);
+    }
+    const known = this.store.listEpisodes(captureId).map((e) => e.episode_id)
+      .filter((id) => id !== CAPTURE_EPISODE);
+    return known.includes(episodeId) && episodeId !== CAPTURE_EPISODE
+      ? null
+      : new EpisodeNotFoundError(captureId, episodeId, known);
+  }
+
+  /**
+   * Record an episode's task outcome as chained evidence. Only for an
+   * episode the capture holds: anything else is refused and nothing is
+   * written.
    *
    * @param captureId The capture.
    * @param episodeId The episode.
    * @param options Success flag, outcome object, note.
    * @returns The event recorded.
    * @throws {CaptureNotFoundError} For an unknown capture.
+   * @throws {CaptureFinishedError} For a finished capture.
+   * @throws {EpisodeNotFoundError} For an episode the capture does not
+   *   hold (naming the closest ids it does).
    */
   markOutcome(
     captureId: string,
     episodeId: string,
     options: OutcomeOptions,
   ): UnsealedEvent {
-    this.#require(captureId);
-    validateId("episode", episodeId);
     if (typeof options.success !== "boolean") {
       throw new TypeError("An outcome needs success: true or false");
     }
+    const problem = this.outcomeProblem(captureId, episodeId);
+    if (problem) throw problem;
     const outcome = {
       ...(options.outcome ?? {}),
       ...(options.note !== undefined ? { note: options.note } : {}),

@@ -22,6 +22,7 @@ export {
   type CaptureCoordinatorOptions,
   CaptureExistsError,
   type CaptureSummary,
+  EpisodeNotFoundError,
   type OutcomeOptions,
   type StartCaptureOptions,
 } from "./coordinator.ts";
