@@ -26,8 +26,15 @@ import { CAPTURE_EPISODE } from "../lineage/episodes.ts";
 import {
   type CaptureInspection,
   CaptureNotFoundError,
+  type EpisodeInspection,
   inspectCapture,
 } from "../store/inspect.ts";
+import {
+  type EpisodePackageActivity,
+  PackageActivityTracker,
+  type PackageTotals,
+  packageTotals,
+} from "./package_activity.ts";
 import { buildLineageReport, type LineageReport } from "./lineage_report.ts";
 import { loadEpisodes } from "../lineage/episodes.ts";
 import type { BehaviorPackage } from "../package/package.ts";
@@ -135,8 +142,25 @@ export interface OutcomeOptions {
   note?: string;
 }
 
+/** An episode of {@linkcode PackagedInspection}. */
+export interface PackagedEpisode extends EpisodeInspection {
+  /** What a served package did in it (absent when none took part). */
+  package?: EpisodePackageActivity;
+}
+
+/**
+ * `capture inspect`: the store's inspection, and per episode what a
+ * package served at the model gateway did (`package_activity.ts`).
+ */
+export interface PackagedInspection extends CaptureInspection {
+  /** Episodes in order of first event. */
+  episodes: PackagedEpisode[];
+  /** Totals over the episodes a package took part in, or null. */
+  package: PackageTotals | null;
+}
+
 /** What `summarize` returns: the inspection plus recorded outcomes. */
-export interface CaptureSummary extends CaptureInspection {
+export interface CaptureSummary extends PackagedInspection {
   /** Episode id → recorded outcome (latest wins). */
   outcomes: Record<
     string,
@@ -305,9 +329,36 @@ export class CaptureCoordinator {
    * @returns The summary.
    */
   async summarize(captureId: string): Promise<CaptureSummary> {
+    const { inspection, outcomes } = await this.#read(captureId);
+    return {
+      ...inspection,
+      outcomes,
+      active: readActiveCapture(this.store.root) === captureId,
+    };
+  }
+
+  /**
+   * Inspect a capture: episodes, counts by kind, fidelity, incomplete
+   * calls, chain status, and per episode what a package served at the
+   * model gateway did (served answers, refused calls with their reasons,
+   * pass-throughs and why, the estimate of tokens saved).
+   *
+   * @param captureId The capture.
+   * @returns The inspection.
+   * @throws {CaptureNotFoundError} For an unknown capture.
+   */
+  async inspect(captureId: string): Promise<PackagedInspection> {
+    return (await this.#read(captureId)).inspection;
+  }
+
+  async #read(captureId: string): Promise<{
+    inspection: PackagedInspection;
+    outcomes: CaptureSummary["outcomes"];
+  }> {
     this.#require(captureId);
-    const inspection = await inspectCapture(this.store, captureId);
+    const base = await inspectCapture(this.store, captureId);
     const outcomes: CaptureSummary["outcomes"] = {};
+    const trackers = new Map<string, PackageActivityTracker>();
     for await (
       const ev of this.store.readEvents(captureId, { resolveBlobs: false })
     ) {
@@ -317,11 +368,24 @@ export class CaptureCoordinator {
           outcome: (ev.payload.outcome as Record<string, unknown>) ?? null,
         };
       }
+      let t = trackers.get(ev.episode_id);
+      if (!t) trackers.set(ev.episode_id, t = new PackageActivityTracker());
+      t.observe(ev);
     }
+    const activity = new Map(
+      [...trackers].map(([id, t]) => [id, t.result()]),
+    );
+    const episodes = base.episodes.map((e): PackagedEpisode => {
+      const a = activity.get(e.episode_id);
+      return a ? { ...e, package: a } : e;
+    });
     return {
-      ...inspection,
+      inspection: {
+        ...base,
+        episodes,
+        package: packageTotals(activity.values()),
+      },
       outcomes,
-      active: readActiveCapture(this.store.root) === captureId,
     };
   }
 

@@ -24,6 +24,8 @@ export {
   type CaptureSummary,
   EpisodeNotFoundError,
   type OutcomeOptions,
+  type PackagedEpisode,
+  type PackagedInspection,
   type StartCaptureOptions,
 } from "./coordinator.ts";
 export {
@@ -36,6 +38,18 @@ export {
   type LineageReport,
 } from "./lineage_report.ts";
 export { CONTROL_TOOL_NAMES } from "./mcp_tools.ts";
+export {
+  type EpisodePackageActivity,
+  packageActivity,
+  PackageActivityTracker,
+  type PackageOutcome,
+  type PackageTotals,
+  packageTotals,
+  type PassThrough,
+  type RefusedCall,
+  type ServedAnswer,
+  type TokensSaved,
+} from "./package_activity.ts";
 export {
   buildMcpServer,
   type McpServerOptions,
