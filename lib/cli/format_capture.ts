@@ -5,10 +5,10 @@
  */
 import type { CaptureRecord } from "../store/index_records.ts";
 import type { CaptureInspection, EpisodeInspection } from "../store/inspect.ts";
-import type {
-  EpisodePackageActivity,
-  PackageTotals,
-  TokensSaved,
+import {
+  type EpisodePackageActivity,
+  type PackageTotals,
+  tokensSavedText,
 } from "../control/package_activity.ts";
 import type { ChainReport } from "../trace/jsonl.ts";
 import { renderTable } from "./table.ts";
@@ -140,34 +140,6 @@ function plural(count: number, one: string, many = `${one}s`): string {
 function clipJson(v: unknown, max = 160): string {
   const t = typeof v === "string" ? v : JSON.stringify(v ?? null);
   return t.length > max ? t.slice(0, max) + "…" : t;
-}
-
-/**
- * The tokens-saved line: an estimate, a lower bound, with what it leaves out.
- *
- * @param s The estimate.
- * @returns Text.
- */
-export function tokensSavedText(s: TokensSaved): string {
-  const served = s.estimated + s.not_estimated;
-  if (served === 0) return "no answer served, no upstream request saved";
-  const of = s.not_estimated ? ` of ${n(served)}` : "";
-  const est = s.estimated
-    ? `saved at least ${n(s.prompt_at_least)} prompt tokens (an estimate: for ${
-      n(s.estimated)
-    }${of}, the prompt of the episode's latest upstream request before it${
-      s.not_estimated
-        ? `; ${n(s.not_estimated)} came before any upstream request and ${
-          s.not_estimated === 1 ? "is" : "are"
-        } not estimated`
-        : ""
-    })`
-    : `prompt tokens saved not estimated (${
-      served === 1 ? "it" : "each"
-    } came before any upstream request of its episode)`;
-  return `${
-    plural(served, "answer")
-  } served without an upstream request; ${est}`;
 }
 
 /**

@@ -49,6 +49,7 @@ export {
   type RefusedCall,
   type ServedAnswer,
   type TokensSaved,
+  tokensSavedText,
 } from "./package_activity.ts";
 export {
   buildMcpServer,

@@ -1,8 +1,8 @@
 /**
  * Gather what the HTML report of a capture shows from the store: the chain
  * status, and per episode the tool calls (timing, status, parent), the
- * model turns with tokens, and the exact-lineage edges (which earlier
- * result, at which path, fed which argument). The record itself is in
+ * model turns with tokens, the exact-lineage edges (which earlier result,
+ * at which path, fed which argument) and what a served package did. The record itself is in
  * `capture_report_types.ts`.
  *
  * @module
@@ -16,6 +16,12 @@ import {
   buildLineageReport,
   type EpisodeLineage,
 } from "../control/lineage_report.ts";
+import {
+  packageActivity,
+  packageTotals,
+  type TokensSaved,
+  tokensSavedText,
+} from "../control/package_activity.ts";
 import type {
   CaptureReportData,
   ReportCall,
@@ -127,6 +133,7 @@ export async function captureReportData(
       started_at: ep.events[0].timestamp,
       after_break: !lineage.chain.ok &&
         ep.events.some((ev) => ev.sequence > head),
+      package: withTokensText(packageActivity(ep.events)),
     };
   });
   const p = lineage.chain.problem;
@@ -289,5 +296,13 @@ function figuresOf(episodes: ReportEpisode[]): ReportFigures {
     first_at: times[0] ?? null,
     last_at: lasts.length ? new Date(Math.max(...lasts)).toISOString() : null,
     duration_ms: { median: d[d.length >> 1] ?? 0, max: d.at(-1) ?? 0 },
+    package: withTokensText(packageTotals(episodes.map((e) => e.package))),
   };
+}
+
+/** An activity record with its tokens-saved estimate in words. */
+function withTokensText<T extends { tokens_saved: TokensSaved }>(
+  a: T | null,
+): (T & { tokens_text: string }) | null {
+  return a ? { ...a, tokens_text: tokensSavedText(a.tokens_saved) } : null;
 }

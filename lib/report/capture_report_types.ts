@@ -8,6 +8,10 @@
  *
  * @module
  */
+import type {
+  EpisodePackageActivity,
+  PackageTotals,
+} from "../control/package_activity.ts";
 
 /** One tool call in the report. */
 export interface ReportCall {
@@ -84,6 +88,13 @@ export interface ReportEpisode {
   started_at: string;
   /** Whether it has events past a chain break (shown, not verified). */
   after_break: boolean;
+  /**
+   * What a package served at the model gateway did in it (answers served,
+   * calls refused, pass-throughs, the estimate of tokens saved), or null
+   * when none took part (`lib/control/package_activity.ts`); `tokens_text`
+   * says the estimate in words, as `capture inspect` does.
+   */
+  package: (EpisodePackageActivity & { tokens_text: string }) | null;
 }
 
 /** Capture-wide figures. */
@@ -100,6 +111,8 @@ export interface ReportFigures {
   last_at: string | null;
   /** Episode durations, milliseconds: median and max. */
   duration_ms: { median: number; max: number };
+  /** What served packages did over every episode, or null when none took part. */
+  package: (PackageTotals & { tokens_text: string }) | null;
 }
 
 /** Everything the report shows. */
