@@ -348,10 +348,10 @@ export class CaptureCoordinator {
    * @throws {CaptureNotFoundError} For an unknown capture.
    */
   async inspect(captureId: string): Promise<PackagedInspection> {
-    return (await this.#read(captureId)).inspection;
+    return (await this.#read(captureId, false)).inspection;
   }
 
-  async #read(captureId: string): Promise<{
+  async #read(captureId: string, withOutcomes = true): Promise<{
     inspection: PackagedInspection;
     outcomes: CaptureSummary["outcomes"];
   }> {
@@ -359,6 +359,13 @@ export class CaptureCoordinator {
     const base = await inspectCapture(this.store, captureId);
     const outcomes: CaptureSummary["outcomes"] = {};
     const trackers = new Map<string, PackageActivityTracker>();
+    // Only the model gateway's events tell of a package: a capture with
+    // none needs no second pass for it.
+    const model = (base.counts_by_kind["model.responded"] ?? 0) +
+      (base.counts_by_kind["model.requested"] ?? 0);
+    if (!withOutcomes && model === 0) {
+      return { inspection: { ...base, package: null }, outcomes };
+    }
     for await (
       const ev of this.store.readEvents(captureId, { resolveBlobs: false })
     ) {
