@@ -117,10 +117,13 @@ export function controlTools(
     {
       name: "harness_capture_summary",
       description:
-        "Episodes, event counts, fidelity, incomplete calls, chain status and outcomes of a capture.",
+        "Episodes, event counts, fidelity, incomplete calls, chain status, outcomes of a capture, and what a package served at the model gateway did in each episode.",
       input: { capture_id: id },
       output: { capture_id: z.string() },
-      run: async (a) => ({ ...(await c.summarize(a.capture_id as string)) }),
+      run: async (a) => ({
+        capture_id: a.capture_id as string,
+        ...(await c.summarize(a.capture_id as string)),
+      }),
     },
     {
       name: "harness_capture_lineage",

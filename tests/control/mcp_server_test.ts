@@ -139,6 +139,19 @@ Deno.test({
       oneEpisode,
       false,
     ]]);
+    const summary = await client.callTool({
+      name: "harness_capture_summary",
+      arguments: { capture_id: "desk_one" },
+    });
+    assertEquals(summary.isError, undefined, JSON.stringify(summary.content));
+    const summarized = summary.structuredContent as {
+      capture_id: string;
+      outcomes: Record<string, { success: boolean }>;
+      package: unknown;
+    };
+    assertEquals(summarized.capture_id, "desk_one");
+    assertEquals(summarized.outcomes[oneEpisode].success, false);
+    assertEquals(summarized.package, null);
     const missing = await client.callTool({
       name: "harness_capture_summary",
       arguments: { capture_id: "nope" },
