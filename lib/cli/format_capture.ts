@@ -54,6 +54,7 @@ export function formatChain(captureId: string, r: ChainReport): string {
 export type InspectionView = CaptureInspection & {
   episodes: (EpisodeInspection & { package?: EpisodePackageActivity })[];
   package?: PackageTotals | null;
+  capture_events?: number;
 };
 
 /**
@@ -73,7 +74,12 @@ export function formatInspection(
     `  status     ${c?.status ?? "not indexed"}`,
     `  events     ${i.chain.events}${
       c ? `, ${c.first_timestamp} .. ${c.last_timestamp}` : ""
+    }${
+      i.capture_events
+        ? ` (${i.capture_events} of them the capture's own record: its start and finish)`
+        : ""
     }`,
+    `  episodes   ${i.episodes.length}`,
     `  fidelity   ${i.fidelity}${fidelityNote(i)}`,
     `  ${formatChain(captureId, i.chain)}`,
     "",

@@ -157,6 +157,11 @@ export interface PackagedInspection extends CaptureInspection {
   episodes: PackagedEpisode[];
   /** Totals over the episodes a package took part in, or null. */
   package: PackageTotals | null;
+  /**
+   * Events of the capture's own record (`_capture`: its start, finish, a
+   * run's start), which is not an episode and is not in `episodes`.
+   */
+  capture_events: number;
 }
 
 /** What `summarize` returns: the inspection plus recorded outcomes. */
@@ -356,7 +361,15 @@ export class CaptureCoordinator {
     outcomes: CaptureSummary["outcomes"];
   }> {
     this.#require(captureId);
-    const base = await inspectCapture(this.store, captureId);
+    const all = await inspectCapture(this.store, captureId);
+    // The capture's own record is not an episode (it made `capture list`
+    // and this table count one more than there are).
+    const own = all.episodes.find((e) => e.episode_id === CAPTURE_EPISODE);
+    const base = {
+      ...all,
+      episodes: all.episodes.filter((e) => e !== own),
+      capture_events: own?.event_count ?? 0,
+    };
     const outcomes: CaptureSummary["outcomes"] = {};
     const trackers = new Map<string, PackageActivityTracker>();
     // Only the model gateway's events tell of a package: a capture with
