@@ -195,6 +195,10 @@ function turnsOf(
       tokens: typeof i === "number" || typeof o === "number"
         ? (i ?? 0) + (o ?? 0)
         : null,
+      // An answer a package made: no model call.
+      ...(typeof ev.payload.served_by === "string"
+        ? { served: true as const }
+        : {}),
     });
   }
   const counted = partial && !gateway;
@@ -267,12 +271,13 @@ function conversationOf(events: TraceEvent[], t0: number) {
 /** Capture-wide figures over the episodes. */
 function figuresOf(episodes: ReportEpisode[]): ReportFigures {
   const tools = new Map<string, ReportFigures["tools"][number]>();
-  let input = 0, output = 0, turns = 0, partial = false;
+  let input = 0, output = 0, turns = 0, served = 0, partial = false;
   for (const e of episodes) {
     input += e.tokens?.input ?? 0;
     output += e.tokens?.output ?? 0;
     if (e.tokens?.partial) partial = true;
     turns += e.turns.length;
+    served += e.turns.filter((t) => t.served).length;
     for (const c of e.calls) {
       let t = tools.get(c.name);
       if (!t) {
@@ -293,6 +298,7 @@ function figuresOf(episodes: ReportEpisode[]): ReportFigures {
     tools: [...tools.values()].sort((a, b) => b.calls - a.calls),
     tokens: { input, output, ...(partial ? { partial: true as const } : {}) },
     turns,
+    served_turns: served,
     first_at: times[0] ?? null,
     last_at: lasts.length ? new Date(Math.max(...lasts)).toISOString() : null,
     duration_ms: { median: d[d.length >> 1] ?? 0, max: d.at(-1) ?? 0 },

@@ -56,7 +56,8 @@ function controls() {
 function figures() {
   const f = DATA.figures;
   return h("section", { id: "figures" }, h("h2", {}, "Capture figures"),
-    h("div", {}, "Tokens: " + f.tokens.input + " in, " + f.tokens.output + " out over " + f.turns + " model turns" + (f.tokens.partial ? PARTIAL : "")),
+    h("div", {}, "Tokens: " + f.tokens.input + " in, " + f.tokens.output + " out over " + pl(f.turns - f.served_turns, "model turn") +
+      (f.served_turns ? " (and " + pl(f.served_turns, "answer") + " a package served)" : "") + (f.tokens.partial ? PARTIAL : "")),
     h("div", {}, "Wall clock: " + (f.first_at || "—") + " → " + (f.last_at || "—") + "; episode duration median " + f.duration_ms.median + " ms, max " + f.duration_ms.max + " ms"),
     f.package ? h("div", { id: "figures-package", class: "what", title: f.package.packages.join(", ") }, "Package " + f.package.packages.map(shortId).join(", ") +
       " in " + pl(f.package.episodes, "episode") + ": " + f.package.requests.served + " served, " + pl(f.package.refused_calls, "refused call") + ", " +
@@ -108,12 +109,13 @@ function timeline(e, calls) {
       height: 10, rx: 2, fill: c.status === "ok" ? "#43a047" : c.status === "refused" ? "#ef6c00" : c.status === "failed" ? "#c62828" : "#9e9e9e" },
       svg("title", {}, c.name + " " + c.status + " " + c.duration_ms + " ms"))));
   const y = calls.length * row + 4;
-  const turns = e.turns.map((t) => svg("path", { d: "M" + x(t.start_ms) + " " + y + " l-4 8 h8 z", fill: "#3949ab", "data-turn": "" },
-    svg("title", {}, "model turn " + (t.model || "") + (t.tokens === null ? "" : " " + t.tokens + " tokens"))));
+  const turns = e.turns.map((t) => svg("path", { d: "M" + x(t.start_ms) + " " + y + " l-4 8 h8 z", fill: t.served ? "#43a047" : "#3949ab", "data-turn": t.served ? "served" : "" },
+    svg("title", {}, t.served ? "answer served by the package (no model call)" : "model turn " + (t.model || "") + (t.tokens === null ? "" : " " + t.tokens + " tokens"))));
+  const served = e.turns.filter((t) => t.served).length;
   const timed = e.duration_ms > 0 ? e.duration_ms + " ms" : "times not recorded: all events share one timestamp";
-  return h("section", { id: "timeline" }, h("h2", {}, "Timeline (" + timed + "; bars: tool calls, ▲ model turns)"),
+  return h("section", { id: "timeline" }, h("h2", {}, "Timeline (" + timed + "; bars: tool calls, ▲ model turns" + (served ? ", green ▲ answers the package served" : "") + ")"),
     svg("svg", { width: W, height: y + 14, viewBox: "0 0 " + W + " " + (y + 14) }, rows, turns,
-      svg("text", { x: 4, y: y + 11, "font-size": 11 }, "model turns: " + e.turns.length)));
+      svg("text", { x: 4, y: y + 11, "font-size": 11 }, "model turns: " + (e.turns.length - served) + (served ? ", served: " + served : ""))));
 }
 function callTree(e, calls) {
   const kids = new Map();
@@ -180,7 +182,7 @@ function packageView(e) {
 function tokens(e) {
   return h("section", { id: "tokens" }, h("h2", {}, "Tokens"),
     e.tokens === null ? h("span", { class: "muted" }, "not recorded for this episode")
-      : h("span", {}, e.tokens.input + " in, " + e.tokens.output + " out over " + e.turns.length + " model turns" + (e.tokens.partial ? PARTIAL : "")));
+      : h("span", {}, e.tokens.input + " in, " + e.tokens.output + " out over " + pl(e.turns.filter((t) => !t.served).length, "model turn") + (e.tokens.partial ? PARTIAL : "")));
 }
 function render() {
   const e = DATA.episodes[state.ep];

@@ -66,8 +66,16 @@ export interface ReportEpisode {
    * model call (`annotation usage.partial`) and no gateway did.
    */
   tokens: { input: number; output: number; partial?: true } | null;
-  /** Model turns (`model.responded`), milliseconds from the start. */
-  turns: { start_ms: number; model: string | null; tokens: number | null }[];
+  /**
+   * Model turns (`model.responded`), milliseconds from the start; `served`
+   * marks an answer a package made (no model call).
+   */
+  turns: {
+    start_ms: number;
+    model: string | null;
+    tokens: number | null;
+    served?: true;
+  }[];
   /** Tool calls in order. */
   calls: ReportCall[];
   /** Lineage steps: tool and arguments with their sources. */
@@ -103,8 +111,10 @@ export interface ReportFigures {
   tools: { name: string; calls: number; failed: number; refused: number }[];
   /** Tokens over every episode (`partial` when one episode's count is). */
   tokens: { input: number; output: number; partial?: true };
-  /** Model turns over every episode. */
+  /** Model turns over every episode (answers packages served included). */
   turns: number;
+  /** Of them, answers packages served (no model call). */
+  served_turns: number;
   /** First and last event times (ISO 8601). */
   first_at: string | null;
   /** Last event time. */

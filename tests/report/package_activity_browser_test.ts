@@ -84,6 +84,14 @@ Deno.test({
     );
     assertOk(dom.includes("Refused answers cost 900 in / 30 out tokens"));
     assertOk(dom.includes('id="figures-package"'), "capture figures");
+    // The answers the package made are not model turns.
+    assertOk(
+      dom.includes(
+        "3400 in, 60 out over 3 model turns (and 2 answers a package served)",
+      ),
+      "tokens over model turns",
+    );
+    assertEquals([...dom.matchAll(/data-turn="served"/g)].length, 2);
     assertOk(/2 served, 1 refused, 1 passed/.test(dom), "episode list");
   },
 });
