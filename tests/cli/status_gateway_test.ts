@@ -3,8 +3,11 @@
  * it says how to start one; up, serving a compiled package to an agent on
  * the official `openai` client (no header of ours), it shows the active
  * capture, the model gateway's counters and the package with what it did.
- * Then `capture inspect --json` and the HTML report show the answers the
- * package served and the call it refused, with its arguments and reason.
+ * Then `capture inspect` (text and `--json`) and the HTML report show the
+ * answers the package served, the call it refused with its arguments and
+ * reason, and the request that passed through and why (from the
+ * `model.requested.payload.package` the gateway records on every exchange
+ * under a package).
  *
  * @module
  */
@@ -79,7 +82,7 @@ Deno.test("ingest status when no server runs says how to start one", async () =>
 
 Deno.test({
   name:
-    "ingest status, capture inspect and the report show a served package at work: answers served, the refused call with its arguments and reason, the gateway's counters",
+    "ingest status, capture inspect and the report show a served package at work: answers served, the refused call with its arguments and reason, the pass-through and why, the gateway's counters",
   sanitizeResources: false,
   fn: async () => {
     await using dir = await tempDir();
@@ -192,6 +195,22 @@ Deno.test({
       assertEquals(refused[0].tool, "cancel_pending_order");
       assertEquals(refused[0].arguments, OUTSIDE);
       assertOk(refused[0].reason.length > 0);
+      // Every exchange under the package says what became of it
+      // (`model.requested.payload.package`): the pass-through and why.
+      const r = inspection.package.requests;
+      assertEquals([r.passed_through, r.gave_up], [1, 0]);
+      assertOk(r.forwarded >= 1, JSON.stringify(r));
+      const passed = inspection.episodes.flatMap((
+        e: { package?: { passed_through: { reason: string }[] } },
+      ) => e.package?.passed_through ?? []);
+      assertEquals(passed.length, 1);
+      assertOk(/web_search/.test(passed[0].reason), passed[0].reason);
+      // The two conversations are two episodes (no header of ours).
+      assertEquals(inspection.episodes.length, 2);
+      const text = await cli(root, "capture", "inspect", "default");
+      assertOk(/passed +#\d+ .*web_search/.test(text.out), text.out);
+      assertOk(/refused +#\d+ cancel_pending_order/.test(text.out), text.out);
+      assertOk(/served +#\d+ find_user_id_by_email/.test(text.out), text.out);
 
       if (BROWSER || required) {
         const file = join(dir.path, "report.html");
@@ -210,6 +229,20 @@ Deno.test({
         ) => m[1]);
         assertEquals(rows.filter((r) => r === "served").length, served);
         assertEquals(rows.filter((r) => r === "refused").length, 1);
+        // The other conversation's episode: the request that passed through.
+        const other = inspection.episodes.find((
+          e: { package?: { passed_through: unknown[] } },
+        ) => e.package?.passed_through.length).episode_id;
+        const second = await open(`${file}#ep=${encodeURIComponent(other)}`);
+        assertEquals(
+          [...second.dom.matchAll(/data-package-row="([^"]+)"/g)].map((m) =>
+            m[1]
+          ),
+          ["passed through"],
+        );
+        assertOk(
+          second.dom.includes(passed[0].reason.replaceAll("&", "&amp;")),
+        );
         assertOk(dom.includes(refused[0].reason.replaceAll("&", "&amp;")));
       }
     } finally {
