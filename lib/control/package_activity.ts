@@ -16,17 +16,21 @@
  * `served_by` and `refused` say (forwarded and passed-through requests are
  * then not told apart from plain ones).
  *
- * **Tokens saved (an estimate, a lower bound).** An answer the package served
- * is an upstream request not made. What it would have cost is not known;
- * what is known is that the skipped request would have resent at least the
- * whole prompt of the episode's latest upstream request before it (a
- * conversation only grows). So each served answer counts that request's
- * prompt tokens (`input_tokens` as the upstream reported them: Anthropic's
- * leave out cache reads and writes); an answer served before the episode's
- * first upstream request has no such figure and is counted apart
- * (`not_estimated`), never guessed; output tokens are not estimated. What
+ * **Tokens saved (an estimate, given as bounds).** An answer the package
+ * served is an upstream request not made (exact). What that request would
+ * have cost is not known, but it is bounded: a conversation only grows, so
+ * the skipped request would have resent at least the whole prompt of the
+ * episode's latest upstream request before it, and at most what the
+ * episode's next upstream request after it sent (that one holds the skipped
+ * request's messages plus the served calls and their results). So each
+ * served answer adds that earlier request's prompt tokens to the lower
+ * bound (0 when there was none: a package's lookups often come first) and
+ * the later one's to the upper bound (none when no upstream request came
+ * after it: the upper bound is then unknown). Prompt tokens are
+ * `input_tokens` as the upstream reported them (Anthropic's leave out cache
+ * reads and writes, on both bounds). Output tokens are not estimated. What
  * refused answers cost (their tokens, as charged) is shown beside it, not
- * netted out.
+ * netted out; a give-up saved no request.
  *
  * @module
  */
@@ -76,14 +80,24 @@ export interface PassThrough {
   reason: string;
 }
 
-/** Prompt tokens saved by served answers: an estimate, a lower bound. */
+/**
+ * Prompt tokens saved by served answers: an estimate, given as bounds (see
+ * the module).
+ */
 export interface TokensSaved {
-  /** Sum over estimated answers of the prompt tokens of the episode's latest upstream request before each. */
+  /** Served answers that saved an upstream request (give-ups excluded). */
+  requests: number;
+  /** Lower bound: over them, the prompt tokens of the episode's latest upstream request before each (0 when none). */
   prompt_at_least: number;
-  /** Served answers with an estimate. */
-  estimated: number;
-  /** Served answers before any upstream request of the episode (no estimate). */
-  not_estimated: number;
+  /**
+   * Upper bound: over them, the prompt tokens of the episode's first
+   * upstream request after each; null when one has none after it.
+   */
+  prompt_at_most: number | null;
+  /** Of them, those with no upstream request before them (counted 0 in the lower bound). */
+  no_request_before: number;
+  /** Of them, those with no upstream request after them (no upper bound). */
+  no_request_after: number;
 }
 
 /** What a package did in one episode. */
@@ -157,7 +171,15 @@ export class PackageActivityTracker {
     refused_answers: 0,
     refused_tokens: { input: 0, output: 0 },
   };
-  #saved: TokensSaved = { prompt_at_least: 0, estimated: 0, not_estimated: 0 };
+  #saved: TokensSaved = {
+    requests: 0,
+    prompt_at_least: 0,
+    prompt_at_most: 0,
+    no_request_before: 0,
+    no_request_after: 0,
+  };
+  /** Served answers since the last upstream request (their upper bound is the next one's prompt). */
+  #awaitingNext = 0;
   /** The outcome each request was recorded with, by its event id. */
   #outcomeOf = new Map<string, PackageOutcome>();
   /** Calls the package answered, waiting for their `tool.call.started`. */
@@ -213,9 +235,7 @@ export class PackageActivityTracker {
           reason: String(r?.reason ?? ""),
         });
       }
-      if (typeof usage?.input_tokens === "number") {
-        this.#lastPrompt = usage.input_tokens;
-      }
+      this.#upstreamPrompt(usage);
       return;
     }
     if (by !== null) {
@@ -225,9 +245,17 @@ export class PackageActivityTracker {
     // An upstream answer: a model call the upstream charged.
     if (p.response === null || p.response === undefined) return;
     if (p.source === GATEWAY) this.#upstream.answers++;
-    if (typeof usage?.input_tokens === "number") {
-      this.#lastPrompt = usage.input_tokens;
+    this.#upstreamPrompt(usage);
+  }
+
+  /** An upstream request's prompt: the served answers before it are bounded above by it. */
+  #upstreamPrompt(usage: Usage | null): void {
+    if (typeof usage?.input_tokens !== "number") return;
+    this.#lastPrompt = usage.input_tokens;
+    if (this.#awaitingNext > 0 && this.#saved.prompt_at_most !== null) {
+      this.#saved.prompt_at_most += this.#awaitingNext * usage.input_tokens;
     }
+    this.#awaitingNext = 0;
   }
 
   #servedAnswer(ev: TraceEvent, p: Record<string, unknown>, by: string) {
@@ -261,16 +289,20 @@ export class PackageActivityTracker {
     });
     // A give-up follows refused upstream answers: it saved no request.
     if (gaveUp) return;
-    if (this.#lastPrompt === null) this.#saved.not_estimated++;
-    else {
-      this.#saved.prompt_at_least += this.#lastPrompt;
-      this.#saved.estimated++;
-    }
+    this.#saved.requests++;
+    this.#awaitingNext++;
+    if (this.#lastPrompt === null) this.#saved.no_request_before++;
+    else this.#saved.prompt_at_least += this.#lastPrompt;
   }
 
   /** What the package did, or null when no package took part. */
   result(): EpisodePackageActivity | null {
     if (!this.#any) return null;
+    const saved = { ...this.#saved };
+    if (this.#awaitingNext > 0) {
+      saved.no_request_after = this.#awaitingNext;
+      saved.prompt_at_most = null;
+    }
     return {
       packages: [...this.#packages].sort(),
       requests: { ...this.#requests },
@@ -278,7 +310,7 @@ export class PackageActivityTracker {
       refused: this.#refused,
       passed_through: this.#passed,
       upstream: this.#upstream,
-      tokens_saved: this.#saved,
+      tokens_saved: saved,
     };
   }
 }
@@ -336,7 +368,13 @@ export function packageTotals(
         refused_answers: 0,
         refused_tokens: { input: 0, output: 0 },
       },
-      tokens_saved: { prompt_at_least: 0, estimated: 0, not_estimated: 0 },
+      tokens_saved: {
+        requests: 0,
+        prompt_at_least: 0,
+        prompt_at_most: 0,
+        no_request_before: 0,
+        no_request_after: 0,
+      },
     };
     t.episodes++;
     for (const p of a.packages) packages.add(p);
@@ -348,9 +386,14 @@ export function packageTotals(
     t.upstream.refused_answers += a.upstream.refused_answers;
     t.upstream.refused_tokens.input += a.upstream.refused_tokens.input;
     t.upstream.refused_tokens.output += a.upstream.refused_tokens.output;
-    t.tokens_saved.prompt_at_least += a.tokens_saved.prompt_at_least;
-    t.tokens_saved.estimated += a.tokens_saved.estimated;
-    t.tokens_saved.not_estimated += a.tokens_saved.not_estimated;
+    const s = t.tokens_saved, e = a.tokens_saved;
+    s.requests += e.requests;
+    s.prompt_at_least += e.prompt_at_least;
+    s.prompt_at_most = s.prompt_at_most === null || e.prompt_at_most === null
+      ? null
+      : s.prompt_at_most + e.prompt_at_most;
+    s.no_request_before += e.no_request_before;
+    s.no_request_after += e.no_request_after;
   }
   if (t) t.packages = [...packages].sort();
   return t;
@@ -365,29 +408,32 @@ function plural(count: number, one: string, many = `${one}s`): string {
 }
 
 /**
- * The tokens-saved line: an estimate, a lower bound, with what it leaves out.
+ * The tokens-saved line: the exact count of upstream requests not made, and
+ * the estimate of their prompt tokens as bounds, saying what each rests on.
  *
  * @param s The estimate.
  * @returns Text.
  */
 export function tokensSavedText(s: TokensSaved): string {
-  const served = s.estimated + s.not_estimated;
-  if (served === 0) return "no answer served, no upstream request saved";
-  const of = s.not_estimated ? ` of ${n(served)}` : "";
-  const est = s.estimated
-    ? `saved at least ${n(s.prompt_at_least)} prompt tokens (an estimate: for ${
-      n(s.estimated)
-    }${of}, the prompt of the episode's latest upstream request before it${
-      s.not_estimated
-        ? `; ${n(s.not_estimated)} came before any upstream request and ${
-          s.not_estimated === 1 ? "is" : "are"
-        } not estimated`
-        : ""
-    })`
-    : `prompt tokens saved not estimated (${
-      served === 1 ? "it" : "each"
-    } came before any upstream request of its episode)`;
+  if (s.requests === 0) return "no answer served, no upstream request saved";
+  const range = s.prompt_at_most === null
+    ? `at least ${n(s.prompt_at_least)}`
+    : `${n(s.prompt_at_least)} to ${n(s.prompt_at_most)}`;
+  const notes = [
+    s.no_request_before
+      ? `${n(s.no_request_before)} had no upstream request before ${
+        s.no_request_before === 1 ? "it" : "them"
+      } (counted 0)`
+      : "",
+    s.no_request_after
+      ? `${n(s.no_request_after)} had none after ${
+        s.no_request_after === 1 ? "it" : "them"
+      } (no upper figure)`
+      : "",
+  ].filter(Boolean);
   return `${
-    plural(served, "answer")
-  } served without an upstream request; ${est}`;
+    plural(s.requests, "upstream request")
+  } not made; prompt tokens saved: ${range} (an estimate: each skipped request would have resent at least the prompt of its episode's upstream request before it and at most that of the one after it${
+    notes.length ? `; ${notes.join(", ")}` : ""
+  })`;
 }

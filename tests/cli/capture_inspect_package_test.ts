@@ -90,12 +90,15 @@ Deno.test("capture inspect --json and text: served answers, refused calls with a
   assertEquals(a.upstream.answers, 3);
   assertEquals(a.upstream.refused_answers, 1);
   assertEquals(a.upstream.refused_tokens, { input: 900, output: 30 });
-  // The first lookup came before any upstream request: not estimated. The
-  // second counts the prompt of the upstream request before it (1000).
+  // The first lookup came before any upstream request (lower bound 0) and
+  // before the refused one (900); the second after the answer that passed
+  // (1000) and before the request that passed through (1500).
   assertEquals(a.tokens_saved, {
+    requests: 2,
     prompt_at_least: 1000,
-    estimated: 1,
-    not_estimated: 1,
+    prompt_at_most: 2400,
+    no_request_before: 1,
+    no_request_after: 0,
   });
   assertEquals(
     (byId.get("ep_plain") as { package?: unknown }).package,
@@ -125,8 +128,9 @@ Deno.test("capture inspect --json and text: served answers, refused calls with a
   );
   assertOk(t.includes(`passed    #`) && t.includes(PASS_REASON), t);
   assertOk(
-    /saved at least 1,000 prompt tokens \(an estimate: for 1 of 2, the prompt of the episode's latest upstream request before it; 1 came before any upstream request and is not estimated\)/
-      .test(t),
+    t.includes(
+      "2 upstream requests not made; prompt tokens saved: 1,000 to 2,400 (an estimate: each skipped request would have resent at least the prompt of its episode's upstream request before it and at most that of the one after it; 1 had no upstream request before it (counted 0))",
+    ),
     t,
   );
   assertOk(/refused answers cost 900 in \/ 30 out tokens/.test(t), t);

@@ -195,6 +195,18 @@ Deno.test({
       assertEquals(refused[0].tool, "cancel_pending_order");
       assertEquals(refused[0].arguments, OUTSIDE);
       assertOk(refused[0].reason.length > 0);
+      // The served lookups came before any upstream request (lower bound 0);
+      // the next upstream request is the one whose answer was refused.
+      const saved = inspection.package.tokens_saved;
+      const refusedPrompt = inspection.package.upstream.refused_tokens.input;
+      assertOk(refusedPrompt > 0);
+      assertEquals(saved, {
+        requests: served,
+        prompt_at_least: 0,
+        prompt_at_most: served * refusedPrompt,
+        no_request_before: served,
+        no_request_after: 0,
+      });
       // Every exchange under the package says what became of it
       // (`model.requested.payload.package`): the pass-through and why.
       const r = inspection.package.requests;

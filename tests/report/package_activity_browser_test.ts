@@ -77,7 +77,7 @@ Deno.test({
     assertOk(
       dom.includes(
         html(
-          "saved at least 1,000 prompt tokens (an estimate: for 1 of 2, the prompt of the episode's latest upstream request before it; 1 came before any upstream request and is not estimated)",
+          "2 upstream requests not made; prompt tokens saved: 1,000 to 2,400 (an estimate: each skipped request would have resent at least the prompt of its episode's upstream request before it and at most that of the one after it; 1 had no upstream request before it (counted 0))",
         ),
       ),
       "the estimate, labelled",
