@@ -8,10 +8,8 @@
  */
 import { HarnessStore } from "../store/store.ts";
 import { isStoreLocked, readLockOwner } from "../store/lock.ts";
-import {
-  CaptureCoordinator,
-  EpisodeNotFoundError,
-} from "../control/coordinator.ts";
+import { CaptureCoordinator } from "../control/coordinator.ts";
+import { serverCaughtUp } from "../control/server_caught_up.ts";
 import { HttpTraceSink } from "../gateway/event_sink.ts";
 import { CaptureNotFoundError } from "../store/inspect.ts";
 import { formatInspection } from "./format_capture.ts";
@@ -63,12 +61,19 @@ export async function captureControl(a: CaptureArgs, io: Io): Promise<number> {
     if (url) http = new HttpTraceSink(url, { token: a.token });
     const coord = new CaptureCoordinator(
       store,
-      http ? { sinkFor: () => http! } : {},
+      url
+        ? {
+          sinkFor: () => http!,
+          caughtUp: () => serverCaughtUp(url, { token: a.token }),
+        }
+        : {},
     );
-    return await runCaptureCommand(a, io, coord, {
-      confirm: (what) => confirmRecorded(http, url, what),
-      caughtUp: () => url ? serverCaughtUp(url, a.token) : Promise.resolve(),
-    });
+    return await runCaptureCommand(
+      a,
+      io,
+      coord,
+      (what) => confirmRecorded(http, url, what),
+    );
   } finally {
     await http?.flush();
     store.close();
@@ -91,7 +96,7 @@ async function inspectCommand(a: CaptureArgs, io: Io): Promise<number> {
   }
   if (!isDirectory(a.root)) throw new CaptureNotFoundError(id, a.root);
   const url = isStoreLocked(a.root) ? readLockOwner(a.root)?.url : undefined;
-  if (url) await serverCaughtUp(url, a.token);
+  if (url) await serverCaughtUp(url, { token: a.token });
   using store = openForRead(a.root);
   for (const f of store.findings) io.err(`harness: ${f.message}`);
   const inspection = await new CaptureCoordinator(store).inspect(id);
@@ -139,79 +144,20 @@ async function confirmRecorded(
 }
 
 /**
- * Let the ingest server that owns the store catch up before a read is
- * trusted: the model gateway records an exchange just after its answer,
- * so an episode a client heard of a moment ago may still be in its queue
- * (`/health` `model_gateway.queued`); then `GET /captures` flushes the
- * server's index, which this process reads. Bounded (5 s): a server that
- * does not settle leaves the reading as it is.
- *
- * @param url The server's URL.
- * @param token Its bearer token, if any.
- */
-async function serverCaughtUp(url: string, token?: string): Promise<void> {
-  const headers: Record<string, string> = token
-    ? { authorization: `Bearer ${token}` }
-    : {};
-  const deadline = Date.now() + 5_000;
-  try {
-    while (Date.now() < deadline) {
-      const res = await fetch(`${url}/health`, { headers });
-      if (!res.ok) {
-        await res.body?.cancel();
-        break;
-      }
-      const h = await res.json() as { model_gateway?: { queued?: number } };
-      if (!(Number(h.model_gateway?.queued) > 0)) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const res = await fetch(`${url}/captures`, { headers });
-    await res.body?.cancel();
-  } catch { /* the write that follows says what is wrong */ }
-}
-
-/**
- * Whether the capture or the episode is unknown to this reading of the
- * store (the first exchange of a capture creates it, so both can lag).
- */
-function unknownYet(
-  coord: CaptureCoordinator,
-  captureId: string,
-  episodeId: string,
-): boolean {
-  try {
-    return coord.outcomeProblem(captureId, episodeId) instanceof
-      EpisodeNotFoundError;
-  } catch (err) {
-    if (err instanceof CaptureNotFoundError) return true;
-    throw err;
-  }
-}
-
-/** What the sub-commands need of the server, when one owns the store. */
-interface ServerWaits {
-  /** Waits for the server to acknowledge a write. */
-  confirm: (what: string) => Promise<void>;
-  /** Waits for the server to record what it has answered and index it. */
-  caughtUp: () => Promise<void>;
-}
-
-/**
  * The sub-command switch, over an open coordinator.
  *
  * @param a Arguments.
  * @param io Output.
  * @param coord The coordinator.
- * @param server Waits on the server that owns the store (none without one).
+ * @param confirm Waits for the server to acknowledge a write.
  * @returns Exit code.
  */
 async function runCaptureCommand(
   a: CaptureArgs,
   io: Io,
   coord: CaptureCoordinator,
-  server: ServerWaits,
+  confirm: (what: string) => Promise<void>,
 ): Promise<number> {
-  const { confirm } = server;
   const out = (data: unknown, text: () => string) =>
     io.out(a.json ? JSON.stringify(data, null, 2) : text());
   const need = (n: number, what: string) => {
@@ -248,8 +194,7 @@ async function runCaptureCommand(
       }
       // An episode the capture does not hold is refused, nothing written;
       // one the server has answered but not yet recorded is waited for.
-      if (unknownYet(coord, a.rest[0], a.rest[1])) await server.caughtUp();
-      const ev = coord.markOutcome(a.rest[0], a.rest[1], {
+      const ev = await coord.recordOutcome(a.rest[0], a.rest[1], {
         success: a.success === true,
         ...(a.note !== undefined ? { note: a.note } : {}),
       });

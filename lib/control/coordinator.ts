@@ -46,6 +46,8 @@ import { summarizePackage } from "../package/explain.ts";
 import { join } from "node:path";
 import { CaptureFinishedError } from "../store/sink.ts";
 import { closestIds } from "./closest_ids.ts";
+import { serverCaughtUp } from "./server_caught_up.ts";
+import { readLockOwner } from "../store/lock.ts";
 
 /** A capture with this id already exists. */
 export class CaptureExistsError extends Error {
@@ -117,6 +119,14 @@ export interface CaptureCoordinatorOptions {
   now?: () => Date;
   /** Host tool name → logical id, for lineage. */
   canonical?: Record<string, string> | null;
+  /**
+   * Lets the writer that owns the store record and index what it has
+   * acknowledged, before {@linkcode CaptureCoordinator.recordOutcome}
+   * refuses an episode it does not see yet. By default, on a read-only
+   * store whose lock names a server: {@linkcode serverCaughtUp} without a
+   * token.
+   */
+  caughtUp?: () => Promise<void>;
 }
 
 /** Options of {@linkcode CaptureCoordinator.startCapture}. */
@@ -287,6 +297,44 @@ export class CaptureCoordinator {
     return known.includes(episodeId) && episodeId !== CAPTURE_EPISODE
       ? null
       : new EpisodeNotFoundError(captureId, episodeId, known);
+  }
+
+  /**
+   * {@linkcode CaptureCoordinator.markOutcome}, after letting the server
+   * that owns the store catch up when the capture or the episode is not
+   * there yet (the model gateway records an exchange just after answering
+   * it, so a client may name an episode a moment before it is stored).
+   *
+   * @param captureId The capture.
+   * @param episodeId The episode.
+   * @param options Success flag, outcome object, note.
+   * @returns The event recorded.
+   * @throws {CaptureNotFoundError} For an unknown capture.
+   * @throws {CaptureFinishedError} For a finished capture.
+   * @throws {EpisodeNotFoundError} For an episode the capture does not hold.
+   */
+  async recordOutcome(
+    captureId: string,
+    episodeId: string,
+    options: OutcomeOptions,
+  ): Promise<UnsealedEvent> {
+    let unknown: boolean;
+    try {
+      unknown = this.outcomeProblem(captureId, episodeId) instanceof
+        EpisodeNotFoundError;
+    } catch (err) {
+      if (!(err instanceof CaptureNotFoundError)) throw err;
+      unknown = true;
+    }
+    if (unknown) await this.#caughtUp();
+    return this.markOutcome(captureId, episodeId, options);
+  }
+
+  #caughtUp(): Promise<void> {
+    if (this.#options.caughtUp) return this.#options.caughtUp();
+    if (!this.store.readOnly) return Promise.resolve();
+    const url = readLockOwner(this.store.root)?.url;
+    return url ? serverCaughtUp(url) : Promise.resolve();
   }
 
   /**

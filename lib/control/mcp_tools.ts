@@ -97,8 +97,8 @@ export function controlTools(
         outcome: z.record(z.string(), z.unknown()).optional(),
       },
       output: { recorded: z.boolean(), event_id: z.string() },
-      run: (a) => {
-        const ev = c.markOutcome(
+      run: async (a) => {
+        const ev = await c.recordOutcome(
           a.capture_id as string,
           a.episode_id as string,
           {
@@ -107,11 +107,11 @@ export function controlTools(
             note: a.note as string | undefined,
           },
         );
-        return Promise.resolve({
+        return {
           recorded: true,
           event_id: ev.event_id,
           ...ev.payload,
-        });
+        };
       },
     },
     {

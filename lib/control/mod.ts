@@ -38,6 +38,7 @@ export {
   type LineageReport,
 } from "./lineage_report.ts";
 export { CONTROL_TOOL_NAMES } from "./mcp_tools.ts";
+export { type CaughtUpOptions, serverCaughtUp } from "./server_caught_up.ts";
 export {
   type EpisodePackageActivity,
   packageActivity,
