@@ -35,7 +35,8 @@ Usage:
   --episode     episode id (default: ep_proxy)
   --server      the upstream's name, the namespace of its tools (default: upstream)
   --root        store root (default: $HARNESS_ROOT, else ./.harness)
-  --timeout-ms  time-out of one upstream call (default: 60000)
+  --timeout-ms  time-out of one upstream call (default: 60000); starting the upstream gets 60000 or this,
+                whichever is longer
   --json        what it prints on stderr as JSON lines: {"status":"recording",…}, then {"status":"finished",…}
                 (or {"ok":false,"error",…}); stdout is the MCP protocol's
 
