@@ -11,7 +11,7 @@ import { runMain } from "../_cli.ts";
 import { tempDir } from "../_helpers.ts";
 import { startServe } from "./_serve_process.ts";
 
-const GATEWAY_DONE = /ANTHROPIC_BASE_URL=\S+ → \S+\n(  note: .*\n)?/;
+const GATEWAY_DONE = /ANTHROPIC_BASE_URL=\S+ → \S+\n/;
 
 Deno.test("serve's start-up names the upstream's whole base URL, path included, and notes an OpenAI upstream without a path", async () => {
   await using dir = await tempDir();
