@@ -16,10 +16,46 @@ export class RouteNotFoundError extends Error {
    * @param path The path, without the query.
    */
   constructor(path: string) {
-    super(`No route ${path}`);
+    super(`No route ${path}` + baseUrlHint(path));
     this.name = "RouteNotFoundError";
     this.path = path;
   }
+}
+
+/** The model API's paths as the SDKs append them to a base URL. */
+const MODEL_API_PATHS =
+  /^(\/p\/[^/]+)?\/(chat\/completions|completions|responses|embeddings|models|messages|messages\/count_tokens)(\/.*)?$/;
+
+/**
+ * What to say of a path a model API client sent to a base URL without
+ * `/v1` (`OPENAI_BASE_URL=http://127.0.0.1:8848` sends `/chat/completions`):
+ * the path it meant, and the base URL to set.
+ *
+ * @param path The path asked for.
+ * @returns The hint (starting with ": "), or "" for another path.
+ *
+ * @example
+ * ```ts
+ * import { baseUrlHint } from "./refusals.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(
+ *   baseUrlHint("/chat/completions"),
+ *   ": did you mean /v1/chat/completions? The OpenAI SDKs' base URL ends with /v1: set OPENAI_BASE_URL (or base_url) to this server's URL followed by /v1",
+ * );
+ * equal(baseUrlHint("/health"), "");
+ * ```
+ */
+export function baseUrlHint(path: string): string {
+  const m = MODEL_API_PATHS.exec(path);
+  if (!m) return "";
+  const prefix = m[1] ?? "";
+  const meant = `${prefix}/v1/${m[2]}${m[3] ?? ""}`;
+  if (m[2].startsWith("messages")) {
+    return `: did you mean ${meant}? The Anthropic SDKs add /v1 themselves: set ANTHROPIC_BASE_URL to this server's URL${
+      prefix ? ` followed by ${prefix}` : ""
+    }, without /v1`;
+  }
+  return `: did you mean ${meant}? The OpenAI SDKs' base URL ends with /v1: set OPENAI_BASE_URL (or base_url) to this server's URL followed by ${prefix}/v1`;
 }
 
 /** The path has routes, none for this method (405 with `Allow`). */
