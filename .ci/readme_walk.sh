@@ -210,12 +210,15 @@ step 'deno task ingest capture start --label "my run"' \
   "deno task ingest capture start --id gw_walk --label 'an agent through the gateway'"
 readme "export OPENAI_BASE_URL=http://127.0.0.1:8848/v1"
 readme "OPENAI_API_KEY=sk-local"
-# agent FIRST LAST OUT: one conversation per order, its answers to OUT.
+# agent BASE FIRST LAST OUT: one conversation per order, its answers to OUT.
 agent() {
-  also "the agent, orders $1..$2" \
-    "cd '$AGENT' && OPENAI_BASE_URL=$URL/v1 OPENAI_API_KEY=sk-local node agent.mjs $1 $2 > '$WORK/$3'"
+  also "the agent, orders $2..$3" \
+    "cd '$AGENT' && OPENAI_BASE_URL=$1 OPENAI_API_KEY=sk-local node agent.mjs $2 $3 > '$WORK/$4'"
 }
-agent 1 10 recorded.txt
+# What serve printed for the OpenAI SDKs (the README shows those lines).
+grep -qF "  OPENAI_BASE_URL=$URL/v1 → $HARNESS_UPSTREAM_OPENAI" "$WORK/serve.log" ||
+  fail "serve did not print OPENAI_BASE_URL=$URL/v1 → $HARNESS_UPSTREAM_OPENAI: $(cat "$WORK/serve.log")"
+agent "$URL/v1" 1 10 recorded.txt
 EPISODES=$(deno task -q ingest capture inspect gw_walk --json |
   node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).episodes.filter(e=>e.episode_id.startsWith("gw_")).length))')
 echo "walk:   the agent's 10 conversations are $EPISODES episodes"
@@ -223,7 +226,8 @@ echo "walk:   the agent's 10 conversations are $EPISODES episodes"
 step "deno task ingest status | stop" "deno task ingest stop"
 wait "$SERVER_PID" 2>/dev/null
 SERVER_PID=""
-node -e 'require("fs").writeFileSync("agent_effects.json",JSON.stringify({get_order_details:"read",get_user_details:"read"}))'
+readme '{ "get_order_details": "read", "cancel_pending_order": "destructive" }'
+echo '{ "get_order_details": "read", "get_user_details": "read" }' >agent_effects.json
 step "deno task compile --capture <id> --out out --form agent --effects effects.json" \
   "deno task compile --capture gw_walk --out agent_out --form agent --effects agent_effects.json"
 
@@ -231,15 +235,19 @@ step "deno task compile --capture <id> --out out --form agent --effects effects.
 # fewer requests reaching the model.
 serve --port "$PORT"
 before=$(upstream_requests)
-agent 11 16 plain.txt
+agent "$URL/v1" 11 16 plain.txt
 without=$(( $(upstream_requests) - before ))
 step "deno task ingest status | stop" "deno task ingest stop"
 wait "$SERVER_PID" 2>/dev/null
 SERVER_PID=""
-readme "deno task serve --package out/behavior.package.json"
-serve --port "$PORT" --package agent_out/behavior.package.json
+readme "deno task serve --package out/behavior.package.json   # or --package NAME=FILE at /p/NAME/v1"
+serve --port "$PORT" --package desk=agent_out/behavior.package.json
+# The package's base URL as serve printed it.
+SERVED=$(sed -nE 's/.*serving package desk@sha256:[0-9a-f]+: OPENAI_BASE_URL=([^,]+), ANTHROPIC_BASE_URL=(.*)$/\1 \2/p' "$WORK/serve.log")
+[ "$SERVED" = "$URL/p/desk/v1 $URL/p/desk" ] ||
+  fail "serve did not print the package's base URLs ($URL/p/desk/v1, $URL/p/desk): $(cat "$WORK/serve.log")"
 before=$(upstream_requests)
-agent 11 16 served.txt
+agent "${SERVED%% *}" 11 16 served.txt
 with=$(( $(upstream_requests) - before ))
 step "deno task ingest status | stop" "deno task ingest stop"
 wait "$SERVER_PID" 2>/dev/null
