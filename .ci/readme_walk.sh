@@ -112,6 +112,16 @@ serve() {
   fail "deno task serve did not answer at $URL"
 }
 
+# printed PATTERN: wait (10 s at most) until serve's output has a line with
+# PATTERN (its start-up lines follow the moment /health answers).
+printed() {
+  for _ in $(seq 1 100); do
+    grep -qF -- "$1" "$WORK/serve.log" && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 # --- Quick start ---------------------------------------------------------
 step "npx -y deno@2.9.6 task demo"
 # (npx -y deno@2.9.6 task ok is the gate .ci/run runs; not repeated here.)
@@ -216,7 +226,7 @@ agent() {
     "cd '$AGENT' && OPENAI_BASE_URL=$1 OPENAI_API_KEY=sk-local node agent.mjs $2 $3 > '$WORK/$4'"
 }
 # What serve printed for the OpenAI SDKs (the README shows those lines).
-grep -qF "  OPENAI_BASE_URL=$URL/v1 → $HARNESS_UPSTREAM_OPENAI" "$WORK/serve.log" ||
+printed "  OPENAI_BASE_URL=$URL/v1 → $HARNESS_UPSTREAM_OPENAI" ||
   fail "serve did not print OPENAI_BASE_URL=$URL/v1 → $HARNESS_UPSTREAM_OPENAI: $(cat "$WORK/serve.log")"
 agent "$URL/v1" 1 10 recorded.txt
 EPISODES=$(deno task -q ingest capture inspect gw_walk --json |
@@ -243,6 +253,7 @@ SERVER_PID=""
 readme "deno task serve --package out/behavior.package.json   # or --package NAME=FILE at /p/NAME/v1"
 serve --port "$PORT" --package desk=agent_out/behavior.package.json
 # The package's base URL as serve printed it.
+printed "serving package desk@" || fail "serve did not name the package: $(cat "$WORK/serve.log")"
 SERVED=$(sed -nE 's/.*serving package desk@sha256:[0-9a-f]+: OPENAI_BASE_URL=([^,]+), ANTHROPIC_BASE_URL=(.*)$/\1 \2/p' "$WORK/serve.log")
 [ "$SERVED" = "$URL/p/desk/v1 $URL/p/desk" ] ||
   fail "serve did not print the package's base URLs ($URL/p/desk/v1, $URL/p/desk): $(cat "$WORK/serve.log")"
