@@ -253,8 +253,8 @@ SERVER_PID=""
 readme "deno task serve --package out/behavior.package.json   # or --package NAME=FILE at /p/NAME/v1"
 serve --port "$PORT" --package desk=agent_out/behavior.package.json
 # The package's base URL as serve printed it.
-printed "serving package desk@" || fail "serve did not name the package: $(cat "$WORK/serve.log")"
-SERVED=$(sed -nE 's/.*serving package desk@sha256:[0-9a-f]+: OPENAI_BASE_URL=([^,]+), ANTHROPIC_BASE_URL=(.*)$/\1 \2/p' "$WORK/serve.log")
+printed "/p/desk/v1" || fail "serve did not name the package's URL: $(cat "$WORK/serve.log")"
+SERVED=$(sed -nE 's/.*serving package behavior@sha256:[0-9a-f]+: OPENAI_BASE_URL=([^,]+), ANTHROPIC_BASE_URL=(.*)$/\1 \2/p' "$WORK/serve.log")
 [ "$SERVED" = "$URL/p/desk/v1 $URL/p/desk" ] ||
   fail "serve did not print the package's base URLs ($URL/p/desk/v1, $URL/p/desk): $(cat "$WORK/serve.log")"
 before=$(upstream_requests)
