@@ -1,7 +1,8 @@
 // The README walk's agent: an unmodified agent on the official `openai` npm
 // client, as a user writes one. It reads OPENAI_BASE_URL and OPENAI_API_KEY
 // like any OpenAI SDK program, sends no header of harness's, and runs its
-// own tools. node agent.mjs FIRST LAST: one conversation per order FIRST..LAST.
+// own tools. node agent.mjs FIRST LAST: one conversation per order FIRST..LAST,
+// each opening with the same greeting.
 import OpenAI from "openai";
 
 const ORDERS = {};
@@ -62,10 +63,13 @@ function run(name, args) {
   return { error: `no tool ${name}` };
 }
 
+// Every conversation opens alike (the same greeting), as a support chat
+// does; the order id comes in the user's second message.
+const GREETING = "Hi, I need help with an order.";
 const ASKS = [
-  (id) => `Hi, where is my order ${id}?`,
-  (id) => `Can you check order ${id} for me please`,
-  (id) => `What's the status of ${id}? Thanks`,
+  (id) => `It's ${id}, where is it?`,
+  (id) => `Order ${id}. Can you check it for me please`,
+  (id) => `${id} - what's its status? Thanks`,
 ];
 
 const client = new OpenAI({ maxRetries: 0 });
@@ -76,8 +80,9 @@ for (let n = first; n <= last; n++) {
       role: "system",
       content: "You are the order desk's assistant. Use the tools to answer.",
     },
-    { role: "user", content: ASKS[n % ASKS.length](ids[n]) },
+    { role: "user", content: GREETING },
   ];
+  let asked = false;
   for (let turn = 0; turn < 8; turn++) {
     const r = await client.chat.completions.create({
       model: "desk-model",
@@ -86,17 +91,22 @@ for (let n = first; n <= last; n++) {
     });
     const m = r.choices[0].message;
     messages.push(m);
-    if (!m.tool_calls?.length) {
+    if (m.tool_calls?.length) {
+      for (const c of m.tool_calls) {
+        const result = run(c.function.name, JSON.parse(c.function.arguments));
+        messages.push({
+          role: "tool",
+          tool_call_id: c.id,
+          content: JSON.stringify(result),
+        });
+      }
+    } else if (!asked) {
+      // The assistant asked which order: the user says.
+      messages.push({ role: "user", content: ASKS[n % ASKS.length](ids[n]) });
+      asked = true;
+    } else {
       console.log(`${ids[n]}: ${m.content}`);
       break;
-    }
-    for (const c of m.tool_calls) {
-      const result = run(c.function.name, JSON.parse(c.function.arguments));
-      messages.push({
-        role: "tool",
-        tool_call_id: c.id,
-        content: JSON.stringify(result),
-      });
     }
   }
 }
