@@ -160,6 +160,19 @@ export function invokedAs(
 }
 
 /**
+ * `INIT_CWD` when the entry is this process's program (a `deno task` ran
+ * it), else undefined (the entry called in-process, from a test or a
+ * script, which a task may have started for another program).
+ */
+function taskCwd(program: string): string | undefined {
+  let main = "";
+  try {
+    main = new URL(Deno.mainModule).pathname;
+  } catch { /* no main module */ }
+  return main.endsWith(`/${program}`) ? grantedEnv("INIT_CWD") : undefined;
+}
+
+/**
  * A usage error's text: `harness: MESSAGE`, then the help of the command
  * typed ({@linkcode usageHelp}), with the program named as the user called
  * it (`deno task serve …` rather than `ingest.ts serve …`).
@@ -168,7 +181,8 @@ export function invokedAs(
  * @param o `usage`: the entry's usage text; `program`: the entry
  *   (`ingest.ts`); `words`: the command's words, or the arguments (their
  *   leading words are taken); `initCwd`: `INIT_CWD` (by default as this
- *   process may read it); `prefix`: what the message starts with
+ *   process may read it, when the entry is its program); `prefix`: what the
+ *   message starts with
  *   (`harness`).
  * @returns The text for stderr.
  */
@@ -186,7 +200,7 @@ export function usageErrorText(
   const help = usageHelp(o.usage, { program: o.program, words });
   const called = invokedAs(o.program, {
     word: words[0],
-    initCwd: "initCwd" in o ? o.initCwd : grantedEnv("INIT_CWD"),
+    initCwd: "initCwd" in o ? o.initCwd : taskCwd(o.program),
   });
   const escaped = o.program.replace(".", "\\.");
   // `ingest.ts serve` is `deno task serve`; `ingest.ts capture` is
