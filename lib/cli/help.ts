@@ -182,8 +182,7 @@ function taskCwd(program: string): string | undefined {
  *   (`ingest.ts`); `words`: the command's words, or the arguments (their
  *   leading words are taken); `initCwd`: `INIT_CWD` (by default as this
  *   process may read it, when the entry is its program); `prefix`: what the
- *   message starts with
- *   (`harness`).
+ *   message starts with (`harness`).
  * @returns The text for stderr.
  */
 export function usageErrorText(
