@@ -17,6 +17,7 @@
 import { grantedEnv } from "./lib/cli/env.ts";
 import { parseArgs } from "node:util";
 import { errorText } from "./lib/cli/help.ts";
+import { closestWord } from "./lib/cli/did_you_mean.ts";
 import { resolveRoot } from "./lib/cli/root.ts";
 import { readActiveCapture } from "./lib/store/active_capture.ts";
 import { openRecordingSink } from "./lib/gateway/open_sink.ts";
@@ -45,6 +46,18 @@ a JSON-RPC error; closing stdin (or SIGTERM, SIGINT, SIGHUP) stops the upstream 
 
 const env = grantedEnv;
 
+const FLAGS = ["capture", "episode", "server", "root", "timeout-ms", "json"];
+
+/** An unknown flag with the flag it most likely meant. */
+function flagError(message: string): string {
+  const typed = /^Unknown option '(--?[^']+)'/.exec(message)?.[1];
+  if (!typed) return message;
+  const meant = closestWord(typed.replace(/^-+/, ""), FLAGS);
+  return `unknown flag ${typed}${
+    meant ? `: did you mean --${meant}?` : ""
+  } (the upstream's own flags go after --)`;
+}
+
 /**
  * Run the proxy until its client disconnects.
  *
@@ -70,10 +83,11 @@ export async function main(args: string[]): Promise<number> {
       },
     }).values;
   } catch (err) {
+    const message = flagError((err as Error).message);
     console.error(
       own.includes("--json")
-        ? errorText((err as Error).message, { exitCode: 2, json: true })
-        : `harness proxy: ${(err as Error).message}\n\n${USAGE}`,
+        ? errorText(message, { exitCode: 2, json: true })
+        : `harness proxy: ${message}\n\n${USAGE}`,
     );
     return 2;
   }

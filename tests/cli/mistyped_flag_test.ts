@@ -54,3 +54,16 @@ Deno.test("deno task ingest capture list --rot: names --root and the task; an un
   assertOk(/Run deno task compile --help/.test(far.err), far.err);
   assertOk(balanced(far.err), far.err);
 });
+
+Deno.test("deno task proxy --capure: 'did you mean --capture?' and where the upstream's flags go", async () => {
+  await using dir = await tempDir();
+  const r = await task(dir.path, ["proxy", "--capure", "x", "--", "echo"]);
+  assertEquals(r.code, 2, r.err);
+  assertOk(
+    r.err.startsWith(
+      "harness proxy: unknown flag --capure: did you mean --capture? (the upstream's own flags go after --)\n",
+    ),
+    r.err,
+  );
+  assertOk(balanced(r.err), r.err);
+});
