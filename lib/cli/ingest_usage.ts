@@ -69,7 +69,8 @@ Usage:
                                              capture uses (--force: the active one too); the server must be stopped
   ingest.ts store prune --older-than 30d [--dry-run] [--json]
                                              retention: delete every capture not written to for that long
-                                             (d, h, m, s), but the active one
+                                             (s, min, h, d, w, mo = 30 days; a bare m is refused), but the
+                                             active one
   ingest.ts store rebuild-index [--json]     rebuild harness.db from the spools
   ingest.ts store push --to postgres://…     ship every capture to the team database (once each)
   ingest.ts db migrate --db postgres://… [--json]
