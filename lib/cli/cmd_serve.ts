@@ -145,6 +145,11 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
   try {
     for (const f of store.findings) io.err(`harness: ${f.message}`);
     const adminKey = crypto.randomUUID();
+    // What this run recorded, by every route (the model gateway and
+    // streamed imports write beside the server's own count).
+    const eventsIn = () =>
+      store.listCaptures().reduce((n, c) => n + c.event_count, 0);
+    const before = eventsIn();
     const replicator = await openReplicator(store, o);
     const streamer = openStreamer(store, o);
     const unobserve = streamer
@@ -194,10 +199,11 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
     await streamer?.close();
     if (streamer) io.out(exportSummary(streamer));
     removePidFile(o.root, Deno.pid);
+    const recorded = Math.max(0, eventsIn() - before);
     io.out(
-      `harness ingest server stopped (${
-        server.stats?.events ?? 0
-      } events recorded)`,
+      `harness ingest server stopped (${recorded} event${
+        recorded === 1 ? "" : "s"
+      } recorded)`,
     );
     return 0;
   } finally {
