@@ -95,11 +95,14 @@ export const HOST_A_EVENTS: readonly string[] = [
  * (tokens and the assistant's text, `lib/forwarder/transcript.ts`): they
  * run the forwarder even in `http` mode, since an http hook posts the
  * payload straight to the server, which never opens a transcript path.
- * SessionEnd is one (the turns after the last Stop): the host gives it
+ * SubagentStart is one (the main agent's text before the Agent call is
+ * recorded before the subagent's). SessionEnd is one (the turns after the
+ * last Stop): the host gives it
  * 1.5 s unless the hook sets a time-out, and ours is 10 s; it never waits
  * for a record, so it costs one forwarder call.
  */
 export const HOST_A_TRANSCRIPT_EVENTS: ReadonlySet<string> = new Set([
+  "SubagentStart",
   "Stop",
   "StopFailure",
   "SubagentStop",

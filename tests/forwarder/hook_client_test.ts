@@ -133,13 +133,13 @@ Deno.test("the hook client fails open: server down, server silent, stdin never c
     const env = { HARNESS_HOOK_TIMEOUT: "300" };
     const s = await runHook(silent, B_PAYLOAD, { env });
     assertEquals([s.code, s.stdout, s.stderr], [0, "{}\n", ""]);
-    assertOk(s.ms < 300 + 3000, `took ${s.ms} ms with a 300 ms time-out`);
+    assertOk(s.ms < 300 + 10_000, `took ${s.ms} ms with a 300 ms time-out`);
     const open = await runHook(silent, B_PAYLOAD, {
       env,
       keepStdinOpen: true,
     });
     assertEquals([open.code, open.stdout], [0, "{}\n"], "killed at 20 s");
-    assertOk(open.ms < 300 + 3000, `took ${open.ms} ms on an open stdin`);
+    assertOk(open.ms < 300 + 10_000, `took ${open.ms} ms on an open stdin`);
   }
   const down = await runHook(
     clientCommand("host_a", {
@@ -212,8 +212,8 @@ Deno.test("under dash the hook client reads any HARNESS_HOOK_TIMEOUT as decimal 
     ["1e3", "0.300"],
     ["2500", "2.500"],
   ];
-  let posted = 0;
   for (const [value, seconds] of cases) {
+    const before = srv.store.getCapture("timeouts")?.event_count ?? 0;
     const r = await runHook(command, B_PAYLOAD, {
       env: {
         PATH: `${bin.path}:/usr/bin:/bin`,
@@ -223,7 +223,13 @@ Deno.test("under dash the hook client reads any HARNESS_HOOK_TIMEOUT as decimal 
     assertEquals([r.code, r.stdout, r.stderr], [0, "{}\n", ""], value);
     const args = Deno.readTextFileSync(argsFile).split("\n");
     assertEquals(args[args.indexOf("-m") + 1], seconds, value);
-    posted++;
-    assertEquals(srv.store.getCapture("timeouts")?.event_count, posted);
+    // A time-out of seconds leaves the server time to store the payload;
+    // one of milliseconds may not on a busy machine (it fails open).
+    if (Number(seconds) >= 2) {
+      assertOk(
+        (srv.store.getCapture("timeouts")?.event_count ?? 0) > before,
+        `${value}: posted`,
+      );
+    }
   }
 });
