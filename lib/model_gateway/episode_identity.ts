@@ -15,8 +15,9 @@
  *    `session_id` in `metadata` (as LiteLLM passes it), OpenRouter's
  *    `session_id` (body).
  *
- * An id that is not a valid episode id (1-128 of `A-Z a-z 0-9 _ . -`)
- * becomes `s_` and 40 hex digits of its SHA-256.
+ * An id that is not a valid episode id (1-128 of `A-Z a-z 0-9 _ . -`), or
+ * is the capture's own `_capture`, becomes `s_` and 40 hex digits of its
+ * SHA-256.
  *
  * With no id, the conversation decides ({@linkcode identify}): a request
  * continues a conversation only when its messages begin with that
@@ -84,7 +85,10 @@ export interface Identity {
  * @returns A valid episode id.
  */
 export function episodeIdOf(raw: string): string {
-  return isValidId(raw) ? raw : `s_${sha256Hex(raw).slice(0, 40)}`;
+  // `_capture` is the capture's own annotations, never a client's episode.
+  return isValidId(raw) && raw !== "_capture"
+    ? raw
+    : `s_${sha256Hex(raw).slice(0, 40)}`;
 }
 
 function text(v: unknown): string | null {
