@@ -361,41 +361,73 @@ Deno.test("gemini wire: parallel function calls without ids, and their results l
   );
 });
 
-Deno.test("gemini wire: a call with the API's own id keeps it, and its response names it", async () => {
+Deno.test("gemini wire: ids a client writes into the calls it sends back (Gemini CLI) or the API gave change nothing", async () => {
   let turn = 0;
   await withModel(
     () =>
       turn++ === 0
         ? {
           json: geminiAnswer({
-            calls: [{ id: "call-7", name: "read_file", args: { path: "x" } }],
+            text: "Reading.",
+            calls: [
+              { name: "read_file", args: { file_path: "x" } },
+              { id: "api-7", name: "read_file", args: { file_path: "y" } },
+            ],
           }),
         }
         : { json: geminiAnswer({ text: "ok" }) },
     async (m) => {
       const ai = client(m);
-      const user: Content = { role: "user", parts: [{ text: "read x" }] };
+      const user: Content = { role: "user", parts: [{ text: "read x and y" }] };
       const first = await ai.models.generateContent({
         model: "m",
         contents: [user],
       });
-      equal(first.functionCalls?.[0].id, "call-7");
+      equal(first.functionCalls?.[1].id, "api-7");
+      const ans = readAnswer(m.answers[0], readRequest(m.requests[0]), false)
+        .res;
+      // Gemini CLI 0.61 sends the model's turn back with an id of its own
+      // in each call that had none, and a thought signature beside it.
+      const model = structuredClone(first.candidates![0].content!);
+      model.parts![1] = {
+        functionCall: {
+          ...model.parts![1].functionCall,
+          id: "read_file_1795_0",
+        },
+        thoughtSignature: "skip_thought_signature_validator",
+      };
       await ai.models.generateContent({
         model: "m",
-        contents: [user, first.candidates![0].content!, {
+        contents: [user, model, {
           role: "user",
-          parts: [{
-            functionResponse: {
-              id: "call-7",
-              name: "read_file",
-              response: { output: "xx" },
+          parts: [
+            {
+              functionResponse: {
+                id: "api-7",
+                name: "read_file",
+                response: { output: "yy" },
+              },
             },
-          }],
+            {
+              functionResponse: {
+                id: "read_file_1795_0",
+                name: "read_file",
+                response: { output: "xx" },
+              },
+            },
+          ],
         }],
       });
       const req2 = readRequest(m.requests[1]);
-      equal(req2.messages[1].tool_calls[0].id, "call-7");
-      equal(req2.messages[2].tool_results[0].id, "call-7");
+      deepEqual(
+        req2.messages[1].tool_calls.map((c) => c.id),
+        ans.tool_calls.map((c) => c.id),
+        "the same ids as the answer's",
+      );
+      deepEqual(req2.messages[2].tool_results.map((r) => [r.id, r.text]), [
+        [ans.tool_calls[1].id, "yy"],
+        [ans.tool_calls[0].id, "xx"],
+      ], "each response to the call whose id it names");
     },
   );
 });
@@ -436,7 +468,8 @@ Deno.test("gemini wire: the writer's answers, whole and streamed, as the SDK and
       );
       const req = readRequest(m.requests[0]);
       const back = readAnswer(m.answers[0], req, false).res;
-      deepEqual(back.tool_calls.map((c) => c.id), calls.map((c) => c.id));
+      deepEqual(back.tool_calls.map((c) => c.name), calls.map((c) => c.name));
+      ok(back.tool_calls.every((c) => c.id.startsWith("gc_1_")));
       const seen: string[] = [];
       for await (
         const c of await ai.models.generateContentStream({

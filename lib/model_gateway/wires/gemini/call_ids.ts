@@ -1,25 +1,26 @@
 /**
- * Call ids on the Gemini wire, where the API often gives none: how a
- * `functionCall` gets the id the gateway records (`host_call_id`), and how
- * a `functionResponse` finds the call it answers.
+ * Call ids on the Gemini wire, where the API often gives none and the
+ * client may add its own: the id the gateway records for a `functionCall`
+ * (`host_call_id`), and which call a `functionResponse` answers.
  *
- * - A `functionCall` with an `id` (newer models, and answers a package
- *   made) keeps it. Without one, its id is made from its place: `gc_<turn>_<k>_<h>`,
- *   where `turn` is the index of the model turn in `contents` (an answer is
- *   at the request's `contents.length`: the client sends it back there),
- *   `k` its place among that turn's calls, and `h` 8 hex digits of the
- *   SHA-256 of its name and arguments. The same call read from the answer
- *   and read again from the next request's history gets the same id, and
- *   two calls of one episode rarely share one (a repeated identical call
- *   at the same place of another conversation would: the second is then
- *   taken as recorded already).
+ * - A call's id is made from its place, always: `gc_<turn>_<k>_<h>`, where
+ *   `turn` is the index of the model turn in `contents` (an answer is at the
+ *   request's `contents.length`: the client sends it back there), `k` its
+ *   place among that turn's calls, and `h` 8 hex digits of the SHA-256 of
+ *   its name and arguments. The API's own `functionCall.id` is not used for
+ *   it: Gemini CLI 0.61 writes an id of its own making
+ *   (`<tool>_<time>_<n>`) into the call when it sends the model's turn back,
+ *   so the same call would have no id in the answer and one in the next
+ *   request; made from its place, it has the same id both times (the
+ *   conversation's continuation is recognised by these ids). Two calls of
+ *   one episode rarely share one (the same call at the same place of
+ *   another conversation would: the second is then taken as recorded).
  * - A `functionResponse` answers a call of the model turn right before it:
- *   the call whose id it names, else the first call of that turn with its
- *   name not answered yet (by order and name: the API wants the responses
- *   in the calls' order, and Gemini CLI names each response with an id of
- *   its own making, `<tool>_<time>_<n>`, that no call carries). A response
- *   that fits no call keeps its own id (or `gr_<turn>_<j>`): it links to
- *   nothing.
+ *   the call whose `functionCall.id` it names (the client's or the API's),
+ *   else the first call of that turn with its name not answered yet (by
+ *   order and name: the API wants the responses in the calls' order). A
+ *   response that fits no call keeps its own id (or `gr_<turn>_<j>`): it
+ *   links to nothing.
  *
  * @module
  */
@@ -27,7 +28,7 @@ import { canonicalJson } from "../../../trace/canonical_json.ts";
 import { sha256Hex } from "../../../trace/hash.ts";
 
 /**
- * The id of a call without one, from its place and content.
+ * The id of a call, from its place and content.
  *
  * @param turn Index of the model turn in `contents`.
  * @param k Its place among the turn's calls.
@@ -57,8 +58,10 @@ export function placedCallId(
 
 /** A call of a model turn, as the pairing sees it. */
 export interface TurnCall {
-  /** Its id (the wire's, or made from its place). */
+  /** Its id (made from its place). */
   id: string;
+  /** The `functionCall.id` it carried on the wire, if any. */
+  wire_id: string | null;
   /** Tool name. */
   name: string;
 }
@@ -76,14 +79,18 @@ export interface TurnCall {
  * ```ts
  * import { deepEqual } from "node:assert/strict";
  * import { pairResponses } from "./call_ids.ts";
- * const calls = [{ id: "a", name: "ls" }, { id: "b", name: "cat" }, { id: "c", name: "ls" }];
+ * const calls = [
+ *   { id: "gc_1_0_a", wire_id: null, name: "ls" },
+ *   { id: "gc_1_1_b", wire_id: null, name: "cat" },
+ *   { id: "gc_1_2_c", wire_id: "ls_9_2", name: "ls" },
+ * ];
  * deepEqual(
  *   pairResponses(calls, [
  *     { id: "cat_1_0", name: "cat" },
  *     { id: null, name: "ls" },
- *     { id: "c", name: "ls" },
+ *     { id: "ls_9_2", name: "ls" },
  *   ], 3),
- *   ["b", "a", "c"],
+ *   ["gc_1_1_b", "gc_1_0_a", "gc_1_2_c"],
  * );
  * ```
  */
@@ -94,11 +101,12 @@ export function pairResponses(
 ): string[] {
   const taken = new Set<string>();
   const out: (string | null)[] = responses.map((r) => {
-    if (r.id !== null && calls.some((c) => c.id === r.id)) {
-      taken.add(r.id);
-      return r.id;
-    }
-    return null;
+    const call = r.id === null
+      ? undefined
+      : calls.find((c) => c.wire_id === r.id && !taken.has(c.id));
+    if (!call) return null;
+    taken.add(call.id);
+    return call.id;
   });
   return responses.map((r, j) => {
     const named = out[j];

@@ -117,12 +117,10 @@ class TurnParts {
       if (!fc || typeof fc.name !== "string") continue;
       const args = fc.args ?? {};
       this.#calls.push({
-        id: typeof fc.id === "string" && fc.id !== ""
-          ? fc.id
-          : placedCallId(this.#turn, this.#calls.length, {
-            name: fc.name,
-            args,
-          }),
+        id: placedCallId(this.#turn, this.#calls.length, {
+          name: fc.name,
+          args,
+        }),
         name: fc.name,
         ...readArguments(args),
       });

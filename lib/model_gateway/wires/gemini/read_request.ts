@@ -56,23 +56,25 @@ function partText(p: Record<string, unknown>): string | null {
 }
 
 /**
- * The calls of a model turn (ids from the wire or from their place).
+ * The calls of a model turn, with the ids they carried on the wire.
  *
  * @param parts The turn's parts.
  * @param turn Its index in `contents`.
- * @returns The calls, in order.
+ * @returns The calls, in order (ids made from their place: `call_ids.ts`).
  */
-export function callsOfParts(parts: unknown[], turn: number): NormToolCall[] {
-  const calls: NormToolCall[] = [];
+export function callsOfParts(
+  parts: unknown[],
+  turn: number,
+): (NormToolCall & { wire_id: string | null })[] {
+  const calls: (NormToolCall & { wire_id: string | null })[] = [];
   for (const p of parts) {
     if (!isObject(p) || !isObject(p.functionCall)) continue;
     const fc = p.functionCall;
     if (typeof fc.name !== "string") continue;
     const args = fc.args ?? {};
     calls.push({
-      id: typeof fc.id === "string" && fc.id !== ""
-        ? fc.id
-        : placedCallId(turn, calls.length, { name: fc.name, args }),
+      id: placedCallId(turn, calls.length, { name: fc.name, args }),
+      wire_id: typeof fc.id === "string" && fc.id !== "" ? fc.id : null,
       name: fc.name,
       ...readArguments(args),
     });
@@ -108,7 +110,7 @@ function messageOf(
   c: unknown,
   turn: number,
   before: TurnCall[],
-): NormMessage {
+): { message: NormMessage; calls: TurnCall[] } {
   if (!isObject(c)) throw new WireShapeError(`contents[${turn}] is no object`);
   const parts = Array.isArray(c.parts) ? c.parts : [];
   const role = c.role === "model" ? "assistant" : "user";
@@ -120,7 +122,7 @@ function messageOf(
     if (role === "user") t = t.replace(SESSION_CONTEXT, "");
     if (t !== "") texts.push(t);
   }
-  const calls = role === "assistant" ? callsOfParts(parts, turn) : [];
+  const placed = role === "assistant" ? callsOfParts(parts, turn) : [];
   const responses = role === "user"
     ? parts.filter((p) => isObject(p) && isObject(p.functionResponse))
       .map((p) =>
@@ -141,11 +143,14 @@ function messageOf(
     ...responseText(r.response),
   }));
   return {
-    role,
-    text: texts.join(role === "assistant" ? "" : "\n"),
-    tool_calls: calls,
-    tool_results: results,
-    hash: messageHash(c),
+    message: {
+      role,
+      text: texts.join(role === "assistant" ? "" : "\n"),
+      tool_calls: placed.map(({ wire_id: _, ...call }) => call),
+      tool_results: results,
+      hash: messageHash(c),
+    },
+    calls: placed.map((x) => ({ id: x.id, wire_id: x.wire_id, name: x.name })),
   };
 }
 
@@ -182,9 +187,9 @@ export function readGeminiRequest(
   const messages: NormMessage[] = [];
   let before: TurnCall[] = [];
   body.contents.forEach((c, i) => {
-    const m = messageOf(c, i, before);
-    messages.push(m);
-    before = m.role === "assistant" ? m.tool_calls : [];
+    const { message, calls } = messageOf(c, i, before);
+    messages.push(message);
+    before = calls;
   });
   const params: Record<string, unknown> = {};
   const gen = isObject(body.generationConfig) ? body.generationConfig : {};

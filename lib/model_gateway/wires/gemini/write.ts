@@ -5,7 +5,10 @@
  * its own, whole (a `GenerateContentResponse`) or streamed (one SSE event,
  * `data: …\r\n\r\n`, as the API ends its events). Its calls carry ids
  * (`functionCall.id`), which Gemini CLI and the SDK send back in their
- * `functionResponse`s; usage is zero.
+ * `functionResponse`s (the gateway reads calls by their place all the
+ * same: `call_ids.ts`); usage is zero. A request asked again carries the
+ * model's turn and the refusals without ids: responses pair with calls by
+ * order and name.
  *
  * @module
  */
@@ -28,12 +31,7 @@ function modelTurn(answer: NormResponse): Obj {
     parts: [
       ...(answer.text ? [{ text: answer.text }] : []),
       ...answer.tool_calls.map((c) => ({
-        functionCall: {
-          // Ids the gateway made from a call's place are not the API's.
-          ...(c.id.startsWith("gc_") ? {} : { id: c.id }),
-          name: c.name,
-          args: c.arguments,
-        },
+        functionCall: { name: c.name, args: c.arguments },
       })),
     ],
   };
@@ -77,7 +75,6 @@ export const geminiWriter: WireWriterSpec = {
           role: "user",
           parts: answer.tool_calls.map((c) => ({
             functionResponse: {
-              ...(c.id.startsWith("gc_") ? {} : { id: c.id }),
               name: c.name,
               response: { error: texts.get(c.id)!.text },
             },
