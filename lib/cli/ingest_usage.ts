@@ -35,7 +35,7 @@ Usage:
                                              host_b gemini-cli, host_c opencode)
   ingest.ts install <host> [--project DIR | --user] [--command] [--url URL] [--capture ID] [--gateway]
                                              host: claude-code, gemini-cli or opencode (or host_a, host_b, host_c);
-                                             --gateway (claude-code, opencode): the host's model calls go through
+                                             --gateway: the host's model calls go through
                                              the server, which records them (keep it running while the host is in use)
   ingest.ts doctor [--project DIR | --user] [--json]
                                              can the installed hooks record, does model traffic reach the

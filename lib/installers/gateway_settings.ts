@@ -51,6 +51,7 @@ export const PROVIDER_BASE_URLS: readonly string[] = [
   "https://api.anthropic.com",
   "https://api.anthropic.com/v1",
   "https://api.openai.com/v1",
+  "https://generativelanguage.googleapis.com",
 ];
 
 /** One value a gateway install wants in the settings. */
