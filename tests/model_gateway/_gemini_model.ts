@@ -26,6 +26,8 @@ export interface GeminiModelRequest {
   body: Record<string, unknown>;
   /** The body's bytes as they came. */
   raw: string;
+  /** When it arrived (ms since the epoch, high resolution). */
+  t: number;
 }
 
 /** What the policy answers. */
@@ -112,6 +114,7 @@ export function startGeminiModel(
     async (req) => {
       const url = new URL(req.url);
       const m = /\/models\/([^/:]+):([A-Za-z]+)$/.exec(url.pathname);
+      const t = performance.timeOrigin + performance.now();
       const raw = await req.text();
       let body: Record<string, unknown> = {};
       try {
@@ -128,6 +131,7 @@ export function startGeminiModel(
         api: m ? m[2] : "",
         body,
         raw,
+        t,
       };
       requests.push(r);
       if (r.api === "countTokens") {
