@@ -114,10 +114,13 @@ export interface WireReaderSpec {
    * @param body The parsed JSON body.
    * @param route The path it came on (some wires name the model and the
    *   streaming there, not in the body).
+   * @param hashes The hashes of the conversation's items
+   *   ({@linkcode WireSpec.history}), when the caller made them already
+   *   (a long conversation is hashed in slices, off one turn of the loop).
    * @returns What it says.
    * @throws {WireShapeError} When it is not this API's request shape.
    */
-  request(body: unknown, route: WireRoute): WireRequest;
+  request(body: unknown, route: WireRoute, hashes?: string[]): WireRequest;
   /**
    * Read a whole answer.
    *
@@ -207,6 +210,31 @@ export interface WireSpec {
   readonly reader: WireReaderSpec;
   /** Writing the API (package serving). */
   readonly writer: WireWriterSpec;
+  /**
+   * Where a request body holds its conversation (Chat and Messages:
+   * `messages`; Responses: `input`; Gemini: `contents`), one item per
+   * message the reader reads.
+   */
+  readonly history: {
+    /**
+     * The conversation's items.
+     *
+     * @param body The parsed body.
+     * @returns The items, or null when the body has none.
+     */
+    items(body: unknown): unknown[] | null;
+    /**
+     * The body with other items (the recorder keeps only the new ones).
+     *
+     * @param body The parsed body.
+     * @param items The items to put in.
+     * @returns A new body.
+     */
+    with(body: Record<string, unknown>, items: unknown[]): Record<
+      string,
+      unknown
+    >;
+  };
   /**
    * The API's usage object read as the neutral usage (the figures as the
    * upstream counted them, never added up from stream chunks).

@@ -16,6 +16,7 @@
  * @module
  */
 import type { WireSpec } from "../wire_spec.ts";
+import { isObject } from "../../wire_types.ts";
 import {
   DEFAULT_UPSTREAM_GEMINI,
   GEMINI_PATHS,
@@ -49,6 +50,11 @@ export const geminiWire: WireSpec = {
     stream: (request) => new GeminiStream(request),
   },
   writer: geminiWriter,
+  history: {
+    items: (body) =>
+      isObject(body) && Array.isArray(body.contents) ? body.contents : null,
+    with: (body, items) => ({ ...body, contents: items }),
+  },
   usage: geminiUsage,
   error: geminiError,
   errorOf: geminiErrorOf,

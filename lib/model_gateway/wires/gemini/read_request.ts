@@ -110,6 +110,7 @@ function messageOf(
   c: unknown,
   turn: number,
   before: TurnCall[],
+  hash: string | undefined,
 ): { message: NormMessage; calls: TurnCall[] } {
   if (!isObject(c)) throw new WireShapeError(`contents[${turn}] is no object`);
   const parts = Array.isArray(c.parts) ? c.parts : [];
@@ -148,7 +149,7 @@ function messageOf(
       text: texts.join(role === "assistant" ? "" : "\n"),
       tool_calls: placed.map(({ wire_id: _, ...call }) => call),
       tool_results: results,
-      hash: messageHash(c),
+      hash: hash ?? messageHash(c),
     },
     calls: placed.map((x) => ({ id: x.id, wire_id: x.wire_id, name: x.name })),
   };
@@ -174,12 +175,14 @@ function toolsOf(body: Record<string, unknown>): ExposedTool[] {
  *
  * @param body The parsed body.
  * @param route The path it came on (model, streaming).
+ * @param hashes The contents' hashes, when made already.
  * @returns The neutral request.
  * @throws {WireShapeError} Without a `contents` list.
  */
 export function readGeminiRequest(
   body: unknown,
   route: WireRoute,
+  hashes?: string[],
 ): WireRequest {
   if (!isObject(body) || !Array.isArray(body.contents)) {
     throw new WireShapeError("A Gemini generateContent request has `contents`");
@@ -187,7 +190,7 @@ export function readGeminiRequest(
   const messages: NormMessage[] = [];
   let before: TurnCall[] = [];
   body.contents.forEach((c, i) => {
-    const { message, calls } = messageOf(c, i, before);
+    const { message, calls } = messageOf(c, i, before, hashes?.[i]);
     messages.push(message);
     before = calls;
   });
