@@ -1,6 +1,6 @@
 /**
  * The Gemini wire (`lib/model_gateway/wires/gemini/`) with Google's own
- * client, `@google/genai`, against a scripted Gemini-API server on
+ * client, `@google/genai` (1.30.0, the version Gemini CLI 0.61 bundles), against a scripted Gemini-API server on
  * 127.0.0.1: what the SDK sends is read by the wire's request reader, what
  * the server answers (the model's, or the wire's writer's) is read by the
  * SDK and by the wire's answer readers alike. Whole and streamed answers,
@@ -127,8 +127,7 @@ Deno.test("gemini wire: a whole answer, read by the SDK and by the wire alike", 
       const [r] = m.requests;
       equal(
         r.path,
-        "/v1/models/gemini-2.5-flash:generateContent",
-        "the SDK's default API version is v1",
+        "/v1beta/models/gemini-2.5-flash:generateContent",
       );
       equal(
         r.headers["x-goog-api-key"],
@@ -238,7 +237,7 @@ Deno.test("gemini wire: a streamed answer: the last chunk's usage is the total, 
     }
     equal(text, "One, two.");
     const [r] = m.requests;
-    equal(r.path, "/v1/models/gemini-2.5-pro:streamGenerateContent");
+    equal(r.path, "/v1beta/models/gemini-2.5-pro:streamGenerateContent");
     equal(r.query, "?alt=sse");
     const req = readRequest(r);
     equal(req.stream, true);
@@ -670,8 +669,9 @@ Deno.test("gemini wire: a stream cut before its finishing chunk is incomplete", 
 
 Deno.test("gemini wire: paths: v1beta and v1 recorded, countTokens and the rest forwarded, the other wires' /v1/ left alone", async () => {
   await withModel(() => ({ json: geminiAnswer({ text: "v1" }) }), async (m) => {
-    // Gemini CLI's path (its SDK's default API version is v1beta).
-    const ai = client(m, "v1beta");
+    // The v1 paths (@google/genai 3.x's default; Gemini CLI's with
+    // GOOGLE_GENAI_API_VERSION=v1).
+    const ai = client(m, "v1");
     equal(
       (await ai.models.generateContent({
         model: "gemini-2.5-flash",
@@ -681,7 +681,7 @@ Deno.test("gemini wire: paths: v1beta and v1 recorded, countTokens and the rest 
     );
     equal(
       m.requests[0].path,
-      "/v1beta/models/gemini-2.5-flash:generateContent",
+      "/v1/models/gemini-2.5-flash:generateContent",
     );
     ok(readRequest(m.requests[0]).model === "gemini-2.5-flash");
     const counted = await client(m).models.countTokens({
@@ -690,7 +690,7 @@ Deno.test("gemini wire: paths: v1beta and v1 recorded, countTokens and the rest 
     });
     ok(typeof counted.totalTokens === "number");
     const r = m.requests[1];
-    equal(r.path, "/v1/models/gemini-2.5-flash:countTokens");
+    equal(r.path, "/v1beta/models/gemini-2.5-flash:countTokens");
     const route = geminiWire.match(
       r.method,
       r.path,
