@@ -48,6 +48,7 @@ import type { GatewayRequest, RequestTicket } from "./gateway_request.ts";
 import { answerWithPackage } from "./package_serving.ts";
 import { answerHeaders, upstreamFailure } from "./upstream_answer.ts";
 import { UpstreamDeadline } from "./upstream_deadline.ts";
+import { resolveApiPath, upstreamUrl } from "./upstream_url.ts";
 
 const WIRES: Record<string, { wire: Wire; reader: WireReader }> = {
   "/v1/chat/completions": { wire: "openai_chat", reader: openaiChatWire },
@@ -207,21 +208,35 @@ export class ModelGateway {
     stats.requests++;
     const started = new Date();
     stats.last_request_at = started.toISOString();
-    const { name, api: path } = splitModelRoute(fullPath);
+    const { name, api: asked } = splitModelRoute(fullPath);
     const pkg = this.#packages.get(name) ?? null;
-    const route = req.method === "POST" ? WIRES[path] : undefined;
+    // Dot segments resolved here, so the route, the recording and the
+    // upstream's path all read the same path; one that leaves /v1/ is refused.
+    const path = resolveApiPath(asked);
+    const route = req.method === "POST" && path !== null
+      ? WIRES[path]
+      : undefined;
     const family: ApiFamily = route
       ? (route.wire === "anthropic_messages" ? "anthropic" : "openai")
-      : path.startsWith("/v1/messages") ||
+      : (path ?? asked).startsWith("/v1/messages") ||
           req.header("anthropic-version") !== null ||
           req.header("x-api-key") !== null
       ? "anthropic"
       : "openai";
     const q = req.target.indexOf("?");
     const query = q < 0 ? "" : req.target.slice(q);
-    const url = family === "anthropic"
-      ? `${this.#anthropic}${path}${query}`
-      : `${this.#openai}${path.slice(3)}${query}`;
+    const url = path === null
+      ? null
+      : family === "anthropic"
+      ? upstreamUrl(this.#anthropic, path, query)
+      : upstreamUrl(this.#openai, path.slice(3), query);
+    if (url === null || path === null) {
+      return apiError(family, {
+        status: 400,
+        message:
+          "The request's path leaves the API's base path (dot segments are resolved, and may not go above /v1/)",
+      });
+    }
     let body: Uint8Array | null = null;
     if (req.method !== "GET" && req.method !== "HEAD") {
       try {
