@@ -22,6 +22,8 @@ import { ANSWER_HEADERS } from "./answer_headers.ts";
 import { answerKey, ConversationBook } from "./conversation_book.ts";
 import { clientEpisode, identify } from "./episode_identity.ts";
 import {
+  DEFAULT_MAX_ANSWER_BYTES,
+  DEFAULT_MAX_KEPT_BYTES,
   DEFAULT_UPSTREAM_ANTHROPIC,
   DEFAULT_UPSTREAM_OPENAI,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
@@ -34,15 +36,19 @@ import { openaiChatWire } from "./openai_chat_wire.ts";
 import { openaiResponsesWire } from "./openai_responses_wire.ts";
 import { GATEWAY_SOURCE } from "./recorder.ts";
 import {
-  MAX_KEPT_STREAM_BYTES,
   type Pending,
   readPendingAnswer,
   RecordQueue,
 } from "./record_queue.ts";
-import { errorOf, headerText, safeJson } from "./exchange_bytes.ts";
+import { concat, errorOf, headerText, safeJson } from "./exchange_bytes.ts";
 import type { NormRequest, Wire, WireReader } from "./wire_types.ts";
 import { isValidId } from "../trace/ids.ts";
-import { restoreBook } from "./restore.ts";
+import { BookRestorer } from "./restore.ts";
+import { clientKeys } from "./client_keys.ts";
+import { KeptBytes } from "./kept_bytes.ts";
+import { StreamKeep } from "./stream_keep.ts";
+import { TimeSlices } from "./time_slices.ts";
+import { readRequest } from "./request_reading.ts";
 import type { ServedPackage } from "./serving.ts";
 import type { GatewayRequest, RequestTicket } from "./gateway_request.ts";
 import { answerWithPackage } from "./package_serving.ts";
@@ -110,6 +116,8 @@ export class ModelGateway {
   readonly #book = new ConversationBook();
   readonly #packages: Map<string, ServedPackage>;
   readonly #records: RecordQueue;
+  readonly #kept: KeptBytes;
+  readonly #maxAnswer: number;
   /** The active capture as last read, and when (ms since the epoch). */
   #active: { id: string; at: number } | null = null;
   /** Counters (shown on `/health`). */
@@ -160,10 +168,27 @@ export class ModelGateway {
         }
         : {}),
     };
+    this.#kept = new KeptBytes(options.maxKeptBytes ?? DEFAULT_MAX_KEPT_BYTES);
+    // Read live on /health.
+    const kept = this.#kept;
+    const book = this.#book;
+    Object.defineProperties(this.stats, {
+      kept_bytes: { get: () => kept.used, enumerable: true },
+      kept_bytes_peak: { get: () => kept.peak, enumerable: true },
+      conversation_messages: {
+        get: () => book.sizes.messages,
+        enumerable: true,
+      },
+    });
+    this.stats.busy = null;
+    this.#maxAnswer = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
     this.#records = new RecordQueue(ctx, {
       book: this.#book,
       stats: this.stats,
       max: options.maxRecordQueue ?? 1024,
+      budget: this.#kept,
+      record: options.record !== false,
+      delayMs: options.recordDelayMs,
     });
   }
 
@@ -174,12 +199,32 @@ export class ModelGateway {
 
   /**
    * Rebuild what the gateway remembers (conversations, pending calls,
-   * episodes that hooks record) from the spools of open captures.
+   * episodes that hooks record) from the spools of open captures, and
+   * record what a stopped process left in the spill (each exchange once:
+   * one whose request is in its capture already was recorded before it
+   * stopped).
    *
    * @returns Conversations restored.
    */
   async restore(): Promise<number> {
-    return await restoreBook(this.#ctx.store, this.#book);
+    const restorer = new BookRestorer(this.#book);
+    const tapes = this.#records.leftOver();
+    const found = await restorer.scan(
+      this.#ctx.store,
+      new Set(tapes.map((t) => t.request_event_id)),
+    );
+    await this.#records.recordLeftOver(
+      tapes.filter((t) => !found.has(t.request_event_id)),
+      (sealed) => {
+        for (const ev of sealed) restorer.feed(ev);
+      },
+    );
+    return restorer.finish();
+  }
+
+  /** Stop: close the spill's file (after `settled`). */
+  close(): void {
+    this.#records.close();
   }
 
   /**
@@ -270,7 +315,7 @@ export class ModelGateway {
     // Read once on arrival: the capture and the episode are decided
     // before the request goes anywhere, so every answer can name it.
     const admitted = route && body
-      ? this.#admit(req, route, body, started)
+      ? await this.#admit(req, { route, body, started, query })
       : null;
     const ticket = typeof admitted === "string" ? null : admitted;
     const stamp = (a: GatewayAnswer): GatewayAnswer => {
@@ -315,7 +360,8 @@ export class ModelGateway {
         started,
         status: 0,
         answer: null,
-        chunks: [],
+        stream: null,
+        kept: 0,
         failure: null,
         ...(skipped !== null && pkg
           ? {
@@ -393,22 +439,46 @@ export class ModelGateway {
         stream: this.#relay(res.body, record, { client: req.signal, deadline }),
       });
     }
-    let raw: Uint8Array;
+    let whole: WholeAnswer;
     try {
-      raw = new Uint8Array(await res.arrayBuffer());
+      whole = await this.#readWhole(res);
     } catch (err) {
-      return failed(err);
-    } finally {
       deadline.end();
+      return failed(err);
     }
+    if (whole.rest) {
+      // Larger than the gateway holds: what was read goes out, then the
+      // rest as it comes; the record holds no answer.
+      const reason = whole.rest.reason;
+      if (record) {
+        record.not_kept = reason;
+        this.stats.not_kept = (this.stats.not_kept ?? 0) + 1;
+        this.stats.last_not_kept = reason;
+      }
+      return stamp({
+        status: res.status,
+        headers: out,
+        body: null,
+        stream: this.#relay(
+          whole.rest.stream,
+          record,
+          { client: req.signal, deadline, lead: whole.chunks },
+        ),
+      });
+    }
+    deadline.end();
+    const raw = whole.chunks.length === 1
+      ? whole.chunks[0]
+      : concat(whole.chunks);
     if (record) {
       record.answer = raw;
+      record.kept = whole.taken;
       this.#settle(
         record,
         res.status >= 200 && res.status < 300 && !req.signal?.aborted,
       );
       this.#records.enqueue(record);
-    }
+    } else this.#kept.give(whole.taken);
     return stamp({ status: res.status, headers: out, body: null, raw });
   }
 
@@ -417,12 +487,15 @@ export class ModelGateway {
    * its capture, its episode. When it cannot be read or recorded, why (a
    * miss counted): it is forwarded all the same.
    */
-  #admit(
+  async #admit(
     req: GatewayRequest,
-    route: { wire: Wire; reader: WireReader },
-    body: Uint8Array,
-    started: Date,
-  ): RequestTicket | string {
+    { route, body, started, query }: {
+      route: { wire: Wire; reader: WireReader };
+      body: Uint8Array;
+      started: Date;
+      query: string;
+    },
+  ): Promise<RequestTicket | string> {
     let parsed: unknown;
     try {
       parsed = JSON.parse(new TextDecoder().decode(body));
@@ -432,7 +505,17 @@ export class ModelGateway {
     }
     let request: NormRequest;
     try {
-      request = route.reader.request(parsed);
+      // A long conversation's messages are hashed in slices (the loop
+      // answers others meanwhile).
+      request = await readRequest(
+        route.reader,
+        route.wire,
+        parsed,
+        new TimeSlices(ADMIT_SLICE_MS),
+        (done, of) => {
+          this.stats.busy = done < of ? { what: "reading", done, of } : null;
+        },
+      );
     } catch (err) {
       this.#records.miss(
         `not the API's request shape: ${(err as Error).message}`,
@@ -454,6 +537,19 @@ export class ModelGateway {
       request,
       client: clientEpisode((h) => req.header(h), body_, request),
     });
+    // The request's id is given now: a later request (or a spilled tape)
+    // names it by this id, recorded or not yet.
+    const requestEventId = `evt_${crypto.randomUUID()}`;
+    const previous = identity.from?.latest ?? null;
+    const forked = identity.forked_from?.conversation.latest ?? null;
+    identity.conversation.latest = requestEventId;
+    this.#records.arrived(identity, {
+      request_event_id: requestEventId,
+      previous,
+      forked_request: forked,
+      keys: clientKeys((h) => req.header(h), query),
+      body,
+    });
     const book = this.#book;
     return {
       parsed: body_,
@@ -472,6 +568,41 @@ export class ModelGateway {
         }
       },
     };
+  }
+
+  /**
+   * Read a whole answer while it fits: at most `maxAnswerBytes` (as
+   * decompressed), each piece taken from the budget of kept bytes. Past
+   * either, the pieces read so far and the rest of the body as a stream.
+   */
+  async #readWhole(res: Response): Promise<WholeAnswer> {
+    const chunks: Uint8Array[] = [];
+    let taken = 0;
+    if (!res.body) return { chunks, taken, rest: null };
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { chunks, taken, rest: null };
+      // A right-sized copy: fetch hands each piece in a 64 KiB buffer.
+      const piece = value.length < 16384 ? value.slice() : value;
+      const over = taken + piece.length > this.#maxAnswer;
+      if (over || !this.#kept.take(piece.length)) {
+        this.#kept.give(taken);
+        chunks.push(piece);
+        return {
+          chunks,
+          taken: 0,
+          rest: {
+            stream: readerStream(reader),
+            reason: over
+              ? `the answer is larger than the gateway keeps (${this.#maxAnswer} bytes): relayed as it came, not kept for its record`
+              : `the gateway's budget of bytes kept for recording (${this.#kept.max} bytes) was used up: the answer was relayed as it came, not kept for its record`,
+          },
+        };
+      }
+      taken += piece.length;
+      chunks.push(piece);
+    }
   }
 
   /** Settle a plain exchange's end: answered (read on demand) or failed. */
@@ -500,19 +631,29 @@ export class ModelGateway {
   }
 
   /**
-   * Relay a stream piece by piece; its pieces are kept for the record
-   * (read after the answer is complete, off the relay's path).
+   * Relay a stream piece by piece, each copied to its own size (`fetch`
+   * hands every piece in a 64 KiB buffer, which a slow client or a kept
+   * piece would hold); its answer is read for the record as it passes
+   * (`StreamKeep`), nothing of its bytes kept.
    */
   #relay(
     upstream: ReadableStream<Uint8Array>,
     record: Pending | null,
-    { client, deadline }: {
+    { client, deadline, lead }: {
       client: AbortSignal | undefined;
       deadline: UpstreamDeadline;
+      lead?: Uint8Array[];
     },
   ): ReadableStream<Uint8Array> {
     const pieces = upstream.getReader();
-    let kept = 0;
+    const keep = record && !record.not_kept
+      ? record.stream = new StreamKeep(
+        record.reader,
+        this.#kept,
+        this.#maxAnswer,
+      )
+      : null;
+    const first = lead ?? [];
     let done = false;
     const end = (failure: string | null) => {
       if (done) return;
@@ -520,6 +661,10 @@ export class ModelGateway {
       deadline.end();
       if (!record) return;
       record.failure = failure;
+      if (keep) {
+        keep.end();
+        record.kept = keep.taken;
+      }
       this.#settle(
         record,
         failure === null && record.status >= 200 && record.status < 300,
@@ -528,6 +673,10 @@ export class ModelGateway {
     };
     return new ReadableStream<Uint8Array>({
       pull: async (ctrl) => {
+        if (first.length > 0) {
+          ctrl.enqueue(first.shift()!);
+          return;
+        }
         try {
           const { done: over, value } = await pieces.read();
           if (over) {
@@ -535,11 +684,9 @@ export class ModelGateway {
             ctrl.close();
             return;
           }
-          if (record && kept < MAX_KEPT_STREAM_BYTES) {
-            record.chunks.push(value);
-            kept += value.length;
-          }
-          ctrl.enqueue(value);
+          const piece = value.length < 16384 ? value.slice() : value;
+          ctrl.enqueue(piece);
+          keep?.push(piece);
         } catch (err) {
           if (client?.aborted) this.stats.client_aborts++;
           end(
@@ -558,3 +705,30 @@ export class ModelGateway {
     }, { highWaterMark: 0 });
   }
 }
+
+/** A whole answer as read: its pieces, or those read before it grew too large and the rest. */
+interface WholeAnswer {
+  /** Pieces read (all of them when `rest` is null). */
+  chunks: Uint8Array[];
+  /** Bytes taken from the budget of kept bytes (0 when `rest` is set). */
+  taken: number;
+  /** The rest, when the answer is larger than the gateway holds, and why. */
+  rest: { stream: ReadableStream<Uint8Array>; reason: string } | null;
+}
+
+/** The rest of a body whose reader has begun. */
+function readerStream(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(ctrl) {
+      const { done, value } = await reader.read();
+      if (done) ctrl.close();
+      else ctrl.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  }, { highWaterMark: 0 });
+}
+
+/** Milliseconds of reading a large request before the loop yields. */
+const ADMIT_SLICE_MS = 4;

@@ -70,7 +70,7 @@ function callsOf(raw: unknown): NormToolCall[] {
   return out;
 }
 
-function messageOf(m: unknown, i: number): NormMessage {
+function messageOf(m: unknown, i: number, hash?: string): NormMessage {
   if (!isObject(m) || typeof m.role !== "string") {
     throw new WireShapeError(`messages[${i}] has no role`);
   }
@@ -97,7 +97,7 @@ function messageOf(m: unknown, i: number): NormMessage {
         is_error: false,
       }]
       : [],
-    hash: messageHash(m),
+    hash: hash ?? messageHash(m),
   };
 }
 
@@ -196,7 +196,7 @@ class ChatStream implements StreamAccumulator {
 
 /** The Chat Completions wire. */
 export const openaiChatWire: WireReader = {
-  request(body) {
+  request(body, hashes) {
     if (!isObject(body) || !Array.isArray(body.messages)) {
       throw new WireShapeError("A chat completion request has `messages`");
     }
@@ -206,7 +206,7 @@ export const openaiChatWire: WireReader = {
       wire: "openai_chat",
       model: typeof body.model === "string" ? body.model : null,
       stream: body.stream === true,
-      messages: body.messages.map(messageOf),
+      messages: body.messages.map((m, i) => messageOf(m, i, hashes?.[i])),
       tools: toolsOf(body),
       params,
       session_id: null,
