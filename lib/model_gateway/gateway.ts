@@ -47,6 +47,7 @@ import { BookRestorer } from "./restore.ts";
 import { clientKeys } from "./client_keys.ts";
 import { KeptBytes } from "./kept_bytes.ts";
 import { StreamKeep } from "./stream_keep.ts";
+import { BodyPieces, heldPiece } from "./body_pieces.ts";
 import { TimeSlices } from "./time_slices.ts";
 import { readRequest } from "./request_reading.ts";
 import type { ServedPackage } from "./serving.ts";
@@ -113,7 +114,7 @@ export class ModelGateway {
   readonly #openai: string;
   readonly #anthropic: string;
   readonly #timeoutMs: number;
-  readonly #book = new ConversationBook();
+  readonly #book: ConversationBook;
   readonly #packages: Map<string, ServedPackage>;
   readonly #records: RecordQueue;
   readonly #kept: KeptBytes;
@@ -131,6 +132,9 @@ export class ModelGateway {
    */
   constructor(ctx: ModelGatewayContext, options: ModelGatewayOptions = {}) {
     this.#ctx = ctx;
+    this.#book = new ConversationBook({
+      maxMessages: options.maxConversationMessages,
+    });
     this.#openai = trimSlash(options.upstreamOpenai ?? DEFAULT_UPSTREAM_OPENAI);
     this.#anthropic = trimSlash(
       options.upstreamAnthropic ?? DEFAULT_UPSTREAM_ANTHROPIC,
@@ -436,7 +440,10 @@ export class ModelGateway {
         status: res.status,
         headers: out,
         body: null,
-        stream: this.#relay(res.body, record, { client: req.signal, deadline }),
+        stream: this.#relay(new BodyPieces(res.body), record, {
+          client: req.signal,
+          deadline,
+        }),
       });
     }
     let whole: WholeAnswer;
@@ -579,12 +586,11 @@ export class ModelGateway {
     const chunks: Uint8Array[] = [];
     let taken = 0;
     if (!res.body) return { chunks, taken, rest: null };
-    const reader = res.body.getReader();
+    const reader = new BodyPieces(res.body);
     for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return { chunks, taken, rest: null };
-      // A right-sized copy: fetch hands each piece in a 64 KiB buffer.
-      const piece = value.length < 16384 ? value.slice() : value;
+      const value = await reader.read();
+      if (value === null) return { chunks, taken, rest: null };
+      const piece = heldPiece(value);
       const over = taken + piece.length > this.#maxAnswer;
       if (over || !this.#kept.take(piece.length)) {
         this.#kept.give(taken);
@@ -593,7 +599,7 @@ export class ModelGateway {
           chunks,
           taken: 0,
           rest: {
-            stream: readerStream(reader),
+            stream: reader,
             reason: over
               ? `the answer is larger than the gateway keeps (${this.#maxAnswer} bytes): relayed as it came, not kept for its record`
               : `the gateway's budget of bytes kept for recording (${this.#kept.max} bytes) was used up: the answer was relayed as it came, not kept for its record`,
@@ -631,13 +637,12 @@ export class ModelGateway {
   }
 
   /**
-   * Relay a stream piece by piece, each copied to its own size (`fetch`
-   * hands every piece in a 64 KiB buffer, which a slow client or a kept
-   * piece would hold); its answer is read for the record as it passes
-   * (`StreamKeep`), nothing of its bytes kept.
+   * Relay a stream piece by piece, each read into a buffer of the
+   * gateway's own (`BodyPieces`); its answer is read for the record as it
+   * passes (`StreamKeep`), nothing of its bytes kept.
    */
   #relay(
-    upstream: ReadableStream<Uint8Array>,
+    pieces: BodyPieces,
     record: Pending | null,
     { client, deadline, lead }: {
       client: AbortSignal | undefined;
@@ -645,7 +650,6 @@ export class ModelGateway {
       lead?: Uint8Array[];
     },
   ): ReadableStream<Uint8Array> {
-    const pieces = upstream.getReader();
     const keep = record && !record.not_kept
       ? record.stream = new StreamKeep(
         record.reader,
@@ -664,6 +668,10 @@ export class ModelGateway {
       if (keep) {
         keep.end();
         record.kept = keep.taken;
+        if (keep.stopped) {
+          this.stats.not_kept = (this.stats.not_kept ?? 0) + 1;
+          this.stats.last_not_kept = keep.stopped;
+        }
       }
       this.#settle(
         record,
@@ -678,13 +686,12 @@ export class ModelGateway {
           return;
         }
         try {
-          const { done: over, value } = await pieces.read();
-          if (over) {
+          const piece = await pieces.read();
+          if (piece === null) {
             end(null);
             ctrl.close();
             return;
           }
-          const piece = value.length < 16384 ? value.slice() : value;
           ctrl.enqueue(piece);
           keep?.push(piece);
         } catch (err) {
@@ -700,7 +707,7 @@ export class ModelGateway {
       cancel: async (reason) => {
         this.stats.client_aborts++;
         end("the client went away");
-        await pieces.cancel(reason).catch(() => {});
+        await pieces.cancel(reason);
       },
     }, { highWaterMark: 0 });
   }
@@ -713,21 +720,7 @@ interface WholeAnswer {
   /** Bytes taken from the budget of kept bytes (0 when `rest` is set). */
   taken: number;
   /** The rest, when the answer is larger than the gateway holds, and why. */
-  rest: { stream: ReadableStream<Uint8Array>; reason: string } | null;
-}
-
-/** The rest of a body whose reader has begun. */
-function readerStream(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    async pull(ctrl) {
-      const { done, value } = await reader.read();
-      if (done) ctrl.close();
-      else ctrl.enqueue(value);
-    },
-    cancel: (reason) => reader.cancel(reason),
-  }, { highWaterMark: 0 });
+  rest: { stream: BodyPieces; reason: string } | null;
 }
 
 /** Milliseconds of reading a large request before the loop yields. */

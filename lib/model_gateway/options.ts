@@ -62,6 +62,11 @@ export interface ModelGatewayOptions {
    */
   recordDelayMs?: number;
   /**
+   * Message hashes the conversation memory holds over all conversations
+   * (least recently used forgotten first). @default 524288
+   */
+  maxConversationMessages?: number;
+  /**
    * Compiled packages served inside the agent: `""` at `/v1/…`, a name at
    * `/p/<name>/v1/…`.
    */

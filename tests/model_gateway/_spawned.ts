@@ -15,7 +15,7 @@ export interface SpawnedGateway {
   /** Its pid. */
   pid: number;
   /** Its resident memory now (MB, `VmRSS`). */
-  rssMb(): number;
+  rssMb(): Promise<number>;
   /** Stop it with SIGKILL and wait for it to end. */
   kill(): Promise<void>;
   /** Stop it gently (stdin closed) and wait for it to end. */
@@ -66,8 +66,12 @@ export async function spawnGateway(
   return {
     url,
     pid: child.pid,
-    rssMb() {
-      const status = Deno.readTextFileSync(`/proc/${child.pid}/status`);
+    async rssMb() {
+      // Through cat: only --allow-all may read /proc itself.
+      const out = await new Deno.Command("cat", {
+        args: [`/proc/${child.pid}/status`],
+      }).output();
+      const status = new TextDecoder().decode(out.stdout);
       return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
     },
     async kill() {
