@@ -588,7 +588,13 @@ export class ModelGateway {
     if (!res.body) return { chunks, taken, rest: null };
     const reader = new BodyPieces(res.body);
     for (;;) {
-      const value = await reader.read();
+      let value: Uint8Array | null;
+      try {
+        value = await reader.read();
+      } catch (err) {
+        this.#kept.give(taken);
+        throw err;
+      }
       if (value === null) return { chunks, taken, rest: null };
       const piece = heldPiece(value);
       const over = taken + piece.length > this.#maxAnswer;
