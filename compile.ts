@@ -15,13 +15,14 @@
  *
  * @module
  */
-import { commandHelp, errorText, usageHelp } from "./lib/cli/help.ts";
-import { type Io, UsageError } from "./lib/cli/io.ts";
 import {
-  parseCommandLine,
-  refuseForeignFlags,
-  tableOptions,
-} from "./lib/cli/command.ts";
+  commandHelp,
+  errorText,
+  usageErrorText,
+  usageHelp,
+} from "./lib/cli/help.ts";
+import { type Io, UsageError } from "./lib/cli/io.ts";
+import { parseTableLine, refuseForeignFlags } from "./lib/cli/command.ts";
 import {
   COMPILE,
   COMPILE_COMMANDS,
@@ -46,17 +47,20 @@ const io: Io = terminalIo({
 export async function main(args: string[]): Promise<number> {
   let cl;
   try {
-    cl = await parseCommandLine(
-      args,
-      tableOptions({ ...COMPILE_COMMANDS, "": COMPILE }, COMPILE_COMMON),
-    );
+    cl = await parseTableLine(args, {
+      table: { ...COMPILE_COMMANDS, "": COMPILE },
+      common: COMPILE_COMMON,
+    });
   } catch (err) {
     io.err(
       args.includes("--json")
         ? errorText((err as Error).message, { exitCode: 2, json: true })
-        : `harness compile: ${(err as Error).message}\n\n${
-          usageHelp(COMPILE_USAGE, { program: "compile.ts", words: [] })
-        }`,
+        : usageErrorText((err as Error).message, {
+          usage: COMPILE_USAGE,
+          program: "compile.ts",
+          words: args,
+          prefix: `harness ${args[0] === "run" ? "run" : "compile"}`,
+        }),
     );
     return 2;
   }

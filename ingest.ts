@@ -22,9 +22,8 @@ import { terminalIo } from "./lib/cli/terminal_text.ts";
 import { maskUrlCredentials } from "./lib/trace/mask_url.ts";
 import {
   type CommandTable,
-  parseCommandLine,
+  parseTableLine,
   refuseForeignFlags,
-  tableOptions,
 } from "./lib/cli/command.ts";
 import {
   INGEST_COMMON,
@@ -68,14 +67,16 @@ export async function main(
   try {
     return await run(args, io, words);
   } catch (err) {
-    const { errorText, usageHelp } = await import("./lib/cli/help.ts");
+    const { errorText, usageErrorText } = await import("./lib/cli/help.ts");
     if (err instanceof UsageError) {
       io.err(
         json
           ? errorText(err.message, { exitCode: 2, json: true })
-          : `harness: ${err.message}\n\n${
-            usageHelp(INGEST_USAGE, { program: "ingest.ts", words })
-          }`,
+          : usageErrorText(err.message, {
+            usage: INGEST_USAGE,
+            program: "ingest.ts",
+            words: words.length ? words : args,
+          }),
       );
       return 2;
     }
@@ -92,10 +93,10 @@ export async function main(
 }
 
 async function run(args: string[], io: Io, words: string[]): Promise<number> {
-  const cl = await parseCommandLine(
-    args,
-    tableOptions(COMMANDS, INGEST_COMMON),
-  );
+  const cl = await parseTableLine(args, {
+    table: COMMANDS,
+    common: INGEST_COMMON,
+  });
   const name = cl.positionals[0];
   if (cl.flag("help") || name === undefined) {
     const { commandHelp } = await import("./lib/cli/help.ts");

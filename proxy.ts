@@ -17,6 +17,7 @@
 import { grantedEnv } from "./lib/cli/env.ts";
 import { parseArgs } from "node:util";
 import { errorText } from "./lib/cli/help.ts";
+import { closestWord } from "./lib/cli/did_you_mean.ts";
 import { resolveRoot } from "./lib/cli/root.ts";
 import { readActiveCapture } from "./lib/store/active_capture.ts";
 import { openRecordingSink } from "./lib/gateway/open_sink.ts";
@@ -35,7 +36,8 @@ Usage:
   --episode     episode id (default: ep_proxy)
   --server      the upstream's name, the namespace of its tools (default: upstream)
   --root        store root (default: $HARNESS_ROOT, else ./.harness)
-  --timeout-ms  time-out of one upstream call (default: 60000)
+  --timeout-ms  time-out of one upstream call (default: 60000); starting the upstream gets 60000 or this,
+                whichever is longer
   --json        what it prints on stderr as JSON lines: {"status":"recording",…}, then {"status":"finished",…}
                 (or {"ok":false,"error",…}); stdout is the MCP protocol's
 
@@ -43,6 +45,18 @@ When an ingest server owns the store, events go through it over loopback. A mess
 a JSON-RPC error; closing stdin (or SIGTERM, SIGINT, SIGHUP) stops the upstream and exits 0.`;
 
 const env = grantedEnv;
+
+const FLAGS = ["capture", "episode", "server", "root", "timeout-ms", "json"];
+
+/** An unknown flag with the flag it most likely meant. */
+function flagError(message: string): string {
+  const typed = /^Unknown option '(--?[^']+)'/.exec(message)?.[1];
+  if (!typed) return message;
+  const meant = closestWord(typed.replace(/^-+/, ""), FLAGS);
+  return `unknown flag ${typed}${
+    meant ? `: did you mean --${meant}?` : ""
+  } (the upstream's own flags go after --)`;
+}
 
 /**
  * Run the proxy until its client disconnects.
@@ -69,10 +83,11 @@ export async function main(args: string[]): Promise<number> {
       },
     }).values;
   } catch (err) {
+    const message = flagError((err as Error).message);
     console.error(
       own.includes("--json")
-        ? errorText((err as Error).message, { exitCode: 2, json: true })
-        : `harness proxy: ${(err as Error).message}\n\n${USAGE}`,
+        ? errorText(message, { exitCode: 2, json: true })
+        : `harness proxy: ${message}\n\n${USAGE}`,
     );
     return 2;
   }

@@ -4,8 +4,12 @@
 # says), every command block it names run as printed — Quick Start, serve,
 # install/doctor in a scratch project, capture, import (while serve runs),
 # compile, explain, run, report, export, eval on the checkout's data,
-# delete/prune, uninstall. It fails on the first non-zero exit or "command
-# not found", and on a README line it runs that the README no longer has.
+# the model gateway's record → compile → serve with an unmodified agent on
+# the official `openai` npm client (.ci/walk_agent/: no header of ours, a
+# scripted model on loopback that counts its requests), delete/prune,
+# uninstall. It fails on the first non-zero exit or "command not found", on a
+# README line it runs that the README no longer has, and when serving the
+# compiled package does not cut the requests that reach the model.
 #
 # Each step quotes its README line; where the walk must differ (a free port
 # instead of 8848, ids the README writes as <id>, a scratch npm prefix
@@ -24,11 +28,13 @@ H="$WORK/harness"
 PROJECT="$WORK/my-project"
 LOG="$WORK/step.log"
 SERVER_PID=""
+UPSTREAM_PID=""
 started=$(date +%s)
 
 finish() {
   local rc=$?
   if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; fi
+  if [ -n "$UPSTREAM_PID" ]; then kill "$UPSTREAM_PID" 2>/dev/null; wait "$UPSTREAM_PID" 2>/dev/null; fi
   echo "walk: $(( $(date +%s) - started )) s, exit $rc"
   # (last: PATH is a folder in it)
   if [ "${KEEP:-}" = "1" ]; then echo "walk: scratch folder kept: $WORK"; else rm -rf "$WORK"; fi
@@ -60,10 +66,23 @@ step() {
   echo "walk:   ok ($(( $(date +%s) - t0 )) s)"
 }
 
+# also "what" command: a step the README does not print (the user's own
+# agent, their model server), run and checked the same way.
+also() {
+  local what=$1 cmd=$2
+  echo "walk: \$ $cmd   ($what)"
+  local t0=$(date +%s)
+  bash -c "$cmd" >"$LOG" 2>&1
+  local rc=$?
+  if grep -q "command not found" "$LOG"; then fail "\"command not found\" from: $cmd"; fi
+  [ "$rc" -eq 0 ] || fail "exit $rc from: $cmd"
+  echo "walk:   ok ($(( $(date +%s) - t0 )) s)"
+}
+
 # Only Node.js on PATH: a folder of links to node, npm, npx and the shell
 # tools the walk itself uses — never a deno, wherever this machine keeps one.
 mkdir -p "$WORK/bin"
-for tool in node npm npx git bash sh env cat cp ls mkdir rm sed grep tail seq sleep date mktemp dirname; do
+for tool in node npm npx git bash sh env cat cmp cp ls mkdir rm sed grep tail seq sleep date mktemp dirname; do
   src=$(command -v "$tool") || fail "no $tool on this machine"
   ln -s "$src" "$WORK/bin/$tool"
 done
@@ -91,6 +110,16 @@ serve() {
     sleep 0.2
   done
   fail "deno task serve did not answer at $URL"
+}
+
+# printed PATTERN: wait (10 s at most) until serve's output has a line with
+# PATTERN (its start-up lines follow the moment /health answers).
+printed() {
+  for _ in $(seq 1 100); do
+    grep -qF -- "$1" "$WORK/serve.log" && return 0
+    sleep 0.1
+  done
+  return 1
 }
 
 # --- Quick start ---------------------------------------------------------
@@ -164,6 +193,82 @@ serve --port "$PORT" --package out/behavior.package.json
 step "deno task ingest status | stop" "deno task ingest stop"
 wait "$SERVER_PID" 2>/dev/null
 SERVER_PID=""
+
+# --- Record any agent: an unmodified agent through the gateway ------------------
+# The user's agent (.ci/walk_agent/agent.mjs) on the official openai npm
+# client, the version deno.json pins; their model is a scripted
+# OpenAI-compatible server on loopback (upstream.mjs) that counts requests.
+AGENT="$WORK/agent"
+mkdir -p "$AGENT"
+cp "$H/.ci/walk_agent/agent.mjs" "$AGENT/"
+OPENAI_VERSION=$(sed -nE 's/.*"openai": "npm:openai@([^"]+)".*/\1/p' "$H/deno.json")
+also "the agent's dependency" \
+  "cd '$AGENT' && npm install openai@$OPENAI_VERSION --prefer-offline --no-audit --no-fund"
+UP_PORT=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+node "$H/.ci/walk_agent/upstream.mjs" "$UP_PORT" >"$WORK/upstream.log" 2>&1 &
+UPSTREAM_PID=$!
+upstream_requests() {
+  node -e "fetch('http://127.0.0.1:$UP_PORT/count').then(r=>r.json()).then(j=>console.log(j.requests),()=>process.exit(1))"
+}
+for _ in $(seq 1 50); do upstream_requests >/dev/null 2>&1 && break; sleep 0.1; done
+upstream_requests >/dev/null || fail "the scripted model server did not start"
+
+readme "HARNESS_UPSTREAM_OPENAI=http://127.0.0.1:8000/v1 deno task serve"
+export HARNESS_UPSTREAM_OPENAI="http://127.0.0.1:$UP_PORT/v1"
+serve --port "$PORT"
+step 'deno task ingest capture start --label "my run"' \
+  "deno task ingest capture start --id gw_walk --label 'an agent through the gateway'"
+readme "export OPENAI_BASE_URL=http://127.0.0.1:8848/v1"
+readme "OPENAI_API_KEY=sk-local"
+# agent BASE FIRST LAST OUT: one conversation per order, its answers to OUT.
+agent() {
+  also "the agent, orders $2..$3" \
+    "cd '$AGENT' && OPENAI_BASE_URL=$1 OPENAI_API_KEY=sk-local node agent.mjs $2 $3 > '$WORK/$4'"
+}
+# What serve printed for the OpenAI SDKs (the README shows those lines).
+printed "  OPENAI_BASE_URL=$URL/v1 → $HARNESS_UPSTREAM_OPENAI" ||
+  fail "serve did not print OPENAI_BASE_URL=$URL/v1 → $HARNESS_UPSTREAM_OPENAI: $(cat "$WORK/serve.log")"
+agent "$URL/v1" 1 10 recorded.txt
+EPISODES=$(deno task -q ingest capture inspect gw_walk --json |
+  node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).episodes.filter(e=>e.episode_id.startsWith("gw_")).length))')
+echo "walk:   the agent's 10 conversations are $EPISODES episodes"
+[ "$EPISODES" = "10" ] || fail "10 conversations of the agent recorded as $EPISODES episodes"
+step "deno task ingest status | stop" "deno task ingest stop"
+wait "$SERVER_PID" 2>/dev/null
+SERVER_PID=""
+readme '{ "get_order_details": "read", "cancel_pending_order": "destructive" }'
+echo '{ "get_order_details": "read", "get_user_details": "read" }' >agent_effects.json
+step "deno task compile --capture <id> --out out --form agent --effects effects.json" \
+  "deno task compile --capture gw_walk --out agent_out --form agent --effects agent_effects.json"
+
+# Six new conversations, without the package, then with it: the same answers,
+# fewer requests reaching the model.
+serve --port "$PORT"
+before=$(upstream_requests)
+agent "$URL/v1" 11 16 plain.txt
+without=$(( $(upstream_requests) - before ))
+step "deno task ingest status | stop" "deno task ingest stop"
+wait "$SERVER_PID" 2>/dev/null
+SERVER_PID=""
+readme "deno task serve --package out/behavior.package.json   # or --package NAME=FILE at /p/NAME/v1"
+serve --port "$PORT" --package desk=agent_out/behavior.package.json
+# The package's base URL as serve printed it.
+printed "/p/desk/v1" || fail "serve did not name the package's URL: $(cat "$WORK/serve.log")"
+SERVED=$(sed -nE 's/.*serving package behavior@sha256:[0-9a-f]+: OPENAI_BASE_URL=([^,]+), ANTHROPIC_BASE_URL=(.*)$/\1 \2/p' "$WORK/serve.log")
+[ "$SERVED" = "$URL/p/desk/v1 $URL/p/desk" ] ||
+  fail "serve did not print the package's base URLs ($URL/p/desk/v1, $URL/p/desk): $(cat "$WORK/serve.log")"
+before=$(upstream_requests)
+agent "${SERVED%% *}" 11 16 served.txt
+with=$(( $(upstream_requests) - before ))
+step "deno task ingest status | stop" "deno task ingest stop"
+wait "$SERVER_PID" 2>/dev/null
+SERVER_PID=""
+unset HARNESS_UPSTREAM_OPENAI
+echo "walk:   requests that reached the model for 6 new conversations: $without without the package, $with with it"
+cmp -s "$WORK/plain.txt" "$WORK/served.txt" ||
+  fail "the agent's answers changed with the package: $(cat "$WORK/plain.txt") / $(cat "$WORK/served.txt")"
+[ "$without" -gt 0 ] && [ "$with" -lt "$without" ] ||
+  fail "serving the package did not cut the requests that reach the model ($without without, $with with)"
 
 # --- Delete, retention, uninstall ------------------------------------------------
 step "deno task ingest capture delete <id> [--force]" "deno task ingest capture delete from_otel"

@@ -188,6 +188,17 @@ export async function hookRoutes(root: string, url: string): Promise<Route[]> {
     "--capture",
     "i_a_cmd",
   ]);
+  // install claude-code --gateway: the turn ends are http hooks.
+  const aGateway = join(root, "project_a_gateway");
+  Deno.mkdirSync(aGateway);
+  const ag = await install(aGateway, [
+    "host_a",
+    "--gateway",
+    "--url",
+    url,
+    "--capture",
+    "i_a_gw",
+  ]);
   const b = await install(project, [
     "host_b",
     "--url",
@@ -260,6 +271,21 @@ export async function hookRoutes(root: string, url: string): Promise<Route[]> {
     },
     transcriptRoute("Stop"),
     transcriptRoute("SessionEnd"),
+    ...(["Stop", "SessionEnd"] as const).map((event): Route => {
+      const e = entryOf(ag, "host_a", event);
+      if (e.type !== "http") {
+        throw new Error(`--gateway ${event} is no http hook`);
+      }
+      return {
+        name: `host_a ${event} with --gateway (http hook, no transcript)`,
+        command: null,
+        url: String(e.url),
+        payloads: payloads("host_a", "basic", (x) => x === event),
+        env: {},
+        capture: "i_a_gw",
+        kind: "installed",
+      };
+    }),
     {
       name: "host_a http hook (keep-alive POST, no process)",
       command: null,

@@ -173,7 +173,7 @@ export async function hooksBench(args: string[] = []): Promise<void> {
       "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
       ...md,
       "",
-      "Installed: command hooks run the hook client (`lib/forwarder/hook_client.sh`: curl), host_a's transcript events the Deno forwarder, host_a's other events native http hooks. Not chosen: the `node` one-liner (dearer than Deno), bash's `/dev/tcp` (cheapest, but no connect time-out without `timeout`, and `read` takes stdin a byte per system call: a 260 KB payload took ~270 ms, so a large tool result would miss a 300 ms deadline).",
+      "Installed: command hooks run the hook client (`lib/forwarder/hook_client.sh`: curl), host_a's transcript events the Deno forwarder (with `install claude-code --gateway` native http hooks too: the gateway records the turns, so no transcript is read), host_a's other events native http hooks. Not chosen: the `node` one-liner (dearer than Deno), bash's `/dev/tcp` (cheapest, but no connect time-out without `timeout`, and `read` takes stdin a byte per system call: a 260 KB payload took ~270 ms, so a large tool result would miss a 300 ms deadline).",
       "",
     ].join("\n");
     Deno.mkdirSync(OUT, { recursive: true });

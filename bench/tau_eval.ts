@@ -29,11 +29,12 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 /** The default data file: the τ² retail slice in the checkout (`fixtures/TAU2_SOURCE.md`). */
 export const DEFAULT_DATA = join(HERE, "../fixtures/tau2_retail_slice.json");
 
+/** {@linkcode FULL_DATA} relative to the checkout, as help shows it. */
+export const FULL_DATA_IN_CHECKOUT =
+  "../shared/datasets/tau-traces/tau2-bench/retail/toolorchestra_retail_1trial.json";
+
 /** The full τ² retail file the published figures come from (beside the checkout, for the team and CI). */
-export const FULL_DATA = join(
-  HERE,
-  "../../shared/datasets/tau-traces/tau2-bench/retail/toolorchestra_retail_1trial.json",
-);
+export const FULL_DATA = join(HERE, "..", FULL_DATA_IN_CHECKOUT);
 
 /** Options of {@linkcode tauEval}. */
 export interface TauEvalOptions {
@@ -319,7 +320,7 @@ if (import.meta.main) {
     console.log(
       `deno task eval [--data FILE] [--match FILE] [--seeds N] [--out DIR] [--json] [--validate]
   --data   a τ²-bench or τ-bench v1 trajectory file (default: fixtures/tau2_retail_slice.json;
-           the published figures: --data ${FULL_DATA})
+           the published figures, run from the checkout: --data ${FULL_DATA_IN_CHECKOUT})
   --out    where tau_eval.md and tau_eval.json go (default: a new scratch folder under .tmp/, printed)
   progress goes to stderr, one line per seed`,
     );

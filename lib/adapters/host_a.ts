@@ -11,6 +11,7 @@
  * | PostToolBatch | `tool.call.failed` (`error.type` = `not_executed`) for each call still pending: refused or blocked |
  * | PermissionRequest | `annotation` `permission.requested` |
  * | SubagentStart / SubagentStop | `annotation` `subagent.started` / `subagent.stopped`, `parent_event_id` = the Agent/Task call (see `subagent_links.ts`) |
+ * | SubagentStart | first, the main session's transcript turns it carries (as for Stop, unlinked): the main agent's text before the call comes before the subagent's |
  * | Stop | per transcript turn (the forwarder's `harness_transcript`) `model.responded` with usage and `message` (assistant); `message` (assistant, `last_assistant_message`) |
  * | SubagentStop | the subagent's transcript turns as for Stop (with `agent_id`), then `annotation` `subagent.stopped` |
  * | PreCompact / PostCompact | transcript turns (PreCompact); `annotation` `compaction.started` / `compaction.finished` with what the host said |
@@ -128,8 +129,22 @@ export function hostAToEvents(
   const correlator = options.correlator ?? null;
   const memory = options.sessions ?? null;
   const h: Hook = { p, ctx, correlator, memory, session };
+  // The main agent's turns read at SubagentStart are its own, not the
+  // subagent's: recorded first and left unlinked.
+  const main = hook === "SubagentStart" ? mainTurnsAtStart(h) : [];
   // A subagent's events: under the Agent/Task call that started it.
-  return linkToCall(hookEvents(h, hook), agentCallOf(h, false));
+  return [...main, ...linkToCall(hookEvents(h, hook), agentCallOf(h, false))];
+}
+
+/**
+ * The main session's transcript turns a SubagentStart carries (when the
+ * forwarder read them there): the main agent's text that led to the
+ * Agent/Task call, recorded before anything the subagent says (read only
+ * at Stop, it would come after the subagent's texts).
+ */
+function mainTurnsAtStart(h: Hook): UnsealedEvent[] {
+  if (typeof h.p.harness_transcript !== "object") return [];
+  return sessionTurns(h);
 }
 
 /** The events of one hook, before a subagent's are linked. */
@@ -225,7 +240,7 @@ interface Hook {
 
 /**
  * The session transcript's turns a payload carries (Stop, StopFailure,
- * PreCompact, SessionEnd), without the text already recorded: the hook's
+ * PreCompact, SessionEnd, SubagentStart), without the text already recorded: the hook's
  * own answer (`finalText`), and an earlier hook's answer whose turn is read
  * only now (held in the session memory until a read gives it).
  */

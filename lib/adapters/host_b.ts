@@ -17,7 +17,8 @@
  * | anything else (BeforeModel) | none |
  *
  * Failed or refused (host_b's own signal): `tool_response.error` is
- * `error.outcome = "failed"`; a shell command's non-zero `Exit Code` is
+ * `error.outcome = "failed"`, the whole `tool_response` (what the model saw,
+ * `llmContent`, and the user, `returnDisplay`) kept as `result`; a shell command's non-zero `Exit Code` is
  * failed with `error.exit_code`. host_b gives no refusal signal in hooks
  * (BeforeTool fires before approval; a denied call has no AfterTool and is
  * left incomplete).
@@ -298,6 +299,9 @@ function toolEnded(h: Hook): UnsealedEvent {
     const e = response.error;
     return toolCallFailed(ctx, {
       ...common,
+      // What the model saw (`llmContent`) and the user (`returnDisplay`),
+      // beside the error.
+      result: p.tool_response ?? null,
       error: typeof e === "object" && !Array.isArray(e)
         ? { ...e, outcome: "failed" }
         : { message: String(e), outcome: "failed" },

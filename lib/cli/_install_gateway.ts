@@ -15,6 +15,7 @@ import {
   type GatewayPlan,
   type GatewayRecord,
   opencodeGatewayPlan,
+  opencodeRouting,
   revertGateway,
 } from "../installers/gateway_settings.ts";
 import type { Settings } from "../installers/hook_settings.ts";
@@ -167,6 +168,7 @@ export function gatewayNotes(
         r.capture ? `capture ${r.capture}` : "the active capture"
       }); keep the server running while the host is in use ("ingest.ts serve"), or "ingest.ts uninstall ${a.host}": without the server the host cannot reach its model`,
     );
+    if (a.host === "host_c") opencodeRoutingNotes(change.settings, r, io);
     if (a.token) {
       io.out(
         a.host === "host_c"
@@ -177,6 +179,43 @@ export function gatewayNotes(
   } else if (earlier) {
     io.out(
       `${a.host}: took the model gateway out of ${file} (install with --gateway to keep it)`,
+    );
+  }
+}
+
+/**
+ * Say which of the project's models go through the gateway and which do
+ * not (a custom provider keeps its own base URL), and how to route one.
+ *
+ * @param settings `opencode.json` after the install.
+ * @param r The gateway record.
+ * @param io Output (warnings to stderr).
+ */
+function opencodeRoutingNotes(
+  settings: Settings,
+  r: GatewayRecord,
+  io: Io,
+): void {
+  const routing = opencodeRouting(settings);
+  for (const m of routing.past) {
+    const at = m.base_url ? ` (${m.base_url})` : "";
+    const upstream = m.base_url ?? "<its base URL>";
+    io.err(
+      `harness: warning: host_c: this project's ${m.key} "${m.model}" is from provider "${m.provider}", which keeps its own base URL${at}: its model calls do not go through the gateway, so the capture gets the plugin's events without the model's requests and answers. To record them, start the server with --upstream-openai ${upstream} (an OpenAI-compatible provider; --upstream-anthropic for an Anthropic one) and set provider.${m.provider}.options.baseURL to ${r.base_url} in opencode.json (uninstall does not undo that edit)`,
+    );
+  }
+  if (!routing.names_model) {
+    io.out(
+      `host_c: opencode.json names no model: OpenCode's model calls go through the gateway only when that model is an anthropic or openai one`,
+    );
+  }
+  if (routing.others.length > 0) {
+    io.out(
+      `host_c: not through the gateway (their own base URLs): ${
+        routing.others.map((o) =>
+          `provider "${o.provider}"${o.base_url ? ` (${o.base_url})` : ""}`
+        ).join(", ")
+      }`,
     );
   }
 }

@@ -1,6 +1,6 @@
 /**
- * `capture start|finish|outcome|summary|lineage`: the coordinator from the
- * command line. When an ingest server owns the store, writes go through it
+ * `capture start|finish|outcome|summary|lineage|inspect`: the coordinator
+ * from the command line. When an ingest server owns the store, writes go through it
  * (POST /ingest) and reads come from the spools, which readers may always
  * read.
  *
@@ -9,8 +9,11 @@
 import { HarnessStore } from "../store/store.ts";
 import { isStoreLocked, readLockOwner } from "../store/lock.ts";
 import { CaptureCoordinator } from "../control/coordinator.ts";
+import { serverCaughtUp } from "../control/server_caught_up.ts";
 import { HttpTraceSink } from "../gateway/event_sink.ts";
+import { CaptureNotFoundError } from "../store/inspect.ts";
 import { formatInspection } from "./format_capture.ts";
+import { openForRead } from "./cmd_store.ts";
 import { formatLineage } from "./format_lineage.ts";
 import { type Io, UsageError } from "./io.ts";
 
@@ -46,6 +49,7 @@ export interface CaptureArgs {
  * @returns Exit code.
  */
 export async function captureControl(a: CaptureArgs, io: Io): Promise<number> {
+  if (a.command === "inspect") return await inspectCommand(a, io);
   // The store root is owner-only, like everything in it.
   Deno.mkdirSync(a.root, { recursive: true, mode: 0o700 });
   const url = isStoreLocked(a.root) ? readLockOwner(a.root)?.url : undefined;
@@ -57,7 +61,12 @@ export async function captureControl(a: CaptureArgs, io: Io): Promise<number> {
     if (url) http = new HttpTraceSink(url, { token: a.token });
     const coord = new CaptureCoordinator(
       store,
-      http ? { sinkFor: () => http! } : {},
+      url
+        ? {
+          sinkFor: () => http!,
+          caughtUp: () => serverCaughtUp(url, { token: a.token }),
+        }
+        : {},
     );
     return await runCaptureCommand(
       a,
@@ -68,6 +77,42 @@ export async function captureControl(a: CaptureArgs, io: Io): Promise<number> {
   } finally {
     await http?.flush();
     store.close();
+  }
+}
+
+/**
+ * `capture inspect <id>`: the inspection with what a served package did per
+ * episode. Read-only, whoever owns the store: beside a running server it
+ * first lets the server record and index what it has answered.
+ *
+ * @param a Arguments.
+ * @param io Output.
+ * @returns 0 when the chain verifies, else 1.
+ */
+async function inspectCommand(a: CaptureArgs, io: Io): Promise<number> {
+  const id = a.rest[0];
+  if (id === undefined) {
+    throw new UsageError("capture inspect needs a capture id");
+  }
+  if (!isDirectory(a.root)) throw new CaptureNotFoundError(id, a.root);
+  const url = isStoreLocked(a.root) ? readLockOwner(a.root)?.url : undefined;
+  if (url) await serverCaughtUp(url, { token: a.token });
+  using store = openForRead(a.root);
+  for (const f of store.findings) io.err(`harness: ${f.message}`);
+  const inspection = await new CaptureCoordinator(store).inspect(id);
+  io.out(
+    a.json
+      ? JSON.stringify(inspection, null, 2)
+      : formatInspection(id, inspection),
+  );
+  return inspection.chain.ok ? 0 : 1;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
   }
 }
 
@@ -147,7 +192,9 @@ async function runCaptureCommand(
           "capture outcome needs exactly one of --success and --failure",
         );
       }
-      const ev = coord.markOutcome(a.rest[0], a.rest[1], {
+      // An episode the capture does not hold is refused, nothing written;
+      // one the server has answered but not yet recorded is waited for.
+      const ev = await coord.recordOutcome(a.rest[0], a.rest[1], {
         success: a.success === true,
         ...(a.note !== undefined ? { note: a.note } : {}),
       });

@@ -54,7 +54,7 @@ export function deleteCommand(o: DeleteCommandOptions, io: Io): number {
 
 /** Options of {@linkcode pruneCommand}. */
 export interface PruneCommandOptions {
-  /** `--older-than`: `30d`, `12h`, `90m`. */
+  /** `--older-than`: `30d`, `12h`, `90min`, `6mo`. */
   olderThan?: string;
   /** The store root. */
   root: string;
@@ -81,16 +81,30 @@ export function pruneCommand(o: PruneCommandOptions, io: Io): number {
     o.root,
     () => pruneCaptures(o.root, { olderThanMs, now: o.now, dryRun: o.dryRun }),
   );
+  const before = new Date(o.now - olderThanMs).toISOString();
   if (o.json) {
-    io.out(JSON.stringify({ dry_run: o.dryRun, ...r }, null, 2));
+    io.out(
+      JSON.stringify(
+        { dry_run: o.dryRun, written_before: before, ...r },
+        null,
+        2,
+      ),
+    );
     return 0;
   }
-  const lines = o.dryRun
-    ? r.expired.map((id) => `would delete ${id}`)
-    : r.deleted.map(describe);
-  if (!r.expired.length) {
-    lines.push(`No capture was last written more than ${o.olderThan} ago`);
-  }
+  // The cutoff as a date: a unit misread shows in the first line.
+  const lines = r.expired.length
+    ? [
+      `${
+        o.dryRun ? "Would delete" : "Deleted"
+      } the captures last written before ${before} (${o.olderThan} ago):`,
+      ...(o.dryRun
+        ? r.expired.map((id) => `would delete ${id}`)
+        : r.deleted.map(describe)),
+    ]
+    : [
+      `No capture was last written more than ${o.olderThan} ago (before ${before})`,
+    ];
   if (r.kept_active) {
     lines.push(
       `kept ${r.kept_active}: it is the active capture (capture finish ${r.kept_active} lets it go)`,
@@ -100,26 +114,52 @@ export function pruneCommand(o: PruneCommandOptions, io: Io): number {
   return 0;
 }
 
+/** Each unit `--older-than` takes, in milliseconds (a month is 30 days). */
+const AGE_UNITS: Record<string, number> = {
+  s: 1000,
+  min: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 7 * 86_400_000,
+  mo: 30 * 86_400_000,
+};
+
 /**
- * An age such as `30d`, `12h`, `90m` or `45s`, in milliseconds.
+ * An age such as `30d`, `12h`, `90min`, `6mo` or `45s`, in milliseconds.
+ * A bare `m` is refused: `6m` typed for six months must not delete what
+ * is older than six minutes.
  *
  * @param text The age.
  * @returns Milliseconds.
- * @throws {UsageError} Absent, or not a whole number with one of d, h, m, s.
+ * @throws {UsageError} Absent, `m` (with the two readings), or not a
+ *   whole number with one of s, min, h, d, w, mo.
+ *
+ * @example
+ * ```ts
+ * import { parseAge } from "./cmd_delete.ts";
+ * import { equal, throws } from "node:assert/strict";
+ * equal(parseAge("90min"), 90 * 60_000);
+ * equal(parseAge("6mo"), 6 * 30 * 86_400_000);
+ * throws(() => parseAge("6m"), /6min \(minutes\) or 6mo \(months/);
+ * ```
  */
 export function parseAge(text: string | undefined): number {
-  const m = /^(\d+)([dhms])$/.exec(text ?? "");
-  if (!m) {
+  const m = /^(\d+)([a-z]+)$/.exec(text ?? "");
+  if (m?.[2] === "m") {
     throw new UsageError(
-      `--older-than takes a whole number and a unit, d, h, m or s (30d), not ${
+      `--older-than ${text} could be minutes or months: write ${
+        m[1]
+      }min (minutes) or ${m[1]}mo (months of 30 days)`,
+    );
+  }
+  if (!m || !Object.hasOwn(AGE_UNITS, m[2])) {
+    throw new UsageError(
+      `--older-than takes a whole number and a unit, s, min, h, d, w or mo (30d, 6mo), not ${
         JSON.stringify(text ?? "")
       }`,
     );
   }
-  const unit = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 }[
-    m[2] as "d" | "h" | "m" | "s"
-  ];
-  return Number(m[1]) * unit;
+  return Number(m[1]) * AGE_UNITS[m[2]];
 }
 
 function describe(d: DeletedCapture): string {

@@ -177,6 +177,8 @@ export function install(a: InstallArgs, io: Io): number {
       command,
       transcriptCommand: a.forwarderCommand,
       mode,
+      // With the model gateway, a turn end reads no transcript.
+      transcript: !a.gateway,
     })
     : hostBPlan({ command });
   const next = addHarnessHooks(gw.settings, plan);

@@ -91,7 +91,11 @@ export async function exportOtlpCommand(
     io.out(
       a.json
         ? JSON.stringify({ capture_id: a.capture, endpoint, ...r })
-        : `Sent ${r.spans} spans of capture ${a.capture} to ${endpoint} in ${r.batches} requests (${r.retries} retries)`,
+        : `Sent ${r.spans} span${
+          r.spans === 1 ? "" : "s"
+        } of capture ${a.capture} to ${endpoint} in ${r.batches} request${
+          r.batches === 1 ? "" : "s"
+        } (${r.retries} ${r.retries === 1 ? "retry" : "retries"})`,
     );
     return 0;
   }

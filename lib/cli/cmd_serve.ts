@@ -12,6 +12,11 @@ import {
   parseRedactionRules,
 } from "../trace/redact.ts";
 import { type Io, UsageError } from "./io.ts";
+import {
+  DEFAULT_UPSTREAM_ANTHROPIC,
+  DEFAULT_UPSTREAM_OPENAI,
+  type ModelGatewayOptions,
+} from "../model_gateway/options.ts";
 import { OtlpStreamer } from "../otel/stream.ts";
 import type { OtlpProtocol } from "../otel/send.ts";
 import { maskUrlCredentials } from "../trace/mask_url.ts";
@@ -140,6 +145,11 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
   try {
     for (const f of store.findings) io.err(`harness: ${f.message}`);
     const adminKey = crypto.randomUUID();
+    // What this run recorded, by every route (the model gateway and
+    // streamed imports write beside the server's own count).
+    const eventsIn = () =>
+      store.listCaptures().reduce((n, c) => n + c.event_count, 0);
+    const before = eventsIn();
     const replicator = await openReplicator(store, o);
     const streamer = openStreamer(store, o);
     const unobserve = streamer
@@ -177,15 +187,8 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
     io.out(
       `harness ingest server on ${url} (store ${o.root}, pid ${Deno.pid})`,
     );
-    const gw = server.modelGateway?.stats.upstreams;
-    if (gw) {
-      io.out(
-        `model gateway: OPENAI_BASE_URL=${url}/v1 → ${gw.openai}, ANTHROPIC_BASE_URL=${url} → ${gw.anthropic}`,
-      );
-      const served = server.modelGateway?.stats.packages ?? {};
-      for (const [route, id] of Object.entries(served)) {
-        io.out(`  serving package ${id} at ${url}${route}`);
-      }
+    if (server.modelGateway && o.modelGateway !== false) {
+      for (const line of gatewayLines(url, o.modelGateway ?? {})) io.out(line);
     }
     await Promise.race([stopped, o.stopSignal ?? new Promise(() => {})]);
     await server.close();
@@ -196,10 +199,11 @@ export async function serve(o: ServeOptions, io: Io): Promise<number> {
     await streamer?.close();
     if (streamer) io.out(exportSummary(streamer));
     removePidFile(o.root, Deno.pid);
+    const recorded = Math.max(0, eventsIn() - before);
     io.out(
-      `harness ingest server stopped (${
-        server.stats?.events ?? 0
-      } events recorded)`,
+      `harness ingest server stopped (${recorded} event${
+        recorded === 1 ? "" : "s"
+      } recorded)`,
     );
     return 0;
   } finally {
@@ -337,4 +341,51 @@ export async function serveDetached(
   }
   io.err(`harness: the server did not come up; see ${logPath(root)}`);
   return 1;
+}
+
+/**
+ * What the start-up says of the model gateway: each SDK's base URL at this
+ * server and the upstream's full base URL it forwards to (path included: an
+ * OpenAI-compatible upstream without `/v1` gets `/chat/completions`, which
+ * most servers answer 404, so a path-less one gets a note), and each served package's
+ * base URLs for both SDKs (Anthropic's without `/v1`: its SDK adds it).
+ *
+ * @param url This server's URL.
+ * @param gw The gateway's options.
+ * @returns The lines.
+ *
+ * @example
+ * ```ts
+ * import { gatewayLines } from "./cmd_serve.ts";
+ * import { equal } from "node:assert/strict";
+ * const lines = gatewayLines("http://127.0.0.1:8848", {
+ *   upstreamOpenai: "http://127.0.0.1:8000/v1",
+ * });
+ * equal(lines[1], "  OPENAI_BASE_URL=http://127.0.0.1:8848/v1 → http://127.0.0.1:8000/v1");
+ * ```
+ */
+export function gatewayLines(
+  url: string,
+  gw: ModelGatewayOptions,
+): string[] {
+  const openai = gw.upstreamOpenai ?? DEFAULT_UPSTREAM_OPENAI;
+  const anthropic = gw.upstreamAnthropic ?? DEFAULT_UPSTREAM_ANTHROPIC;
+  const lines = [
+    "model gateway (point the SDKs here):",
+    `  OPENAI_BASE_URL=${url}/v1 → ${openai}`,
+    `  ANTHROPIC_BASE_URL=${url} → ${anthropic}`,
+  ];
+  if (new URL(openai).pathname === "/") {
+    lines.push(
+      `  note: the OpenAI upstream has no path, so requests go to ${openai}/chat/completions; most OpenAI-compatible servers answer at ${openai}/v1 (set that if this one answers 404)`,
+    );
+  }
+  for (const name of Object.keys(gw.packages ?? {})) {
+    const id = gw.packages![name].id;
+    const base = name === "" ? url : `${url}/p/${name}`;
+    lines.push(
+      `  serving package ${id}: OPENAI_BASE_URL=${base}/v1, ANTHROPIC_BASE_URL=${base}`,
+    );
+  }
+  return lines;
 }

@@ -9,6 +9,7 @@ import { HarnessStore } from "../store/store.ts";
 import { connectDb, migrate } from "../team/db.ts";
 import { resolveDbTarget } from "../team/db_target.ts";
 import { pushCapture } from "../team/push.ts";
+import { StoreLockedError } from "../store/lock.ts";
 import { storeId } from "../team/store_id.ts";
 import { DbStore } from "../team/db_store.ts";
 import { inspectCapture } from "../store/inspect.ts";
@@ -63,7 +64,7 @@ export async function storePush(
 ): Promise<number> {
   const { root, spec, json } = o;
   const target = await dbTarget(spec, io.err);
-  using store = new HarnessStore(root, { role: "cli" });
+  using store = pushingStore(root, spec);
   const sid = storeId(root);
   const sql = await connectDb(target, { max: 1 });
   const report: Record<string, unknown>[] = [];
@@ -190,5 +191,30 @@ export function dbNetGrant(env: (name: string) => string | undefined): string {
     return `,${t.host}:${t.port}`;
   } catch {
     return "";
+  }
+}
+
+/**
+ * The store, opened for `store push` (as its writer: the push keeps the
+ * store's id); a running server holds it, and what to do then is about
+ * pushing: stop the server for a push by hand, or let the server ship as
+ * it records (`serve --replicate`).
+ */
+function pushingStore(root: string, spec: string): HarnessStore {
+  try {
+    return new HarnessStore(root, { role: "cli" });
+  } catch (err) {
+    if (!(err instanceof StoreLockedError)) throw err;
+    const who = err.owner
+      ? `process ${err.owner.pid} (${err.owner.role}${
+        err.owner.url ? ` at ${err.owner.url}` : ""
+      })`
+      : "another process";
+    throw new Error(
+      `store push needs the store ${root} to itself, and ${who} holds it: stop the server first (deno task ingest stop), push, then start it again; or let the server ship every event as it records: start it with --replicate ${
+        spec === "env" ? "env" : "postgres://…"
+      }`,
+      { cause: err },
+    );
   }
 }

@@ -9,6 +9,7 @@
  */
 import type { ParseArgsOptionsConfig } from "node:util";
 import { UsageError } from "./io.ts";
+import { closestWord } from "./did_you_mean.ts";
 
 /** Flags as `node:util` `parseArgs` declares them. */
 export type Options = ParseArgsOptionsConfig;
@@ -117,17 +118,67 @@ export function tableOptions<C>(
   return all;
 }
 
+/** Options of {@linkcode parseCommandLine}. */
+export interface ParseOptions {
+  /**
+   * The flags of each command by its first word (an unknown flag is
+   * matched against the typed command's flags for "did you mean").
+   */
+  commands?: Record<string, Options>;
+  /** Flags every command takes. */
+  common?: Options;
+}
+
+/**
+ * Each command's own flags, by its first word (for
+ * {@linkcode ParseOptions}).
+ *
+ * @param table The commands.
+ * @returns Their flags.
+ */
+export function commandOptions<C>(
+  table: CommandTable<C>,
+): Record<string, Options> {
+  return Object.fromEntries(
+    Object.entries(table).map(([name, c]) => [name, c.options]),
+  );
+}
+
+/**
+ * Parse a command line with the flags of a whole table
+ * ({@linkcode tableOptions}), an unknown flag matched against the typed
+ * command's own.
+ *
+ * @param args The arguments (without the program).
+ * @param o `table`: the commands; `common`: the flags every one takes.
+ * @returns The command line.
+ * @throws {UsageError} For an unknown flag (with the flag it most likely
+ *   meant) or a flag without its value.
+ */
+export async function parseTableLine<C>(
+  args: string[],
+  o: { table: CommandTable<C>; common: Options },
+): Promise<CommandLine> {
+  return await parseCommandLine(args, tableOptions(o.table, o.common), {
+    commands: commandOptions(o.table),
+    common: o.common,
+  });
+}
+
 /**
  * Parse a command line.
  *
  * @param args The arguments (without the program).
  * @param options The flags (see {@linkcode tableOptions}).
+ * @param o The commands' own flags, for the message on an unknown flag.
  * @returns The command line.
- * @throws {UsageError} For an unknown flag or a flag without its value.
+ * @throws {UsageError} For an unknown flag (with the flag it most likely
+ *   meant) or a flag without its value.
  */
 export async function parseCommandLine(
   args: string[],
   options: Options,
+  o: ParseOptions = {},
 ): Promise<CommandLine> {
   // Loaded on use: the hook forwarder shares the entry and parses nothing.
   const { parseArgs } = await import("node:util");
@@ -141,8 +192,50 @@ export async function parseCommandLine(
     const given = tokens.flatMap((t) => t.kind === "option" ? [t.name] : []);
     return new CommandLine(values, positionals, given);
   } catch (err) {
+    const unknown = /^Unknown option '([^']+)'/.exec((err as Error).message);
+    if (unknown) {
+      throw new UsageError(unknownFlag(unknown[1], args, { options, ...o }), {
+        cause: err,
+      });
+    }
     throw new UsageError((err as Error).message, { cause: err });
   }
+}
+
+/**
+ * The command words at the start of a line (up to two), as far as they can
+ * be told without parsing it (a usage error shows that command's help).
+ *
+ * @param args The arguments.
+ * @returns The leading words that are not flags.
+ */
+export function commandWords(args: string[]): string[] {
+  const words: string[] = [];
+  for (const a of args) {
+    if (a.startsWith("-") || words.length === 2) break;
+    words.push(a);
+  }
+  return words;
+}
+
+/** What to say of an unknown flag: the flag meant, or the flags there are. */
+function unknownFlag(
+  typed: string,
+  args: string[],
+  o: ParseOptions & { options: Options },
+): string {
+  const word = commandWords(args)[0];
+  const own =
+    word !== undefined && o.commands && Object.hasOwn(o.commands, word)
+      ? { ...o.commands[word], ...o.common }
+      : o.options;
+  const name = typed.replace(/^-+/, "").replace(/=.*$/, "");
+  const long = Object.keys(own);
+  const meant = typed.startsWith("--")
+    ? closestWord(name, long)
+    : Object.entries(own).find(([, spec]) => spec.short === name)?.[0] ?? null;
+  if (meant) return `unknown flag ${typed}: did you mean --${meant}?`;
+  return `unknown flag ${typed}: the command's flags are in its help (a value that starts with "-" goes after "--")`;
 }
 
 /**
@@ -164,8 +257,14 @@ export function refuseForeignFlags<C>(
     !Object.hasOwn(command.options, f) && !Object.hasOwn(common, f)
   );
   if (foreign !== undefined) {
+    const meant = closestWord(foreign, [
+      ...Object.keys(command.options),
+      ...Object.keys(common),
+    ]);
     throw new UsageError(
-      `${name} does not take --${foreign} (its flags: ${
+      `${name} does not take --${foreign}${
+        meant ? `: did you mean --${meant}?` : ""
+      } (its flags: ${
         Object.keys(command.options).map((f) => `--${f}`).join(", ") || "none"
       })`,
     );

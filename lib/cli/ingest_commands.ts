@@ -197,7 +197,14 @@ async function db(c: IngestContext): Promise<number> {
 }
 
 /** The `capture` commands `cmd_capture.ts` runs (the others are `cmd_store.ts`'s). */
-const CAPTURE_CONTROL = ["start", "finish", "outcome", "summary", "lineage"];
+const CAPTURE_CONTROL = [
+  "start",
+  "finish",
+  "outcome",
+  "summary",
+  "lineage",
+  "inspect",
+];
 
 async function capture(c: IngestContext): Promise<number> {
   const { cl } = c;

@@ -26,7 +26,9 @@ Usage:
                                              OPENAI_BASE_URL=http://127.0.0.1:8848/v1, ANTHROPIC_BASE_URL=http://127.0.0.1:8848;
                                              --package serves a compiled agent-form package there (NAME=FILE
                                              at /p/NAME/v1), only signed by a --trust key when one is given
-  ingest.ts status | stop [--json]           is a server running for this store / stop it
+  ingest.ts status | stop [--json]           is a server running for this store (its active capture, the
+                                             model gateway's counters, served packages; how to start one)
+                                             / stop it
   ingest.ts hook <host_a|host_b|host_c> [--url URL]
                                              forward one hook payload (stdin) to the server; always exits 0
                                              (what install writes into the host: host_a is claude-code,
@@ -55,13 +57,14 @@ Usage:
                                              import existing trajectories or OTLP traces (JSON, or .pb protobuf)
                                              (all or nothing, once per file)
   ingest.ts report <id> --out FILE.html      a self-contained HTML report: timeline, call tree,
-                                             lineage graph, tokens, chain status
+                                             lineage graph, tokens, what a served package did, chain status
   ingest.ts export <id> --endpoint URL | --out FILE.json|FILE.pb|- [--protocol http/json|http/protobuf] [--headers K=V,…] [--max-value-chars N]
                                              the capture as OpenTelemetry traces (GenAI conventions), sent to a
                                              collector or written to a file (--out -: JSON on stdout);
                                              "export otlp <id>" is the same
   ingest.ts capture list [--json]            list captures
-  ingest.ts capture inspect <id> [--json]    episodes, counts by kind, fidelity, chain status
+  ingest.ts capture inspect <id> [--json]    episodes, counts by kind, fidelity, chain status, what a
+                                             served package did
   ingest.ts capture verify <id> [--expect-head SEQ:HASH] [--json]
                                              check the hash chain and its head receipts (exit 1 when broken)
   ingest.ts capture delete <id>... [--force] [--json]
@@ -69,7 +72,8 @@ Usage:
                                              capture uses (--force: the active one too); the server must be stopped
   ingest.ts store prune --older-than 30d [--dry-run] [--json]
                                              retention: delete every capture not written to for that long
-                                             (d, h, m, s), but the active one
+                                             (s, min, h, d, w, mo = 30 days; a bare m is refused), but the
+                                             active one
   ingest.ts store rebuild-index [--json]     rebuild harness.db from the spools
   ingest.ts store push --to postgres://…     ship every capture to the team database (once each)
   ingest.ts db migrate --db postgres://… [--json]

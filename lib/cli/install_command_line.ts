@@ -116,7 +116,11 @@ async function hookCommands(
     url: o.url,
     defaultUrl: DEFAULT_INGEST_URL,
     capture: o.capture,
-    env: [...FORWARDER_ENV],
+    // host_a: ANTHROPIC_BASE_URL tells the forwarder the model gateway
+    // records the turns (then it reads no transcript).
+    env: o.host === "host_a"
+      ? [...FORWARDER_ENV, "ANTHROPIC_BASE_URL"]
+      : [...FORWARDER_ENV],
     answer: hostAnswer(o.host).trim(),
   };
   const forwarderCommand = hookCommand(parts);

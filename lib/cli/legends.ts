@@ -8,7 +8,7 @@
 
 /** What each capture fidelity level means. */
 export const FIDELITY_LEGEND: string =
-  "fidelity: F0 no usable evidence, F1 messages, F2 + tool calls, F3 + state (snapshots, blackboard), F4 + model requests and answers";
+  "fidelity: F0 no usable evidence, F1 messages, F2 tool calls, F3 state (snapshots or deltas, blackboard), F4 state plus model requests and answers (model requests and answers without state do not raise the level)";
 
 /** What each evidence grade of a package node means. */
 export const GRADE_LEGEND: string =

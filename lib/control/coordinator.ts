@@ -26,8 +26,15 @@ import { CAPTURE_EPISODE } from "../lineage/episodes.ts";
 import {
   type CaptureInspection,
   CaptureNotFoundError,
+  type EpisodeInspection,
   inspectCapture,
 } from "../store/inspect.ts";
+import {
+  type EpisodePackageActivity,
+  PackageActivityTracker,
+  type PackageTotals,
+  packageTotals,
+} from "./package_activity.ts";
 import { buildLineageReport, type LineageReport } from "./lineage_report.ts";
 import { loadEpisodes } from "../lineage/episodes.ts";
 import type { BehaviorPackage } from "../package/package.ts";
@@ -37,6 +44,10 @@ import {
 } from "../compiler/compile_behavior.ts";
 import { summarizePackage } from "../package/explain.ts";
 import { join } from "node:path";
+import { CaptureFinishedError } from "../store/sink.ts";
+import { closestIds } from "./closest_ids.ts";
+import { serverCaughtUp } from "./server_caught_up.ts";
+import { readLockOwner } from "../store/lock.ts";
 
 /** A capture with this id already exists. */
 export class CaptureExistsError extends Error {
@@ -56,6 +67,47 @@ export class CaptureExistsError extends Error {
   }
 }
 
+/**
+ * An outcome was asked for an episode the capture does not hold (a typo, a
+ * truncated id, another capture's episode): nothing was recorded.
+ */
+export class EpisodeNotFoundError extends Error {
+  /** The capture. */
+  readonly captureId: string;
+  /** The episode asked for. */
+  readonly episodeId: string;
+  /** The capture's ids closest to it (prefix, then edit distance). */
+  readonly closest: string[];
+  /**
+   * Create an `EpisodeNotFoundError`.
+   *
+   * @param captureId The capture.
+   * @param episodeId The episode asked for.
+   * @param known The capture's episode ids.
+   */
+  constructor(captureId: string, episodeId: string, known: string[]) {
+    const closest = closestIds(episodeId, known);
+    const n = known.length;
+    const held = n === 0
+      ? `capture "${captureId}" holds no episodes yet`
+      : closest.length
+      ? `closest: ${closest.join(", ")}`
+      : `none of its ${n} episode${n === 1 ? "" : "s"} is close (${
+        known.slice(0, 3).join(", ")
+      }${n > 3 ? ", …" : ""})`;
+    const own = episodeId === CAPTURE_EPISODE
+      ? `"${CAPTURE_EPISODE}" holds the capture's own records (its start and finish), not an episode`
+      : `Episode "${episodeId}" is not in capture "${captureId}"`;
+    super(
+      `${own}: ${held}; nothing was recorded ("capture inspect ${captureId}" lists its episodes)`,
+    );
+    this.name = "EpisodeNotFoundError";
+    this.captureId = captureId;
+    this.episodeId = episodeId;
+    this.closest = closest;
+  }
+}
+
 /** Options of {@linkcode CaptureCoordinator}. */
 export interface CaptureCoordinatorOptions {
   /**
@@ -67,6 +119,14 @@ export interface CaptureCoordinatorOptions {
   now?: () => Date;
   /** Host tool name → logical id, for lineage. */
   canonical?: Record<string, string> | null;
+  /**
+   * Lets the writer that owns the store record and index what it has
+   * acknowledged, before {@linkcode CaptureCoordinator.recordOutcome}
+   * refuses an episode it does not see yet. By default, on a read-only
+   * store whose lock names a server: {@linkcode serverCaughtUp} without a
+   * token.
+   */
+  caughtUp?: () => Promise<void>;
 }
 
 /** Options of {@linkcode CaptureCoordinator.startCapture}. */
@@ -92,8 +152,30 @@ export interface OutcomeOptions {
   note?: string;
 }
 
+/** An episode of {@linkcode PackagedInspection}. */
+export interface PackagedEpisode extends EpisodeInspection {
+  /** What a served package did in it (absent when none took part). */
+  package?: EpisodePackageActivity;
+}
+
+/**
+ * `capture inspect`: the store's inspection, and per episode what a
+ * package served at the model gateway did (`package_activity.ts`).
+ */
+export interface PackagedInspection extends CaptureInspection {
+  /** Episodes in order of first event. */
+  episodes: PackagedEpisode[];
+  /** Totals over the episodes a package took part in, or null. */
+  package: PackageTotals | null;
+  /**
+   * Events of the capture's own record (`_capture`: its start, finish, a
+   * run's start), which is not an episode and is not in `episodes`.
+   */
+  capture_events: number;
+}
+
 /** What `summarize` returns: the inspection plus recorded outcomes. */
-export interface CaptureSummary extends CaptureInspection {
+export interface CaptureSummary extends PackagedInspection {
   /** Episode id → recorded outcome (latest wins). */
   outcomes: Record<
     string,
@@ -191,24 +273,94 @@ export class CaptureCoordinator {
   }
 
   /**
-   * Record an episode's task outcome as chained evidence.
+   * Why an outcome cannot be recorded for this episode, or null when it
+   * can: the capture is finished, or does not hold the episode (as its
+   * index knows it now; `_capture` is the capture's own record, never an
+   * episode). Writes nothing.
+   *
+   * @param captureId The capture.
+   * @param episodeId The episode.
+   * @returns The error `markOutcome` would throw, or null.
+   * @throws {CaptureNotFoundError} For an unknown capture.
+   */
+  outcomeProblem(
+    captureId: string,
+    episodeId: string,
+  ): CaptureFinishedError | EpisodeNotFoundError | null {
+    this.#require(captureId);
+    validateId("episode", episodeId);
+    if (this.store.getCapture(captureId)?.status === "finished") {
+      return new CaptureFinishedError(captureId);
+    }
+    const known = this.store.listEpisodes(captureId).map((e) => e.episode_id)
+      .filter((id) => id !== CAPTURE_EPISODE);
+    return known.includes(episodeId) && episodeId !== CAPTURE_EPISODE
+      ? null
+      : new EpisodeNotFoundError(captureId, episodeId, known);
+  }
+
+  /**
+   * {@linkcode CaptureCoordinator.markOutcome}, after letting the server
+   * that owns the store catch up when the capture or the episode is not
+   * there yet (the model gateway records an exchange just after answering
+   * it, so a client may name an episode a moment before it is stored).
    *
    * @param captureId The capture.
    * @param episodeId The episode.
    * @param options Success flag, outcome object, note.
    * @returns The event recorded.
    * @throws {CaptureNotFoundError} For an unknown capture.
+   * @throws {CaptureFinishedError} For a finished capture.
+   * @throws {EpisodeNotFoundError} For an episode the capture does not hold.
+   */
+  async recordOutcome(
+    captureId: string,
+    episodeId: string,
+    options: OutcomeOptions,
+  ): Promise<UnsealedEvent> {
+    let unknown: boolean;
+    try {
+      unknown = this.outcomeProblem(captureId, episodeId) instanceof
+        EpisodeNotFoundError;
+    } catch (err) {
+      if (!(err instanceof CaptureNotFoundError)) throw err;
+      unknown = true;
+    }
+    if (unknown) await this.#caughtUp();
+    return this.markOutcome(captureId, episodeId, options);
+  }
+
+  #caughtUp(): Promise<void> {
+    if (this.#options.caughtUp) return this.#options.caughtUp();
+    if (!this.store.readOnly) return Promise.resolve();
+    const url = readLockOwner(this.store.root)?.url;
+    return url ? serverCaughtUp(url) : Promise.resolve();
+  }
+
+  /**
+   * Record an episode's task outcome as chained evidence. Only for an
+   * episode the capture holds: anything else is refused and nothing is
+   * written.
+   *
+   * @param captureId The capture.
+   * @param episodeId The episode.
+   * @param options Success flag, outcome object, note.
+   * @returns The event recorded.
+   * @throws {CaptureNotFoundError} For an unknown capture.
+   * @throws {CaptureFinishedError} For a finished capture.
+   * @throws {EpisodeNotFoundError} For an episode the capture does not
+   *   hold (naming the closest ids it does).
    */
   markOutcome(
     captureId: string,
     episodeId: string,
     options: OutcomeOptions,
   ): UnsealedEvent {
-    this.#require(captureId);
-    validateId("episode", episodeId);
     if (typeof options.success !== "boolean") {
       throw new TypeError("An outcome needs success: true or false");
     }
+    const problem = this.outcomeProblem(captureId, episodeId);
+    if (problem) throw problem;
     const outcome = {
       ...(options.outcome ?? {}),
       ...(options.note !== undefined ? { note: options.note } : {}),
@@ -230,9 +382,51 @@ export class CaptureCoordinator {
    * @returns The summary.
    */
   async summarize(captureId: string): Promise<CaptureSummary> {
+    const { inspection, outcomes } = await this.#read(captureId);
+    return {
+      ...inspection,
+      outcomes,
+      active: readActiveCapture(this.store.root) === captureId,
+    };
+  }
+
+  /**
+   * Inspect a capture: episodes, counts by kind, fidelity, incomplete
+   * calls, chain status, and per episode what a package served at the
+   * model gateway did (served answers, refused calls with their reasons,
+   * pass-throughs and why, the estimate of tokens saved).
+   *
+   * @param captureId The capture.
+   * @returns The inspection.
+   * @throws {CaptureNotFoundError} For an unknown capture.
+   */
+  async inspect(captureId: string): Promise<PackagedInspection> {
+    return (await this.#read(captureId, false)).inspection;
+  }
+
+  async #read(captureId: string, withOutcomes = true): Promise<{
+    inspection: PackagedInspection;
+    outcomes: CaptureSummary["outcomes"];
+  }> {
     this.#require(captureId);
-    const inspection = await inspectCapture(this.store, captureId);
+    const all = await inspectCapture(this.store, captureId);
+    // The capture's own record is not an episode (it made `capture list`
+    // and this table count one more than there are).
+    const own = all.episodes.find((e) => e.episode_id === CAPTURE_EPISODE);
+    const base = {
+      ...all,
+      episodes: all.episodes.filter((e) => e !== own),
+      capture_events: own?.event_count ?? 0,
+    };
     const outcomes: CaptureSummary["outcomes"] = {};
+    const trackers = new Map<string, PackageActivityTracker>();
+    // Only the model gateway's events tell of a package: a capture with
+    // none needs no second pass for it.
+    const model = (base.counts_by_kind["model.responded"] ?? 0) +
+      (base.counts_by_kind["model.requested"] ?? 0);
+    if (!withOutcomes && model === 0) {
+      return { inspection: { ...base, package: null }, outcomes };
+    }
     for await (
       const ev of this.store.readEvents(captureId, { resolveBlobs: false })
     ) {
@@ -242,11 +436,24 @@ export class CaptureCoordinator {
           outcome: (ev.payload.outcome as Record<string, unknown>) ?? null,
         };
       }
+      let t = trackers.get(ev.episode_id);
+      if (!t) trackers.set(ev.episode_id, t = new PackageActivityTracker());
+      t.observe(ev);
     }
+    const activity = new Map(
+      [...trackers].map(([id, t]) => [id, t.result()]),
+    );
+    const episodes = base.episodes.map((e): PackagedEpisode => {
+      const a = activity.get(e.episode_id);
+      return a ? { ...e, package: a } : e;
+    });
     return {
-      ...inspection,
+      inspection: {
+        ...base,
+        episodes,
+        package: packageTotals(activity.values()),
+      },
       outcomes,
-      active: readActiveCapture(this.store.root) === captureId,
     };
   }
 

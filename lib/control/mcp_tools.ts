@@ -97,8 +97,8 @@ export function controlTools(
         outcome: z.record(z.string(), z.unknown()).optional(),
       },
       output: { recorded: z.boolean(), event_id: z.string() },
-      run: (a) => {
-        const ev = c.markOutcome(
+      run: async (a) => {
+        const ev = await c.recordOutcome(
           a.capture_id as string,
           a.episode_id as string,
           {
@@ -107,20 +107,23 @@ export function controlTools(
             note: a.note as string | undefined,
           },
         );
-        return Promise.resolve({
+        return {
           recorded: true,
           event_id: ev.event_id,
           ...ev.payload,
-        });
+        };
       },
     },
     {
       name: "harness_capture_summary",
       description:
-        "Episodes, event counts, fidelity, incomplete calls, chain status and outcomes of a capture.",
+        "Episodes, event counts, fidelity, incomplete calls, chain status, outcomes of a capture, and what a package served at the model gateway did in each episode.",
       input: { capture_id: id },
       output: { capture_id: z.string() },
-      run: async (a) => ({ ...(await c.summarize(a.capture_id as string)) }),
+      run: async (a) => ({
+        capture_id: a.capture_id as string,
+        ...(await c.summarize(a.capture_id as string)),
+      }),
     },
     {
       name: "harness_capture_lineage",

@@ -22,7 +22,10 @@ export {
   type CaptureCoordinatorOptions,
   CaptureExistsError,
   type CaptureSummary,
+  EpisodeNotFoundError,
   type OutcomeOptions,
+  type PackagedEpisode,
+  type PackagedInspection,
   type StartCaptureOptions,
 } from "./coordinator.ts";
 export {
@@ -35,6 +38,20 @@ export {
   type LineageReport,
 } from "./lineage_report.ts";
 export { CONTROL_TOOL_NAMES } from "./mcp_tools.ts";
+export { type CaughtUpOptions, serverCaughtUp } from "./server_caught_up.ts";
+export {
+  type EpisodePackageActivity,
+  packageActivity,
+  PackageActivityTracker,
+  type PackageOutcome,
+  type PackageTotals,
+  packageTotals,
+  type PassThrough,
+  type RefusedCall,
+  type ServedAnswer,
+  type TokensSaved,
+  tokensSavedText,
+} from "./package_activity.ts";
 export {
   buildMcpServer,
   type McpServerOptions,

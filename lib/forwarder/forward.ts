@@ -10,7 +10,8 @@
  * Configuration: `HARNESS_INGEST_URL` (default
  * `http://127.0.0.1:8848`), `HARNESS_CAPTURE_ID` (sent as `cap`, else the
  * server routes to its active capture), `HARNESS_HOOK_TIMEOUT` in
- * **milliseconds** (default {@linkcode DEFAULT_HOOK_TIMEOUT_MS}), and
+ * **milliseconds** (default {@linkcode DEFAULT_HOOK_TIMEOUT_MS}, decimal
+ * digits only, at most {@linkcode MAX_HOOK_TIMEOUT_MS}), and
  * `HARNESS_INGEST_TOKEN` (sent as a bearer token when set).
  *
  * At host_a's Stop, StopFailure, SubagentStop, PreCompact and SessionEnd
@@ -49,6 +50,14 @@ export interface ForwardOptions {
    * @default DEFAULT_TRANSCRIPT_STATE_DIR
    */
   stateDir?: string;
+  /**
+   * host_a's model base URL (`ANTHROPIC_BASE_URL`, which Claude Code hands
+   * its hooks). When it is the ingest server's own model gateway, the
+   * forwarder does not read the transcript: the gateway records every model
+   * call's tokens and the turns' texts, so the transcript would say them
+   * twice.
+   */
+  modelBaseUrl?: string;
 }
 
 /** What happened (for tests and debugging; the host never sees it). */
@@ -71,6 +80,39 @@ export function hostAnswer(host: string): string {
   return host === "host_b" ? "{}\n" : "";
 }
 
+/** The longest `HARNESS_HOOK_TIMEOUT` taken (ms); a larger value is clamped to it. */
+export const MAX_HOOK_TIMEOUT_MS = 60_000;
+
+/**
+ * `HARNESS_HOOK_TIMEOUT` as the forwarder, the hook client and the
+ * OpenCode plugin all read it: decimal digits only (leading zeros
+ * dropped, never octal), clamped to {@linkcode MAX_HOOK_TIMEOUT_MS};
+ * anything else (empty, 0, a sign, an exponent, a unit) is the default.
+ *
+ * @param value The variable's text.
+ * @param fallback The default.
+ * @returns Milliseconds.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * equal(hookTimeoutMs("0900", 300), 900);
+ * equal(hookTimeoutMs("1e3", 300), 300);
+ * equal(hookTimeoutMs("12345678901234567890", 300), 60_000);
+ * ```
+ */
+export function hookTimeoutMs(
+  value: string | undefined,
+  fallback: number,
+): number {
+  if (value === undefined || !/^[0-9]+$/.test(value)) return fallback;
+  const digits = value.replace(/^0+/, "");
+  if (digits === "") return fallback;
+  return digits.length > 5
+    ? MAX_HOOK_TIMEOUT_MS
+    : Math.min(Number(digits), MAX_HOOK_TIMEOUT_MS);
+}
+
 /**
  * Read forwarder options from environment values.
  *
@@ -80,14 +122,15 @@ export function hostAnswer(host: string): string {
 export function optionsFromEnv(
   get: (name: string) => string | undefined,
 ): ForwardOptions {
-  const timeout = Number(get("HARNESS_HOOK_TIMEOUT"));
   return {
     url: get("HARNESS_INGEST_URL") || DEFAULT_INGEST_URL,
     captureId: get("HARNESS_CAPTURE_ID") || undefined,
-    timeoutMs: Number.isFinite(timeout) && timeout > 0
-      ? timeout
-      : DEFAULT_HOOK_TIMEOUT_MS,
+    timeoutMs: hookTimeoutMs(
+      get("HARNESS_HOOK_TIMEOUT"),
+      DEFAULT_HOOK_TIMEOUT_MS,
+    ),
     token: get("HARNESS_INGEST_TOKEN") || undefined,
+    modelBaseUrl: get("ANTHROPIC_BASE_URL") || undefined,
   };
 }
 
@@ -113,7 +156,9 @@ export async function forwardHook(
     ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
   };
   try {
-    body = await withTranscript(host, body, { stateDir: options.stateDir });
+    if (!isGatewayOf(options.modelBaseUrl, base)) {
+      body = await withTranscript(host, body, { stateDir: options.stateDir });
+    }
     const { status, text } = target.startsWith("http://")
       ? await postPlain(target, body, headers, timeoutMs)
       : await postFetch(target, body, headers, timeoutMs);
@@ -132,6 +177,42 @@ export async function forwardHook(
         ? "timeout"
         : `unreachable: ${(err as Error).message}`,
     };
+  }
+}
+
+/**
+ * Whether a model base URL is the model gateway of the ingest server at
+ * `ingest` (same origin, the server's path or its `/v1`, or a named
+ * package's `/p/NAME`).
+ *
+ * @param modelBaseUrl `ANTHROPIC_BASE_URL`, if set.
+ * @param ingest The ingest server's base URL.
+ * @returns True when model calls go through that server.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * equal(isGatewayOf("http://127.0.0.1:8848", "http://127.0.0.1:8848"), true);
+ * equal(isGatewayOf("http://127.0.0.1:8848/p/desk", "http://127.0.0.1:8848"), true);
+ * equal(isGatewayOf("https://api.anthropic.com", "http://127.0.0.1:8848"), false);
+ * ```
+ */
+export function isGatewayOf(
+  modelBaseUrl: string | undefined,
+  ingest: string,
+): boolean {
+  if (!modelBaseUrl) return false;
+  try {
+    const m = new URL(modelBaseUrl);
+    const i = new URL(ingest);
+    if (m.origin !== i.origin) return false;
+    const root = i.pathname.replace(/\/+$/, "");
+    const path = m.pathname.replace(/\/+$/, "");
+    if (path === root || path === `${root}/v1`) return true;
+    return path.startsWith(`${root}/p/`) &&
+      /^[^/]+(\/v1)?$/.test(path.slice(root.length + 3));
+  } catch {
+    return false;
   }
 }
 

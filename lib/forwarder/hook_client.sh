@@ -12,8 +12,9 @@
 #
 # The same configuration as the forwarder (lib/forwarder/forward.ts):
 # HARNESS_INGEST_URL (wins over --url), HARNESS_CAPTURE_ID (when no capture
-# is pinned), HARNESS_HOOK_TIMEOUT in milliseconds (default 300: the whole
-# call, stdin included, so a host that never closes stdin is not held up),
+# is pinned), HARNESS_HOOK_TIMEOUT in milliseconds (default 300, at most 60000:
+# the whole call, stdin included, so a host that never closes stdin is not
+# held up),
 # HARNESS_INGEST_TOKEN (a bearer token, handed to curl on a file descriptor,
 # never in its argument list). POSIX sh: the host's shell may be dash.
 
@@ -42,10 +43,20 @@ case $cap in
 esac
 command -v curl >/dev/null 2>&1 || exec "$@"
 
-ms=${HARNESS_HOOK_TIMEOUT:-300}
+# HARNESS_HOOK_TIMEOUT is read as decimal digits only (never octal, never
+# shell arithmetic on the raw text: dash exits 2 on "08", and 2 is the
+# hosts' "block"): leading zeros dropped, past 60000 ms clamped, anything
+# else (empty, 0, a sign, a unit) the default.
+ms=${HARNESS_HOOK_TIMEOUT:-}
 case $ms in
-'' | *[!0-9]* | 0) ms=300 ;;
+'' | *[!0-9]*) ms=300 ;;
 esac
+ms=${ms#"${ms%%[!0]*}"}
+case $ms in
+'') ms=300 ;;
+??????*) ms=60000 ;;
+esac
+[ "$ms" -gt 60000 ] && ms=60000
 secs=$((ms / 1000)).$((ms % 1000 / 100))$((ms % 100 / 10))$((ms % 10))
 target="${url%/}/hook/$host${cap:+?cap=$cap}"
 noproxy=

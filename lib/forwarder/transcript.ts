@@ -43,6 +43,7 @@ export const MAX_TRANSCRIPT_READ_BYTES = 16 * 1024 * 1024;
  * `last_assistant_message`, so it never waits.
  */
 export const TRANSCRIPT_HOOKS: readonly string[] = [
+  "SubagentStart",
   "Stop",
   "StopFailure",
   "SubagentStop",

@@ -16,10 +16,69 @@ export class RouteNotFoundError extends Error {
    * @param path The path, without the query.
    */
   constructor(path: string) {
-    super(`No route ${path}`);
+    super(`No route ${path}` + baseUrlHint(path));
     this.name = "RouteNotFoundError";
     this.path = path;
   }
+}
+
+/**
+ * A model API's path as an SDK appends it to a base URL that lacks `/v1`
+ * (`/chat/completions`) or has one too many (`/v1/v1/messages`: an
+ * Anthropic SDK adds `/v1` itself), under a package's `/p/NAME` or not.
+ */
+const MODEL_API_PATHS =
+  /^(\/p\/[^/]+)?(\/v1\/v1)?\/(chat\/completions|completions|responses|embeddings|models|messages|messages\/count_tokens)(\/.*)?$/;
+
+/**
+ * Whether a path is a model API's sent to a base URL with its `/v1` wrong
+ * (missing, or twice): a refusal of it is the client's API error, with
+ * {@linkcode baseUrlHint}.
+ *
+ * @param path The path asked for (no query).
+ * @returns True for such a path.
+ */
+export function isModelApiPath(path: string): boolean {
+  return MODEL_API_PATHS.test(path);
+}
+
+/**
+ * What to say of a path a model API client sent to a base URL with its
+ * `/v1` wrong: without it (`OPENAI_BASE_URL=http://127.0.0.1:8848` sends
+ * `/chat/completions`) or twice (`ANTHROPIC_BASE_URL=…/v1` sends
+ * `/v1/v1/messages`): the path it meant, and the base URL to set.
+ *
+ * @param path The path asked for.
+ * @returns The hint (starting with ": "), or "" for another path.
+ *
+ * @example
+ * ```ts
+ * import { baseUrlHint } from "./refusals.ts";
+ * import { equal } from "node:assert/strict";
+ * equal(
+ *   baseUrlHint("/chat/completions"),
+ *   ": did you mean /v1/chat/completions? The OpenAI SDKs' base URL ends with /v1: set OPENAI_BASE_URL (or base_url) to this server's URL followed by /v1",
+ * );
+ * equal(
+ *   baseUrlHint("/v1/v1/messages"),
+ *   ": did you mean /v1/messages? The Anthropic SDKs add /v1 themselves: set ANTHROPIC_BASE_URL to this server's URL, without /v1",
+ * );
+ * equal(baseUrlHint("/health"), "");
+ * ```
+ */
+export function baseUrlHint(path: string): string {
+  const m = MODEL_API_PATHS.exec(path);
+  if (!m) return "";
+  const prefix = m[1] ?? "";
+  const meant = `${prefix}/v1/${m[3]}${m[4] ?? ""}`;
+  if (m[3].startsWith("messages")) {
+    return `: did you mean ${meant}? The Anthropic SDKs add /v1 themselves: set ANTHROPIC_BASE_URL to this server's URL${
+      prefix ? ` followed by ${prefix}` : ""
+    }, without /v1`;
+  }
+  return `: did you mean ${meant}? The OpenAI SDKs' base URL ends with /v1${
+    m[2] ? " (once)" : ""
+  }: set OPENAI_BASE_URL (or base_url) to this server's URL followed by ${prefix}/v1`;
 }
 
 /** The path has routes, none for this method (405 with `Allow`). */

@@ -223,6 +223,72 @@ export function opencodeGatewayPlan(
   return { base_url, capture: options.capture, values };
 }
 
+/** Which of an OpenCode project's model calls `--gateway` routes through the gateway. */
+export interface OpencodeRouting {
+  /** The providers whose base URL the install sets (anthropic, openai). */
+  through: readonly string[];
+  /**
+   * The models `opencode.json` names (`model`, `small_model`) whose
+   * provider is not one of `through`: their calls go straight to that
+   * provider's base URL, past the gateway.
+   */
+  past: {
+    key: string;
+    model: string;
+    provider: string;
+    base_url: string | null;
+  }[];
+  /** Other providers the file configures (not named by a model), and their base URLs. */
+  others: { provider: string; base_url: string | null }[];
+  /** Whether the file names a model at all (else OpenCode picks one: its user config, or its default). */
+  names_model: boolean;
+}
+
+/**
+ * Read which model calls of an OpenCode project `--gateway` routes (pure):
+ * only the `anthropic` and `openai` providers' base URLs are set, so a
+ * model of a custom provider (`provider.<id>` with its own `baseURL`) is
+ * not recorded by the gateway.
+ *
+ * @param settings `opencode.json` as it is.
+ * @returns What goes through and what does not.
+ *
+ * @example
+ * ```ts
+ * import { equal } from "node:assert/strict";
+ * const r = opencodeRouting({
+ *   model: "fake/fake-model",
+ *   provider: { fake: { options: { baseURL: "http://127.0.0.1:42061/v1" } } },
+ * });
+ * equal(r.past[0].provider, "fake");
+ * equal(r.past[0].base_url, "http://127.0.0.1:42061/v1");
+ * ```
+ */
+export function opencodeRouting(settings: Settings): OpencodeRouting {
+  const providers = isObject(settings.provider) ? settings.provider : {};
+  const baseOf = (id: string): string | null => {
+    const p = providers[id];
+    const o = isObject(p) && isObject(p.options) ? p.options : {};
+    return typeof o.baseURL === "string" ? o.baseURL : null;
+  };
+  const past: OpencodeRouting["past"] = [];
+  const named = new Set<string>();
+  let names_model = false;
+  for (const key of ["model", "small_model"]) {
+    const model = settings[key];
+    if (typeof model !== "string" || !model.includes("/")) continue;
+    if (key === "model") names_model = true;
+    const provider = model.slice(0, model.indexOf("/"));
+    named.add(provider);
+    if (OPENCODE_GATEWAY_PROVIDERS.includes(provider)) continue;
+    past.push({ key, model, provider, base_url: baseOf(provider) });
+  }
+  const others = Object.keys(providers)
+    .filter((id) => !OPENCODE_GATEWAY_PROVIDERS.includes(id) && !named.has(id))
+    .map((provider) => ({ provider, base_url: baseOf(provider) }));
+  return { through: OPENCODE_GATEWAY_PROVIDERS, past, others, names_model };
+}
+
 /** The value at a key path, or undefined. */
 function valueAt(settings: Settings, path: string[]): unknown {
   let v: unknown = settings;

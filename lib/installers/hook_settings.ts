@@ -95,11 +95,14 @@ export const HOST_A_EVENTS: readonly string[] = [
  * (tokens and the assistant's text, `lib/forwarder/transcript.ts`): they
  * run the forwarder even in `http` mode, since an http hook posts the
  * payload straight to the server, which never opens a transcript path.
- * SessionEnd is one (the turns after the last Stop): the host gives it
+ * SubagentStart is one (the main agent's text before the Agent call is
+ * recorded before the subagent's). SessionEnd is one (the turns after the
+ * last Stop): the host gives it
  * 1.5 s unless the hook sets a time-out, and ours is 10 s; it never waits
  * for a record, so it costs one forwarder call.
  */
 export const HOST_A_TRANSCRIPT_EVENTS: ReadonlySet<string> = new Set([
+  "SubagentStart",
   "Stop",
   "StopFailure",
   "SubagentStop",
@@ -135,13 +138,23 @@ export interface HostAPlanOptions {
   transcriptCommand?: string;
   /** `http` hooks where the host has them, or `command` hooks everywhere. */
   mode: "http" | "command";
+  /**
+   * Whether the transcript events read the transcript (run the forwarder).
+   * False with the model gateway (`install --gateway`): the gateway records
+   * every model call's tokens and the turns' texts, so a turn end is an
+   * http hook like the others (~1 ms instead of a Deno start and up to
+   * 250 ms of waiting for the transcript).
+   * @default true
+   */
+  transcript?: boolean;
 }
 
 /**
  * The host_a plan: native `http` hooks (no process per hook) with a 1 s
  * time-out, except SessionStart, which host_a delivers only to command
  * hooks (the hook client), and the transcript events
- * ({@linkcode HOST_A_TRANSCRIPT_EVENTS}), which run the forwarder; `command`
+ * ({@linkcode HOST_A_TRANSCRIPT_EVENTS}), which run the forwarder (unless
+ * `transcript` is false: the model gateway records the turns); `command`
  * mode uses command hooks everywhere.
  *
  * @param o Ingest URL, the two commands, mode.
@@ -151,7 +164,8 @@ export function hostAPlan(o: HostAPlanOptions): HookPlan {
   return {
     host: "host_a",
     events: HOST_A_EVENTS.map((event) => {
-      const transcript = HOST_A_TRANSCRIPT_EVENTS.has(event);
+      const transcript = o.transcript !== false &&
+        HOST_A_TRANSCRIPT_EVENTS.has(event);
       const entry: HookEntry = o.mode === "http" && event !== "SessionStart" &&
           !transcript
         ? { type: "http", url: o.hookUrl, timeout: HOST_A_HTTP_TIMEOUT_S }

@@ -18,8 +18,22 @@
  *   `message.text`; the session's `directory` goes with `session.created`
  *   as `cwd`.
  *
+ * With the model gateway (`install opencode --gateway`): on a model request
+ * whose provider's base URL is the ingest server's (`<url>/v1`, or a named
+ * package's `<url>/p/NAME/v1`), `chat.headers` adds `x-harness-episode`
+ * (the session id, which the adapter makes the episode id) and, when the
+ * plugin has one, `x-harness-capture`: the gateway then records the model's
+ * side (requests, answers, tokens) into the session's own episode, and the
+ * plugin's tool calls, texts and outcomes stay the only ones. It first
+ * waits for the session's `session.created` post, so the server knows the
+ * episode is the plugin's before the gateway records into it. The
+ * assistant messages of such a provider are not posted as
+ * `model.responded` (the gateway has them, with the upstream's tokens).
+ * Requests to any other base URL get no header of ours.
+ *
  * It never forwards `config`, `chat.params`, `chat.headers` or `shell.env`
- * (they carry the provider key); from `config` it reads only the MCP server
+ * (they carry the provider key: from `chat.headers` it reads only the
+ * session id and the base URL); from `config` it reads only the MCP server
  * names, to tag MCP tools with their server.
  *
  * @module
@@ -58,6 +72,39 @@ const DEFAULT_URL = ${JSON.stringify(url)};
 const DEFAULT_TIMEOUT_MS = ${JSON.stringify(timeout)};
 const PINNED_CAPTURE = ${JSON.stringify(options.capture ?? null)};
 const SCHEMA = "harness.host_c-hook.v1";
+const MAX_TIMEOUT_MS = 60000;
+
+// HARNESS_HOOK_TIMEOUT as the forwarder reads it: decimal digits only,
+// clamped; anything else the default.
+function timeoutOf(value) {
+  if (typeof value !== "string" || !/^[0-9]+$/.test(value)) return DEFAULT_TIMEOUT_MS;
+  const digits = value.replace(/^0+/, "");
+  if (digits === "") return DEFAULT_TIMEOUT_MS;
+  return digits.length > 5 ? MAX_TIMEOUT_MS : Math.min(Number(digits), MAX_TIMEOUT_MS);
+}
+
+// Whether a provider's base URL is the harness model gateway on one of
+// these servers: <server>/v1 or a named package's <server>/p/NAME/v1.
+function throughGateway(baseURL, servers) {
+  if (typeof baseURL !== "string") return false;
+  let u;
+  try {
+    u = new URL(baseURL);
+  } catch {
+    return false;
+  }
+  const path = u.pathname.replace(/\\/+$/, "");
+  return servers.some((s) => {
+    try {
+      const g = new URL(s);
+      const root = g.pathname.replace(/\\/+$/, "");
+      return g.origin === u.origin &&
+        (path === root + "/v1" || (path.startsWith(root + "/p/") && path.endsWith("/v1")));
+    } catch {
+      return false;
+    }
+  });
+}
 
 function env(name) {
   try {
@@ -71,7 +118,8 @@ export const HarnessPlugin = async () => {
   const base = (env("HARNESS_INGEST_URL") || DEFAULT_URL).replace(/\\/+$/, "");
   const cap = PINNED_CAPTURE || env("HARNESS_CAPTURE_ID");
   const token = env("HARNESS_INGEST_TOKEN");
-  const timeoutMs = Number(env("HARNESS_HOOK_TIMEOUT")) || DEFAULT_TIMEOUT_MS;
+  const timeoutMs = timeoutOf(env("HARNESS_HOOK_TIMEOUT"));
+  const servers = [base, DEFAULT_URL];
   const target = base + "/hook/host_c" + (cap ? "?cap=" + encodeURIComponent(cap) : "");
   const sessions = new Set();
   const ended = new Set();
@@ -84,6 +132,8 @@ export const HarnessPlugin = async () => {
   const rejected = new Set();
   const roles = new Map();
   const texts = new Set();
+  const created = new Map();
+  const viaGateway = new Set();
 
   function post(hook, sessionId, extra) {
     const p = send(hook, sessionId, extra);
@@ -134,10 +184,12 @@ export const HarnessPlugin = async () => {
         case "session.created": {
           const id = p.info?.id ?? p.sessionID;
           sessions.add(id);
-          await post("session.created", id, {
+          const sent = post("session.created", id, {
             parent_session_id: p.info?.parentID ?? null,
             ...(typeof p.info?.directory === "string" ? { cwd: p.info.directory } : {}),
           });
+          created.set(id, sent);
+          await sent;
           break;
         }
         case "session.deleted": {
@@ -174,6 +226,8 @@ export const HarnessPlugin = async () => {
           if (info.role !== "assistant" || !info.finish || !info.time?.completed) break;
           if (answered.has(info.id)) break;
           answered.add(info.id);
+          // The model gateway records this provider's calls and tokens.
+          if (viaGateway.has(info.providerID)) break;
           await post("model.responded", info.sessionID, {
             model: info.modelID ?? null,
             provider: info.providerID ?? null,
@@ -209,6 +263,21 @@ export const HarnessPlugin = async () => {
           break;
         }
       }
+    },
+    "chat.headers": async (input, output) => {
+      // Only the session id and the base URL are read: the input holds the
+      // provider's key.
+      const session = input?.sessionID;
+      const baseURL = input?.provider?.options?.baseURL ?? input?.model?.api?.url;
+      if (typeof session !== "string" || session === "" || !throughGateway(baseURL, servers)) return;
+      if (!output || typeof output.headers !== "object" || output.headers === null) return;
+      const provider = input?.model?.providerID ?? input?.provider?.id;
+      if (typeof provider === "string") viaGateway.add(provider);
+      // The server learns the episode is the plugin's before the gateway
+      // records into it.
+      await created.get(session);
+      output.headers["x-harness-episode"] = session;
+      if (cap) output.headers["x-harness-capture"] = cap;
     },
     "chat.message": async (input, output) => {
       const text = (output?.parts ?? [])

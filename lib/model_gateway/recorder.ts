@@ -6,8 +6,18 @@
  * the answer's text and tool calls, and the tools offered when they change.
  *
  * When host hooks record the same episode (Claude Code with hooks and
- * `ANTHROPIC_BASE_URL`), the hooks own messages and tool calls; the gateway
- * adds the model's side only, so nothing is recorded twice.
+ * `ANTHROPIC_BASE_URL`, OpenCode's plugin with `install opencode
+ * --gateway`), the hooks own messages and tool calls; the gateway adds the
+ * model's side only, so nothing is recorded twice. One exception: Claude
+ * Code's turn ends read no transcript with the gateway (`install
+ * claude-code --gateway`), so its Stop hook gives the turn's last text
+ * only; the gateway records the text of each answer that also calls tools
+ * (the words between the calls) and a subagent's last answer (SubagentStop
+ * gives no message), in an episode named by Claude Code's session id.
+ *
+ * A side call (`side_call.ts`: OpenCode's title call) is recorded in its
+ * episode as a request and an answer marked `side_call`, its tokens with
+ * the mark, and nothing of it as the conversation's.
  *
  * @module
  */
@@ -26,6 +36,7 @@ import { sha256Hex } from "../trace/hash.ts";
 import type { Conversation, ConversationBook } from "./conversation_book.ts";
 import type { Identity } from "./episode_identity.ts";
 import { extendPrefix } from "./message_hash.ts";
+import { sideCallOf } from "./side_call.ts";
 import type {
   NormRequest,
   NormResponse,
@@ -157,6 +168,10 @@ export function exchangeEvents(
     now,
   };
   const joined = book.hookEpisode(cap, episode);
+  const side = sideCallOf(req, ex.body);
+  // The conversation's messages and calls: the hooks' where they record
+  // the episode; never a side call's.
+  const content = !joined && side === null;
   const out: UnsealedEvent[] = [];
   const { state, isNew } = book.episode(cap, episode);
   const forked = id.forked_from
@@ -189,7 +204,7 @@ export function exchangeEvents(
   // assistant message that is the answer recorded last time is not).
   const fresh = req.messages.slice(known);
   const last = id.previous_answer;
-  if (!joined) {
+  if (content) {
     for (const m of fresh) {
       if (m.role === "assistant") {
         const isAnswer = last !== null &&
@@ -247,6 +262,7 @@ export function exchangeEvents(
       ...(forked ? { forked_from: forked } : {}),
     },
     ...(ex.package ? { package: ex.package } : {}),
+    ...(side ? { side_call: side } : {}),
     source: GATEWAY_SOURCE,
   }, { actor: "runtime", timestamp: ex.started.toISOString() });
   out.push(requested);
@@ -286,9 +302,12 @@ export function exchangeEvents(
         text: res.text,
         tool_calls: res.tool_calls.map((c) => c.name),
         tool_call_ids: res.tool_calls.map((c) => c.id),
-        ...(res.usage ? { usage: res.usage } : {}),
+        ...(res.usage && !side ? { usage: res.usage } : {}),
       }
       : null,
+    ...(side
+      ? { side_call: { ...side, ...(res?.usage ? { usage: res.usage } : {}) } }
+      : {}),
     status: ex.status,
     duration_ms: ex.duration_ms,
     source: GATEWAY_SOURCE,
@@ -296,7 +315,7 @@ export function exchangeEvents(
     ...(ex.incomplete ? { incomplete: true } : {}),
     ...(ex.served_by ? { served_by: ex.served_by } : {}),
   }, { parentEventId: requested.event_id }));
-  if (res && whole && !joined) {
+  if (res && whole && content) {
     if (res.text) {
       out.push(message(ctx, { role: "assistant", text: res.text }));
     }
@@ -304,6 +323,15 @@ export function exchangeEvents(
       if (book.knowsCall(cap, episode, call.id)) continue;
       out.push(started(ctx, book, call, false));
     }
+  } else if (
+    res && whole && joined && side === null &&
+    id.named === "claude_code_session" && res.text &&
+    (res.tool_calls.length > 0 || claudeSubagent(ex.body))
+  ) {
+    // Claude Code with the gateway: its Stop says only the turn's last
+    // text (no transcript is read); the words between calls, and a
+    // subagent's last words, are here.
+    out.push(message(ctx, { role: "assistant", text: res.text }));
   }
   conv.recorded = {
     request_event_id: requested.event_id,
@@ -314,6 +342,24 @@ export function exchangeEvents(
     book.rememberResponse(conv, res.id);
   }
   return out;
+}
+
+/**
+ * Whether a Claude Code request is a subagent's: Claude Code says so in
+ * the billing line it puts first in `system` (`cc_is_subagent=true`).
+ */
+function claudeSubagent(body: unknown): boolean {
+  const system = typeof body === "object" && body !== null
+    ? (body as { system?: unknown }).system
+    : undefined;
+  const first = Array.isArray(system) ? system[0] : system;
+  const text = typeof first === "string"
+    ? first
+    : typeof first === "object" && first !== null
+    ? (first as { text?: unknown }).text
+    : null;
+  return typeof text === "string" &&
+    /^x-anthropic-billing-header:.*\bcc_is_subagent=true\b/.test(text);
 }
 
 /**

@@ -23,7 +23,12 @@ export interface ModelRouteSpec {
 /**
  * The model API routes, in the order the table tries them: the recorded
  * wires, the forwarded reads, then every other path under `/v1/` (OTLP's
- * `/v1/traces` excepted) and under `/p/<package>/v1/`.
+ * `/v1/traces` excepted) and under `/p/<package>/v1/`. A path under
+ * `/v1/v1/` is none of them: it comes from a base URL with one `/v1` too
+ * many (`ANTHROPIC_BASE_URL=…/v1`; the Anthropic SDKs add `/v1`
+ * themselves), and rather than reaching the upstream as such (a 404 or 502
+ * there, unrecorded) it is refused with the fix (`baseUrlHint` of
+ * `lib/ingest/refusals.ts`).
  */
 export const MODEL_ROUTES: readonly ModelRouteSpec[] = [
   {
@@ -53,12 +58,12 @@ export const MODEL_ROUTES: readonly ModelRouteSpec[] = [
   },
   {
     method: "*",
-    path: /^\/v1\/(?!traces$)/,
+    path: /^\/v1\/(?!traces$|v1\/)/,
     what: "any other model API path: forwarded to the upstream its API names",
   },
   {
     method: "*",
-    path: /^\/p\/[^/]+\/v1\//,
+    path: /^\/p\/[^/]+\/v1\/(?!v1\/)/,
     what:
       "the same routes for a package served by name (serve --package NAME=FILE)",
   },

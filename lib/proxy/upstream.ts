@@ -43,6 +43,14 @@ export interface UpstreamOptions {
    */
   callTimeoutMs?: number;
   /**
+   * Time-out of starting the upstream (spawn and MCP `initialize`) in
+   * milliseconds, apart from the call time-out: a server run through `npx`
+   * or `deno run` may first download or compile, and a short call time-out
+   * must not fail its start on a busy machine.
+   * @default 60000, or `callTimeoutMs` when that is longer
+   */
+  startTimeoutMs?: number;
+  /**
    * Where the upstream's stderr goes ("pipe": kept, its last lines are
    * quoted when the upstream fails).
    * @default "inherit"
@@ -106,6 +114,10 @@ export class UpstreamConnection {
     return this.#options.callTimeoutMs ?? 60_000;
   }
 
+  get #startTimeoutMs(): number {
+    return this.#options.startTimeoutMs ?? Math.max(60_000, this.#timeoutMs);
+  }
+
   /** A sentence on the upstream's state, for error results and logs. */
   describe(): string {
     return `upstream "${this.upstream.server}" (${this.upstream.command}) is ${this.#state}` +
@@ -151,11 +163,14 @@ export class UpstreamConnection {
       await this.#guard(
         "initialize",
         (options) => client.connect(transport, options),
+        this.#startTimeoutMs,
       );
     } catch (err) {
       this.#state = "failed";
-      this.#lastError = (err instanceof SyntaxError ? "it " : "") +
-        (err as Error).message + this.#stderrNote(transport);
+      this.#lastError = ((err as { code?: number }).code === -32001
+        ? `it did not answer initialize within ${this.#startTimeoutMs} ms`
+        : (err instanceof SyntaxError ? "it " : "") + (err as Error).message) +
+        this.#stderrNote(transport);
       await client.close().catch(() => {});
       await transport.close();
       throw new UpstreamError(u.server, "failed", this.describe(), {
@@ -174,18 +189,19 @@ export class UpstreamConnection {
   }
 
   /**
-   * Run one request to the upstream with the call time-out, failed at once
+   * Run one request to the upstream with the call time-out (or `timeoutMs`), failed at once
    * (with the reason) when the upstream writes something that is not a
    * JSON-RPC message while it waits.
    */
   async #guard<T>(
     what: string,
     run: (options: RequestOptions) => Promise<T>,
+    timeoutMs: number = this.#timeoutMs,
   ): Promise<T> {
     const ctrl = new AbortController();
     this.#waiting.set(ctrl, what);
     try {
-      return await run({ signal: ctrl.signal, timeout: this.#timeoutMs });
+      return await run({ signal: ctrl.signal, timeout: timeoutMs });
     } catch (err) {
       if (ctrl.signal.aborted && ctrl.signal.reason instanceof Error) {
         throw ctrl.signal.reason;

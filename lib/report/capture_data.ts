@@ -1,8 +1,8 @@
 /**
  * Gather what the HTML report of a capture shows from the store: the chain
  * status, and per episode the tool calls (timing, status, parent), the
- * model turns with tokens, and the exact-lineage edges (which earlier
- * result, at which path, fed which argument). The record itself is in
+ * model turns with tokens, the exact-lineage edges (which earlier result,
+ * at which path, fed which argument) and what a served package did. The record itself is in
  * `capture_report_types.ts`.
  *
  * @module
@@ -16,6 +16,12 @@ import {
   buildLineageReport,
   type EpisodeLineage,
 } from "../control/lineage_report.ts";
+import {
+  packageActivity,
+  packageTotals,
+  type TokensSaved,
+  tokensSavedText,
+} from "../control/package_activity.ts";
 import type {
   CaptureReportData,
   ReportCall,
@@ -127,6 +133,7 @@ export async function captureReportData(
       started_at: ep.events[0].timestamp,
       after_break: !lineage.chain.ok &&
         ep.events.some((ev) => ev.sequence > head),
+      package: withTokensText(packageActivity(ep.events)),
     };
   });
   const p = lineage.chain.problem;
@@ -188,6 +195,10 @@ function turnsOf(
       tokens: typeof i === "number" || typeof o === "number"
         ? (i ?? 0) + (o ?? 0)
         : null,
+      // An answer a package made: no model call.
+      ...(typeof ev.payload.served_by === "string"
+        ? { served: true as const }
+        : {}),
     });
   }
   const counted = partial && !gateway;
@@ -260,12 +271,13 @@ function conversationOf(events: TraceEvent[], t0: number) {
 /** Capture-wide figures over the episodes. */
 function figuresOf(episodes: ReportEpisode[]): ReportFigures {
   const tools = new Map<string, ReportFigures["tools"][number]>();
-  let input = 0, output = 0, turns = 0, partial = false;
+  let input = 0, output = 0, turns = 0, served = 0, partial = false;
   for (const e of episodes) {
     input += e.tokens?.input ?? 0;
     output += e.tokens?.output ?? 0;
     if (e.tokens?.partial) partial = true;
     turns += e.turns.length;
+    served += e.turns.filter((t) => t.served).length;
     for (const c of e.calls) {
       let t = tools.get(c.name);
       if (!t) {
@@ -286,8 +298,17 @@ function figuresOf(episodes: ReportEpisode[]): ReportFigures {
     tools: [...tools.values()].sort((a, b) => b.calls - a.calls),
     tokens: { input, output, ...(partial ? { partial: true as const } : {}) },
     turns,
+    served_turns: served,
     first_at: times[0] ?? null,
     last_at: lasts.length ? new Date(Math.max(...lasts)).toISOString() : null,
     duration_ms: { median: d[d.length >> 1] ?? 0, max: d.at(-1) ?? 0 },
+    package: withTokensText(packageTotals(episodes.map((e) => e.package))),
   };
+}
+
+/** An activity record with its tokens-saved estimate in words. */
+function withTokensText<T extends { tokens_saved: TokensSaved }>(
+  a: T | null,
+): (T & { tokens_text: string }) | null {
+  return a ? { ...a, tokens_text: tokensSavedText(a.tokens_saved) } : null;
 }

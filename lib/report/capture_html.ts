@@ -1,8 +1,10 @@
 /**
  * The HTML report of a capture: chain status (a red banner where a spool
  * does not verify, naming the line), an episode list (paged), and for the
- * chosen episode a timeline of tool calls and model turns, the call tree
- * with failed and refused calls marked, the exact-lineage graph and its
+ * chosen episode a timeline of tool calls and model turns, what a served
+ * package did (answers served, calls refused with their arguments and
+ * reason, pass-throughs and why, the estimate of tokens saved), the call
+ * tree with failed and refused calls marked, the exact-lineage graph and its
  * edges, and tokens. Large captures are paged (50 episodes, 200 calls per
  * page), so 10,000 events open without freezing.
  *
@@ -54,8 +56,12 @@ function controls() {
 function figures() {
   const f = DATA.figures;
   return h("section", { id: "figures" }, h("h2", {}, "Capture figures"),
-    h("div", {}, "Tokens: " + f.tokens.input + " in, " + f.tokens.output + " out over " + f.turns + " model turns" + (f.tokens.partial ? PARTIAL : "")),
+    h("div", {}, "Tokens: " + f.tokens.input + " in, " + f.tokens.output + " out over " + pl(f.turns - f.served_turns, "model turn") +
+      (f.served_turns ? " (and " + pl(f.served_turns, "answer") + " a package served)" : "") + (f.tokens.partial ? PARTIAL : "")),
     h("div", {}, "Wall clock: " + (f.first_at || "—") + " → " + (f.last_at || "—") + "; episode duration median " + f.duration_ms.median + " ms, max " + f.duration_ms.max + " ms"),
+    f.package ? h("div", { id: "figures-package", class: "what", title: f.package.packages.join(", ") }, "Package " + f.package.packages.map(shortId).join(", ") +
+      " in " + pl(f.package.episodes, "episode") + ": " + f.package.requests.served + " served, " + pl(f.package.refused_calls, "refused call") + ", " +
+      f.package.requests.passed_through + " passed through, " + f.package.requests.gave_up + " gave up. Tokens: " + f.package.tokens_text) : null,
     h("table", { class: "figures" }, h("tr", {}, h("th", {}, "tool"), h("th", {}, "calls"), h("th", {}, "failed"), h("th", {}, "refused"),
         h("th", { title: "failure rate: failed and refused calls of all calls" }, "fail %")),
       f.tools.map((t) => h("tr", { "data-tool-row": t.name }, h("td", { class: "name" }, t.name), h("td", {}, t.calls), h("td", {}, t.failed), h("td", {}, t.refused),
@@ -88,7 +94,8 @@ function episodeList() {
         on: { click: () => { state.ep = i; state.callPage = 0; location.hash = "ep=" + encodeURIComponent(e.episode_id); render(); } } },
         h("span", { class: e.success === true ? "ok" : e.success === false ? "failed" : "muted" },
           e.success === true ? "✓ " : e.success === false ? "✗ " : "· "),
-        e.episode_id, h("span", { class: "muted" }, " " + e.calls.length + " calls"), e.after_break ? h("span", { class: "failed" }, " after the break") : null);
+        e.episode_id, h("span", { class: "muted" }, " " + e.calls.length + " calls" +
+          (e.package ? ", " + e.package.requests.served + " served, " + e.package.refused.length + " refused, " + e.package.requests.passed_through + " passed" : "")), e.after_break ? h("span", { class: "failed" }, " after the break") : null);
     })),
     pager(eps.length, EP_PAGE, state.epPage, (p) => { state.epPage = p; render(); }));
 }
@@ -102,12 +109,13 @@ function timeline(e, calls) {
       height: 10, rx: 2, fill: c.status === "ok" ? "#43a047" : c.status === "refused" ? "#ef6c00" : c.status === "failed" ? "#c62828" : "#9e9e9e" },
       svg("title", {}, c.name + " " + c.status + " " + c.duration_ms + " ms"))));
   const y = calls.length * row + 4;
-  const turns = e.turns.map((t) => svg("path", { d: "M" + x(t.start_ms) + " " + y + " l-4 8 h8 z", fill: "#3949ab", "data-turn": "" },
-    svg("title", {}, "model turn " + (t.model || "") + (t.tokens === null ? "" : " " + t.tokens + " tokens"))));
+  const turns = e.turns.map((t) => svg("path", { d: "M" + x(t.start_ms) + " " + y + " l-4 8 h8 z", fill: t.served ? "#43a047" : "#3949ab", "data-turn": t.served ? "served" : "" },
+    svg("title", {}, t.served ? "answer served by the package (no model call)" : "model turn " + (t.model || "") + (t.tokens === null ? "" : " " + t.tokens + " tokens"))));
+  const served = e.turns.filter((t) => t.served).length;
   const timed = e.duration_ms > 0 ? e.duration_ms + " ms" : "times not recorded: all events share one timestamp";
-  return h("section", { id: "timeline" }, h("h2", {}, "Timeline (" + timed + "; bars: tool calls, ▲ model turns)"),
+  return h("section", { id: "timeline" }, h("h2", {}, "Timeline (" + timed + "; bars: tool calls, ▲ model turns" + (served ? ", green ▲ answers the package served" : "") + ")"),
     svg("svg", { width: W, height: y + 14, viewBox: "0 0 " + W + " " + (y + 14) }, rows, turns,
-      svg("text", { x: 4, y: y + 11, "font-size": 11 }, "model turns: " + e.turns.length)));
+      svg("text", { x: 4, y: y + 11, "font-size": 11 }, "model turns: " + (e.turns.length - served) + (served ? ", served: " + served : ""))));
 }
 function callTree(e, calls) {
   const kids = new Map();
@@ -146,10 +154,35 @@ function lineage(e) {
       e.steps.flatMap((s) => s.args.map((a) => h("tr", {}, h("td", {}, "#" + s.index + " " + s.tool), h("td", {}, h("code", {}, a.arg)),
         h("td", {}, h("code", {}, a.value)), h("td", {}, a.source === null ? "—" : h("code", {}, a.source)), h("td", {}, a.kind))))));
 }
+function pl(n, one, many) { return n + " " + (n === 1 ? one : (many || one + "s")); }
+function shortId(id) { return id.replace(/(sha256:[0-9a-f]{12})[0-9a-f]{52}/, "$1…"); }
+function packageView(e) {
+  const a = e.package;
+  if (!a) return null;
+  const args = (v) => { const t = JSON.stringify(v === undefined ? null : v); return t.length > 300 ? t.slice(0, 300) + "…" : t; };
+  const rows = [
+    ...a.served.map((s) => ({ seq: s.sequence, kind: s.gave_up ? "gave up" : "served",
+      what: s.gave_up ? s.text : s.calls.map((c) => c.tool + " " + args(c.arguments)).join(", "),
+      why: s.gave_up ? "the model's calls were refused each time it was asked: the package answered in words" : "answered by the package: no upstream request" })),
+    ...a.refused.map((r) => ({ seq: r.sequence, kind: "refused", what: r.tool + " " + args(r.arguments), why: r.reason })),
+    ...a.passed_through.map((p) => ({ seq: p.sequence, kind: "passed through", what: "the request, forwarded untouched", why: p.reason })),
+  ].sort((x, y) => x.seq - y.seq);
+  const cls = { served: "ok", refused: "refused", "gave up": "failed", "passed through": "muted" };
+  const c = a.upstream.refused_tokens;
+  return h("section", { id: "package" }, h("h2", { title: a.packages.join(", ") }, "Package at work (" + a.packages.map(shortId).join(", ") + ")"),
+    h("div", { id: "package-counts" }, a.requests.served + " served, " + pl(a.refused.length, "refused call") + ", " + a.requests.passed_through +
+      " passed through, " + a.requests.forwarded + " forwarded, " + a.requests.gave_up + " gave up; " + pl(a.upstream.answers, "upstream answer")),
+    h("div", { id: "package-tokens" }, "Tokens: " + a.tokens_text),
+    a.upstream.refused_answers ? h("div", { id: "package-refused-cost" }, "Refused answers cost " + c.input + " in / " + c.output + " out tokens (" +
+      pl(a.upstream.refused_answers, "upstream answer") + " the agent never saw)") : null,
+    h("table", {}, h("tr", {}, h("th", {}, "event"), h("th", {}, "what"), h("th", {}, "call"), h("th", {}, "why")),
+      rows.map((r) => h("tr", { "data-package-row": r.kind }, h("td", {}, "#" + r.seq), h("td", { class: cls[r.kind] }, r.kind),
+        h("td", { class: "what" }, h("code", {}, r.what)), h("td", { class: "what" }, r.why)))));
+}
 function tokens(e) {
   return h("section", { id: "tokens" }, h("h2", {}, "Tokens"),
     e.tokens === null ? h("span", { class: "muted" }, "not recorded for this episode")
-      : h("span", {}, e.tokens.input + " in, " + e.tokens.output + " out over " + e.turns.length + " model turns" + (e.tokens.partial ? PARTIAL : "")));
+      : h("span", {}, e.tokens.input + " in, " + e.tokens.output + " out over " + pl(e.turns.filter((t) => !t.served).length, "model turn") + (e.tokens.partial ? PARTIAL : "")));
 }
 function render() {
   const e = DATA.episodes[state.ep];
@@ -158,7 +191,7 @@ function render() {
   const calls = shown.slice(from, from + CALL_PAGE);
   app.replaceChildren(
     h("header", {}, h("h1", {}, "Capture " + DATA.capture_id),
-      h("div", {}, DATA.totals.episodes + " episodes, " + DATA.totals.steps + " steps, " + DATA.totals.attributed + " of " +
+      h("div", {}, pl(DATA.totals.episodes, "episode") + ", " + pl(DATA.totals.steps, "step") + ", " + DATA.totals.attributed + " of " +
         DATA.totals.identifier_values + " identifier values with an exact source")),
     banner(),
     h("main", {}, h("div", {}, controls(), episodeList(), figures()),
@@ -167,7 +200,7 @@ function render() {
           " (" + e.events + " events, started " + e.started_at + ")", e.after_break ? h("span", { class: "failed" }, " — after the chain break: not verified") : null),
         h("div", { id: "outcome", class: e.success === false ? "failed" : e.success === true ? "ok" : "muted" },
           (e.success === true ? "✓ succeeded" : e.success === false ? "✗ failed" : "· no outcome") + (e.outcome_reason ? " — " + e.outcome_reason : "")),
-        conversation(e), timeline(e, calls), callTree(e, calls), lineage(e), tokens(e))
+        conversation(e), packageView(e), timeline(e, calls), callTree(e, calls), lineage(e), tokens(e))
         : h("div", {}, "No episodes.")));
 }
 render();

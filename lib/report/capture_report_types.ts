@@ -8,6 +8,10 @@
  *
  * @module
  */
+import type {
+  EpisodePackageActivity,
+  PackageTotals,
+} from "../control/package_activity.ts";
 
 /** One tool call in the report. */
 export interface ReportCall {
@@ -62,8 +66,16 @@ export interface ReportEpisode {
    * model call (`annotation usage.partial`) and no gateway did.
    */
   tokens: { input: number; output: number; partial?: true } | null;
-  /** Model turns (`model.responded`), milliseconds from the start. */
-  turns: { start_ms: number; model: string | null; tokens: number | null }[];
+  /**
+   * Model turns (`model.responded`), milliseconds from the start; `served`
+   * marks an answer a package made (no model call).
+   */
+  turns: {
+    start_ms: number;
+    model: string | null;
+    tokens: number | null;
+    served?: true;
+  }[];
   /** Tool calls in order. */
   calls: ReportCall[];
   /** Lineage steps: tool and arguments with their sources. */
@@ -84,6 +96,13 @@ export interface ReportEpisode {
   started_at: string;
   /** Whether it has events past a chain break (shown, not verified). */
   after_break: boolean;
+  /**
+   * What a package served at the model gateway did in it (answers served,
+   * calls refused, pass-throughs, the estimate of tokens saved), or null
+   * when none took part (`lib/control/package_activity.ts`); `tokens_text`
+   * says the estimate in words, as `capture inspect` does.
+   */
+  package: (EpisodePackageActivity & { tokens_text: string }) | null;
 }
 
 /** Capture-wide figures. */
@@ -92,14 +111,18 @@ export interface ReportFigures {
   tools: { name: string; calls: number; failed: number; refused: number }[];
   /** Tokens over every episode (`partial` when one episode's count is). */
   tokens: { input: number; output: number; partial?: true };
-  /** Model turns over every episode. */
+  /** Model turns over every episode (answers packages served included). */
   turns: number;
+  /** Of them, answers packages served (no model call). */
+  served_turns: number;
   /** First and last event times (ISO 8601). */
   first_at: string | null;
   /** Last event time. */
   last_at: string | null;
   /** Episode durations, milliseconds: median and max. */
   duration_ms: { median: number; max: number };
+  /** What served packages did over every episode, or null when none took part. */
+  package: (PackageTotals & { tokens_text: string }) | null;
 }
 
 /** Everything the report shows. */

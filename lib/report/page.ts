@@ -25,7 +25,7 @@ li{margin:2px 0}
 code{font:12px ui-monospace,monospace;background:#f0f2f5;padding:0 3px;border-radius:3px;word-break:break-all}
 code.id{word-break:normal;white-space:nowrap}
 h2{overflow-wrap:anywhere}
-td.what{overflow-wrap:anywhere}
+td.what,div.what{overflow-wrap:anywhere}
 table.figures td,table.figures th{padding:2px 3px;font-size:11px;white-space:nowrap}
 table.figures td:not(.name),table.figures th:not(:first-child){text-align:right}
 table.figures td.name{white-space:normal;overflow-wrap:anywhere}

@@ -117,6 +117,6 @@ Deno.test("compile.ts and explain print the evidence grade legend under the grad
   assertEquals(inspect.code, 0, inspect.err);
   assertMatch(
     inspect.out,
-    /fidelity: F0 no usable evidence, F1 messages, F2 \+ tool calls/,
+    /fidelity: F0 no usable evidence, F1 messages, F2 tool calls, .*F4 state plus model requests/,
   );
 });

@@ -1,7 +1,7 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
 import { main } from "../../ingest.ts";
-import { tempDir } from "../_helpers.ts";
+import { messageEventJson, tempDir } from "../_helpers.ts";
 import { startServer } from "../_server.ts";
 
 async function run(
@@ -170,6 +170,18 @@ Deno.test("token mode end to end: every CLI path sends the token, and nothing is
     (await withToken("t0k-123", ["capture", "inspect", "c1"])).code,
     0,
   );
+  // Outcomes are for episodes the capture holds: ep_1 and ep_2 get a message.
+  for (const ep of ["ep_1", "ep_2"]) {
+    const res = await fetch(`${srv.url}/ingest`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        authorization: "Bearer t0k-123",
+      },
+      body: messageEventJson(`evt_${ep}`, "c1").replace('"ep_1"', `"${ep}"`),
+    });
+    assertEquals(res.status, 200, await res.text());
+  }
   const ok = await withToken("t0k-123", [
     "capture",
     "outcome",
@@ -198,4 +210,14 @@ Deno.test("token mode end to end: every CLI path sends the token, and nothing is
     }
   }
   assertEquals(outcomes, ["ep_1"]);
+  // One the capture does not hold is refused before anything is sent.
+  const unknown = await withToken("t0k-123", [
+    "capture",
+    "outcome",
+    "c1",
+    "ep_3",
+    "--success",
+  ]);
+  assertEquals(unknown.code, 1);
+  assertOk(/"ep_3" is not in capture "c1"/.test(unknown.err), unknown.err);
 });

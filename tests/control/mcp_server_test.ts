@@ -24,6 +24,12 @@ Deno.test({
     {
       using store = new HarnessStore(dir.path);
       generateDeskEpisodes(store.sink("desk"), "desk", 40);
+      generateDeskEpisodes(store.sink("desk_one"), "desk_one", 1);
+    }
+    let oneEpisode: string;
+    {
+      using store = new HarnessStore(dir.path, { readOnly: true });
+      oneEpisode = store.listEpisodes("desk_one")[0].episode_id;
     }
     const client = new Client({ name: "test", version: "0" });
     await client.connect(
@@ -102,11 +108,19 @@ Deno.test({
       (start.structuredContent as { capture_id: string }).capture_id,
       "cap_mcp",
     );
+    // An episode the capture does not hold: refused, naming what it holds.
+    const unheld = await client.callTool({
+      name: "harness_capture_outcome",
+      arguments: { capture_id: "cap_mcp", episode_id: "ep_1", success: true },
+    });
+    assertEquals(unheld.isError, true);
+    const said = JSON.stringify(unheld.content);
+    assertOk(/\\"ep_1\\" is not in capture \\"cap_mcp\\"/.test(said), said);
     const outcome = await client.callTool({
       name: "harness_capture_outcome",
       arguments: {
-        capture_id: "cap_mcp",
-        episode_id: "ep_1",
+        capture_id: "desk_one",
+        episode_id: oneEpisode,
         success: false,
         note: "wrong order",
       },
@@ -114,7 +128,7 @@ Deno.test({
     assertEquals(outcome.isError, undefined);
     const lineage = await client.callTool({
       name: "harness_capture_lineage",
-      arguments: { capture_id: "cap_mcp" },
+      arguments: { capture_id: "desk_one" },
     });
     const report = lineage.structuredContent as {
       chain: { ok: boolean };
@@ -122,9 +136,22 @@ Deno.test({
     };
     assertEquals(report.chain.ok, true);
     assertEquals(report.episodes.map((e) => [e.episode_id, e.success]), [[
-      "ep_1",
+      oneEpisode,
       false,
     ]]);
+    const summary = await client.callTool({
+      name: "harness_capture_summary",
+      arguments: { capture_id: "desk_one" },
+    });
+    assertEquals(summary.isError, undefined, JSON.stringify(summary.content));
+    const summarized = summary.structuredContent as {
+      capture_id: string;
+      outcomes: Record<string, { success: boolean }>;
+      package: unknown;
+    };
+    assertEquals(summarized.capture_id, "desk_one");
+    assertEquals(summarized.outcomes[oneEpisode].success, false);
+    assertEquals(summarized.package, null);
     const missing = await client.callTool({
       name: "harness_capture_summary",
       arguments: { capture_id: "nope" },

@@ -74,7 +74,7 @@ Deno.test("ingest.ts hook exits 0 within its time-out when the server accepts an
     HARNESS_HOOK_TIMEOUT: "300",
   });
   assertEquals(r.code, 0);
-  assertOk(r.ms < 300 + 3000, `took ${r.ms} ms with a 300 ms time-out`);
+  assertOk(r.ms < 300 + 10_000, `took ${r.ms} ms with a 300 ms time-out`);
 });
 
 Deno.test("ingest.ts hook does not wait forever on a stdin the host never closes, and still forwards what arrived", async () => {

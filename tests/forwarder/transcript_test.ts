@@ -166,6 +166,36 @@ Deno.test("forwardHook() gives host_a episodes the tokens the host reported and 
   assertEquals(said.length, 2);
 });
 
+Deno.test("forwardHook() reads no transcript when host_a's model calls go through this server's gateway (ANTHROPIC_BASE_URL): the gateway records the turns", async () => {
+  await using dir = await tempDir();
+  await using srv = await startServer();
+  await copyTranscripts("basic", dir.path);
+  for (const body of payloads("basic", dir.path)) {
+    const r = await forwardHook("host_a", body, {
+      url: srv.url,
+      captureId: "cap_gw",
+      stateDir: `${dir.path}/state`,
+      timeoutMs: 5000,
+      modelBaseUrl: srv.url,
+    });
+    assertOk(r.ok, r.error);
+  }
+  const evs = await events(srv.store, "cap_gw");
+  // No turn from the transcript: no tokens, only the Stop's own text.
+  assertEquals(tokenSums(evs), [0, 0, 0]);
+  assertEquals(
+    evs.filter((e) => e.kind === "message" && e.payload.role === "assistant")
+      .length,
+    1,
+  );
+  // No offset state was written: the transcript was never opened.
+  let state: string[] = [];
+  try {
+    state = [...Deno.readDirSync(`${dir.path}/state`)].map((e) => e.name);
+  } catch { /* never made */ }
+  assertEquals(state, []);
+});
+
 Deno.test("forwardHook() adds a subagent's own transcript at SubagentStop: the session's total", async () => {
   await using dir = await tempDir();
   await using srv = await startServer();

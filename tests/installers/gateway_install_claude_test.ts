@@ -141,3 +141,46 @@ Deno.test("install claude-code without --gateway after a gateway install takes t
   const after = JSON.parse(Deno.readTextFileSync(file));
   assertEquals(after, { env: { ANTHROPIC_BASE_URL: "https://mine.example" } });
 });
+
+Deno.test("install claude-code --gateway makes the turn ends http hooks (no transcript read: the gateway records the turns); without --gateway they run the forwarder", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, ".claude", "settings.json");
+  const entry = (event: string) => {
+    const s = JSON.parse(Deno.readTextFileSync(file));
+    return s.hooks[event][0].hooks[0] as {
+      type: string;
+      url?: string;
+      command?: string;
+    };
+  };
+  const base = ["claude-code", "--project", dir.path, "--url", URL_];
+  assertEquals((await run(["install", ...base, "--gateway"])).code, 0);
+  for (
+    const event of [
+      "Stop",
+      "StopFailure",
+      "SubagentStop",
+      "PreCompact",
+      "SessionEnd",
+    ]
+  ) {
+    assertEquals(
+      [entry(event).type, entry(event).url],
+      ["http", `${URL_}/hook/host_a`],
+      event,
+    );
+  }
+  // SessionStart reaches command hooks only.
+  assertEquals(entry("SessionStart").type, "command");
+  // Without the gateway the turn ends read the transcript again.
+  assertEquals((await run(["install", ...base])).code, 0);
+  assertEquals(entry("Stop").type, "command");
+  assertOk(
+    /ingest\.ts'? hook host_a/.test(entry("Stop").command!),
+    entry("Stop").command,
+  );
+  assertOk(
+    entry("Stop").command!.includes("ANTHROPIC_BASE_URL"),
+    "the forwarder may read the model base URL",
+  );
+});

@@ -161,3 +161,78 @@ Deno.test("install opencode --gateway with a token server sends the token from O
   );
   assertEquals(s.env, { ANTHROPIC_BASE_URL: URL_ });
 });
+
+Deno.test("install opencode --gateway on a project whose model is a custom provider says that provider does not go through the gateway, and how to route it", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "opencode.json");
+  // The recorded OpenCode sessions' set-up (host_c fixtures).
+  Deno.writeTextFileSync(
+    file,
+    JSON.stringify({
+      model: "fake/fake-model",
+      small_model: "fake/fake-model",
+      provider: {
+        fake: {
+          npm: "@ai-sdk/openai-compatible",
+          options: { baseURL: "http://127.0.0.1:42061/v1", apiKey: "fake-key" },
+        },
+        local: { options: { baseURL: "http://127.0.0.1:11434/v1" } },
+      },
+    }),
+  );
+  const r = await run([
+    "install",
+    "opencode",
+    "--project",
+    dir.path,
+    "--url",
+    URL_,
+    "--gateway",
+  ]);
+  assertEquals(r.code, 0, r.err);
+  assertOk(
+    r.err.includes(
+      `this project's model "fake/fake-model" is from provider "fake", which keeps its own base URL (http://127.0.0.1:42061/v1): its model calls do not go through the gateway`,
+    ),
+    r.err,
+  );
+  assertOk(
+    r.err.includes("--upstream-openai http://127.0.0.1:42061/v1"),
+    r.err,
+  );
+  assertOk(
+    r.err.includes(`set provider.fake.options.baseURL to ${URL_}/v1`),
+    r.err,
+  );
+  assertOk(r.err.includes(`small_model "fake/fake-model"`), r.err);
+  assertOk(
+    r.out.includes(
+      `not through the gateway (their own base URLs): provider "local" (http://127.0.0.1:11434/v1)`,
+    ),
+    r.out,
+  );
+  // The custom provider is left as it was.
+  const c = JSON.parse(Deno.readTextFileSync(file));
+  assertEquals(c.provider.fake.options.baseURL, "http://127.0.0.1:42061/v1");
+});
+
+Deno.test("install opencode --gateway on a project whose model is an openai one gives no warning", async () => {
+  await using dir = await tempDir();
+  Deno.writeTextFileSync(
+    join(dir.path, "opencode.json"),
+    JSON.stringify({ model: "openai/gpt-5.4" }),
+  );
+  const r = await run([
+    "install",
+    "opencode",
+    "--project",
+    dir.path,
+    "--url",
+    URL_,
+    "--gateway",
+  ]);
+  assertEquals(r.code, 0, r.err);
+  assertEquals(r.err.includes("warning"), false, r.err);
+  assertOk(r.out.includes("through the harness model gateway"), r.out);
+  assertEquals(r.out.includes("names no model"), false, r.out);
+});

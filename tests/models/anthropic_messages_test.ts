@@ -353,5 +353,6 @@ Deno.test("AnthropicMessagesModel.complete() fails fast on a closed port, saying
     err.message,
     /Cannot reach the model API at http:\/\/127\.0\.0\.1:\d+ /,
   );
-  assertOk(performance.now() - t0 < 3000);
+  // One back-off (under 1 s), not a request time-out (60 s).
+  assertOk(performance.now() - t0 < 30_000);
 });

@@ -252,8 +252,9 @@ Deno.test("OpenAiChatModel.complete() retries 500 twice with exponential back-of
   const ms = performance.now() - t0;
   assertEquals(r.content, "third time");
   assertEquals(s.requests.length, 3);
-  // 0.5 s then 1 s, each less up to 25 % jitter
-  assertOk(ms >= 1100 && ms < 4000, `back-off took ${ms} ms`);
+  // 0.5 s then 1 s, each less up to 25 % jitter (at least; a busy machine
+  // only adds)
+  assertOk(ms >= 1100, `back-off took ${ms} ms`);
 });
 
 Deno.test("OpenAiChatModel.complete() gives up after its bounded retries on a 500 that persists, and says so", async () => {
@@ -320,7 +321,9 @@ Deno.test("OpenAiChatModel.complete() fails within seconds when nothing listens 
     /Cannot reach the model API at http:\/\/127\.0\.0\.1/,
   );
   assertMatch(err.message, /check the URL/);
-  assertOk(ms < 6000, `took ${ms} ms`);
+  // Three back-offs (0.5 + 1 + 2 s at most), no request time-out (60 s):
+  // 40 s is ten times that and still short of one time-out.
+  assertOk(ms < 40_000, `took ${ms} ms`);
 });
 
 Deno.test("OpenAiChatModel.complete() times out a server that does not answer", async () => {

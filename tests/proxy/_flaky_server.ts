@@ -28,4 +28,10 @@ server.setRequestHandler(CallToolRequestSchema, (req: CallToolRequest) => {
   if (req.params.name === "hang") return new Promise(() => {});
   return { content: [{ type: "text", text: `ok from ${Deno.pid}` }] };
 });
+// `--start-delay MS`: a server that takes that long before it answers
+// anything (as one run through npx does while it downloads).
+const delay = Deno.args.indexOf("--start-delay");
+if (delay >= 0) {
+  await new Promise((r) => setTimeout(r, Number(Deno.args[delay + 1])));
+}
 await server.connect(new StdioServerTransport());

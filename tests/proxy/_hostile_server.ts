@@ -3,7 +3,8 @@
  * tests: `count` keeps state (a counter) and names its process, `big`
  * answers a text of `bytes` bytes, `garbage` prints a line that is not
  * JSON on stdout and never answers, `noisy` prints that line (a stray log
- * line) and answers 100 ms later. Started with `--garbage-only`, it
+ * line) and answers in a write of its own right after (well inside the
+ * proxy's second of quiet that makes such a line a refusal). Started with `--garbage-only`, it
  * answers every line it reads with that same non-JSON line (an upstream
  * that is not an MCP server at all).
  *
@@ -51,7 +52,7 @@ if (import.meta.main) {
         return new Promise((resolve) =>
           setTimeout(
             () => resolve({ content: [{ type: "text", text: "fine" }] }),
-            100,
+            0,
           )
         );
       }

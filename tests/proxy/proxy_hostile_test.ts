@@ -5,6 +5,11 @@
  * messages over the size limit in either direction (a JSON-RPC error naming
  * the limit; the upstream keeps its state), and an upstream that answers
  * something that is not JSON-RPC (said at once, not after the time-out).
+ *
+ * No assertion here is on a wall clock: each waits on the condition (an
+ * answer, an exit) with a bound of a minute that only keeps a broken proxy
+ * from hanging the suite, and "at once" is asserted by what the answer says
+ * (the reason, not "did not answer within", the call time-out's words).
  */
 import { assertEquals, assertMatch, assertOk } from "../_assert.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
@@ -16,6 +21,12 @@ import { GARBAGE } from "./_hostile_server.ts";
 const PROXY = new URL("../../proxy.ts", import.meta.url).pathname;
 const HOSTILE = new URL("./_hostile_server.ts", import.meta.url).pathname;
 const MIB = 1024 * 1024;
+
+/**
+ * How long a test waits for an answer or an exit before it fails: no
+ * behaviour's time, only a bound against a hang.
+ */
+const PATIENCE_MS = 60_000;
 
 /** A JSON-RPC message as read from the proxy. */
 type Message = {
@@ -93,7 +104,7 @@ class ProxyProcess {
     await this.#writer.write(new TextEncoder().encode(line + "\n"));
   }
 
-  /** Send a request and wait for its answer, at most 10 s. */
+  /** Send a request and wait for its answer (at most {@linkcode PATIENCE_MS}). */
   async request(
     method: string,
     params: Record<string, unknown> = {},
@@ -103,8 +114,9 @@ class ProxyProcess {
     const answer = new Promise<Message>((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });
       timer = setTimeout(
-        () => reject(new Error(`No answer to ${method} within 10 s`)),
-        10_000,
+        () =>
+          reject(new Error(`No answer to ${method} within ${PATIENCE_MS} ms`)),
+        PATIENCE_MS,
       );
     });
     answer.catch(() => {}); // awaited below unless the write fails first
@@ -143,10 +155,9 @@ class ProxyProcess {
   }
 
   /**
-   * Wait for the exit, at most `ms`; null when it did not exit in time (then
-   * it is killed).
+   * Wait for the exit, at most `ms`; null when it did not exit by then.
    */
-  async exit(ms: number): Promise<number | null> {
+  async exit(ms = PATIENCE_MS): Promise<number | null> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<null>((r) =>
       timer = setTimeout(() => r(null), ms)
@@ -234,12 +245,8 @@ async function closesCleanly(upstream: string[], callFirst?: string) {
   assertEquals(upstreams.length, 1, "one upstream process");
   assertEquals(await running(upstreams), upstreams, "it runs");
   try {
-    const t0 = performance.now();
     await proxy.closeStdin();
-    const code = await proxy.exit(3000);
-    const ms = performance.now() - t0;
-    assertEquals(code, 0, `exit code after stdin EOF (${ms.toFixed(0)} ms)`);
-    assertOk(ms < 3000, `${ms} ms`);
+    assertEquals(await proxy.exit(), 0, "exit code after stdin EOF");
     assertEquals(await running(upstreams), [], "the upstream is stopped");
     assertEquals(writerOpens(dir.path), true, "the store lock is released");
     assertMatch(await proxy.stderr, /calls recorded/);
@@ -250,7 +257,7 @@ async function closesCleanly(upstream: string[], callFirst?: string) {
 
 Deno.test({
   name:
-    "proxy.ts exits 0 within 3 s when its host closes stdin, stops its upstream and releases the store",
+    "proxy.ts exits 0 when its host closes stdin, stops its upstream and releases the store",
   async fn() {
     await closesCleanly(hostile, "hostile__count");
   },
@@ -258,7 +265,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "proxy.ts in front of server-everything exits 0 within 3 s on stdin EOF and leaves no upstream behind",
+    "proxy.ts in front of server-everything exits 0 on stdin EOF and leaves no upstream behind",
   async fn() {
     await cacheEverything();
     await closesCleanly([
@@ -274,16 +281,17 @@ Deno.test({
 
 Deno.test({
   name:
-    "proxy.ts exits 0 within 3 s when its host closes stdin while the upstream is still starting (never answers), and stops it",
+    "proxy.ts exits 0 when its host closes stdin while the upstream is still starting (never answers), and stops it",
   async fn() {
     await using dir = await tempDir();
-    await using proxy = new ProxyProcess(dir.path, ["sleep", "30"]);
+    // It would exit on its own only after the test's patience.
+    await using proxy = new ProxyProcess(dir.path, ["sleep", "600"]);
     await proxy.initialize(); // answered before the upstream is ready
     const upstreams = await childrenOf(proxy.child.pid);
     try {
       assertEquals(upstreams.length, 1);
       await proxy.closeStdin();
-      assertEquals(await proxy.exit(3000), 0);
+      assertEquals(await proxy.exit(), 0);
       assertEquals(await running(upstreams), [], "the upstream is stopped");
       assertEquals(writerOpens(dir.path), true);
     } finally {
@@ -302,7 +310,7 @@ Deno.test({
     const upstreams = await childrenOf(proxy.child.pid);
     try {
       proxy.child.kill("SIGTERM");
-      assertEquals(await proxy.exit(3000), 0, "a clean exit within 3 s");
+      assertEquals(await proxy.exit(), 0, "a clean exit");
       assertEquals(await running(upstreams), []);
       assertEquals(writerOpens(dir.path), true);
     } finally {
@@ -327,18 +335,15 @@ Deno.test({
       const pid = text(first).split("pid=")[1];
       assertMatch(text(first), /^count=1 /);
 
-      let t0 = performance.now();
       const half = await proxy.call("hostile__big", { bytes: 5 * MIB });
-      const halfMs = performance.now() - t0;
       assertEquals(text(half).length, 5 * MIB);
 
-      t0 = performance.now();
+      // At once: the error names the limit (after the call time-out it
+      // would say "did not answer").
       const big = await proxy.call("hostile__big", { bytes: 11 * MIB });
-      const bigMs = performance.now() - t0;
       assertOk(big.error, JSON.stringify(big).slice(0, 300));
       assertMatch(big.error.message, /10485760 bytes \(10 MiB\)/);
       assertMatch(big.error.message, /hostile/);
-      assertOk(bigMs < 3000, `the error took ${bigMs} ms`);
 
       const after = await proxy.call("hostile__count");
       assertEquals(
@@ -346,14 +351,9 @@ Deno.test({
         `count=2 pid=${pid}`,
         "same process, same state",
       );
-      console.log(
-        `5 MiB result relayed in ${halfMs.toFixed(0)} ms; 11 MiB refused in ${
-          bigMs.toFixed(0)
-        } ms`,
-      );
     } finally {
       await proxy.closeStdin();
-      await proxy.exit(3000);
+      await proxy.exit();
       await killAll(upstreams);
     }
     const store = new HarnessStore(dir.path, { readOnly: true });
@@ -378,15 +378,12 @@ Deno.test({
     try {
       await proxy.initialize();
       upstreams.push(...(await childrenOf(proxy.child.pid)));
-      const t0 = performance.now();
       const refused = await proxy.call("hostile__count", {
         pad: "y".repeat(11 * MIB),
       });
-      const ms = performance.now() - t0;
       assertOk(refused.error, JSON.stringify(refused).slice(0, 300));
       assertEquals(refused.error.code, -32600);
       assertMatch(refused.error.message, /10485760 bytes \(10 MiB\)/);
-      assertOk(ms < 3000, `${ms} ms`);
       const after = await proxy.call("hostile__count");
       assertMatch(
         (after.result?.content as { text: string }[])[0].text,
@@ -395,7 +392,7 @@ Deno.test({
       );
     } finally {
       await proxy.closeStdin();
-      assertEquals(await proxy.exit(3000), 0);
+      assertEquals(await proxy.exit(), 0);
       await killAll(upstreams);
     }
   },
@@ -403,7 +400,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "proxy.ts says what an upstream answered that is not JSON-RPC within a second, not after the time-out; a stray log line before an answer is no failure",
+    "proxy.ts says what an upstream answered that is not JSON-RPC, not that it timed out; a stray log line before an answer is no failure",
   async fn() {
     await using dir = await tempDir();
     await using proxy = new ProxyProcess(dir.path, hostile);
@@ -411,14 +408,11 @@ Deno.test({
     try {
       await proxy.initialize();
       upstreams.push(...(await childrenOf(proxy.child.pid)));
-      const t0 = performance.now();
       const junk = await proxy.call("hostile__garbage");
-      const ms = performance.now() - t0;
       assertEquals(junk.result?.isError, true, JSON.stringify(junk));
       const said = JSON.stringify(junk.result?.content);
       assertOk(said.includes(GARBAGE), said);
       assertOk(!/did not answer/.test(said), said);
-      assertOk(ms < 3000, `${ms} ms`);
       // A stray log line followed by the answer is no failure.
       const noisy = await proxy.call("hostile__noisy");
       assertEquals(noisy.result?.content, [{ type: "text", text: "fine" }]);
@@ -429,7 +423,7 @@ Deno.test({
       );
     } finally {
       await proxy.closeStdin();
-      await proxy.exit(3000);
+      await proxy.exit();
       await killAll(upstreams);
     }
   },
@@ -444,10 +438,10 @@ Deno.test({
       ...hostile,
       "--garbage-only",
     ]);
-    const code = await proxy.exit(3000);
-    assertEquals(code, 1);
+    assertEquals(await proxy.exit(), 1);
     const err = await proxy.stderr;
     assertOk(err.includes(GARBAGE), err);
+    assertOk(!/did not answer|timed out/.test(err), err);
     assertEquals(writerOpens(dir.path), true);
   },
 });

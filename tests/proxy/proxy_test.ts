@@ -51,8 +51,15 @@ Deno.test({
         upstream.command,
         ...upstream.args,
       ],
-      stderr: "ignore",
+      stderr: "pipe",
     });
+    // The proxy's stderr (and its upstream's, which inherits it) ends when
+    // both are gone: the condition to wait on before reading the store.
+    const stderr = (async () => {
+      let text = "";
+      for await (const chunk of transport.stderr!) text += chunk;
+      return text;
+    })();
     const client = new Client({ name: "test", version: "0" });
     await client.connect(transport);
     const listed = (await client.listTools()).tools;
@@ -89,15 +96,8 @@ Deno.test({
     assertEquals(bad.isError, true);
     await client.close();
     // The proxy flushes and exits when its client goes away.
-    let evs: TraceEvent[] = [];
-    for (let i = 0; i < 100; i++) {
-      try {
-        evs = await events(dir.path, "cap_proxy");
-        break;
-      } catch {
-        await new Promise((r) => setTimeout(r, 50)); // the proxy still holds the store
-      }
-    }
+    assertOk(/3 calls recorded/.test(await stderr), await stderr);
+    const evs = await events(dir.path, "cap_proxy");
     assertEquals(evs.map((e) => e.kind), [
       "toolset.exposed",
       "tool.call.started",
@@ -176,7 +176,10 @@ Deno.test({
       {
         sink: { emit: (e) => recorded.push(e as TraceEvent) },
         captureId: "cap_flaky",
-        callTimeoutMs: 500,
+        // The hang below waits this out; starting (and restarting) the
+        // upstream has a time-out of its own (60 s), so a busy machine
+        // slowing a Deno process's start does not fail the test.
+        callTimeoutMs: 2000,
         stderr: "ignore",
       },
     );
@@ -220,6 +223,40 @@ Deno.test({
       "tool.call.started",
       "tool.call.completed",
     ]);
+    await client.close();
+    await proxy.close();
+  },
+});
+
+Deno.test({
+  name:
+    "an upstream slower to start than the call time-out still starts: starting has a time-out of its own",
+  ...opts,
+  async fn() {
+    const recorded: TraceEvent[] = [];
+    const { server, proxy } = await buildStdioProxyServer(
+      {
+        server: "slow",
+        command: Deno.execPath(),
+        args: ["run", "--quiet", "-A", FLAKY, "--start-delay", "1500"],
+      },
+      {
+        sink: { emit: (e) => recorded.push(e as TraceEvent) },
+        captureId: "cap_slow",
+        callTimeoutMs: 300,
+        stderr: "ignore",
+      },
+    );
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    const client = new Client({ name: "t", version: "0" });
+    await client.connect(b);
+    const ok = await client.callTool({ name: "slow__ok", arguments: {} });
+    assertEquals(ok.isError, undefined, JSON.stringify(ok));
+    assertEquals(
+      recorded.map((e) => e.kind),
+      ["toolset.exposed", "tool.call.started", "tool.call.completed"],
+    );
     await client.close();
     await proxy.close();
   },
