@@ -120,7 +120,7 @@ export class ModelGateway {
   readonly #kept: KeptBytes;
   readonly #maxAnswer: number;
   /** The active capture as last read, and when (ms since the epoch). */
-  #active: { id: string; at: number } | null = null;
+  #active: { id: string; at: number; root: number | null } | null = null;
   /** Counters (shown on `/health`). */
   readonly stats: ModelGatewayStats;
 
@@ -637,8 +637,27 @@ export class ModelGateway {
     const last = this.#active;
     if (last !== null && last.at > arrived) return last.id;
     const at = Date.now() + 0.5;
+    // The pointer is put in place by a rename (`capture start`), which
+    // changes the root's entries: while they are unchanged it is as read
+    // (a missing pointer costs an error object per look).
+    let root: number | null = null;
+    try {
+      root = Deno.statSync(this.#ctx.store.root).mtime?.getTime() ?? null;
+    } catch {
+      // Read the pointer below.
+    }
+    if (last !== null && root !== null && last.root === root) {
+      this.#active = { ...last, at };
+      return last.id;
+    }
     const id = this.#ctx.defaultCapture();
-    this.#active = { id, at };
+    // Trusted only once the root's time is well past (file times can be
+    // coarse: a change in the same tick would keep it).
+    this.#active = {
+      id,
+      at,
+      root: root !== null && at - root > 50 ? root : null,
+    };
     return id;
   }
 
