@@ -586,6 +586,19 @@ export class ModelGateway {
     const chunks: Uint8Array[] = [];
     let taken = 0;
     if (!res.body) return { chunks, taken, rest: null };
+    // Its size known and not encoded: read at once (the common case).
+    const length = Number(res.headers.get("content-length") ?? NaN);
+    if (
+      Number.isSafeInteger(length) && length <= this.#maxAnswer &&
+      !res.headers.has("content-encoding") && this.#kept.take(length)
+    ) {
+      try {
+        return { chunks: [await res.bytes()], taken: length, rest: null };
+      } catch (err) {
+        this.#kept.give(length);
+        throw err;
+      }
+    }
     const reader = new BodyPieces(res.body);
     for (;;) {
       let value: Uint8Array | null;
