@@ -34,7 +34,7 @@ import {
 import { anthropicMessagesWire } from "./anthropic_wire.ts";
 import { openaiChatWire } from "./openai_chat_wire.ts";
 import { openaiResponsesWire } from "./openai_responses_wire.ts";
-import { GATEWAY_SOURCE } from "./recorder.ts";
+import { GATEWAY_SOURCE, MAX_BODY_MESSAGES } from "./recorder.ts";
 import {
   type Pending,
   readPendingAnswer,
@@ -360,7 +360,7 @@ export class ModelGateway {
         capture: ticket.capture,
         identity: ticket.identity,
         request: ticket.request,
-        parsed: ticket.parsed,
+        parsed: keptBody(ticket),
         started,
         status: 0,
         answer: null,
@@ -759,6 +759,18 @@ interface WholeAnswer {
   taken: number;
   /** The rest, when the answer is larger than the gateway holds, and why. */
   rest: { stream: BodyPieces; reason: string } | null;
+}
+
+/**
+ * The body kept for a request's record: without its list of messages when
+ * the record leaves that list out (`MAX_BODY_MESSAGES` new messages), so a
+ * very long request waiting to be recorded holds only what is recorded.
+ */
+function keptBody(ticket: RequestTicket): Record<string, unknown> {
+  const fresh = ticket.request.messages.length - ticket.identity.known;
+  if (fresh <= MAX_BODY_MESSAGES) return ticket.parsed;
+  const { messages: _m, input: _i, ...rest } = ticket.parsed;
+  return rest;
 }
 
 /** Milliseconds of reading a large request before the loop yields. */

@@ -24,7 +24,7 @@ import type { Identity } from "./episode_identity.ts";
 import type { ModelGatewayContext, ModelGatewayStats } from "./options.ts";
 import {
   type Exchange,
-  exchangeEvents,
+  exchangeEventStream,
   type PackageOutcome,
 } from "./recorder.ts";
 import type { NormRequest, NormResponse, WireReader } from "./wire_types.ts";
@@ -476,28 +476,55 @@ export class RecordQueue {
   ): Promise<void> {
     this.#keepAnswerKey(ex);
     const arrival = this.#arrivals.get(ex.identity);
-    let events = exchangeEvents(ex, { book: this.#book });
     const id = given?.request_event_id ?? arrival?.request_event_id;
-    if (id) giveRequestId(events, id, ex);
-    if (arrival && arrival.keys.length > 0) {
-      events = events.map((ev) => {
-        const payload = scrubValue(ev.payload, arrival.keys);
-        return payload === ev.payload ? ev : { ...ev, payload };
-      });
-    }
+    const keys = arrival?.keys ?? [];
     const sink = this.#ctx.store.sink(ex.capture_id);
+    // About how many events (for /health while a large one is written).
+    const about = Math.max(0, ex.request.messages.length - ex.identity.known) +
+      4;
+    let done = 0;
+    let oldId: string | null = null;
+    let run: UnsealedEvent[] = [];
+    const write = () => {
+      const sealed = sink.emitMany(this.#ctx.redact(run));
+      done += run.length;
+      run = [];
+      given?.onSealed?.(sealed);
+    };
     try {
-      for (let i = 0; i < events.length; i += EVENTS_PER_WRITE) {
-        if (i > 0 && slices.due()) {
-          this.#stats.busy = { what: "recording", done: i, of: events.length };
-          await slices.pause();
+      for (const made of exchangeEventStream(ex, { book: this.#book })) {
+        let ev = made;
+        // The request under the id it was given on arrival.
+        if (id && ev.kind === "model.requested" && oldId === null) {
+          oldId = ev.event_id;
+          ev.event_id = id;
+        } else if (oldId !== null && ev.parent_event_id === oldId) {
+          ev.parent_event_id = id!;
         }
-        const run = this.#ctx.redact(events.slice(i, i + EVENTS_PER_WRITE));
-        const sealed = sink.emitMany(run);
-        given?.onSealed?.(sealed);
+        if (keys.length > 0) {
+          const payload = scrubValue(ev.payload, keys);
+          if (payload !== ev.payload) ev = { ...ev, payload };
+        }
+        run.push(ev);
+        if (run.length >= EVENTS_PER_WRITE) {
+          write();
+          if (slices.due()) {
+            this.#stats.busy = {
+              what: "recording",
+              done,
+              of: Math.max(about, done + 1),
+            };
+            await slices.pause();
+          }
+        }
       }
+      if (run.length > 0) write();
     } finally {
       this.#stats.busy = null;
+    }
+    const rec = ex.identity.conversation.recorded;
+    if (oldId !== null && rec.request_event_id === oldId) {
+      rec.request_event_id = id!;
     }
     this.#stats.recorded++;
   }
@@ -552,22 +579,4 @@ export class RecordQueue {
   close(): void {
     this.#spill.close();
   }
-}
-
-/**
- * Record an exchange's request under the id it was given on arrival (the
- * id later requests and tapes name it by).
- */
-function giveRequestId(
-  events: UnsealedEvent[],
-  id: string,
-  ex: Exchange,
-): void {
-  const req = events.find((e) => e.kind === "model.requested");
-  if (!req || req.event_id === id) return;
-  const old = req.event_id;
-  req.event_id = id;
-  for (const e of events) if (e.parent_event_id === old) e.parent_event_id = id;
-  const rec = ex.identity.conversation.recorded;
-  if (rec.request_event_id === old) rec.request_event_id = id;
 }
