@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { servableRemedy } from "../package/applies_to.ts";
 import { join } from "node:path";
 import { HarnessStore } from "../store/store.ts";
 import { loadEpisodes } from "../lineage/episodes.ts";
@@ -268,6 +269,12 @@ export async function compileCommand(
       }\n${
         describeEffects(result.effects).map((l) => `  ${l}`).join("\n")
       }\n  ${GRADE_LEGEND}`,
+    );
+  }
+  const notServable = result.package.manifest.not_servable;
+  if (notServable) {
+    io.err(
+      `WARNING: ${file} is NOT SERVABLE (serve --package refuses it): ${notServable}. To make it servable, ${servableRemedy()}.`,
     );
   }
   return result.verification.structural_ok ? 0 : 1;

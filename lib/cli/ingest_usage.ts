@@ -24,7 +24,7 @@ Usage:
                                              run the loopback ingest server (default 127.0.0.1:8848); it also
                                              speaks the OpenAI and Anthropic APIs: agents record through
                                              OPENAI_BASE_URL=http://127.0.0.1:8848/v1, ANTHROPIC_BASE_URL=http://127.0.0.1:8848;
-                                             --package serves a compiled agent-form package there (NAME=FILE
+                                             --package serves a compiled package there (agent or tree form; NAME=FILE
                                              at /p/NAME/v1), only signed by a --trust key when one is given
   ingest.ts status | stop [--json]           is a server running for this store (its active capture, the
                                              model gateway's counters, served packages; how to start one)

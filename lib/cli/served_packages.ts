@@ -2,8 +2,9 @@
  * `serve --package PKG` (served at `/v1/…`) and `--package NAME=PKG`
  * (repeatable, at `/p/NAME/v1/…`): each file loaded and checked (digest,
  * structure) before the server starts, and refused with the reason when it
- * is malformed, tampered with, or a tree-form package (which calls tools
- * itself and cannot be served at the model API).
+ * is malformed, tampered with, or marked not servable by `compile` (its
+ * replay of its own training sessions was not clean), saying what would
+ * make it servable.
  *
  * @module
  */

@@ -12,6 +12,7 @@ import type { NormEpisode } from "../lineage/records.ts";
 import type { Effects, EffectSource } from "../package/tool_effects.ts";
 import type { CompiledForm } from "../forms/form.ts";
 import { type BehaviorPackage, PACKAGE_VERSION } from "../package/package.ts";
+import type { AppliesTo } from "../package/applies_to.ts";
 
 /** Options of {@linkcode buildPackage}. */
 export interface BuildPackageOptions {
@@ -39,6 +40,10 @@ export interface BuildPackageOptions {
   version?: string;
   /** Whether replay promoted the nodes to E4. */
   promoted?: boolean;
+  /** Why it must not be served (replay on its training was not clean); null: servable. */
+  notServable?: string | null;
+  /** Which conversations it applies to when served (absent: not written). */
+  appliesTo?: AppliesTo | null;
 }
 
 /**
@@ -72,7 +77,9 @@ export function buildPackage(
       effects_source: options.effectsSource ?? {},
       episodes: norm.length,
       promoted_to_e4: options.promoted ?? false,
+      ...(options.notServable ? { not_servable: options.notServable } : {}),
     },
+    ...(options.appliesTo ? { applies_to: options.appliesTo } : {}),
     ir: compiled.ir,
     signatures: compiled.signatures,
     provenance: compiled.provenance,

@@ -29,6 +29,7 @@ import {
 } from "../package/verification.ts";
 import type { CompilerModel } from "../forms/tree/residualize.ts";
 import { AUTO_ORDER, formNamed } from "../forms/form_table.ts";
+import { type AppliesTo, openingRule } from "../package/applies_to.ts";
 
 /** What {@linkcode compileBehavior} returns. */
 export interface CompileResult {
@@ -140,6 +141,40 @@ function emptyPackage(
   );
 }
 
+/**
+ * Why a package must not be served: its replay of its own training
+ * sessions was not clean (a served package that cannot reproduce what it
+ * learned from would refuse or misserve correct calls); null when clean.
+ */
+function servingProblem(v: VerificationReport): string | null {
+  if (verifiedClean(v)) return null;
+  if (!v.structural_ok) {
+    return `its structure check failed (${
+      v.structural_problems.slice(0, 2).join("; ")
+    })`;
+  }
+  const first = v.problems[0];
+  return `its replay of its own ${v.episodes_replayed} training sessions is not clean: ${v.replay_passed}/${v.replay_checks} checks passed, ${v.episodes_clean} sessions clean${
+    first ? ` (first problem: ${first.slice(0, 240)})` : ""
+  }`;
+}
+
+/**
+ * The rule of which conversations the package applies to when served:
+ * from the openings of the training sessions it learned from (those with
+ * a step, not marked failed).
+ */
+function appliesToOf(training: NormEpisode[]): AppliesTo {
+  const learned = training.filter((e) =>
+    e.steps.length > 0 && e.success !== false
+  );
+  return openingRule(learned.map((e) => {
+    const text = (e.steps[0].state_before.input as { text?: unknown } | null)
+      ?.text;
+    return typeof text === "string" ? text : null;
+  }));
+}
+
 const FIDELITY_ORDER = ["F0", "F1", "F2", "F3", "F4"];
 
 /**
@@ -233,6 +268,7 @@ export function compileBehavior(
     throw emptyPackage(normalized, training, verification);
   }
   const promoted = promoteReplayVerified(compiled, verification);
+  const notServable = servingProblem(verification);
   const pkg = buildPackage(chosen, {
     name: options.name ?? "behavior",
     episodes: normalized,
@@ -243,6 +279,8 @@ export function compileBehavior(
     captureFidelity: options.captureFidelity ?? capturesFidelity(raw),
     version: options.version,
     promoted,
+    notServable,
+    appliesTo: appliesToOf(training),
   });
   progress("package", 1, 1);
   return {

@@ -75,7 +75,9 @@ export interface PackageServingDeps {
  * or forwarded with the state-changing tools narrowed and the model's
  * state-changing calls checked before the client sees them (a refused
  * answer is asked again with the refusal as the tool's answer, at most
- * twice, then answered in words). A request the package does not fit
+ * twice, then answered in words; an upstream that fails while asked again
+ * gets the client the same words, never an error it would not have got
+ * without the package). A request the package does not fit
  * comes back as `{skip: reason}`: it goes the plain way (streamed,
  * recorded), with the reason in `x-harness-package-skipped`.
  *
@@ -164,8 +166,17 @@ export async function answerWithPackage(
   }
   let sent = writer.withTools(parsed, decision.narrowing);
   const refused: RefusedAttempt[] = [];
+  // An upstream that fails while asked again: the agent gets the gave-up
+  // words (without the package it would have had the first answer, not an
+  // error).
+  let failed: string | null = null;
   for (let attempt = 0; attempt <= MAX_REASKS; attempt++) {
     const got = await forwardBuffered({ ...a, sent }, deps);
+    if ("answer" in got && refused.length > 0 && !a.req.signal?.aborted) {
+      failed =
+        `the upstream could not be reached while asked again (${got.answer.status})`;
+      break;
+    }
     if ("answer" in got) {
       // No answer reached the client (the same request again is a retry);
       // the answers refused before are recorded all the same.
@@ -194,6 +205,10 @@ export async function answerWithPackage(
     const norm = res.status >= 200 && res.status < 300
       ? readUpstream(route.reader, { bytes, chunks })
       : null;
+    if (!norm && refused.length > 0) {
+      failed = `the upstream answered ${res.status} while asked again`;
+      break;
+    }
     const refusals = norm ? pkg.check(request, norm.tool_calls) : [];
     if (!norm || refusals.length === 0) {
       ticket.settle(norm);
@@ -236,7 +251,10 @@ export async function answerWithPackage(
     duration_ms: Date.now() - a.started.getTime(),
     served_by: pkg.id,
     refused_attempts: refused,
-    package: outcome("gave_up", reasons.join("; ")),
+    package: outcome(
+      "gave_up",
+      [...reasons, ...(failed ? [failed] : [])].join("; "),
+    ),
   });
   return {
     status: 200,

@@ -3,9 +3,11 @@
  * unmodified agent ({@linkcode ServedPackage}): for each request, a
  * decision (answer the due lookups itself, forward with the state-changing
  * tools narrowed, or forward untouched because the package does not fit)
- * and a check of the state-changing calls the model answers with. The
- * runtime implements it over the agent form's engine
- * (`lib/forms/agent/gateway_driver.ts`); the gateway only speaks the wires.
+ * and a check of the calls the model answers with. Each form implements
+ * it over its own engine (`lib/forms/tree/gateway_driver.ts`: the tree's
+ * next call, the model at its leaves; `lib/forms/agent/gateway_driver.ts`:
+ * due lookups, narrowed state-changing tools); the gateway only speaks the
+ * wires.
  *
  * @module
  */

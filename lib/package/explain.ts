@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { describeAppliesTo } from "./applies_to.ts";
 import type { BehaviorPackage } from "./package.ts";
 import type { ArgExpr, IrNode } from "./ir.ts";
 import { describeSource } from "./source.ts";
@@ -129,12 +130,23 @@ export function summarizePackage(pkg: BehaviorPackage): string {
     }; replay ${v.replay_passed}/${v.replay_checks} checks passed over ${v.episodes_replayed} episodes (${v.episodes_clean} clean)${
       m.promoted_to_e4 ? "; nodes promoted to E4" : ""
     }`,
+    ...servingLines(pkg),
     ...validationLines(v.validation),
     ...tuningLines(v.tuning),
     ...droppedLines(v.dropped),
     ...v.structural_problems.slice(0, 5).map((p) => `    structure: ${p}`),
     ...v.problems.slice(0, 5).map((p) => `    replay: ${p}`),
   ].join("\n");
+}
+
+/** Whether `serve --package` serves it, and to which conversations. */
+function servingLines(pkg: BehaviorPackage): string[] {
+  const why = pkg.manifest.not_servable;
+  return [
+    why
+      ? `  serving       NOT SERVABLE (serve --package refuses it): ${why}`
+      : `  serving       applies to ${describeAppliesTo(pkg.applies_to)}`,
+  ];
 }
 
 function pointText(p: Record<string, number | undefined>): string {

@@ -10,6 +10,7 @@
  * @module
  */
 export type { BehaviorPackage } from "./package.ts";
+export type { AppliesTo } from "./applies_to.ts";
 export type {
   ArgExpr,
   BehaviorIr,

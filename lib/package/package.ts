@@ -10,6 +10,7 @@ import type { Candidate } from "./candidate.ts";
 import type { Effects, EffectSource } from "./tool_effects.ts";
 import type { BehaviorIr, NodeProvenance, Signature } from "./ir.ts";
 import type { VerificationReport } from "./verification.ts";
+import type { AppliesTo } from "./applies_to.ts";
 
 /** Version of the package format. */
 export const PACKAGE_VERSION = "harness.package.v1";
@@ -35,7 +36,20 @@ export interface BehaviorPackage {
     effects_source?: Record<string, EffectSource>;
     episodes: number;
     promoted_to_e4: boolean;
+    /**
+     * Why the package must not be served (`serve --package` refuses it):
+     * its replay of its own training sessions was not clean. Absent when
+     * it was (and from packages made before the field existed).
+     */
+    not_servable?: string;
   };
+  /**
+   * Which conversations it applies to when served at the model API (the
+   * rule from its training sessions' openings, `applies_to.ts`); absent
+   * from packages made before it existed (they apply wherever their tools
+   * fit).
+   */
+  applies_to?: AppliesTo;
   /** The behavior IR. */
   ir: BehaviorIr;
   /** Residual leaf signatures. */

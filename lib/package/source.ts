@@ -69,7 +69,9 @@ export function describeSource(s: Source): string {
       return `result of ${s.tool} at ${s.path.join(".") || "(whole)"}${
         s.where === undefined
           ? ""
-          : ` where the user mentioned its ${s.where === "*" ? "key" : s.where}`
+          : `, only for an item whose ${
+            s.where === "*" ? "key" : s.where
+          } the user mentions (no value when the user mentions none)`
       }${withText(s.with)}`;
     case "arg":
       return `argument ${s.path} of an earlier ${s.tool}${withText(s.with)}`;

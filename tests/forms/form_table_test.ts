@@ -15,6 +15,8 @@ import {
 import { UnservableError } from "../../lib/forms/unservable_error.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { agentIrWith } from "../compiler/_agent_ir.ts";
+import { compileTraining } from "../compiler/_dataflow.ts";
+import { TreeGatewayDriver } from "../../lib/forms/tree/gateway_driver.ts";
 
 const slice = loadTauData(
   Deno.readTextFileSync(
@@ -64,17 +66,32 @@ Deno.test("--form auto tries the tree as a trial: its verification stops at the 
   assertEquals(formOf(auto.package.ir).name, "agent");
 });
 
-Deno.test("the tree form is not served at the model API: serve() says how to run it instead", () => {
+Deno.test("serve() refuses a package compile marked not servable (a tree that does not replay its own training clean), saying why and what would make it servable", () => {
   const tree = compileBehavior(trainOk, {
     name: "retail_tree",
     effects: slice.effects,
     form: "tree",
   }).package;
   assertEquals(formOf(tree.ir).name, "tree");
+  assertOk(
+    /^its replay of its own \d+ training sessions is not clean: \d+\/\d+ checks passed/
+      .test(tree.manifest.not_servable ?? ""),
+    tree.manifest.not_servable,
+  );
   const err = assertThrows(() => formOf(tree.ir).serve(tree), UnservableError);
   assertOk(
     err.message.startsWith(
-      "retail_tree is a tree-form package: it calls tools itself",
+      "retail_tree is marked not servable: its replay of its own",
     ),
+    err.message,
   );
+  assertOk(/To make it servable, compile it again/.test(err.message));
+});
+
+Deno.test("a tree that replays its training clean is served at the model API by its form (TreeGatewayDriver)", async () => {
+  const { package: pkg } = await compileTraining();
+  assertEquals(pkg.manifest.not_servable, undefined);
+  const served = formOf(pkg.ir).serve(pkg);
+  assertOk(served instanceof TreeGatewayDriver);
+  assertEquals(served.id, `dataflow@${pkg.digest}`);
 });

@@ -3,7 +3,7 @@
  * does not fit passes through untouched (the body the client sent, the
  * answer the upstream sent, byte for byte) with the reason in
  * `x-harness-package-skipped` and on `/health`; `serve --package` refuses a
- * malformed, tampered or tree-form package at start-up, saying why; and an
+ * malformed, tampered or not servable package at start-up, saying why; and an
  * upstream that goes down mid-conversation gives the client the API's own
  * error (502) and loses nothing recorded before.
  *
@@ -197,7 +197,7 @@ Deno.test("a request the package does not fit is forwarded untouched, byte for b
   );
 });
 
-Deno.test("serve --package refuses a malformed, a tampered and a tree-form package at start-up, saying why", async () => {
+Deno.test("serve --package refuses a malformed, a tampered and a not servable package at start-up, saying why (and serves a tree that replays clean)", async () => {
   await using dir = await tempDir();
   const file = (name: string, text: string) => {
     const path = join(dir.path, name);
@@ -212,17 +212,29 @@ Deno.test("serve --package refuses a malformed, a tampered and a tree-form packa
   // Widen what a lookup reads from, keep the digest.
   lookup.args[0].sources.push({ from: "user_text" });
   const tampered = file("tampered.json", JSON.stringify(doc));
-  // A tree package that does something (a tree of no step is refused at
-  // compile): the order desk's.
+  // A package compile marked not servable: the retail conversations as a
+  // tree, which does not replay its own training clean.
+  const tree = compileBehavior(
+    retail.data.episodes.filter((e) => e.norm.success === true).map((e) =>
+      e.norm
+    ),
+    { name: "retail_tree", effects: retail.effects, form: "tree" },
+  ).package;
+  assertOk(tree.manifest.not_servable, "compile marks it not servable");
+  const treeFile = file("tree.json", JSON.stringify(tree));
+  // A tree that replays clean is served (the order desk's).
   using deskStore = new HarnessStore(join(dir.path, "desk"));
   generateDeskEpisodes(deskStore.sink("desk"), "desk", 30);
-  const tree = compileBehavior(await loadEpisodes(deskStore, "desk"), {
+  const desk = compileBehavior(await loadEpisodes(deskStore, "desk"), {
     name: "desk_tree",
     effects: DESK_EFFECTS,
     form: "tree",
   }).package;
-  assertEquals(tree.ir.nodes[tree.ir.root].kind === "agent", false);
-  const treeFile = file("tree.json", JSON.stringify(tree));
+  const deskFile = file("desk.json", JSON.stringify(desk));
+  assertEquals(
+    (await servedPackages([deskFile]))[""].id,
+    `desk_tree@${desk.digest}`,
+  );
 
   // The library the command uses: the good file is ready to serve.
   const ok = await servedPackages([good, `named=${good}`]);
@@ -257,7 +269,7 @@ Deno.test("serve --package refuses a malformed, a tampered and a tree-form packa
     ],
     [
       treeFile,
-      /Cannot serve .*tree\.json: desk_tree is a tree-form package: it calls tools itself/,
+      /Cannot serve .*tree\.json: retail_tree is marked not servable: its replay of its own \d+ training sessions is not clean: .*To make it servable, compile it again/,
     ],
     [
       `shop=${tampered}`,
@@ -337,7 +349,7 @@ Deno.test("the upstream going down mid-conversation gives the client a 502 in th
   assertEquals((await health(rig)).upstream_errors >= 1, true);
 });
 
-Deno.test("the upstream failing while a refused answer is asked again gives the client a 502; the refused answer is counted and recorded", async () => {
+Deno.test("the upstream failing while a refused answer is asked again gives the client the gave-up words, not an error it would not have got without the package; the refused answer is counted and recorded", async () => {
   await using rig = await servedRig("cap_reask_down");
   const client = rig.openai();
   const messages: ChatMessage[] = [
@@ -351,29 +363,32 @@ Deno.test("the upstream failing while a refused answer is asked again gives the 
         arguments: { order_id: "#W9300146", reason: "no longer needed" },
       }],
     },
-    // The re-ask's answer breaks off half way: unreadable, a 502.
+    // The re-ask's answer breaks off half way: unreadable.
     { text: "Cancelled.", cutAfterChunks: 0 },
   );
-  const err = await assertRejects(() =>
-    chatUntilForwarded(
-      async (m) => {
-        const { data, response } = await client.chat.completions.create({
-          model: "gpt-agent",
-          messages: m,
-          tools: RETAIL_CHAT_TOOLS,
-        }).withResponse();
-        return {
-          data,
-          served: response.headers.get("x-harness-served") === "package",
-        };
-      },
-      messages,
-      new RetailEnv(retail.db),
-    )
-  ) as Error & { status?: number };
-  assertEquals(err.status, 502);
+  const { answer } = await chatUntilForwarded(
+    async (m) => {
+      const { data, response } = await client.chat.completions.create({
+        model: "gpt-agent",
+        messages: m,
+        tools: RETAIL_CHAT_TOOLS,
+      }).withResponse();
+      return {
+        data,
+        // The gave-up words end the package's turn.
+        served: response.headers.get("x-harness-served") === "package" &&
+          response.headers.get("x-harness-refused") === null,
+      };
+    },
+    messages,
+    new RetailEnv(retail.db),
+  );
+  const said = answer.choices[0].message;
+  assertOk(/^I cannot do that: /.test(said.content ?? ""), said.content ?? "");
+  assertEquals(said.tool_calls ?? [], []);
   assertEquals(rig.up.requests.length, 2);
-  assertEquals((await health(rig)).refusals, 1);
+  const h = await health(rig);
+  assertEquals([h.refusals, h.gave_up], [1, 1]);
   const events = await rig.events();
   assertEquals((await rig.server.store.verifyCapture(rig.capture)).ok, true);
   // The model's refused answer (and the tokens it cost) is recorded.

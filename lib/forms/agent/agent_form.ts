@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { assertServable } from "../unservable_error.ts";
 import type { BehaviorPackage } from "../../package/package.ts";
 import { agentTuning, type Form } from "../form.ts";
 import { type AgentReplay, replayAgent } from "./agent_replay.ts";
@@ -56,5 +57,8 @@ export const AGENT_FORM: Form<"agent", ConversationRun, AgentReplay> = {
   replay: (compiled, options) => replayAgent(compiled.ir, options),
   run: runConversation,
   describe: describeConversation,
-  serve: (pkg) => new GatewayDriver(pkg),
+  serve: (pkg) => {
+    assertServable(pkg);
+    return new GatewayDriver(pkg);
+  },
 };

@@ -1,7 +1,8 @@
 /**
  * The agent form's choice leaf: which state-changing tools it offers with
- * which restricted arguments (an argument whose checking cover failed the
- * held-out check is left to the model, never for a destructive tool), the
+ * which restricted arguments (an argument with no restricting source, or
+ * whose checking cover failed the held-out check, is left to the model:
+ * a refusal needs evidence), the
  * tools training never made (checked by argument name), and the leaf's
  * signature.
  *
@@ -39,8 +40,8 @@ function heldOutRefusals(
  *
  * @param bindings Learned bindings.
  * @param effects Tool effects.
- * @returns The tools, the tools refused (a destructive tool with an
- *   unrestricted argument), the arguments left to the model.
+ * @returns The tools, the tools refused (none since a refusal needs
+ *   evidence: kept for the report's shape), the arguments left to the model.
  */
 export function choiceTools(bindings: Binding[], effects: Effects): {
   tools: ChoiceTool[];
@@ -58,24 +59,25 @@ export function choiceTools(bindings: Binding[], effects: Effects): {
   for (const [tool, bs] of [...byTool].sort(([a], [b]) => a < b ? -1 : 1)) {
     const effect = effects[tool] ?? "write";
     if (effect === "read") continue;
-    const open = bs.filter((b) => !b.choice.deterministic);
-    if (open.length && effect === "destructive") {
-      refused.push({
+    // An argument training gives no restricting source is left to the
+    // model (the package has no evidence to refuse a value with), for a
+    // destructive tool too: a call every training session made is never
+    // refused for want of a source.
+    const open = effect === "destructive"
+      ? bs.filter((b) => !b.choice.deterministic)
+      : [];
+    for (const b of open) {
+      freed.push({
         tool,
-        why: `arguments with no restricting source in training: ${
-          open.map((b) => b.path).join(", ")
-        }`,
+        why: `${b.path} left to the model: no restricting source in training`,
       });
-      continue;
     }
     // A cover that refused training calls with their episode held out
     // would refuse correct calls of new conversations: such an argument
-    // is left to the model (never for a destructive tool).
-    const unstable = effect === "destructive"
-      ? []
-      : bs.filter((b) =>
-        b.choice.deterministic && (holdout.get(b.path)?.refused ?? 0) > 0
-      );
+    // is left to the model.
+    const unstable = bs.filter((b) =>
+      b.choice.deterministic && (holdout.get(b.path)?.refused ?? 0) > 0
+    );
     for (const b of unstable) {
       const h = holdout.get(b.path)!;
       freed.push({

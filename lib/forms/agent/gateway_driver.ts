@@ -31,6 +31,7 @@ import type {
 } from "../../model_gateway/serving.ts";
 import { packageOffer } from "./tool_schemas.ts";
 import { UnservableError } from "../unservable_error.ts";
+import { openingMisfit, openingOf } from "../../package/applies_to.ts";
 
 const isObj = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
@@ -97,8 +98,13 @@ export class GatewayDriver implements ServedPackage {
     return changesState(this.#pkg.manifest.effects ?? {}, tool);
   }
 
-  /** Why the package does not fit the request's tools, or null. */
+  /** Why the package does not fit the request (its opening, its tools), or null. */
   #misfit(req: NormRequest): string | null {
+    const opening = openingMisfit(
+      this.#pkg.applies_to,
+      openingOf(req.messages),
+    );
+    if (opening) return opening;
     const effects = this.#pkg.manifest.effects ?? {};
     const offered = new Map(req.tools.map((t) => [t.name, t]));
     for (const t of req.tools) {

@@ -1,14 +1,16 @@
 /**
  * The tree form ({@linkcode TREE_FORM}): one skeleton of core steps with
  * residual leaves, compiled by `compile_tree.ts`, replayed by
- * `coverage.ts`, run live by `BehaviorRuntime` (`behavior_runtime.ts`). It
- * calls its tools itself, so it is not served at the model API.
+ * `coverage.ts`, run live by `BehaviorRuntime` (`behavior_runtime.ts`),
+ * served at the model API inside an agent by `TreeGatewayDriver`
+ * (`gateway_driver.ts`: the agent runs the calls the tree makes).
  *
  * @module
  */
+import { assertServable } from "../unservable_error.ts";
 import type { BehaviorPackage } from "../../package/package.ts";
 import type { Form } from "../form.ts";
-import { UnservableError } from "../unservable_error.ts";
+import { TreeGatewayDriver } from "./gateway_driver.ts";
 import { BehaviorRuntime } from "./behavior_runtime.ts";
 import { chatModelBinding } from "./chat_binding.ts";
 import { compileTree } from "./compile_tree.ts";
@@ -66,8 +68,7 @@ export const TREE_FORM: Form<"tree", RunResult, Coverage> = {
   },
   describe: describeTreeRun,
   serve: (pkg) => {
-    throw new UnservableError(
-      `${pkg.manifest.name} is a tree-form package: it calls tools itself, so it runs with "compile.ts run --capabilities", not inside an agent at the model API. Serve an agent-form package (compile --form agent)`,
-    );
+    assertServable(pkg);
+    return new TreeGatewayDriver(pkg);
   },
 };
