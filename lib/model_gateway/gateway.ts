@@ -348,6 +348,8 @@ export class ModelGateway {
           stats,
           records: this.#records,
           timeoutMs: this.#timeoutMs,
+          maxAnswerBytes: this.#maxAnswer,
+          kept: this.#kept,
         },
       );
       // A request the package does not fit goes the plain way, untouched.

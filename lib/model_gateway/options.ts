@@ -129,6 +129,14 @@ export interface ModelGatewayStats {
   refusals?: number;
   /** Requests answered in words after the model's choices were refused three times. */
   gave_up?: number;
+  /**
+   * Answers a package could not check, so not relayed (answered with the
+   * API's error instead): not the API's shape, more than one choice, larger
+   * than it reads.
+   */
+  unchecked?: number;
+  /** Why the last one could not be checked. */
+  last_unchecked?: string | null;
 }
 
 /** What the gateway needs of the server. */

@@ -54,10 +54,11 @@ export interface PackageOutcome {
   /**
    * `served` (the package answered itself), `forwarded` (went upstream
    * narrowed, its answer checked), `passed_through` (the package does not
-   * fit: forwarded untouched) or `gave_up` (refused three times, answered in
-   * words).
+   * fit: forwarded untouched), `gave_up` (refused three times, answered in
+   * words) or `unchecked` (an answer it could not check: the client got
+   * the API's error instead).
    */
-  outcome: "served" | "forwarded" | "passed_through" | "gave_up";
+  outcome: "served" | "forwarded" | "passed_through" | "gave_up" | "unchecked";
   /** Why it passed through, or what the refusals said. */
   reason?: string;
 }
