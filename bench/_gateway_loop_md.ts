@@ -102,7 +102,7 @@ export function renderReport(rep: LoopReport): string {
     }; judged on ${rep.mode}. ${rep.machine}; whole run ${rep.wall_s} s.`,
     ...(rep.fallback ? ["", `**${rep.fallback}.**`] : []),
     "",
-    `Agent: an unmodified agent loop on the official \`openai\` client (Chat Completions) or \`@anthropic-ai/sdk\` (Messages), whole answers or streamed, sending τ²-bench's own message list (the system prompt, the agent's greeting "Hi! How can I help you today?" first, then the recorded user's messages in order) and the retail environment's 16 tools, and **no header of ours**: each arm records into its store's active capture (\`capture start\`), each episode is the one the gateway found, read back from the answers to mark outcomes. Model: ${rep.model}. Arm (a): the ingest server's model gateway recording only. Arm (b): the gateway serving the package compiled from arm (a)'s own capture of the training split, where every training task ran twice (the same first request, one run after the other; successful episodes compiled, outcomes marked from τ²'s reward on the episode each run's answers named). Solved: τ²'s database rule.`,
+    `Agent: an unmodified agent loop on the official \`openai\` client (Chat Completions) or \`@anthropic-ai/sdk\` (Messages), whole answers or streamed, sending τ²-bench's own message list (the system prompt, the agent's greeting "Hi! How can I help you today?" first, then the recorded user's messages in order) and the retail environment's 16 tools, and **no header of ours**: each arm records into its store's active capture (\`capture start\`), each episode is the one the gateway found, read back from the answers to mark outcomes. Model: ${rep.model}. Arm (a): the ingest server's model gateway recording only; it runs every judged task twice, one run after the other (the same first request: each run must be an episode of its own; the figures are the first run's). Arm (b): the gateway serving the package compiled from arm (a)'s own capture of the training split (its successful episodes, outcomes marked from τ²'s reward on the episode each run's answers named). Solved: τ²'s database rule.`,
     "",
     seedTable(rows),
     "",
@@ -135,9 +135,9 @@ export function renderReport(rep: LoopReport): string {
       ],
       ["seeds", String(o.seeds), `≥ ${TARGETS.seeds}`, yes(o.met.seeds)],
       [
-        "training runs told apart with no header (episodes / runs)",
-        `${o.identity.train_episodes} / ${o.identity.train_runs}`,
-        "one each",
+        "runs told apart with no header: training episodes / runs; judged runs (arm (a) twice)",
+        `${o.identity.train_episodes} / ${o.identity.train_runs}; ${o.identity.held_runs}`,
+        "one episode each",
         yes(o.met.identity),
       ],
       [
@@ -145,6 +145,12 @@ export function renderReport(rep: LoopReport): string {
         `${o.identity.split}; ${o.identity.shared}`,
         "0; 0",
         yes(o.identity.split === 0 && o.identity.shared === 0),
+      ],
+      [
+        "arm (a)'s second runs that solved otherwise than its first",
+        String(o.identity.differ),
+        "-",
+        "-",
       ],
       [
         "upstream requests per episode, a → b",

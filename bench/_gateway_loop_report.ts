@@ -17,6 +17,8 @@ export interface LoopEpisodeRun {
   recorded_success: boolean;
   /** (a) the gateway recording only. */
   a: ArmResult;
+  /** (a) again, the same first request: solved, and the episodes its answers named. */
+  a_again: { solved: boolean; episodes: string[]; unnamed: number }[];
   /** (b) the gateway serving the package. */
   b: ArmResult;
 }
@@ -111,6 +113,29 @@ export const TARGETS = {
   seeds: 8,
 } as const;
 
+/**
+ * How the judged runs were told apart: runs, runs whose answers named more
+ * than one episode (or none), episodes two runs of arm (a) shared, repeated
+ * runs of arm (a) that solved otherwise than the first.
+ */
+function heldIdentity(eps: LoopEpisodeRun[]) {
+  const one = (r: { episodes: string[]; unnamed: number }) =>
+    r.episodes.length === 1 && r.unnamed === 0;
+  let runs = 0;
+  let split = 0;
+  let shared = 0;
+  let differ = 0;
+  for (const e of eps) {
+    const all = [e.a, ...e.a_again, e.b];
+    runs += all.length;
+    split += all.filter((r) => !one(r)).length;
+    const named = [e.a, ...e.a_again].flatMap((r) => r.episodes);
+    shared += named.length - new Set(named).size;
+    differ += e.a_again.filter((r) => r.solved !== e.a.solved).length;
+  }
+  return { runs, split, shared, differ };
+}
+
 const r2 = (x: number) => Math.round(x * 100) / 100;
 const r4 = (x: number) => Math.round(x * 10000) / 10000;
 
@@ -143,12 +168,7 @@ export function seedRow(s: LoopSeedRun) {
       compiled: s.train_compiled,
       identity: s.train_identity,
     },
-    held_identity: {
-      runs: 2 * eps.length,
-      split: eps.filter((e) => e.a.episodes.length !== 1 || e.a.unnamed > 0)
-        .length +
-        eps.filter((e) => e.b.episodes.length !== 1 || e.b.unnamed > 0).length,
-    },
+    held_identity: heldIdentity(eps),
     solved: {
       a: aSolved.length,
       b: eps.filter((e) => e.b.solved).length,
@@ -261,13 +281,14 @@ export function seedRow(s: LoopSeedRun) {
     requests: up.ratio <= TARGETS.requests_ratio,
     prompt: row.prompt_tokens_per_episode.ratio <= TARGETS.prompt_ratio,
     // One episode per run, no header sent: every training run named one
-    // episode of its own, the capture holds exactly those, every judged
-    // run named one.
+    // episode of its own and the capture holds exactly those; every judged
+    // run named one, arm (a)'s repeated runs each their own.
     identity: s.train_identity.split === 0 &&
       s.train_identity.shared === 0 &&
       s.train_identity.named === s.train_runs &&
       s.train_captured === s.train_runs &&
-      row.held_identity.split === 0,
+      row.held_identity.split === 0 &&
+      row.held_identity.shared === 0,
   };
   row.met = Object.values(row.targets).every(Boolean);
   return row;
@@ -339,8 +360,10 @@ export function buildReport(info: RunInfo, runs: LoopSeedRun[]) {
       identity: {
         train_runs: sum((r) => r.train.runs),
         train_episodes: sum((r) => r.train.captured),
+        held_runs: sum((r) => r.held_identity.runs),
         split: sum((r) => r.train.identity.split + r.held_identity.split),
-        shared: sum((r) => r.train.identity.shared),
+        shared: sum((r) => r.train.identity.shared + r.held_identity.shared),
+        differ: sum((r) => r.held_identity.differ),
       },
       met: {
         solved: every("solved"),

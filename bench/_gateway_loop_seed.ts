@@ -1,13 +1,13 @@
 /**
  * One seed of the gateway loop (`gateway_loop.ts`) on one wire, whole or
  * streamed: the training tasks run through arm (a)'s gateway into a capture
- * of their own — every task twice, one run after the other, sending the
- * same first request — their outcomes marked (τ²'s recorded reward, on the
- * episode each run's answers named), the capture's successful episodes
- * compiled, an arm (b) gateway opened to serve the package, and each judged
- * task run through both arms. No header of ours is sent: each arm's capture
- * is its store's active capture (`capture start`), each episode the one the
- * gateway found.
+ * of their own, their outcomes marked (τ²'s recorded reward, on the episode
+ * each run's answers named), the capture's successful episodes compiled, an
+ * arm (b) gateway opened to serve the package, and each judged task run
+ * through both arms — through arm (a) twice, one run after the other,
+ * sending the same first request. No header of ours is sent: each arm's
+ * capture is its store's active capture (`capture start`), each episode the
+ * one the gateway found; every run must have named one episode of its own.
  *
  * @module
  */
@@ -28,6 +28,7 @@ import type { ServedPackage } from "../lib/model_gateway/serving.ts";
 import { type AnthropicClient, loadAnthropic } from "./_anthropic_sdk.ts";
 import {
   type Arm,
+  type ArmResult,
   type EpisodeContext,
   type LoopWire,
   runEpisode,
@@ -42,6 +43,8 @@ export interface SeedSetup extends EpisodeContext {
   simulations: Tau2Simulation[];
   /** Judge on the validation part of the training split. */
   validate: boolean;
+  /** Runs of each training task. @default TRAIN_RUNS */
+  trainRuns?: number;
   /** Arm (a): one gateway recording every seed's captures. */
   armA: Arm;
   /** Arm (a)'s store. */
@@ -54,8 +57,16 @@ export interface SeedSetup extends EpisodeContext {
   >;
 }
 
-/** Training runs per task (the same first request each time). */
-export const TRAIN_RUNS = 2;
+/**
+ * Training runs per task by default. Two (the same first request) tell
+ * runs apart as well, but the compiler counts the copies as more evidence
+ * (on validation its narrowed schemas grew from ~2,380 to ~3,150 tokens
+ * per request), so the repeated runs are arm (a)'s judged ones instead.
+ */
+export const TRAIN_RUNS = 1;
+
+/** Runs of each judged task through arm (a) (the same first request each time). */
+export const ARM_A_RUNS = 2;
 
 /** The outcome an episode's capture holds (`episode.outcome`), or null. */
 function outcomeOf(ep: Episode): boolean | null {
@@ -116,7 +127,7 @@ export async function runSeed(
     const sim = setup.simulations[index.get(e.id)!] as Tau2Simulation & {
       reward_info?: { reward?: number };
     };
-    for (let k = 0; k < TRAIN_RUNS; k++) {
+    for (let k = 0; k < (setup.trainRuns ?? TRAIN_RUNS); k++) {
       const r = await runEpisode(setup, {
         arm: setup.armA,
         wire,
@@ -180,6 +191,19 @@ export async function runSeed(
       episode: e,
       script,
     });
+    // Again, the same first request: a run of its own, in its own episode.
+    const again: ArmResult[] = [];
+    for (let k = 1; k < ARM_A_RUNS; k++) {
+      again.push(
+        await runEpisode(setup, {
+          arm: setup.armA,
+          wire,
+          stream,
+          episode: e,
+          script,
+        }),
+      );
+    }
     const b = await runEpisode(setup, {
       arm: armB,
       wire,
@@ -191,6 +215,11 @@ export async function runSeed(
       id: e.id,
       recorded_success: e.norm.success === true,
       a,
+      a_again: again.map((r) => ({
+        solved: r.solved,
+        episodes: r.episodes,
+        unnamed: r.unnamed,
+      })),
       b,
     });
   }

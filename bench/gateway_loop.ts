@@ -1,8 +1,9 @@
 /**
  * The closed loop through the model gateway (issue 33, item 4; issue 42,
  * item 5: no header of ours):
- * `deno task bench gateway --loop [--seeds N] [--variants LIST] [--json]
- * [--data FILE] [--db FILE] [--match FILE] [--out DIR] [--validate]`
+ * `deno task bench gateway --loop [--seeds N] [--variants LIST]
+ * [--train-runs N] [--json] [--data FILE] [--db FILE] [--match FILE]
+ * [--out DIR] [--validate]`
  * (8 seeds by default, each through every variant: `openai`,
  * `openai_stream`, `anthropic`, `anthropic_stream`). `--validate` sets the
  * held-out split aside untouched and judges on a validation part of the
@@ -20,14 +21,16 @@
  * (the recorded agent, replayed; `_scripted_anthropic.ts` for Messages),
  * reached through the ingest server's model gateway, in two arms:
  *
- * - (a) the gateway recording only;
+ * - (a) the gateway recording only; every judged task runs through it
+ *   twice, one run after the other (the same first request: each must be
+ *   an episode of its own; the figures are the first run's);
  * - (b) the gateway serving the package compiled from arm (a)'s own
  *   capture of the training split: the training tasks run through arm
- *   (a)'s gateway into a capture of their own — every task twice, the same
- *   first request each time — their outcomes are marked on the episodes
- *   the answers named (τ²'s recorded reward, as a user marks outcomes), and
- *   the capture's successful episodes are compiled (`compileBehavior`, as
- *   the closed loop compiles the training split's successful episodes).
+ *   (a)'s gateway into a capture of their own (`--train-runs N` runs each,
+ *   1 by default), their outcomes are marked on the episodes the answers
+ *   named (τ²'s recorded reward, as a user marks outcomes), and the
+ *   capture's successful episodes are compiled (`compileBehavior`, as the
+ *   closed loop compiles the training split's successful episodes).
  *
  * Figures, targets and the analysis go to `<out>/gateway_loop.md` (and
  * `.json` with `--json`); see `_gateway_loop_report.ts`.
@@ -64,6 +67,7 @@ import {
   anthropicClient,
   runSeed,
   type SeedSetup,
+  TRAIN_RUNS,
 } from "./_gateway_loop_seed.ts";
 import {
   buildReport,
@@ -165,6 +169,7 @@ export async function gatewayLoop(
       match: { type: "string" },
       seeds: { type: "string" },
       variants: { type: "string", default: Object.keys(VARIANTS).join(",") },
+      "train-runs": { type: "string" },
       validate: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
       out: { type: "string" },
@@ -237,6 +242,7 @@ export async function gatewayLoop(
     let armBs = 0;
     const setup: SeedSetup = {
       validate: values.validate,
+      trainRuns: Number(values["train-runs"] ?? TRAIN_RUNS),
       data,
       simulations,
       db,

@@ -15,8 +15,9 @@
  *    `session_id` in `metadata` (as LiteLLM passes it), OpenRouter's
  *    `session_id` (body).
  *
- * An id that is not a valid episode id (1-128 of `A-Z a-z 0-9 _ . -`)
- * becomes `s_` and 40 hex digits of its SHA-256.
+ * An id that is not a valid episode id (1-128 of `A-Z a-z 0-9 _ . -`), or
+ * is the capture's own `_capture`, becomes `s_` and 40 hex digits of its
+ * SHA-256.
  *
  * With no id, the conversation decides ({@linkcode identify}): a request
  * continues a conversation only when its messages begin with that
@@ -84,7 +85,10 @@ export interface Identity {
  * @returns A valid episode id.
  */
 export function episodeIdOf(raw: string): string {
-  return isValidId(raw) ? raw : `s_${sha256Hex(raw).slice(0, 40)}`;
+  // `_capture` is the capture's own annotations, never a client's episode.
+  return isValidId(raw) && raw !== "_capture"
+    ? raw
+    : `s_${sha256Hex(raw).slice(0, 40)}`;
 }
 
 function text(v: unknown): string | null {
@@ -243,10 +247,14 @@ function findEnd(
   return null;
 }
 
-/** The conversation sharing the longest prefix with `hashes` (the oldest of equals). */
+/**
+ * The conversation sharing the longest prefix with `hashes` (the oldest of
+ * equals), of candidates that share its first `from` messages already.
+ */
 function longestShared(
   candidates: readonly Conversation[],
   hashes: readonly string[],
+  from = 0,
 ): { c: Conversation; shared: number } | null {
   let best: Conversation | null = null;
   let most = 0;
@@ -254,7 +262,9 @@ function longestShared(
   for (const c of candidates) {
     const h = c.hashes;
     const max = Math.min(h.length, hashes.length);
-    let n = 0;
+    // Equal hashes are distinct strings compared in full: the known shared
+    // part is skipped (every agent's conversations share a system prompt).
+    let n = Math.min(from, max);
     while (n < max && h[n] === hashes[n]) n++;
     if (n > most) {
       best = c;
@@ -345,7 +355,7 @@ function decide(book: ConversationBook, input: IdentifyInput): Identity {
     m.role === "user" || m.role === "tool"
   );
   const near = hashes.length > 0
-    ? longestShared(book.startingWith(capture, hashes[0]), hashes)
+    ? longestShared(book.startingWith(capture, hashes[0]), hashes, 1)
     : null;
   const episode = (input.newEpisodeId ?? (() => `gw_${crypto.randomUUID()}`))();
   const conversation = book.add(fresh(capture, episode, hashes));

@@ -14,6 +14,7 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import type { TraceEvent } from "../../lib/trace/mod.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { normalizeEpisode } from "../../lib/lineage/normalize.ts";
+import { CaptureCoordinator } from "../../lib/control/coordinator.ts";
 import { type GatewayRig, ofKind, startGateway } from "./_gateway.ts";
 import {
   type Agent,
@@ -57,24 +58,42 @@ const userTexts = (evs: TraceEvent[]) =>
  * recorded episodes are exactly those, each holding its agent's requests
  * and user messages; no call recorded twice, each result parented to a
  * call of its own episode.
+ *
+ * Twins (runs at once that sent the same requests and got the same
+ * answers so far) cannot be told apart until they differ: which of their
+ * episodes each took on the way cannot matter (what the episodes hold is
+ * the same). For them, the episode an agent's last answer names holds its
+ * whole conversation, and each earlier answer named one of the twins'.
  */
 function assertOneEpisodeEach(
   events: TraceEvent[],
-  agents: { agent: Agent; users: string[]; requests?: number }[],
+  agents: {
+    agent: Agent;
+    users: string[];
+    requests?: number;
+    twins?: boolean;
+  }[],
   where: string,
 ): Map<string, TraceEvent[]> {
   const episodes = byEpisode(events);
   assertEquals(episodes.size, agents.length, `${where}: episodes recorded`);
-  const named = agents.map(({ agent }) => {
+  const last = agents.map(({ agent }) => agent.episodes.at(-1) ?? null);
+  const twinIds = new Set(last.filter((_, i) => agents[i].twins));
+  const named = agents.map(({ agent, twins }, i) => {
     const ids = new Set(agent.episodes);
-    assertEquals(
-      ids.size,
-      1,
-      `${where}: one agent, answers naming ${[...ids]}`,
-    );
-    const [id] = ids;
-    assertOk(id !== null, `${where}: an answer without x-harness-episode`);
-    return id!;
+    assertOk(!ids.has(null), `${where}: an answer without x-harness-episode`);
+    if (twins) {
+      for (const id of ids) {
+        assertOk(twinIds.has(id), `${where}: twin ${i} named ${id}`);
+      }
+    } else {
+      assertEquals(
+        ids.size,
+        1,
+        `${where}: one agent, answers naming ${[...ids]}`,
+      );
+    }
+    return last[i]!;
   });
   assertEquals(new Set(named).size, agents.length, `${where}: agents share`);
   assertEquals(
@@ -139,6 +158,27 @@ async function refundRun(agent: Agent, amount: number): Promise<void> {
   await agent.turn("Thanks.");
 }
 
+/**
+ * `capture lineage` (the coordinator's report): each episode's refund takes
+ * its amount from the `get_order` result of its own episode, the only one
+ * it holds.
+ */
+async function assertCaptureLineage(rig: GatewayRig, where: string) {
+  const report = await new CaptureCoordinator(rig.server.store)
+    .lineageReport(rig.capture);
+  for (const ep of report.episodes) {
+    const lookups = ep.steps.filter((s) => s.host_tool === "get_order");
+    const refund = ep.steps.find((s) => s.host_tool === "refund");
+    assertEquals(lookups.length, 1, `${where}: ${ep.episode_id}'s lookups`);
+    const amount = refund!.arguments.find((a) => a.arg === "amount")!;
+    assertEquals(amount.kind, "ref", `${where}: ${ep.episode_id}`);
+    assertOk(
+      amount.source!.startsWith(`${lookups[0].store}.`),
+      `${where}: ${ep.episode_id}'s amount from ${amount.source}`,
+    );
+  }
+}
+
 /** Each episode's refund takes its amount from its own `get_order` result. */
 function assertRefundLineage(
   episodes: { episode_id: string; events: TraceEvent[] }[],
@@ -187,6 +227,7 @@ for (const c of COMBOS) {
     assertEquals(link.messages, c.wire === "openai" ? 2 : 1);
     const loaded = await loadEpisodes(rig.server.store, rig.capture);
     assertRefundLineage(loaded, c.label);
+    await assertCaptureLineage(rig, c.label);
     // Each refund is its own run's amount.
     for (const r of runs) {
       const evs = episodes.get(r.agent.episodes[0]!)!;
@@ -227,6 +268,7 @@ for (const c of COMBOS) {
       await loadEpisodes(rig.server.store, rig.capture),
       c.label,
     );
+    await assertCaptureLineage(rig, c.label);
   });
 
   Deno.test(`${c.label}: two users who open with "Hi" (the same answer to both) are two episodes, one after the other and at once`, async () => {
@@ -241,7 +283,8 @@ for (const c of COMBOS) {
       }));
     const oneByOne = pair();
     for (const r of oneByOne) for (const u of r.users) await r.agent.turn(u);
-    const atOnce = pair();
+    // At once, the same "Hi" and the same answer: twins until they differ.
+    const atOnce = pair().map((r) => ({ ...r, twins: true }));
     await Promise.all(atOnce.map(async (r) => {
       for (const u of r.users) await r.agent.turn(u);
     }));

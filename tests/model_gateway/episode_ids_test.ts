@@ -152,6 +152,11 @@ Deno.test("ids the client sends win, in order: x-harness-episode, Claude Code's 
   const b = await post(url, "/v1/chat/completions", chat("j"), odd);
   assertMatch(a.episode!, /^s_[0-9a-f]{40}$/);
   assertEquals(b.episode, a.episode);
+  // The capture's own annotations are no client's episode.
+  const own = await post(url, "/v1/chat/completions", chat("i2"), {
+    "x-harness-episode": "_capture",
+  });
+  assertMatch(own.episode!, /^s_[0-9a-f]{40}$/);
   // previous_response_id: the episode of that response, over Helicone's.
   const r1 = await post(url, "/v1/responses", { model: "m", input: "k" });
   const r2 = await post(url, "/v1/responses", {
@@ -168,6 +173,7 @@ Deno.test("ids the client sends win, in order: x-harness-episode, Claude Code's 
     ...(await Promise.all(cases.map(([, got]) => got))).map((g) => g.episode),
     a.episode,
     b.episode,
+    own.episode,
     r1.episode,
     r2.episode,
   ];

@@ -119,3 +119,102 @@ Deno.test("after a restart a conversation goes on where it was: nothing recorded
   });
   await up.server.shutdown();
 });
+
+Deno.test("restoreBook() rebuilds each conversation's end from a long spool in order: the last request, its answer, a branch beside it", async () => {
+  const { ConversationBook, answerKey } = await import(
+    "../../lib/model_gateway/conversation_book.ts"
+  );
+  const { identify } = await import(
+    "../../lib/model_gateway/episode_identity.ts"
+  );
+  const { exchangeEvents } = await import(
+    "../../lib/model_gateway/recorder.ts"
+  );
+  const { restoreBook } = await import("../../lib/model_gateway/restore.ts");
+  const { openaiChatWire } = await import(
+    "../../lib/model_gateway/openai_chat_wire.ts"
+  );
+  await using dir = await tempDir();
+  const store = new HarnessStore(dir.path, { role: "ingest-server" });
+  const book = new ConversationBook();
+  const record = (messages: unknown[], callId: string, client?: string) => {
+    const body = { model: "m", messages: structuredClone(messages) };
+    const request = openaiChatWire.request(body);
+    const identity = identify(book, {
+      capture: "long",
+      request,
+      client: {
+        first: client ? { id: client, source: "x-harness-episode" } : null,
+        later: null,
+      },
+    });
+    book.settle(identity.conversation, identity, {
+      state: "answered",
+      answer: answerKey("", [callId]),
+    });
+    const events = exchangeEvents({
+      capture_id: "long",
+      identity,
+      request,
+      body,
+      response: {
+        id: `r_${callId}`,
+        model: "m",
+        text: "",
+        tool_calls: [{ id: callId, name: "lookup", arguments: {} }],
+        stop_reason: "tool_calls",
+        usage: null,
+      },
+      status: 200,
+      started: new Date(),
+      duration_ms: 1,
+    }, { book });
+    store.sink("long").emitMany(events);
+    return identity.episode_id;
+  };
+  // One conversation of 200 turns (its spool grows with each turn's new
+  // messages only), and in a named episode a branch off turn 100.
+  const messages: unknown[] = [{ role: "user", content: "start" }];
+  const named: unknown[] = [{ role: "user", content: "named start" }];
+  let episode = "";
+  let branchAt: unknown[] = [];
+  for (let turn = 0; turn < 200; turn++) {
+    episode = record(messages, `call_${turn}`);
+    record(named, `named_${turn}`, "ep_named");
+    const step = (m: unknown[], id: string) =>
+      m.push(
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{
+            id,
+            type: "function",
+            function: { name: "lookup", arguments: "{}" },
+          }],
+        },
+        { role: "tool", tool_call_id: id, content: `result ${turn}` },
+      );
+    step(messages, `call_${turn}`);
+    step(named, `named_${turn}`);
+    if (turn === 100) branchAt = structuredClone(named);
+  }
+  branchAt.push({ role: "user", content: "an edited turn" });
+  record(branchAt, "named_branch", "ep_named");
+  store.flush();
+  const restored = new ConversationBook();
+  const n = await restoreBook(store, restored);
+  store.close();
+  assertEquals(n, 3);
+  const [main] = restored.ofEpisode("long", episode);
+  assertEquals(main.hashes, book.ofEpisode("long", episode)[0].hashes);
+  assertEquals(main.hashes.length, 1 + 2 * 199);
+  assertEquals(main.end.state, "answered");
+  assertEquals(main.end.answer, answerKey("", ["call_199"]));
+  const live = book.ofEpisode("long", "ep_named").map((c) => c.hashes);
+  assertEquals(
+    restored.ofEpisode("long", "ep_named").map((c) => c.hashes),
+    live,
+  );
+  assertEquals(live.length, 2);
+  assertEquals(live[1].length, branchAt.length);
+});
