@@ -25,6 +25,7 @@ import type { ModelGatewayContext, ModelGatewayStats } from "./options.ts";
 import {
   type Exchange,
   exchangeEventStream,
+  MAY_PAUSE,
   type PackageOutcome,
 } from "./recorder.ts";
 import type { NormRequest, NormResponse, WireReader } from "./wire_types.ts";
@@ -493,6 +494,10 @@ export class RecordQueue {
     };
     try {
       for (const made of exchangeEventStream(ex, { book: this.#book })) {
+        if (made === MAY_PAUSE) {
+          if (slices.due()) await slices.pause();
+          continue;
+        }
         let ev = made;
         // The request under the id it was given on arrival.
         if (id && ev.kind === "model.requested" && oldId === null) {

@@ -163,12 +163,23 @@ export function exchangeEvents(
   ex: Exchange,
   rc: RecordContext,
 ): UnsealedEvent[] {
-  return [...exchangeEventStream(ex, rc)];
+  const out: UnsealedEvent[] = [];
+  for (const ev of exchangeEventStream(ex, rc)) {
+    if (ev !== MAY_PAUSE) out.push(ev);
+  }
+  return out;
 }
 
 /**
+ * What {@linkcode exchangeEventStream} gives between events where long
+ * work (a long conversation's hashing) may yield to requests.
+ */
+export const MAY_PAUSE: unique symbol = Symbol("may pause");
+
+/**
  * The events of one exchange, made one at a time (the book moved on as
- * they are made): a large exchange is written in runs, the server's loop
+ * they are made), with {@linkcode MAY_PAUSE} between them where long work
+ * may yield: a large exchange is written in runs, the server's loop
  * answering between them.
  *
  * @param ex The exchange.
@@ -178,7 +189,7 @@ export function exchangeEvents(
 export function* exchangeEventStream(
   ex: Exchange,
   rc: RecordContext,
-): Generator<UnsealedEvent, void, undefined> {
+): Generator<UnsealedEvent | typeof MAY_PAUSE, void, undefined> {
   const { book } = rc;
   const req = ex.request;
   const cap = ex.capture_id;
@@ -264,7 +275,7 @@ export function* exchangeEventStream(
     }
   }
   const from = id.from;
-  const head = conversationHead(hashes, known, from);
+  const head = yield* conversationHead(hashes, known, from);
   const requested = modelRequested(ctx, {
     request: {
       wire: req.wire,
@@ -399,11 +410,11 @@ function claudeSubagent(body: unknown): boolean {
  * continues when that request's messages are all known (only the new ones
  * are hashed), else from the first message.
  */
-function conversationHead(
+function* conversationHead(
   hashes: readonly string[],
   known: number,
   from: Conversation | null,
-): string {
+): Generator<typeof MAY_PAUSE, string, undefined> {
   let head = "";
   let at = 0;
   const r = from?.recorded;
@@ -413,6 +424,8 @@ function conversationHead(
   }
   for (let i = at; i < hashes.length; i++) {
     head = extendPrefix(head, hashes[i]);
+    // A long conversation's head: the writer may yield to requests.
+    if ((i & 4095) === 4095) yield MAY_PAUSE;
   }
   return head;
 }
