@@ -150,7 +150,11 @@ function routesOf(ctx: HandlerContext & { otlp: OtlpAnswer }): Route[] {
         body: "any",
         longRunning: true,
         api: modelApiOf,
-        handle: (req, match) => gateway.answer(req, match.path),
+        handle: async (req, match) => {
+          // The gateway's conversations are restored first (issue 44).
+          await ctx.afterRestore();
+          return await gateway.answer(req, match.path);
+        },
       });
     }
   }
@@ -233,11 +237,24 @@ function handlerContext(
     maxBodyBytes: limit,
     redact,
   }, options.modelGateway);
+  // Hooks and model calls that come during the restore wait for it.
+  let pending = options.restored ?? null;
+  pending?.then(() => pending = null, () => pending = null);
+  const afterRestore = async (): Promise<void> => {
+    if (pending === null) return;
+    stats.held_for_restore = (stats.held_for_restore ?? 0) + 1;
+    try {
+      await pending.catch(() => {});
+    } finally {
+      stats.held_for_restore = (stats.held_for_restore ?? 1) - 1;
+    }
+  };
   return {
     store,
     options,
     limit,
     stats,
+    afterRestore,
     correlator: options.correlator ?? new ToolCallCorrelator(),
     sessions: options.sessions ?? new SessionMemory(),
     defaultCapture,

@@ -77,6 +77,14 @@ export interface IngestHandlerOptions {
   modelGateway?: ModelGatewayOptions | false;
   /** More to show on `/health` (replication). */
   healthExtra?: () => Record<string, unknown>;
+  /**
+   * Settles when the state the hooks and the model routes build on (pending
+   * calls, subagent links, the gateway's conversations) has been restored
+   * from the spools. Until then a hook or a model call is held (counted in
+   * `held_for_restore`), then recorded in the order it came; every other
+   * route answers at once. Absent: nothing is held.
+   */
+  restored?: Promise<unknown>;
 }
 
 /** Counters the handler keeps (visible on `/health`). */
@@ -93,6 +101,18 @@ export interface IngestStats {
   restored_pending_calls?: number;
   /** Subagent links given back to the session memory from the spools at start. */
   restored_subagent_links?: number;
+  /**
+   * True while the server restores the hooks' and the gateway's state from
+   * the open captures' spools (the listener answers meanwhile; hooks and
+   * model calls wait for it).
+   */
+  restoring?: boolean;
+  /** Hooks and model calls waiting now for the restore to finish. */
+  held_for_restore?: number;
+  /** How long the restore took (ms), once done. */
+  restore_ms?: number;
+  /** Why the restore stopped short (hooks and model calls went on without it). */
+  restore_error?: string;
   /** Tool calls pending now (started, not completed). */
   pending_calls?: number;
   /** Pending calls dropped to keep within the bound. */
@@ -127,6 +147,11 @@ export interface HandlerContext {
   readonly gateway: ModelGateway | null;
   /** The OTLP intake's counters. */
   readonly otlpStats: OtlpIntakeStats;
+  /**
+   * Resolves at once, or when the restore (`IngestHandlerOptions.restored`)
+   * is done; the hooks and the model routes wait on it.
+   */
+  afterRestore(): Promise<void>;
   /**
    * Redact events by the handler's rules (unchanged when the store redacts).
    *

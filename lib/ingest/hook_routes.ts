@@ -50,6 +50,8 @@ async function hook(
     throw new SyntaxError(`The hook body is not JSON (${messageOf(err)})`);
   }
   checkJsonShape(payload);
+  // The correlator and session memory are restored first (issue 44).
+  await ctx.afterRestore();
   const events = adapterFor(host)!(payload, {
     captureId: cap,
     model: options.model ?? null,

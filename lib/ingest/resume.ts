@@ -29,6 +29,8 @@ export interface HookState {
   correlator: ToolCallCorrelator;
   /** The server's session memory (no links restored without it). */
   sessions?: SessionMemory | null;
+  /** Stops the reading (the server is closing): what was read is kept. */
+  signal?: AbortSignal;
 }
 
 /** What was given back. */
@@ -44,7 +46,8 @@ export interface RestoredHookState {
  * captures.
  *
  * @param store The store.
- * @param state The correlator and session memory to fill.
+ * @param state The correlator and session memory to fill, and a signal
+ *   that stops the reading.
  * @returns How many calls and links were restored.
  */
 export async function restoreHookState(
@@ -52,10 +55,13 @@ export async function restoreHookState(
   state: HookState,
 ): Promise<RestoredHookState> {
   const restored = { pending: 0, subagents: 0 };
+  const { signal } = state;
   for (const cap of store.listCaptures()) {
     if (cap.status !== "open") continue;
+    if (signal?.aborted) break;
     const open = new OpenCalls();
     for await (const ev of store.readEvents(cap.capture_id)) {
+      if (signal?.aborted) break;
       const host = ev.source?.host ?? "";
       if (!HOSTS.has(host)) continue;
       open.take(ev, host);
@@ -63,6 +69,8 @@ export async function restoreHookState(
         restored.subagents++;
       }
     }
+    // A spool read only in part gives back nothing of its calls.
+    if (signal?.aborted) break;
     for (const [id, key] of open.calls) {
       state.correlator.start(key, id);
       restored.pending++;
