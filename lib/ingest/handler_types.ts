@@ -101,6 +101,8 @@ export interface IngestStats {
   restored_pending_calls?: number;
   /** Subagent links given back to the session memory from the spools at start. */
   restored_subagent_links?: number;
+  /** Conversations the model gateway gave back from the spools at start. */
+  restored_conversations?: number;
   /**
    * True while the server restores the hooks' and the gateway's state from
    * the open captures' spools (the listener answers meanwhile; hooks and

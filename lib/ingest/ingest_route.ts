@@ -4,10 +4,18 @@
  * event_hash}]}`. A list is validated whole before anything is written, and
  * each capture's events go in one write.
  *
+ * An event may not claim `source.host: "model_gateway"`: the gateway's
+ * restore after a restart reads those events as its own record of the
+ * conversations (issue 44), so only the gateway writes them. Such an event
+ * is refused (422, nothing of its list written) rather than re-attributed:
+ * a sender learns its events are not the gateway's instead of finding them
+ * stored under another name.
+ *
  * @module
  */
-import type { TraceEvent } from "../trace/event.ts";
-import { validateEvent } from "../trace/validate.ts";
+import type { TraceEvent, UnsealedEvent } from "../trace/event.ts";
+import { EventShapeError, validateEvent } from "../trace/validate.ts";
+import { GATEWAY_SOURCE } from "../model_gateway/recorder.ts";
 import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
 import { json, messageOf } from "./errors.ts";
 import { byCapture } from "./_handler_helpers.ts";
@@ -54,14 +62,32 @@ async function ingest(
   }
   if (!Array.isArray(body)) {
     // One event: the common case, kept short.
-    const ev = validateEvent(body);
+    const ev = ownSource(validateEvent(body), null);
     const sealed = ctx.store.sink(ev.capture_id).emit(ev);
     ctx.stats.events++;
     return json(200, { ok: true, events: [receipt(sealed)] });
   }
   if (body.length === 0) throw new SyntaxError("The event list is empty");
-  const valid = body.map((item) => validateEvent(item));
+  const valid = body.map((item, i) => ownSource(validateEvent(item), i));
   const sealed: TraceEvent[] = [];
   for (const group of byCapture(valid)) sealed.push(...ctx.record(group));
   return json(200, { ok: true, events: sealed.map(receipt) });
+}
+
+/**
+ * Refuse an event that claims the model gateway's source.
+ *
+ * @param ev A valid event.
+ * @param index Its place in the list (null for a single event).
+ * @returns The event.
+ * @throws {EventShapeError} For `source.host: "model_gateway"`.
+ */
+function ownSource(ev: UnsealedEvent, index: number | null): UnsealedEvent {
+  if (ev.source.host !== GATEWAY_SOURCE) return ev;
+  throw new EventShapeError(
+    "source.host",
+    `"${GATEWAY_SOURCE}" is the model gateway's own source (its restore reads those events back) and no event sent to /ingest may claim it${
+      index === null ? "" : ` (event ${index} of the list)`
+    }: send it with another source.host; nothing was recorded`,
+  );
 }

@@ -272,7 +272,9 @@ export class IngestServer {
       });
       stats.restored_pending_calls = r.pending;
       stats.restored_subagent_links = r.subagents;
-      if (!signal.aborted) await to.gateway?.restore();
+      if (!signal.aborted && to.gateway) {
+        stats.restored_conversations = await to.gateway.restore();
+      }
     } catch (err) {
       stats.restore_error = (err as Error)?.message ?? String(err);
     } finally {
