@@ -11,16 +11,23 @@
  * a sender learns its events are not the gateway's instead of finding them
  * stored under another name.
  *
+ * Events whose `episode.started` names the file they were imported from
+ * (`provenance.file_sha256`) are an import: refused with 409 when the
+ * capture holds that file or one of its episodes already, or takes it at
+ * this moment (`import_ledger.ts`).
+ *
  * @module
  */
 import type { TraceEvent, UnsealedEvent } from "../trace/event.ts";
 import { EventShapeError, validateEvent } from "../trace/validate.ts";
 import { GATEWAY_SOURCE } from "../model_gateway/recorder.ts";
+import { importClaims, importDigestOf } from "../importers/import_repeat.ts";
 import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
 import { json, messageOf } from "./errors.ts";
 import { byCapture } from "./_handler_helpers.ts";
 import type { HandlerContext } from "./handler_types.ts";
 import type { Route } from "./route_table.ts";
+import { ImportLedger } from "./import_ledger.ts";
 
 /**
  * The `/ingest` route.
@@ -29,6 +36,8 @@ import type { Route } from "./route_table.ts";
  * @returns The route.
  */
 export function ingestRoute(ctx: HandlerContext): Route {
+  // The files imported into each capture: one import of a file.
+  const imports = new ImportLedger(ctx.store);
   return {
     method: "POST",
     path: "/ingest",
@@ -36,7 +45,7 @@ export function ingestRoute(ctx: HandlerContext): Route {
     auth: "bearer",
     body: "json",
     what: "canonical events, validated, sealed and written",
-    handle: (req) => ingest(ctx, req),
+    handle: (req) => ingest(ctx, imports, req),
   };
 }
 
@@ -51,6 +60,7 @@ function receipt(ev: TraceEvent) {
 
 async function ingest(
   ctx: HandlerContext,
+  imports: ImportLedger,
   req: IngestRequest,
 ): Promise<IngestAnswer> {
   const text = await req.text(ctx.limit);
@@ -63,14 +73,28 @@ async function ingest(
   if (!Array.isArray(body)) {
     // One event: the common case, kept short.
     const ev = ownSource(validateEvent(body), null);
-    const sealed = ctx.store.sink(ev.capture_id).emit(ev);
-    ctx.stats.events++;
-    return json(200, { ok: true, events: [receipt(sealed)] });
+    if (importDigestOf(ev) === null) {
+      const sealed = ctx.store.sink(ev.capture_id).emit(ev);
+      ctx.stats.events++;
+      return json(200, { ok: true, events: [receipt(sealed)] });
+    }
   }
-  if (body.length === 0) throw new SyntaxError("The event list is empty");
-  const valid = body.map((item, i) => ownSource(validateEvent(item), i));
+  const list: unknown[] = Array.isArray(body) ? body : [body];
+  if (list.length === 0) throw new SyntaxError("The event list is empty");
+  const valid = list.map((item, i) => ownSource(validateEvent(item), i));
+  // An imported file's events: one import of a file per capture, decided
+  // here with no wait between the check and the write.
+  const claims = importClaims(valid);
+  if (claims.length > 0) await imports.ready(claims.map((c) => c.capture));
+  const undo = imports.admit(claims);
   const sealed: TraceEvent[] = [];
-  for (const group of byCapture(valid)) sealed.push(...ctx.record(group));
+  try {
+    for (const group of byCapture(valid)) sealed.push(...ctx.record(group));
+  } catch (err) {
+    // A capture's write is whole: the claims of those not written go.
+    undo(new Set(sealed.map((ev) => ev.capture_id)));
+    throw err;
+  }
   return json(200, { ok: true, events: sealed.map(receipt) });
 }
 
