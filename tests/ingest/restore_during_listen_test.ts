@@ -19,15 +19,15 @@ import { startUpstreams } from "../model_gateway/_upstreams.ts";
 
 const CAP = "cap_restart";
 
-function bashHook(event: "PreToolUse" | "PostToolUse") {
+function bashHook(event: "PreToolUse" | "PostToolUse", call = 1) {
   return {
     session_id: "sess-restart",
     transcript_path: "/tmp/none.jsonl",
     cwd: "/tmp",
     hook_event_name: event,
     tool_name: "Bash",
-    tool_input: { command: "ls -la", description: "list" },
-    tool_use_id: "toolu_restart_1",
+    tool_input: { command: `ls -la ${call}`, description: "list" },
+    tool_use_id: `toolu_restart_${call}`,
     ...(event === "PostToolUse"
       ? { tool_response: { stdout: "total 0", stderr: "", interrupted: false } }
       : {}),
@@ -66,7 +66,7 @@ async function spool(store: HarnessStore): Promise<TraceEvent[]> {
   return out;
 }
 
-Deno.test("during a restore the listener answers /health at once, and a hook that comes meanwhile is held, then recorded linked to the call it completes once the restore caught up", async () => {
+Deno.test("during a restore the listener answers /health at once, and hooks that come meanwhile are held, then recorded in their order, linked to the calls they complete, once the restore caught up", async () => {
   await using dir = await tempDir();
   {
     using store = new HarnessStore(dir.path, { role: "ingest-server" });
@@ -93,6 +93,11 @@ Deno.test("during a restore the listener answers /health at once, and a hook tha
     // The completion comes while the restore has not read the spool.
     const answered = postHook(url, bashHook("PostToolUse"));
     await heldReaches(url, 1);
+    // Then a second call, start and completion: held behind the first.
+    const second = postHook(url, bashHook("PreToolUse", 2));
+    await heldReaches(url, 2);
+    const secondDone = postHook(url, bashHook("PostToolUse", 2));
+    await heldReaches(url, 3);
     assertEquals(
       (await spool(store)).filter((e) => e.kind === "tool.call.completed")
         .length,
@@ -106,6 +111,8 @@ Deno.test("during a restore the listener answers /health at once, and a hook tha
     release();
     const res = await answered;
     assertEquals(res.status, 204);
+    assertEquals((await second).status, 204);
+    assertEquals((await secondDone).status, 204);
     await server.restored;
     const after = await health(url);
     assertEquals(after.stats.restoring, false);
@@ -115,11 +122,21 @@ Deno.test("during a restore the listener answers /health at once, and a hook tha
   } finally {
     await server.close();
   }
-  const evs = await spool(store);
-  const start = evs.find((e) => e.kind === "tool.call.started")!;
-  const done = evs.filter((e) => e.kind === "tool.call.completed");
-  assertEquals(done.length, 1);
-  assertEquals(done[0].parent_event_id, start.event_id);
+  // Recorded in the order they came, each completion linked to its start.
+  const calls = (await spool(store)).filter((e) =>
+    e.kind.startsWith("tool.call.")
+  );
+  assertEquals(
+    calls.map((e) => [e.kind, e.payload.host_call_id]),
+    [
+      ["tool.call.started", "toolu_restart_1"],
+      ["tool.call.completed", "toolu_restart_1"],
+      ["tool.call.started", "toolu_restart_2"],
+      ["tool.call.completed", "toolu_restart_2"],
+    ],
+  );
+  assertEquals(calls[1].parent_event_id, calls[0].event_id);
+  assertEquals(calls[3].parent_event_id, calls[2].event_id);
 });
 
 Deno.test("during a restore a model call is held, not refused: forwarded once the gateway's conversations are restored, and recorded in the episode it continues", async () => {
