@@ -28,6 +28,13 @@ export interface RedactionRule {
    * @default every match is one
    */
   check?: (secret: string) => boolean;
+  /**
+   * What stands for the rule in a set's screen: a cheaper pattern that
+   * matches wherever the rule could (a literal the rule needs), for rules
+   * whose own pattern is slow to try at every position.
+   * @default the rule's pattern
+   */
+  screen?: RegExp;
 }
 
 /** Object keys whose string values are always redacted (rule `secret_field`). */
@@ -153,6 +160,7 @@ export const DEFAULT_REDACTION_RULES: readonly RedactionRule[] = [
     name: "azure_key",
     pattern:
       /\b[A-Za-z0-9]{52}JQQJ9[9DH][A-Za-z0-9][A-L][A-Za-z0-9]{16}[A-Za-z][A-Za-z0-9]{7}(?:[A-Za-z0-9]{2}==)?(?![A-Za-z0-9])/g,
+    screen: /JQQJ9[9DH]/,
   },
   {
     // Azure's older keys are 32 hex digits, which the trace itself holds
@@ -162,6 +170,7 @@ export const DEFAULT_REDACTION_RULES: readonly RedactionRule[] = [
     name: "azure_key",
     pattern:
       /(?:api[ _-]?key|apikey|subscription[ _-]?key|azure[^\n]{0,24}?key)[^\n]{0,40}?(?<![0-9A-Za-z])(?<secret>[0-9a-fA-F]{32})(?![0-9A-Za-z])/gi,
+    screen: /api[ _-]?key|apikey|subscription[ _-]?key|azure/i,
   },
   {
     // Mistral's keys are 32 letters and digits with no prefix: one counts
@@ -170,6 +179,7 @@ export const DEFAULT_REDACTION_RULES: readonly RedactionRule[] = [
     name: "mistral_key",
     pattern:
       /\bmistral[^\n]{0,24}?(?:key|token)[^\n]{0,40}?(?<![0-9A-Za-z])(?<secret>(?=[A-Za-z]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9]{32})(?![0-9A-Za-z])/gi,
+    screen: /mistral/i,
   },
 ];
 
@@ -241,7 +251,8 @@ interface Pass {
 
 /**
  * A rule set ready for many values. Its screen is one pattern that matches
- * wherever any rule could (every rule's source as an alternative, named
+ * wherever any rule could (every rule's source, or its `screen`, as an
+ * alternative, named
  * groups unnamed, case folded, the rules' `s`, `m`, `u`, `v` flags kept): a
  * string it does not match is left alone after one scan instead of one per
  * rule (most strings hold no secret). When the sources cannot be joined
@@ -258,19 +269,25 @@ export function redactionSet(rules: readonly RedactionRule[]): RedactionSet {
 function screenOf(rules: readonly RedactionRule[]): RegExp | null {
   // A back-reference to a named group would lose its group.
   if (
-    rules.length < 2 || rules.some((r) => r.pattern.source.includes("\\k<"))
+    rules.length < 2 ||
+    rules.some((r) => (r.screen ?? r.pattern).source.includes("\\k<"))
   ) {
     return null;
   }
   const flags = new Set(["i"]);
   for (const r of rules) {
-    for (const f of r.pattern.flags) if ("smuv".includes(f)) flags.add(f);
+    for (const f of (r.screen ?? r.pattern).flags) {
+      if ("smuv".includes(f)) flags.add(f);
+    }
   }
   try {
     return new RegExp(
       rules.map((r) =>
         `(?:${
-          r.pattern.source.replace(/(?<!\\)\(\?<([A-Za-z_$][\w$]*)>/g, "(?:")
+          (r.screen ?? r.pattern).source.replace(
+            /(?<!\\)\(\?<([A-Za-z_$][\w$]*)>/g,
+            "(?:",
+          )
         })`
       ).join("|"),
       [...flags].join(""),
@@ -330,6 +347,11 @@ function redactString(
 ): string {
   let out = text;
   for (const rule of rules) {
+    if (rule.screen) {
+      // The rule's own cheap test first (a literal it needs).
+      rule.screen.lastIndex = 0;
+      if (!rule.screen.test(out)) continue;
+    }
     rule.pattern.lastIndex = 0;
     if (!rule.pattern.test(out)) continue;
     rule.pattern.lastIndex = 0;
