@@ -216,3 +216,24 @@ Deno.test("during a restore a model call is held, not refused: forwarded once th
     "no second episode for the continued conversation",
   );
 });
+
+Deno.test("closing the server during a restore stops the restore and answers what it held (nothing hangs)", async () => {
+  await using dir = await tempDir();
+  using store = new HarnessStore(dir.path, { role: "ingest-server" });
+  const never = new Promise<void>(() => {});
+  const server = new IngestServer(store, {
+    port: 0,
+    modelGateway: false,
+    restoreAfter: never,
+  });
+  const url = await server.start();
+  const held = postHook(url, bashHook("PreToolUse", 3));
+  await heldReaches(url, 1);
+  await server.close();
+  assertEquals((await held).status, 204);
+  assertEquals(server.stats?.restoring, false);
+  const started = (await spool(store)).filter((e) =>
+    e.kind === "tool.call.started"
+  );
+  assertEquals(started.length, 1, "the held hook is recorded at close");
+});
