@@ -207,7 +207,7 @@ async function restartRow(
       runs.map((r) => r.hook_status).join("/")
     } after ${
       runs.map((r) => s(r.hook_ms)).join("/")
-    } s (held until the restore ended)`,
+    } s (held until the pending calls and subagent links were back)`,
     target: "first answer ≤ 1 s, while restoring",
     met:
       runs.every((r) =>

@@ -152,7 +152,7 @@ function routesOf(ctx: HandlerContext & { otlp: OtlpAnswer }): Route[] {
         api: modelApiOf,
         handle: async (req, match) => {
           // The gateway's conversations are restored first (issue 44).
-          await ctx.afterRestore();
+          await ctx.afterRestore("model");
           return await gateway.answer(req, match.path);
         },
       });
@@ -238,13 +238,20 @@ function handlerContext(
     redact,
   }, options.modelGateway);
   // Hooks and model calls that come during the restore wait for it.
-  let pending = options.restored ?? null;
-  pending?.then(() => pending = null, () => pending = null);
-  const afterRestore = async (): Promise<void> => {
-    if (pending === null) return;
+  const waits: Record<"hooks" | "model", Promise<unknown> | null> = {
+    hooks: options.restored?.hooks ?? null,
+    model: options.restored?.model ?? null,
+  };
+  for (const k of ["hooks", "model"] as const) {
+    const done = () => waits[k] = null;
+    waits[k]?.then(done, done);
+  }
+  const afterRestore = async (route: "hooks" | "model"): Promise<void> => {
+    const wait = waits[route];
+    if (wait === null) return;
     stats.held_for_restore = (stats.held_for_restore ?? 0) + 1;
     try {
-      await pending.catch(() => {});
+      await wait.catch(() => {});
     } finally {
       stats.held_for_restore = (stats.held_for_restore ?? 1) - 1;
     }

@@ -78,13 +78,14 @@ export interface IngestHandlerOptions {
   /** More to show on `/health` (replication). */
   healthExtra?: () => Record<string, unknown>;
   /**
-   * Settles when the state the hooks and the model routes build on (pending
-   * calls, subagent links, the gateway's conversations) has been restored
-   * from the spools. Until then a hook or a model call is held (counted in
-   * `held_for_restore`), then recorded in the order it came; every other
-   * route answers at once. Absent: nothing is held.
+   * What the routes wait for after a restart, while the server restores
+   * from the spools what they build on: `hooks` settles once the
+   * correlator's pending calls and the subagent links are back, `model`
+   * once the gateway's conversations are too. Until then a hook (a model
+   * call) is held, counted in `held_for_restore`, then recorded in the order
+   * it came; every other route answers at once. Absent: nothing is held.
    */
-  restored?: Promise<unknown>;
+  restored?: { hooks: Promise<unknown>; model: Promise<unknown> };
 }
 
 /** Counters the handler keeps (visible on `/health`). */
@@ -150,10 +151,12 @@ export interface HandlerContext {
   /** The OTLP intake's counters. */
   readonly otlpStats: OtlpIntakeStats;
   /**
-   * Resolves at once, or when the restore (`IngestHandlerOptions.restored`)
-   * is done; the hooks and the model routes wait on it.
+   * Resolves at once, or when what the route builds on has been restored
+   * (`IngestHandlerOptions.restored`).
+   *
+   * @param route `hooks` or `model`.
    */
-  afterRestore(): Promise<void>;
+  afterRestore(route: "hooks" | "model"): Promise<void>;
   /**
    * Redact events by the handler's rules (unchanged when the store redacts).
    *

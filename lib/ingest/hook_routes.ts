@@ -51,7 +51,7 @@ async function hook(
   }
   checkJsonShape(payload);
   // The correlator and session memory are restored first (issue 44).
-  await ctx.afterRestore();
+  await ctx.afterRestore("hooks");
   const events = adapterFor(host)!(payload, {
     captureId: cap,
     model: options.model ?? null,

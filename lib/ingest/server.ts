@@ -168,6 +168,8 @@ export class IngestServer {
     // restored behind it (issue 44): hooks and model calls wait for it.
     let markRestored!: () => void;
     const restored = new Promise<void>((r) => markRestored = r);
+    let markHooks!: () => void;
+    const hooksRestored = new Promise<void>((r) => markHooks = r);
     // Loopback servers answer only to their own names (DNS rebinding).
     let allowed: Set<string> | null = null;
     const { answer, stats, gateway, table } = createIngestHandler(this.#store, {
@@ -175,7 +177,7 @@ export class IngestServer {
       ...this.#options,
       correlator,
       sessions,
-      restored,
+      restored: { hooks: hooksRestored, model: restored },
       hostAllowed: isLoopback(host)
         ? (h) => allowed === null || allowed.has(h.toLowerCase())
         : null,
@@ -235,8 +237,16 @@ export class IngestServer {
     );
     // Writers refused by the store lock learn where to send events.
     this.#store.lock?.update({ role: "ingest-server", url: this.#url });
-    this.#restored = this.#restore({ correlator, sessions, gateway, stats })
-      .finally(markRestored);
+    this.#restored = this.#restore({
+      correlator,
+      sessions,
+      gateway,
+      stats,
+      hooksDone: markHooks,
+    }).finally(() => {
+      markHooks();
+      markRestored();
+    });
     return this.#url;
   }
 
@@ -252,6 +262,8 @@ export class IngestServer {
       sessions: SessionMemory;
       gateway: ModelGateway | null;
       stats: IngestStats;
+      /** The hooks' state is back: held hooks go on. */
+      hooksDone: () => void;
     },
   ): Promise<void> {
     const { stats } = to;
@@ -272,6 +284,9 @@ export class IngestServer {
       });
       stats.restored_pending_calls = r.pending;
       stats.restored_subagent_links = r.subagents;
+      // Hooks need no more; the gateway's restore reads on for model calls
+      // (what a hook tells it meanwhile, `observe`, only adds to its book).
+      to.hooksDone();
       if (!signal.aborted && to.gateway) {
         stats.restored_conversations = await to.gateway.restore();
       }

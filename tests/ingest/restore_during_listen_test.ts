@@ -237,3 +237,39 @@ Deno.test("closing the server during a restore stops the restore and answers wha
   );
   assertEquals(started.length, 1, "the held hook is recorded at close");
 });
+
+Deno.test("a hook whose client gives up while it is held (the hook client's time-out) is still recorded once the restore caught up", async () => {
+  await using dir = await tempDir();
+  using store = new HarnessStore(dir.path, { role: "ingest-server" });
+  let release!: () => void;
+  const hold = new Promise<void>((r) => release = r);
+  const server = new IngestServer(store, {
+    port: 0,
+    modelGateway: false,
+    restoreAfter: hold,
+  });
+  const url = await server.start();
+  try {
+    const gaveUp = new AbortController();
+    const sent = fetch(`${url}/hook/host_a?cap=${CAP}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(bashHook("PreToolUse", 4)),
+      signal: gaveUp.signal,
+    }).catch((err) => err);
+    await heldReaches(url, 1);
+    gaveUp.abort();
+    assertOk((await sent) instanceof Error, "the client gave up");
+    release();
+    await server.restored;
+    await heldReaches(url, 0);
+  } finally {
+    await server.close();
+  }
+  const started = (await spool(store)).filter((e) =>
+    e.kind === "tool.call.started"
+  );
+  assertEquals(started.map((e) => e.payload.host_call_id), [
+    "toolu_restart_4",
+  ]);
+});
