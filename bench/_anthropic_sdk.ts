@@ -41,10 +41,20 @@ export interface AnthropicMessageStream {
   finalMessage(): Promise<AnthropicMessage>;
 }
 
+/** What `messages.create()` returns: the message, or it with the raw response. */
+export interface AnthropicApiPromise extends Promise<AnthropicMessage> {
+  /** The message and the raw `Response` (its headers). */
+  withResponse(): Promise<{ data: AnthropicMessage; response: Response }>;
+}
+
 /** The client surface the loop drives. */
 export interface AnthropicClient {
   /** Messages. */
   messages: {
+    create(
+      params: Record<string, unknown>,
+      options?: { headers?: Record<string, string> },
+    ): AnthropicApiPromise;
     stream(
       params: Record<string, unknown>,
       options?: { headers?: Record<string, string> },

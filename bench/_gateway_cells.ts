@@ -17,7 +17,8 @@ import {
 
 /** Turns of the conversation cells. */
 export const TURNS = 10;
-const HEADERS = {
+/** Headers of every benchmark request (the key is not a key). */
+export const HEADERS = {
   "content-type": "application/json",
   authorization: "Bearer sk-bench-not-a-key",
 };
@@ -43,16 +44,37 @@ export interface Cell {
   perJob: number;
   /** Streamed answers (first and last byte both reported). */
   stream: boolean;
-  /** The job against one base URL (`http://127.0.0.1:<port>`). */
-  job: (base: string) => Promise<Job>;
+  /**
+   * The job against one base URL (`http://127.0.0.1:<port>`), with the
+   * headers that route needs (Portkey's: which upstream).
+   */
+  job: (base: string, headers?: Record<string, string>) => Promise<Job>;
+  /**
+   * Requests per route, when not the run's (`--requests`).
+   *
+   * @default the run's
+   */
+  requests?: number;
+  /**
+   * Warm-up jobs per route.
+   *
+   * @default max(concurrency, 200 / perJob)
+   */
+  warm?: number;
 }
 
 function expectOk(status: number, what: string): void {
   if (status !== 200) throw new Error(`${what} answered ${status}`);
 }
 
-/** Read a streamed answer; timings from `t0`. */
-async function readStream(
+/**
+ * Read a streamed answer; timings from `t0`.
+ *
+ * @param res The answer.
+ * @param t0 When the request was sent.
+ * @returns First and last body byte.
+ */
+export async function readStream(
   res: Response,
   t0: number,
 ): Promise<Sample> {
@@ -76,13 +98,13 @@ async function readStream(
 
 /** One request at a time through fetch, whole JSON or SSE. */
 export function fetchSingle(stream: boolean): Cell["job"] {
-  return (base) =>
+  return (base, extra = {}) =>
     Promise.resolve(async (n) => {
       const body = JSON.stringify(singleRequest(n, stream));
       const t0 = performance.now();
       const res = await fetch(`${base}/v1/chat/completions`, {
         method: "POST",
-        headers: HEADERS,
+        headers: { ...HEADERS, ...extra },
         body,
       });
       if (stream) return [await readStream(res, t0)];
@@ -98,7 +120,7 @@ export function fetchSingle(stream: boolean): Cell["job"] {
  * ~2 KB tool result; `lastTurn` collects some last requests' body sizes.
  */
 export function fetchConversation(lastTurn: number[]): Cell["job"] {
-  return (base) =>
+  return (base, extra = {}) =>
     Promise.resolve(async (n) => {
       const messages: ChatMessage[] = conversationStart(n);
       const out: Sample[] = [];
@@ -108,7 +130,7 @@ export function fetchConversation(lastTurn: number[]): Cell["job"] {
         const t0 = performance.now();
         const res = await fetch(`${base}/v1/chat/completions`, {
           method: "POST",
-          headers: HEADERS,
+          headers: { ...HEADERS, ...extra },
           body,
         });
         const answer = await res.json();
@@ -124,12 +146,13 @@ export function fetchConversation(lastTurn: number[]): Cell["job"] {
 
 /** One request at a time through the official `openai` client. */
 export function sdkSingle(stream: boolean): Cell["job"] {
-  return async (base) => {
+  return async (base, extra = {}) => {
     const { default: OpenAIClient } = await import("openai");
     const client = new OpenAIClient({
       baseURL: `${base}/v1`,
       apiKey: "sk-bench-not-a-key",
       maxRetries: 0,
+      defaultHeaders: extra,
     });
     return async (n) => {
       const body = singleRequest(n, stream);

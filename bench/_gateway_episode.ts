@@ -1,8 +1,10 @@
 /**
  * One τ² retail episode through one arm of the gateway loop: the recorded
  * user and the scripted upstream, an unmodified agent loop on an official
- * client (`_retail_agents.ts`), the model gateway between them (recording
- * only, or serving a package), and what the run did, scored as the closed
+ * client (`_retail_agents.ts`: no header of ours; the capture is the arm's
+ * active one, the episode the one its answers name), the model gateway
+ * between them (recording only, or serving a package), and what the run
+ * did, scored as the closed
  * loop scores it (`eval/closed_loop.ts`): solved by τ²'s database rule,
  * every state-changing call the episode did not make is wrong, tokens are
  * the upstream's count.
@@ -84,9 +86,16 @@ export interface ArmResult {
   passed_through: number;
   /** Why the last one did not fit. */
   last_pass_through: string | null;
+  /** The episodes the run's answers named (one, unless the gateway split it). */
+  episodes: string[];
+  /** Answers that named no episode. */
+  unnamed: number;
   /** Wall time, ms. */
   ms: number;
 }
+
+/** What τ²-bench's orchestrator has the agent say first. */
+export const TAU2_GREETING = "Hi! How can I help you today?";
 
 const callKey = (tool: string, args: unknown) =>
   `${tool}\u0000${canonicalJson(args ?? {})}`;
@@ -105,18 +114,18 @@ export interface EpisodeContext {
   meter: UpstreamMeter;
 }
 
-/** Which episode, through which arm and wire, into which capture. */
+/** Which episode, through which arm and wire (the arm's active capture records it). */
 export interface EpisodeRun {
   /** The arm. */
   arm: Arm;
   /** Which client and route. */
   wire: LoopWire;
+  /** Streamed answers. */
+  stream: boolean;
   /** The evaluated episode (its steps and ground truth). */
   episode: EvalEpisode;
   /** Its script (the recorded agent and user). */
   script: Script;
-  /** The capture the gateway records it into. */
-  capture: string;
 }
 
 /**
@@ -130,7 +139,7 @@ export async function runEpisode(
   ctx: EpisodeContext,
   run: EpisodeRun,
 ): Promise<ArmResult> {
-  const { arm, wire, episode: e, script, capture } = run;
+  const { arm, wire, episode: e, script } = run;
   const gw = arm.server.modelGateway!.stats;
   const g0 = {
     served: gw.served ?? 0,
@@ -145,7 +154,8 @@ export async function runEpisode(
     db: ctx.db,
     users: script.users,
     instructions: ctx.instructions,
-    headers: { "x-harness-capture": capture, "x-harness-episode": e.id },
+    greeting: script.greeting ?? TAU2_GREETING,
+    stream: run.stream,
   };
   const t0 = performance.now();
   let agent: AgentRun | null = null;
@@ -211,6 +221,8 @@ export async function runEpisode(
     last_pass_through: (gw.passed_through ?? 0) > g0.passed
       ? gw.last_pass_through ?? null
       : null,
+    episodes: agent?.episodes ?? [],
+    unnamed: agent?.unnamed ?? 0,
     ms,
   };
 }

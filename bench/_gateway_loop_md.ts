@@ -1,9 +1,10 @@
 /**
  * The gateway loop's report as Markdown (`gateway_loop.md`): the per-seed
- * table, the over-seeds figures beside the done-when targets, the
- * Anthropic seed, the closed loop beside it, where arm (b)'s prompt tokens
- * go, the packages, where arm (b) refused or gave up, and the episodes
- * behind a missed target.
+ * table, the over-seeds figures beside the done-when targets, each variant
+ * (wire, whole or streamed), how the gateway told the runs apart with no
+ * header, the closed loop beside it, where arm (b)'s prompt tokens go, the
+ * packages, where arm (b) refused or gave up, and the episodes behind a
+ * missed target.
  *
  * @module
  */
@@ -23,7 +24,7 @@ function seedTable(rows: SeedRow[]): string {
   return table(
     [
       "seed",
-      "wire",
+      "variant",
       "tasks",
       "solved a → b",
       "b of a's",
@@ -42,7 +43,7 @@ function seedTable(rows: SeedRow[]): string {
     ],
     rows.map((r) => [
       String(r.seed),
-      r.wire,
+      r.variant,
       String(r.tasks),
       `${r.solved.a} → ${r.solved.b}`,
       pct(r.solved.b_of_a),
@@ -78,17 +79,17 @@ function seedTable(rows: SeedRow[]): string {
 export function renderReport(rep: LoopReport): string {
   const o = rep.over_seeds;
   const rows = rep.per_seed;
-  const openai = rows.filter((r) => r.wire === "openai");
+  const openai = rows.filter((r) => r.variant === "openai whole");
   const notes = rows.flatMap((r) => [
     ...r.worse.map((x) =>
-      `- seed ${r.seed} (${r.wire}), solved by a, not by b: ${x}`
+      `- seed ${r.seed} (${r.variant}), solved by a, not by b: ${x}`
     ),
     ...r.gave_up_episodes.map((x) =>
-      `- seed ${r.seed} (${r.wire}), the gateway gave up: ${x}`
+      `- seed ${r.seed} (${r.variant}), the gateway gave up: ${x}`
     ),
-    ...r.errors.map((x) => `- seed ${r.seed} (${r.wire}), error: ${x}`),
+    ...r.errors.map((x) => `- seed ${r.seed} (${r.variant}), error: ${x}`),
     ...r.pass_through_reasons.map((x) =>
-      `- seed ${r.seed} (${r.wire}), passed through: ${x}`
+      `- seed ${r.seed} (${r.variant}), passed through: ${x}`
     ),
   ]);
   const missed = rows.filter((r) => !r.met);
@@ -96,18 +97,16 @@ export function renderReport(rep: LoopReport): string {
   return [
     "# Gateway loop: the compiled package served by the model gateway inside an unmodified agent (τ² retail)",
     "",
-    `Run ${rep.date}; ${rep.data}; ${rep.seeds} split seeds on the OpenAI wire${
-      rep.anthropic_seed
-        ? ` and seed ${rep.anthropic_seed} again on the Anthropic wire`
-        : ""
+    `Run ${rep.date}; ${rep.data}; ${rep.seeds} split seeds, each through ${
+      rep.variants.join(", ")
     }; judged on ${rep.mode}. ${rep.machine}; whole run ${rep.wall_s} s.`,
     ...(rep.fallback ? ["", `**${rep.fallback}.**`] : []),
     "",
-    `Agent: an agent loop on the official \`openai\` client (Chat Completions, whole answers) or \`@anthropic-ai/sdk\` (Messages, \`messages.stream\`), the retail environment's 16 tools, the recorded user's messages in order. Model: ${rep.model}. Arm (a): the ingest server's model gateway recording only. Arm (b): the gateway serving the package compiled from arm (a)'s own capture of the training split (its successful episodes, outcomes marked from τ²'s reward). Solved: τ²'s database rule.`,
+    `Agent: an unmodified agent loop on the official \`openai\` client (Chat Completions) or \`@anthropic-ai/sdk\` (Messages), whole answers or streamed, sending τ²-bench's own message list (the system prompt, the agent's greeting "Hi! How can I help you today?" first, then the recorded user's messages in order) and the retail environment's 16 tools, and **no header of ours**: each arm records into its store's active capture (\`capture start\`), each episode is the one the gateway found, read back from the answers to mark outcomes. Model: ${rep.model}. Arm (a): the ingest server's model gateway recording only. Arm (b): the gateway serving the package compiled from arm (a)'s own capture of the training split, where every training task ran twice (the same first request, one run after the other; successful episodes compiled, outcomes marked from τ²'s reward on the episode each run's answers named). Solved: τ²'s database rule.`,
     "",
     seedTable(rows),
     "",
-    "## Over the OpenAI-wire seeds, against the done-when targets",
+    "## Over every seed and variant, against the done-when targets",
     "",
     table([
       "measure",
@@ -135,6 +134,18 @@ export function renderReport(rep: LoopReport): string {
         yes(o.met.prompt),
       ],
       ["seeds", String(o.seeds), `≥ ${TARGETS.seeds}`, yes(o.met.seeds)],
+      [
+        "training runs told apart with no header (episodes / runs)",
+        `${o.identity.train_episodes} / ${o.identity.train_runs}`,
+        "one each",
+        yes(o.met.identity),
+      ],
+      [
+        "runs whose answers named more than one episode, or none; episodes two runs shared",
+        `${o.identity.split}; ${o.identity.shared}`,
+        "0; 0",
+        yes(o.identity.split === 0 && o.identity.shared === 0),
+      ],
       [
         "upstream requests per episode, a → b",
         `${mm(o.upstream_requests_per_episode.a)} → ${
@@ -201,34 +212,32 @@ export function renderReport(rep: LoopReport): string {
       ["all targets, every seed", "", "", yes(o.met.all)],
     ]),
     "",
-    ...(rep.anthropic
-      ? [
-        "## The Anthropic wire",
-        "",
-        `Seed ${rep.anthropic.seed}, every step through \`@anthropic-ai/sdk\` streaming (\`messages.stream\`) against the scripted Anthropic front: training capture, compile, both arms. Targets met: ${
-          rep.anthropic.met
-            ? "all"
-            : Object.entries(rep.anthropic.targets).filter(([, v]) => !v).map((
-              [k],
-            ) => k).join(", ") + " missed"
-        }. The same seed on the OpenAI wire: ${
-          (() => {
-            const same = openai.find((r) => r.seed === rep.anthropic!.seed);
-            return same
-              ? `upstream requests ×${same.upstream_requests_per_episode.ratio}, prompt tokens ×${same.prompt_tokens_per_episode.ratio}, solved ${same.solved.a} → ${same.solved.b} (Anthropic: ×${
-                rep.anthropic!.upstream_requests_per_episode.ratio
-              }, ×${rep.anthropic!.prompt_tokens_per_episode.ratio}, ${
-                rep.anthropic!.solved.a
-              } → ${rep.anthropic!.solved.b})`
-              : "not run";
-          })()
-        }.`,
-        "",
-      ]
-      : []),
+    "## By variant",
+    "",
+    table(
+      [
+        "variant",
+        "seeds",
+        "b of a's",
+        "wrong (b)",
+        "upstream requests b / a",
+        "prompt tokens b / a",
+        "all targets",
+      ],
+      rep.by_variant.map((v) => [
+        v.variant,
+        String(v.seeds),
+        mm(v.b_of_a, pct),
+        mm(v.wrong_b),
+        mm(v.requests_ratio),
+        mm(v.prompt_ratio),
+        yes(v.met),
+      ]),
+    ),
+    "",
     ...(cl && cl.length
       ? [
-        "## Beside the closed loop (`Conversation`, bench/out/loop.json, same file and seeds)",
+        "## Beside the closed loop (`Conversation`, bench/out/loop.json, same file and seeds; the OpenAI wire, whole answers)",
         "",
         table(
           [
@@ -261,7 +270,7 @@ export function renderReport(rep: LoopReport): string {
     table(
       [
         "seed",
-        "wire",
+        "variant",
         "tools / request a → b",
         "tools / ep a → b",
         "lookups shown / ep (b)",
@@ -271,7 +280,7 @@ export function renderReport(rep: LoopReport): string {
       ],
       rows.map((r) => [
         String(r.seed),
-        r.wire,
+        r.variant,
         `${r.prompt_parts.tools_per_request.a} → ${r.prompt_parts.tools_per_request.b}`,
         `${r.prompt_parts.tools_per_episode.a} → ${r.prompt_parts.tools_per_episode.b}`,
         String(r.prompt_parts.lookups_shown_per_episode),
@@ -286,17 +295,17 @@ export function renderReport(rep: LoopReport): string {
     table(
       [
         "seed",
-        "wire",
+        "variant",
         "package",
-        "training: run / compiled (successful)",
+        "training: tasks, runs, episodes recorded, compiled (successful)",
         "lookup nodes",
         "not recorded",
       ],
       rows.map((r) => [
         String(r.seed),
-        r.wire,
+        r.variant,
         r.package,
-        `${r.train.captured} / ${r.train.compiled}`,
+        `${r.train.tasks}, ${r.train.runs}, ${r.train.captured}, ${r.train.compiled}`,
         r.lookup_nodes.map((x) => x.replace(/^lookup_/, "")).join(", "),
         String(r.record_misses),
       ]),
@@ -311,7 +320,7 @@ export function renderReport(rep: LoopReport): string {
         "## Seeds that missed a target: the episodes where (b) paid more prompt tokens than (a)",
         "",
         ...missed.flatMap((r) => [
-          `- seed ${r.seed} (${r.wire}): ${
+          `- seed ${r.seed} (${r.variant}): ${
             Object.entries(r.targets).filter(([, v]) => !v).map(([k]) => k)
               .join(", ")
           } missed; lookup nodes ${r.lookup_nodes.join(", ")}`,
@@ -324,6 +333,7 @@ export function renderReport(rep: LoopReport): string {
       : []),
     "## How to read it",
     "",
+    "- No header of ours: the agents send none; the captures are the arms' active ones, the episodes those the gateway found by the conversation (a request continues a conversation only when it begins with that conversation's last request and the answer it got). The agents read the episode each answer names (the gateway's response header) to mark outcomes, as a user would; the bench reads which answers the package served the same way.",
     "- The scripted model decides nothing: it answers each request with the next recorded step the request does not already satisfy (a read whose result is in the conversation after the last write is skipped), so the package saves exactly the upstream requests its served lookups make unnecessary, and a refused write is repeated as recorded, so a refusal ends in the gateway's words after two re-asks.",
     "- Upstream requests and tokens are the scripted server's own count of what reached it (re-asks after a refusal included); agent requests are what the agent sent to the gateway (the package's own answers included). Served: answers the package made itself (due lookups, no upstream request).",
     "- Wrong: a state-changing call the agent ran that the recorded episode did not make (each recorded call matches once). Extra lookups: served calls the recorded episode never made.",

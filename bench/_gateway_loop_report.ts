@@ -27,8 +27,23 @@ export interface LoopSeedRun {
   seed: number;
   /** Client and route. */
   wire: LoopWire;
+  /** Streamed answers. */
+  stream: boolean;
   /** Training tasks run through arm (a). */
   train: number;
+  /** Training runs (each task twice). */
+  train_runs: number;
+  /**
+   * How the gateway told the training runs apart with no header: runs,
+   * episodes their answers named, runs whose answers named more than one
+   * episode (or none), episodes named by more than one run.
+   */
+  train_identity: {
+    runs: number;
+    named: number;
+    split: number;
+    shared: number;
+  };
   /** Episodes arm (a)'s training capture holds. */
   train_captured: number;
   /** Of them, marked successful and compiled. */
@@ -71,12 +86,12 @@ export interface RunInfo {
   data: string;
   /** Why the fixture slice was used, or null. */
   fallback: string | null;
-  /** OpenAI-wire seeds. */
+  /** Split seeds. */
   seeds: number;
+  /** Variants each seed ran (`openai whole`, `anthropic stream` …). */
+  variants: string[];
   /** What the figures are judged on. */
   mode: string;
-  /** The Anthropic-wire seed, or null. */
-  anthropic_seed: number | null;
   /** Machine note. */
   machine: string;
   /** Whole run, seconds. */
@@ -118,11 +133,21 @@ export function seedRow(s: LoopSeedRun) {
   const row = {
     seed: s.seed,
     wire: s.wire,
+    stream: s.stream,
+    variant: `${s.wire} ${s.stream ? "stream" : "whole"}`,
     tasks: eps.length,
     train: {
       tasks: s.train,
+      runs: s.train_runs,
       captured: s.train_captured,
       compiled: s.train_compiled,
+      identity: s.train_identity,
+    },
+    held_identity: {
+      runs: 2 * eps.length,
+      split: eps.filter((e) => e.a.episodes.length !== 1 || e.a.unnamed > 0)
+        .length +
+        eps.filter((e) => e.b.episodes.length !== 1 || e.b.unnamed > 0).length,
     },
     solved: {
       a: aSolved.length,
@@ -167,7 +192,13 @@ export function seedRow(s: LoopSeedRun) {
       rest_per_episode: { a: 0, b: 0 },
       ratio_with_a_tools: 0,
     },
-    targets: { solved: false, wrong: false, requests: false, prompt: false },
+    targets: {
+      solved: false,
+      wrong: false,
+      requests: false,
+      prompt: false,
+      identity: false,
+    },
     met: false,
     worse: eps.filter((e) => e.a.solved && !e.b.solved).map((e) =>
       `${e.id}: ${e.b.status}${
@@ -229,6 +260,14 @@ export function seedRow(s: LoopSeedRun) {
     wrong: row.wrong.b <= TARGETS.wrong,
     requests: up.ratio <= TARGETS.requests_ratio,
     prompt: row.prompt_tokens_per_episode.ratio <= TARGETS.prompt_ratio,
+    // One episode per run, no header sent: every training run named one
+    // episode of its own, the capture holds exactly those, every judged
+    // run named one.
+    identity: s.train_identity.split === 0 &&
+      s.train_identity.shared === 0 &&
+      s.train_identity.named === s.train_runs &&
+      s.train_captured === s.train_runs &&
+      row.held_identity.split === 0,
   };
   row.met = Object.values(row.targets).every(Boolean);
   return row;
@@ -243,7 +282,7 @@ const range = (xs: number[]) => ({
 });
 
 /**
- * The report: per seed, over the OpenAI-wire seeds, the Anthropic seed.
+ * The report: per seed and variant (wire, whole or streamed), over them all, by variant.
  *
  * @param info About the run.
  * @param runs Every seed run.
@@ -251,60 +290,82 @@ const range = (xs: number[]) => ({
  */
 export function buildReport(info: RunInfo, runs: LoopSeedRun[]) {
   const rows = runs.map(seedRow);
-  const openai = rows.filter((r) => r.wire === "openai");
-  const sum = (f: (r: SeedRow) => number) =>
-    openai.reduce((a, r) => a + f(r), 0);
+  const sum = (f: (r: SeedRow) => number) => rows.reduce((a, r) => a + f(r), 0);
   const every = (k: keyof SeedRow["targets"]) =>
-    openai.every((r) => r.targets[k]);
+    rows.every((r) => r.targets[k]);
+  const seeds = new Set(rows.map((r) => r.seed)).size;
+  const variants = [...new Set(rows.map((r) => r.variant))];
   return {
     ...info,
     model:
       "scripted replay of the recorded agent behind the OpenAI Chat Completions wire (and an Anthropic Messages front over the same walker), on 127.0.0.1; tokens counted with gpt-tokenizer o200k_base",
     targets: TARGETS,
     over_seeds: {
-      seeds: openai.length,
+      seeds,
+      runs: rows.length,
+      variants,
       tasks: sum((r) => r.tasks),
       solved: {
         a: sum((r) => r.solved.a),
         b: sum((r) => r.solved.b),
-        b_of_a: range(openai.map((r) => r.solved.b_of_a)),
+        b_of_a: range(rows.map((r) => r.solved.b_of_a)),
       },
-      wrong_b: range(openai.map((r) => r.wrong.b)),
+      wrong_b: range(rows.map((r) => r.wrong.b)),
       upstream_requests_ratio: range(
-        openai.map((r) => r.upstream_requests_per_episode.ratio),
+        rows.map((r) => r.upstream_requests_per_episode.ratio),
       ),
       upstream_requests_per_episode: {
-        a: range(openai.map((r) => r.upstream_requests_per_episode.a)),
-        b: range(openai.map((r) => r.upstream_requests_per_episode.b)),
+        a: range(rows.map((r) => r.upstream_requests_per_episode.a)),
+        b: range(rows.map((r) => r.upstream_requests_per_episode.b)),
       },
       agent_requests_per_episode: {
-        a: range(openai.map((r) => r.agent_requests_per_episode.a)),
-        b: range(openai.map((r) => r.agent_requests_per_episode.b)),
+        a: range(rows.map((r) => r.agent_requests_per_episode.a)),
+        b: range(rows.map((r) => r.agent_requests_per_episode.b)),
       },
-      prompt_ratio: range(openai.map((r) => r.prompt_tokens_per_episode.ratio)),
+      prompt_ratio: range(rows.map((r) => r.prompt_tokens_per_episode.ratio)),
       prompt_tokens_per_episode: {
-        a: range(openai.map((r) => r.prompt_tokens_per_episode.a)),
-        b: range(openai.map((r) => r.prompt_tokens_per_episode.b)),
+        a: range(rows.map((r) => r.prompt_tokens_per_episode.a)),
+        b: range(rows.map((r) => r.prompt_tokens_per_episode.b)),
       },
       completion_tokens_per_episode: {
-        a: range(openai.map((r) => r.completion_tokens_per_episode.a)),
-        b: range(openai.map((r) => r.completion_tokens_per_episode.b)),
+        a: range(rows.map((r) => r.completion_tokens_per_episode.a)),
+        b: range(rows.map((r) => r.completion_tokens_per_episode.b)),
       },
-      served_answers: range(openai.map((r) => r.served_answers)),
-      refusals: range(openai.map((r) => r.refusals)),
-      gave_up: range(openai.map((r) => r.gave_up)),
+      served_answers: range(rows.map((r) => r.served_answers)),
+      refusals: range(rows.map((r) => r.refusals)),
+      gave_up: range(rows.map((r) => r.gave_up)),
       passed_through: sum((r) => r.passed_through),
       record_misses: sum((r) => r.record_misses),
+      identity: {
+        train_runs: sum((r) => r.train.runs),
+        train_episodes: sum((r) => r.train.captured),
+        split: sum((r) => r.train.identity.split + r.held_identity.split),
+        shared: sum((r) => r.train.identity.shared),
+      },
       met: {
         solved: every("solved"),
         wrong: every("wrong"),
         requests: every("requests"),
         prompt: every("prompt"),
-        seeds: openai.length >= TARGETS.seeds,
-        all: openai.every((r) => r.met) && openai.length >= TARGETS.seeds,
+        identity: every("identity"),
+        seeds: seeds >= TARGETS.seeds,
+        all: rows.every((r) => r.met) && seeds >= TARGETS.seeds,
       },
     },
-    anthropic: rows.find((r) => r.wire === "anthropic") ?? null,
+    by_variant: variants.map((v) => {
+      const of = rows.filter((r) => r.variant === v);
+      return {
+        variant: v,
+        seeds: of.length,
+        b_of_a: range(of.map((r) => r.solved.b_of_a)),
+        wrong_b: range(of.map((r) => r.wrong.b)),
+        requests_ratio: range(
+          of.map((r) => r.upstream_requests_per_episode.ratio),
+        ),
+        prompt_ratio: range(of.map((r) => r.prompt_tokens_per_episode.ratio)),
+        met: of.every((r) => r.met),
+      };
+    }),
     per_seed: rows,
   };
 }

@@ -1,9 +1,13 @@
 /**
- * One seed of the gateway loop (`gateway_loop.ts`): the training tasks run
- * through arm (a)'s gateway into a capture of their own, their outcomes
- * marked (τ²'s recorded reward), the capture's successful episodes
- * compiled, an arm (b) gateway opened to serve the package, and each
- * judged task run through both arms.
+ * One seed of the gateway loop (`gateway_loop.ts`) on one wire, whole or
+ * streamed: the training tasks run through arm (a)'s gateway into a capture
+ * of their own — every task twice, one run after the other, sending the
+ * same first request — their outcomes marked (τ²'s recorded reward, on the
+ * episode each run's answers named), the capture's successful episodes
+ * compiled, an arm (b) gateway opened to serve the package, and each judged
+ * task run through both arms. No header of ours is sent: each arm's capture
+ * is its store's active capture (`capture start`), each episode the one the
+ * gateway found.
  *
  * @module
  */
@@ -42,11 +46,16 @@ export interface SeedSetup extends EpisodeContext {
   armA: Arm;
   /** Arm (a)'s store. */
   armAStore: HarnessStore;
-  /** Opens an arm (b) gateway serving a package. */
+  /** Opens an arm (b) gateway serving a package (its own store). */
   openArmB: (
     pkg: ServedPackage,
-  ) => Promise<Arm & { [Symbol.asyncDispose](): Promise<void> }>;
+  ) => Promise<
+    Arm & { store: HarnessStore; [Symbol.asyncDispose](): Promise<void> }
+  >;
 }
+
+/** Training runs per task (the same first request each time). */
+export const TRAIN_RUNS = 2;
 
 /** The outcome an episode's capture holds (`episode.outcome`), or null. */
 function outcomeOf(ep: Episode): boolean | null {
@@ -86,6 +95,7 @@ export async function runSeed(
   setup: SeedSetup,
   seed: number,
   wire: LoopWire,
+  stream: boolean,
 ): Promise<LoopSeedRun> {
   const t0 = performance.now();
   const { train, held } = splitFor(setup.data.episodes, seed, {
@@ -94,30 +104,48 @@ export async function runSeed(
   const index = new Map(setup.data.episodes.map((e, i) => [e.id, i]));
   const scriptOf = (id: string): Script =>
     scriptFromTau2(setup.simulations[index.get(id)!]);
-  const prefix = `${wire}_s${seed}`;
+  const prefix = `${wire}${stream ? "_stream" : ""}_s${seed}`;
   const trainCapture = `${prefix}_train`;
   const trainStatus: Record<string, string> = {};
-  for (const e of train) {
-    const r = await runEpisode(setup, {
-      arm: setup.armA,
-      wire,
-      episode: e,
-      script: scriptOf(e.id),
-      capture: trainCapture,
-    });
-    if (r.status.startsWith("error")) trainStatus[e.id] = r.status;
-  }
-  await setup.armA.server.modelGateway!.settled();
-  const trainMs = performance.now() - t0;
   const coordinator = new CaptureCoordinator(setup.armAStore);
+  coordinator.startCapture({ id: trainCapture, activate: true });
+  const identity = { runs: 0, named: 0, split: 0, shared: 0 };
+  const seen = new Map<string, number>();
+  const outcomes: { episode: string; reward: number }[] = [];
   for (const e of train) {
     const sim = setup.simulations[index.get(e.id)!] as Tau2Simulation & {
       reward_info?: { reward?: number };
     };
-    const reward = sim.reward_info?.reward ?? 0;
-    coordinator.markOutcome(trainCapture, e.id, {
-      success: reward >= 1,
-      outcome: { reward },
+    for (let k = 0; k < TRAIN_RUNS; k++) {
+      const r = await runEpisode(setup, {
+        arm: setup.armA,
+        wire,
+        stream,
+        episode: e,
+        script: scriptOf(e.id),
+      });
+      identity.runs++;
+      if (r.status.startsWith("error")) trainStatus[e.id] = r.status;
+      if (r.episodes.length !== 1 || r.unnamed > 0) identity.split++;
+      for (const id of r.episodes) seen.set(id, (seen.get(id) ?? 0) + 1);
+      // The outcome goes on the episode the run's answers named, as a
+      // user marks it.
+      if (r.episodes.length > 0) {
+        outcomes.push({
+          episode: r.episodes[0],
+          reward: sim.reward_info?.reward ?? 0,
+        });
+      }
+    }
+  }
+  identity.named = seen.size;
+  identity.shared = [...seen.values()].filter((n) => n > 1).length;
+  await setup.armA.server.modelGateway!.settled();
+  const trainMs = performance.now() - t0;
+  for (const o of outcomes) {
+    coordinator.markOutcome(trainCapture, o.episode, {
+      success: o.reward >= 1,
+      outcome: { reward: o.reward },
     });
   }
   const captured = await loadEpisodes(setup.armAStore, trainCapture);
@@ -135,24 +163,29 @@ export async function runSeed(
   if (wire === "anthropic") {
     armB.anthropic = await anthropicClient(armB.server.url);
   }
+  const heldCapture = `${prefix}_heldout`;
+  coordinator.startCapture({ id: heldCapture, activate: true });
+  new CaptureCoordinator(armB.store).startCapture({
+    id: heldCapture,
+    activate: true,
+  });
   const episodes: LoopSeedRun["episodes"] = [];
   for (const e of held) {
     if (!e.truth.length) continue;
     const script = scriptOf(e.id);
-    const capture = `${prefix}_heldout`;
     const a = await runEpisode(setup, {
       arm: setup.armA,
       wire,
+      stream,
       episode: e,
       script,
-      capture,
     });
     const b = await runEpisode(setup, {
       arm: armB,
       wire,
+      stream,
       episode: e,
       script,
-      capture,
     });
     episodes.push({
       id: e.id,
@@ -166,7 +199,10 @@ export async function runSeed(
   return {
     seed,
     wire,
+    stream,
     train: train.length,
+    train_runs: identity.runs,
+    train_identity: identity,
     train_captured: captured.length,
     train_compiled: ok.length,
     train_errors: trainStatus,

@@ -14,13 +14,21 @@ import { readyLine } from "./_ready_line.ts";
 export const ROUNDS = 8;
 
 /** The ways a request can go to the upstream. */
-export type Arm = "direct" | "bare" | "nginx" | "norecord" | "base" | "via";
+export type Arm =
+  | "direct"
+  | "bare"
+  | "nginx"
+  | "portkey"
+  | "norecord"
+  | "base"
+  | "via";
 
 /** Each way's name in the tables. */
 export const ARM_NAMES: Record<Arm, string> = {
   direct: "direct",
   bare: "bare proxy",
   nginx: "nginx",
+  portkey: "Portkey",
   norecord: "gateway, no recording",
   base: "gateway before (--baseline)",
   via: "gateway",
@@ -32,6 +40,8 @@ export interface Route {
   arm: Arm;
   /** Its base URL. */
   url: string;
+  /** Headers its requests carry (Portkey's: which upstream), if any. */
+  headers?: Record<string, string>;
   /** The processes in between (their CPU is the middle's). */
   pids: () => Promise<number[]>;
   /** Stop what is in between; a gateway's stats, or null. */
@@ -210,14 +220,15 @@ export async function runCell(
 ): Promise<Map<Arm, Side>> {
   const { routes, upstreamPid, perSide, next } = run;
   const jobs = new Map<Arm, Job>();
-  for (const r of routes) jobs.set(r.arm, await cell.job(r.url));
+  for (const r of routes) jobs.set(r.arm, await cell.job(r.url, r.headers));
   const c = cell.concurrency;
-  const warm = Math.max(c, Math.ceil(200 / cell.perJob));
+  const warm = cell.warm ?? Math.max(c, Math.ceil(200 / cell.perJob));
   for (const r of routes) {
     r.sent += (await round(jobs.get(r.arm)!, warm, c, next)).samples.length;
     r.conversations += warm;
   }
-  const perRound = Math.ceil(perSide / cell.perJob / ROUNDS / c) * c;
+  const perRound =
+    Math.ceil((cell.requests ?? perSide) / cell.perJob / ROUNDS / c) * c;
   const sides = new Map<Arm, Side>(routes.map((r) => [r.arm, {
     samples: [],
     ms: 0,

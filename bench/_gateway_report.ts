@@ -28,6 +28,7 @@ const MIDDLE: Record<Arm, string> = {
   direct: "",
   bare: "proxy",
   nginx: "nginx",
+  portkey: "Portkey",
   norecord: "gateway",
   base: "gateway",
   via: "gateway",
@@ -166,6 +167,8 @@ export interface GatewayReport {
   split: boolean;
   /** How nginx ran, or why it did not (null: not asked). */
   nginx: string | null;
+  /** How Portkey ran, or why it did not (null: no load table or not asked). */
+  portkey?: string | null;
   /** The baseline checkout measured beside (`--baseline`), or null. */
   baseline: string | null;
   /** The pinned pass ran. */
@@ -205,6 +208,12 @@ export async function writeGatewayReport(r: GatewayReport): Promise<void> {
         ? " The pinned cells run after the others with `taskset`: every process in between (gateway, bare proxy, nginx) on CPU 1, the clients and the upstream on CPU 0, direct with the same pinning; so requests/s at c=8 says whether the gateway keeps up with a core of its own rather than how three processes share two cores (other engineers' work still runs on both cores: see the load average). Its ceiling row says the same from CPU per request, which that load changes little: direct's client + upstream CPU per request over the gateway's, the requests/s ratio the gateway would reach with a whole core to itself."
         : ""
     } Targets (issue 32): added p50 <= 1 ms, added p99 <= 5 ms, requests/s at concurrency 8 >= 0.8x direct.${
+      r.tables.some(([t, rows]) => t.includes("under load") && rows.length)
+        ? ` The load table (issue 45) sends single requests (fetch) to upstreams that answer at once, after 300 ms with ~2 KB of JSON, or as a model-like stream (150 ms to the first chunk, then 40 chunks 20 ms apart), at concurrency 1, 8, 64 and 256, through every route${
+          r.portkey ? `, Portkey's gateway among them (${r.portkey})` : ""
+        }; per route: requests/s against direct, the added p50/p99 (first byte for streams), the CPU per request of the process in between, its RSS after the cell, and for the gateways the exchanges recorded against the requests they saw in the cell (read from \`/health\` once the recording queue is empty). The issue's targets are on the gateway's rows (recording on).`
+        : ""
+    }${
       r.profiled
         ? " Profiled run (`--cpu-prof`): the gateway processes ran under V8's sampling profiler, so every time and CPU figure here carries its cost; the last table says where their CPU goes (shares of busy time; phases nest, so recording's parts add up to less than recording whole); `gateway.md` has the figures of a run without it."
         : ""

@@ -3,7 +3,8 @@
  * Completions upstream (`deno run --allow-net=127.0.0.1
  * bench/_model_upstream.ts` prints `port <n>`; `POST /v1/chat/completions`,
  * whole JSON or SSE in nine chunks, each answer a short text, one tool call
- * and the usage; it answers at once), and the request bodies the benchmark
+ * and the usage; it answers at once, or like a model for the model names of
+ * {@linkcode MODEL_LIKE}), and the request bodies the benchmark
  * sends it: single requests and agent-loop conversations whose history grows.
  *
  * @module
@@ -245,6 +246,77 @@ function chunks(n: number, promptChars: number): Uint8Array[] {
 }
 
 /**
+ * The model names that make the upstream answer like a model: 300 ms then
+ * a ~2 KB JSON answer, or 150 ms to the first chunk then 40 chunks 20 ms
+ * apart. Any other model answers at once.
+ */
+export const MODEL_LIKE = {
+  /** 300 ms, then a ~2 KB JSON answer. */
+  json: "bench-json-300ms",
+  /** 150 ms to the first chunk, then 40 chunks 20 ms apart. */
+  stream: "bench-stream-40",
+} as const;
+
+/** A text of about 2 KB, the same every time. */
+const LONG_TEXT = Array.from(
+  { length: 48 },
+  (_, i) =>
+    `Order #W${String(4_000_000 + i).padStart(7, "0")} shipped on day ${
+      i + 1
+    }. `,
+).join("");
+
+/** A whole answer of about 2 KB (text only). */
+function longCompletion(n: number, promptChars: number): string {
+  return JSON.stringify({
+    id: `chatcmpl-bench-${n}`,
+    object: "chat.completion",
+    created: 1_790_000_000,
+    model: MODEL_LIKE.json,
+    choices: [{
+      index: 0,
+      message: { role: "assistant", content: LONG_TEXT, refusal: null },
+      logprobs: null,
+      finish_reason: "stop",
+    }],
+    usage: usage(promptChars),
+    system_fingerprint: "fp_bench",
+  });
+}
+
+/** The 40 text chunks of a model-like stream, then its finish, usage and `[DONE]`. */
+function modelLikeChunks(n: number, promptChars: number): Uint8Array[] {
+  const head = {
+    id: `chatcmpl-bench-${n}`,
+    object: "chat.completion.chunk",
+    created: 1_790_000_000,
+    model: MODEL_LIKE.stream,
+    system_fingerprint: "fp_bench",
+  };
+  const words = LONG_TEXT.split(" ");
+  const per = Math.ceil(words.length / 40);
+  const events: unknown[] = Array.from({ length: 40 }, (_, i) => ({
+    ...head,
+    choices: [{
+      index: 0,
+      delta: {
+        ...(i === 0 ? { role: "assistant" } : {}),
+        content: words.slice(i * per, (i + 1) * per).join(" ") + " ",
+      },
+      logprobs: null,
+      finish_reason: i === 39 ? "stop" : null,
+    }],
+  }));
+  events.push({ ...head, choices: [], usage: usage(promptChars) });
+  return [
+    ...events.map((e) => enc.encode(`data: ${JSON.stringify(e)}\n\n`)),
+    enc.encode("data: [DONE]\n\n"),
+  ];
+}
+
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
  * Serve the upstream on 127.0.0.1.
  *
  * @param port Port (0 picks a free one).
@@ -262,8 +334,35 @@ export function serveModelUpstream(port = 0): Deno.HttpServer<Deno.NetAddr> {
         }, { status: 404 });
       }
       const text = await req.text();
-      const body = JSON.parse(text) as { stream?: boolean };
+      const body = JSON.parse(text) as { stream?: boolean; model?: string };
       n++;
+      if (body.model === MODEL_LIKE.json) {
+        await wait(300);
+        return new Response(longCompletion(n, text.length), {
+          headers: { "content-type": "application/json" },
+        });
+      }
+      if (body.model === MODEL_LIKE.stream) {
+        const pieces = modelLikeChunks(n, text.length);
+        let i = 0;
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            async pull(ctrl) {
+              // 150 ms to the first chunk, 20 ms between text chunks; the
+              // usage chunk and [DONE] follow the last at once.
+              if (i < 40) await wait(i === 0 ? 150 : 20);
+              if (i < pieces.length) ctrl.enqueue(pieces[i++]);
+              else ctrl.close();
+            },
+          }, { highWaterMark: 0 }),
+          {
+            headers: {
+              "content-type": "text/event-stream; charset=utf-8",
+              "cache-control": "no-cache",
+            },
+          },
+        );
+      }
       if (!body.stream) {
         return new Response(completion(n, text.length), {
           headers: { "content-type": "application/json" },

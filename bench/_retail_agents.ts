@@ -1,9 +1,11 @@
 /**
  * τ² retail agent loops written on the official clients, as a user of the
  * model gateway would write them (copied from the gateway tests' loop,
- * `tests/model_gateway/_retail_agent.ts`, which bench/ may not import):
- * the conversation (system prompt, the recorded user's messages in order,
- * the retail tools' schemas) goes to the model; each tool call it answers
+ * `tests/model_gateway/_retail_agent.ts`, which bench/ may not import),
+ * sending nothing of ours: τ²-bench's own message list (the system prompt,
+ * the agent's greeting first, as τ²'s orchestrator starts every
+ * conversation, then the recorded user's messages in order) and the retail
+ * tools' schemas go to the model; each tool call it answers
  * is run against the real retail environment (`RetailEnv.respond`, the
  * text τ² records) and sent back, until the model answers without tool
  * calls; then the next user message. A loop stops where the closed loop
@@ -11,20 +13,28 @@
  * conversation (`###STOP###`, `###TRANSFER###`, `###OUT-OF-SCOPE###`), or
  * when the scripted model's script is over (`END_TEXT`).
  *
- * - {@linkcode runChatAgent}: `openai`, Chat Completions, whole answers.
- * - {@linkcode runMessagesAgent}: `@anthropic-ai/sdk`, Messages, streamed
- *   (`messages.stream`).
+ * - {@linkcode runChatAgent}: `openai`, Chat Completions, whole answers or
+ *   streamed (`stream: true`, the chunks gathered as an agent does).
+ * - {@linkcode runMessagesAgent}: `@anthropic-ai/sdk`, Messages, whole
+ *   (`messages.create`) or streamed (`messages.stream`).
  *
- * Each call records whether the gateway answered it itself (the answer's
- * `x-harness-served: package`), so the bench can tell the package's
- * lookups from the model's calls.
+ * Each run notes the episode every answer names (the gateway's response
+ * header, `ANSWER_HEADERS.episode`), as a user reads it to mark outcomes,
+ * and each call whether the gateway answered it itself (`served:
+ * package`), so the bench can tell the package's lookups from the model's
+ * calls.
  *
  * @module
  */
 import type OpenAI from "openai";
 import { RETAIL_TOOL_SCHEMAS, RetailEnv } from "../eval/envs/tau2/mod.ts";
+import { ANSWER_HEADERS } from "../lib/model_gateway/answer_headers.ts";
 import { END_TEXT } from "../eval/scripted_model_server.ts";
-import type { AnthropicBlock, AnthropicClient } from "./_anthropic_sdk.ts";
+import type {
+  AnthropicBlock,
+  AnthropicClient,
+  AnthropicMessage,
+} from "./_anthropic_sdk.ts";
 
 /** A user message that ends the conversation (the closed loop's rule). */
 const USER_END = /###(STOP|TRANSFER|OUT-OF-SCOPE)###/;
@@ -47,8 +57,10 @@ export interface AgentOptions {
   users: readonly string[];
   /** The system prompt. */
   instructions: string;
-  /** Headers of every request (`x-harness-capture`, `x-harness-episode`). */
-  headers: Record<string, string>;
+  /** The agent's greeting, sent first (τ²'s orchestrator: "Hi! How can I help you today?"). */
+  greeting: string | null;
+  /** Streamed answers. */
+  stream: boolean;
   /** Requests at most, a guard against a loop that never ends. @default 100 */
   maxRequests?: number;
 }
@@ -75,8 +87,12 @@ export interface AgentRun {
   calls: AgentCall[];
   /** Why it stopped. */
   ended: "user_end" | "script_end" | "users_done";
-  /** What the gateway said where it gave up after refusals (`x-harness-refused`). */
+  /** What the gateway said where it gave up after refusals. */
   gave_up: string[];
+  /** The episodes the answers named, each once, in order (one, unless the gateway split the run). */
+  episodes: string[];
+  /** Answers that named no episode. */
+  unnamed: number;
 }
 
 /** One model answer, as a loop reads it. */
@@ -84,8 +100,10 @@ interface Answer {
   text: string | null;
   calls: { id: string; name: string; arguments: Record<string, unknown> }[];
   served: boolean;
-  /** The gateway gave up after refusals (`x-harness-refused`). */
+  /** The gateway gave up after refusals. */
   gave_up: boolean;
+  /** The episode the answer named, or null. */
+  episode: string | null;
   /** The answer as the client returned it (pushed back as history). */
   raw: unknown;
 }
@@ -111,6 +129,8 @@ async function drive(
     calls: [],
     ended: "users_done",
     gave_up: [],
+    episodes: [],
+    unnamed: 0,
   };
   for (const text of options.users) {
     if (USER_END.test(text)) {
@@ -126,6 +146,8 @@ async function drive(
       }
       run.requests++;
       const a = await ask();
+      if (a.episode === null) run.unnamed++;
+      else if (!run.episodes.includes(a.episode)) run.episodes.push(a.episode);
       if (a.text === END_TEXT) {
         run.ended = "script_end";
         return run;
@@ -150,8 +172,40 @@ async function drive(
 }
 
 const servedBy = (res: Response) =>
-  res.headers.get("x-harness-served") === "package";
-const gaveUp = (res: Response) => res.headers.has("x-harness-refused");
+  res.headers.get(ANSWER_HEADERS.served) === "package";
+const gaveUp = (res: Response) => res.headers.has(ANSWER_HEADERS.refused);
+const episodeOf = (res: Response) => res.headers.get(ANSWER_HEADERS.episode);
+
+/** A streamed Chat Completions answer gathered as an agent does. */
+async function gatherChat(
+  chunks: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>,
+): Promise<OpenAI.Chat.ChatCompletionMessage> {
+  let content: string | null = null;
+  const calls: OpenAI.Chat.ChatCompletionMessageFunctionToolCall[] = [];
+  for await (const c of chunks) {
+    const d = c.choices[0]?.delta;
+    if (!d) continue;
+    if (typeof d.content === "string") content = (content ?? "") + d.content;
+    for (const t of d.tool_calls ?? []) {
+      const call = calls[t.index] ??= {
+        id: "",
+        type: "function",
+        function: { name: "", arguments: "" },
+      };
+      if (t.id) call.id = t.id;
+      if (t.function?.name) call.function.name += t.function.name;
+      if (t.function?.arguments) {
+        call.function.arguments += t.function.arguments;
+      }
+    }
+  }
+  return {
+    role: "assistant",
+    content: content === "" ? null : content,
+    refusal: null,
+    ...(calls.length ? { tool_calls: calls } : {}),
+  };
+}
 
 function objectArgs(raw: string, where: string): Record<string, unknown> {
   const v = JSON.parse(raw || "{}");
@@ -165,7 +219,7 @@ function objectArgs(raw: string, where: string): Record<string, unknown> {
  * One retail conversation through Chat Completions (`openai`).
  *
  * @param client The client (its base URL is the gateway's `/v1`).
- * @param options Database, user messages, system prompt, headers.
+ * @param options Database, user messages, system prompt, greeting, streaming.
  * @returns The environment, counts and the calls made.
  * @throws {RangeError} When the model asks for more than `maxRequests` answers.
  * @throws {SyntaxError} When the model's tool arguments are not a JSON object.
@@ -176,14 +230,27 @@ export function runChatAgent(
 ): Promise<AgentRun> {
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
     { role: "system", content: options.instructions },
+    ...(options.greeting
+      ? [{ role: "assistant" as const, content: options.greeting }]
+      : []),
   ];
   return drive(options, async () => {
-    const { data, response } = await client.chat.completions.create({
-      model: "scripted-replay",
-      messages,
-      tools: CHAT_TOOLS,
-    }, { headers: options.headers }).withResponse();
-    const m = data.choices[0].message;
+    const params = { model: "scripted-replay", messages, tools: CHAT_TOOLS };
+    let m: OpenAI.Chat.ChatCompletionMessage;
+    let response: Response;
+    if (options.stream) {
+      const r = await client.chat.completions.create({
+        ...params,
+        stream: true,
+        stream_options: { include_usage: true },
+      }).withResponse();
+      response = r.response;
+      m = await gatherChat(r.data);
+    } else {
+      const r = await client.chat.completions.create(params).withResponse();
+      response = r.response;
+      m = r.data.choices[0].message;
+    }
     const calls = (m.tool_calls ?? []).filter((c) => c.type === "function");
     return {
       text: m.content,
@@ -194,6 +261,7 @@ export function runChatAgent(
       })),
       served: servedBy(response),
       gave_up: gaveUp(response),
+      episode: episodeOf(response),
       raw: calls,
     };
   }, {
@@ -215,11 +283,12 @@ export function runChatAgent(
 }
 
 /**
- * One retail conversation through Messages (`@anthropic-ai/sdk`), every
- * answer streamed (`messages.stream`, then `finalMessage()`).
+ * One retail conversation through Messages (`@anthropic-ai/sdk`), whole
+ * (`messages.create`) or streamed (`messages.stream`, then
+ * `finalMessage()`).
  *
  * @param client The client (its base URL is the gateway's, without `/v1`).
- * @param options Database, user messages, system prompt, headers.
+ * @param options Database, user messages, system prompt, greeting, streaming.
  * @returns The environment, counts and the calls made.
  * @throws {RangeError} When the model asks for more than `maxRequests` answers.
  */
@@ -227,17 +296,27 @@ export function runMessagesAgent(
   client: AnthropicClient,
   options: AgentOptions,
 ): Promise<AgentRun> {
-  const messages: { role: "user" | "assistant"; content: unknown }[] = [];
+  const messages: { role: "user" | "assistant"; content: unknown }[] =
+    options.greeting ? [{ role: "assistant", content: options.greeting }] : [];
   return drive(options, async () => {
-    const stream = client.messages.stream({
+    const params = {
       model: "scripted-replay",
       max_tokens: 4096,
       system: options.instructions,
       messages,
       tools: MESSAGES_TOOLS,
-    }, { headers: options.headers });
-    const { response } = await stream.withResponse();
-    const m = await stream.finalMessage();
+    };
+    let m: AnthropicMessage;
+    let response: Response;
+    if (options.stream) {
+      const stream = client.messages.stream(params);
+      response = (await stream.withResponse()).response;
+      m = await stream.finalMessage();
+    } else {
+      const r = await client.messages.create(params).withResponse();
+      response = r.response;
+      m = r.data;
+    }
     const text = m.content.filter((b) => b.type === "text").map((b) => b.text)
       .join("");
     const calls = m.content.flatMap((b) =>
@@ -250,6 +329,7 @@ export function runMessagesAgent(
       calls,
       served: servedBy(response),
       gave_up: gaveUp(response),
+      episode: episodeOf(response),
       raw: m.content,
     };
   }, {

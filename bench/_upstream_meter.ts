@@ -2,7 +2,9 @@
  * A meter in front of the scripted upstreams: it forwards each request as
  * it came (`/s/<id>/v1/chat/completions` to the OpenAI scripted server,
  * `/s/<id>/v1/messages` to the Anthropic front; the answer streams back
- * as it comes) and splits the prompt the upstream counts into the parts
+ * as it comes; the OpenAI scripted server answers whole, so a streamed
+ * Chat Completions request is asked whole and its answer sent back as
+ * chunks) and splits the prompt the upstream counts into the parts
  * that explain a package's cost, with the same tokenizer and framing
  * (`TokenCounter`) over the Chat Completions shape:
  *
@@ -41,6 +43,63 @@ export interface UpstreamMeter {
   close(): Promise<void>;
   /** Same as `close()`. */
   [Symbol.asyncDispose](): Promise<void>;
+}
+
+type Obj = Record<string, unknown>;
+
+/**
+ * A streamed Chat Completions request asked whole, and its whole answer as
+ * the chunks a streaming upstream sends (role, text, each call, the finish
+ * reason, usage when asked, `[DONE]`). Null when the request is not a
+ * streamed one.
+ */
+function chatStream(
+  text: string,
+): { whole: string; sse(answer: Obj): string } | null {
+  let body: Obj;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (body?.stream !== true) return null;
+  const usage = (body.stream_options as Obj | undefined)?.include_usage ===
+    true;
+  const { stream: _s, stream_options: _o, ...rest } = body;
+  return {
+    whole: JSON.stringify(rest),
+    sse(answer) {
+      const choice = (answer.choices as Obj[])[0];
+      const m = choice.message as Obj;
+      const base = {
+        id: answer.id,
+        object: "chat.completion.chunk",
+        created: answer.created,
+        model: answer.model,
+      };
+      const chunk = (delta: Obj, finish: unknown = null) =>
+        `data: ${
+          JSON.stringify({
+            ...base,
+            choices: [{ index: 0, delta, finish_reason: finish }],
+          })
+        }\n\n`;
+      let out = chunk({ role: "assistant", content: "" });
+      if (typeof m.content === "string" && m.content !== "") {
+        out += chunk({ content: m.content });
+      }
+      ((m.tool_calls ?? []) as Obj[]).forEach((c, index) => {
+        out += chunk({ tool_calls: [{ index, ...c }] });
+      });
+      out += chunk({}, choice.finish_reason);
+      if (usage) {
+        out += `data: ${
+          JSON.stringify({ ...base, choices: [], usage: answer.usage })
+        }\n\n`;
+      }
+      return out + "data: [DONE]\n\n";
+    },
+  };
 }
 
 /** The scripted model's own call ids (`ScriptWalker`'s default prefix). */
@@ -102,11 +161,21 @@ export function startUpstreamMeter(
     const headers = new Headers(req.headers);
     headers.delete("content-length");
     headers.delete("host");
+    // The OpenAI scripted server answers whole: a streamed request is
+    // asked whole and its answer streamed as Chat Completions chunks.
+    const streamed = match?.[2] === "chat/completions"
+      ? chatStream(text)
+      : null;
     const res = await fetch(`${target}${url.pathname}${url.search}`, {
       method: req.method,
       headers,
-      body: req.method === "GET" ? null : text,
+      body: req.method === "GET" ? null : streamed?.whole ?? text,
     });
+    if (streamed && res.status === 200) {
+      return new Response(streamed.sse(await res.json()), {
+        headers: { "content-type": "text/event-stream; charset=utf-8" },
+      });
+    }
     const back = new Headers(res.headers);
     // fetch has decoded the body already.
     back.delete("content-encoding");

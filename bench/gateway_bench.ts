@@ -22,8 +22,15 @@
  * `--baseline DIR`, the gateway of another checkout (before/after in the
  * same rounds).
  *
+ * The load table (issue 45, `_gateway_load.ts`) runs last: upstreams that
+ * answer like a model (at once; 300 ms then 2 KB; a 40-chunk stream) at
+ * concurrency 1, 8, 64 and 256, through every route and Portkey's gateway
+ * (`_portkey.ts`, installed from npm by the bench, skipped with the reason
+ * when it cannot be).
+ *
  * `deno task bench gateway [--requests N] [--cells TEXT] [--quick]
- * [--cpu-prof DIR] [--pin yes|no] [--nginx yes|no] [--baseline DIR]`: N
+ * [--cpu-prof DIR] [--pin yes|no] [--nginx yes|no] [--baseline DIR]
+ * [--suite all|classic|load] [--portkey yes|no]`: N
  * requests per cell and route (default 2,000); only the cells whose label
  * contains TEXT; `--quick` runs only direct and via the gateway;
  * `--cpu-prof` writes each gateway process's V8 CPU profile into DIR and
@@ -31,7 +38,9 @@
  * `bench/out/gateway_profile.md` instead of `gateway.md` (the profiler slows
  * what it measures); `--pin no` skips the pinned pass (`_gateway_pinned.ts`:
  * the c=8 cells again with `taskset`, the processes in between on CPU 1, the
- * clients and the upstream on CPU 0); `--nginx no` leaves nginx out.
+ * clients and the upstream on CPU 0); `--nginx no` leaves nginx out;
+ * `--suite` runs the first cells, the load table or both (default);
+ * `--portkey no` leaves Portkey out.
  *
  * @module
  */
@@ -61,6 +70,8 @@ import { bareProxyChild, gatewayChild } from "./_gateway_children.ts";
 import { gatewayRoutes } from "./_gateway_routes.ts";
 import { loadAverages, machineBusySeconds } from "./_load_probe.ts";
 import { type GatewayStats, recordingRows } from "./_gateway_recording.ts";
+import { loadCells, loadRows, runLoadCell } from "./_gateway_load.ts";
+import { startPortkey } from "./_portkey.ts";
 
 const UPSTREAM = new URL("./_model_upstream.ts", import.meta.url).pathname;
 
@@ -83,8 +94,15 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
       pin: { type: "string", default: "yes" },
       nginx: { type: "string", default: "yes" },
       baseline: { type: "string" },
+      suite: { type: "string", default: "all" },
+      portkey: { type: "string", default: "yes" },
     },
   });
+  if (!["all", "classic", "load"].includes(values.suite)) {
+    throw new RangeError(
+      `--suite must be all, classic or load, got "${values.suite}"`,
+    );
+  }
   const perSide = Number(values.requests);
   if (!Number.isInteger(perSide) || perSide < ROUNDS) {
     throw new RangeError(
@@ -92,13 +110,20 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
     );
   }
   const lastTurnBytes: number[] = [];
-  const cells = allCells(lastTurnBytes).filter((c) =>
-    c.label.includes(values.cells)
-  );
+  const classic = values.suite !== "load";
+  const cells = classic
+    ? allCells(lastTurnBytes).filter((c) => c.label.includes(values.cells))
+    : [];
+  const load = values.suite !== "classic"
+    ? loadCells().filter((c) => c.label.includes(values.cells))
+    : [];
   const split = !values.quick;
-  const pinned = values.pin === "no" || navigator.hardwareConcurrency < 2
-    ? []
-    : pinnedCells(lastTurnBytes).filter((c) => c.label.includes(values.cells));
+  const pinned =
+    !classic || values.pin === "no" || navigator.hardwareConcurrency < 2
+      ? []
+      : pinnedCells(lastTurnBytes).filter((c) =>
+        c.label.includes(values.cells)
+      );
   const load0 = await loadAverages();
   const started = new Date();
   const t0 = performance.now();
@@ -130,6 +155,8 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
   const cpu: BenchRow[] = [];
   const record: BenchRow[] = [];
   const phases: BenchRow[] = [];
+  const loaded: BenchRow[] = [];
+  let portkeyNote: string | null = null;
   let pin = {
     latency: [] as BenchRow[],
     byRoute: [] as BenchRow[],
@@ -145,6 +172,32 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
       cpu.push(cpuRow(cell, sides));
     }
     pin = await pinnedPass(pinned, run);
+    if (load.length > 0) {
+      // Portkey joins for the load table only (the first cells' clients
+      // send no Portkey headers), last but for the gateway.
+      if (split && values.portkey !== "no") {
+        const pk = await startPortkey(upstream);
+        if ("why" in pk) {
+          portkeyNote = `not measured: ${pk.why}`;
+          console.error(`gateway bench: Portkey ${portkeyNote}`);
+        } else {
+          portkeyNote = pk.note;
+          routes.splice(routes.length - 1, 0, {
+            arm: "portkey",
+            url: pk.url,
+            headers: pk.headers,
+            pids: pk.pids,
+            stop: pk.stop,
+            sent: 0,
+            conversations: 0,
+          });
+        }
+      }
+      for (const c of load) {
+        console.error(`gateway bench: ${c.label}`);
+        loaded.push(...loadRows(c, await runLoadCell(c, run), routes));
+      }
+    }
   } finally {
     const rss: string[] = [];
     for (const r of routes) {
@@ -208,12 +261,14 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
         ...pin.byRoute,
         ...pin.cpu,
       ]],
+      ["Model gateway under load (issue 45)", loaded],
       ["Model gateway: recording", record],
       ["Model gateway: where the CPU goes (V8 profile)", phases],
     ],
     perSide,
     split,
     nginx: nginxNote,
+    portkey: portkeyNote,
     baseline: values.baseline ?? null,
     pinned: pin.latency.length > 0,
     profiled: profDir !== undefined,

@@ -1,32 +1,36 @@
 /**
- * The closed loop through the model gateway (issue 33, item 4):
- * `deno task bench gateway --loop [--seeds N] [--json] [--data FILE]
- * [--db FILE] [--match FILE] [--anthropic-seed N] [--out DIR] [--validate]`
- * (16 seeds and Anthropic seed 1 by default; `--anthropic-seed 0` skips
- * it). `--validate` sets the held-out split aside untouched and judges on
- * a validation part of the training split (seed + 1000, as `deno task
- * bench loop --validate` does), into `bench/out/gateway_loop_validate/`:
- * where a change to the compiler, the driver or the gateway is judged.
+ * The closed loop through the model gateway (issue 33, item 4; issue 42,
+ * item 5: no header of ours):
+ * `deno task bench gateway --loop [--seeds N] [--variants LIST] [--json]
+ * [--data FILE] [--db FILE] [--match FILE] [--out DIR] [--validate]`
+ * (8 seeds by default, each through every variant: `openai`,
+ * `openai_stream`, `anthropic`, `anthropic_stream`). `--validate` sets the
+ * held-out split aside untouched and judges on a validation part of the
+ * training split (seed + 1000, as `deno task bench loop --validate` does),
+ * into `bench/out/gateway_loop_validate/`: where a change to the compiler,
+ * the driver or the gateway is judged.
  *
- * Each held-out τ² retail task is driven by an unmodified agent loop on the
- * official `openai` client (`_retail_agents.ts`) with the retail
- * environment's tools and the recorded user; its model is the scripted
- * model server (the recorded agent, replayed), reached through the ingest
- * server's model gateway, in two arms:
+ * Each held-out τ² retail task is driven by an unmodified agent loop on an
+ * official client (`_retail_agents.ts`: `openai` Chat Completions or
+ * `@anthropic-ai/sdk` Messages, whole or streamed) with the retail
+ * environment's tools, τ²'s own message list (the agent's greeting first)
+ * and the recorded user; it sends no header of ours (each arm records into
+ * its store's active capture, `capture start`; the episode is the one the
+ * gateway finds, named in each answer). Its model is the scripted model
+ * (the recorded agent, replayed; `_scripted_anthropic.ts` for Messages),
+ * reached through the ingest server's model gateway, in two arms:
  *
  * - (a) the gateway recording only;
  * - (b) the gateway serving the package compiled from arm (a)'s own
  *   capture of the training split: the training tasks run through arm
- *   (a)'s gateway into a capture of their own, their outcomes are marked
- *   (τ²'s recorded reward, as a user marks outcomes), and the capture's
- *   successful episodes are compiled (`compileBehavior`, as the closed loop
- *   compiles the training split's successful episodes).
+ *   (a)'s gateway into a capture of their own — every task twice, the same
+ *   first request each time — their outcomes are marked on the episodes
+ *   the answers named (τ²'s recorded reward, as a user marks outcomes), and
+ *   the capture's successful episodes are compiled (`compileBehavior`, as
+ *   the closed loop compiles the training split's successful episodes).
  *
- * One more seed runs every step (training capture, compile, both arms)
- * through the Anthropic wire: `@anthropic-ai/sdk`, streamed, against a
- * scripted Anthropic front (`_scripted_anthropic.ts`). Figures, targets
- * and the analysis go to `<out>/gateway_loop.md` (and `.json` with
- * `--json`); see `_gateway_loop_report.ts`.
+ * Figures, targets and the analysis go to `<out>/gateway_loop.md` (and
+ * `.json` with `--json`); see `_gateway_loop_report.ts`.
  *
  * Each gateway has one upstream base URL, so each arm reads one script id
  * of the scripted server, replaced before each episode (`addScript`);
@@ -55,7 +59,7 @@ import { startScriptedModelServer } from "../eval/scripted_model_server.ts";
 import type { ServedPackage } from "../lib/model_gateway/serving.ts";
 import { startScriptedAnthropic } from "./_scripted_anthropic.ts";
 import { startUpstreamMeter } from "./_upstream_meter.ts";
-import type { Arm } from "./_gateway_episode.ts";
+import type { Arm, LoopWire } from "./_gateway_episode.ts";
 import {
   anthropicClient,
   runSeed,
@@ -77,8 +81,16 @@ const SHARED_DATA = join(
 const FIXTURE_DATA = join(HERE, "../fixtures/tau2_retail_slice.json");
 const FIXTURE_DB = join(HERE, "../fixtures/tau2_retail_db.json");
 const DEFAULT_INSTRUCTIONS = "You are a retail customer service agent.";
-/** Seeds by default: what fits in ~15 minutes on a busy 2-core machine. */
-const DEFAULT_SEEDS = 16;
+/** Seeds by default (each through every variant). */
+const DEFAULT_SEEDS = 8;
+
+/** Wire and streaming of each variant. */
+const VARIANTS: Record<string, { wire: LoopWire; stream: boolean }> = {
+  openai: { wire: "openai", stream: false },
+  openai_stream: { wire: "openai", stream: true },
+  anthropic: { wire: "anthropic", stream: false },
+  anthropic_stream: { wire: "anthropic", stream: true },
+};
 
 /**
  * τ²-bench's declared retail tool types, then the file's own effects, then
@@ -152,7 +164,7 @@ export async function gatewayLoop(
       db: { type: "string" },
       match: { type: "string" },
       seeds: { type: "string" },
-      "anthropic-seed": { type: "string" },
+      variants: { type: "string", default: Object.keys(VARIANTS).join(",") },
       validate: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
       out: { type: "string" },
@@ -206,11 +218,20 @@ export async function gatewayLoop(
     });
     const armAServer = await openServer(armAStore, upstreamsOf("arm_a"));
     const n = Number(values.seeds ?? DEFAULT_SEEDS);
-    const aSeed = Number(values["anthropic-seed"] ?? 1);
+    const variants = values.variants.split(",").map((v) => v.trim()).filter(
+      (v) => v !== "",
+    );
+    for (const v of variants) {
+      if (!(v in VARIANTS)) {
+        throw new RangeError(
+          `Unknown variant "${v}": use ${Object.keys(VARIANTS).join(", ")}`,
+        );
+      }
+    }
     const armA: Arm = {
       server: armAServer,
       ...clientsOf(armAServer.url),
-      anthropic: aSeed > 0 ? await anthropicClient(armAServer.url) : null,
+      anthropic: await anthropicClient(armAServer.url),
       scriptId: "arm_a",
     };
     let armBs = 0;
@@ -237,6 +258,7 @@ export async function gatewayLoop(
         });
         return {
           server,
+          store,
           ...clientsOf(server.url),
           anthropic: null,
           scriptId: "arm_b",
@@ -262,20 +284,15 @@ export async function gatewayLoop(
     });
     const runs: LoopSeedRun[] = [];
     for (let s = 1; s <= n; s++) {
-      runs.push(await runSeed(setup, s, "openai"));
-      console.error(
-        `gateway loop: seed ${s}/${n} (openai) in ${
-          (runs.at(-1)!.wall_ms / 1000).toFixed(1)
-        } s`,
-      );
-    }
-    if (aSeed > 0) {
-      runs.push(await runSeed(setup, aSeed, "anthropic"));
-      console.error(
-        `gateway loop: seed ${aSeed} (anthropic) in ${
-          (runs.at(-1)!.wall_ms / 1000).toFixed(1)
-        } s`,
-      );
+      for (const v of variants) {
+        const { wire, stream } = VARIANTS[v];
+        runs.push(await runSeed(setup, s, wire, stream));
+        console.error(
+          `gateway loop: seed ${s}/${n} (${v}) in ${
+            (runs.at(-1)!.wall_ms / 1000).toFixed(1)
+          } s`,
+        );
+      }
     }
     await armAServer.close();
     armAStore.close();
@@ -288,10 +305,10 @@ export async function gatewayLoop(
       data: fallback ? "fixtures/tau2_retail_slice.json" : shortPath(dataPath),
       fallback,
       seeds: n,
+      variants,
       mode: values.validate
         ? "the validation part of the training split (split again with seed + 1000; the held-out split set aside untouched)"
         : "the held-out tasks",
-      anthropic_seed: aSeed > 0 ? aSeed : null,
       machine: await machineNote(),
       wall_s: Math.round((Date.now() - started.getTime()) / 100) / 10,
       setup: {

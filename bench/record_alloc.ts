@@ -25,6 +25,7 @@
  */
 import { HarnessStore } from "../lib/store/mod.ts";
 import { openaiChatWire } from "../lib/model_gateway/openai_chat_wire.ts";
+import { identify } from "../lib/model_gateway/episode_identity.ts";
 import { ConversationBook } from "../lib/model_gateway/conversation_book.ts";
 import {
   type Exchange,
@@ -176,9 +177,13 @@ async function shapeRows(
   const parsed = raws.map(parse);
   rows.wire = measure(n, (i) => wire(raws[i], parsed[i]));
   const read = raws.map((r, i) => wire(r, parsed[i]));
-  const ex = (i: number): Exchange => ({
+  const ex = (i: number, book: ConversationBook): Exchange => ({
     capture_id: "cap_alloc",
-    episode_id: null,
+    identity: identify(book, {
+      capture: "cap_alloc",
+      request: read[i].request,
+      client: { first: null, later: null },
+    }),
     request: read[i].request,
     body: parsed[i].body,
     started: new Date(1_790_000_000_000 + i),
@@ -189,11 +194,11 @@ async function shapeRows(
   let fresh = new ConversationBook();
   rows.events = measure(n, (i) => {
     if (i === 0) fresh = new ConversationBook();
-    return exchangeEvents(ex(i), { book: fresh });
+    return exchangeEvents(ex(i, fresh), { book: fresh });
   });
   const book = new ConversationBook();
   const events: UnsealedEvent[][] = raws.map((_, i) =>
-    exchangeEvents(ex(i), { book })
+    exchangeEvents(ex(i, book), { book })
   );
   const set = redactionSet(DEFAULT_REDACTION_RULES);
   rows.redact = measure(

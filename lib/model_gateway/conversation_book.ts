@@ -1,19 +1,64 @@
 /**
  * {@linkcode ConversationBook}: what the gateway remembers of the
- * conversations it saw, so that each request records only what is new since
- * the conversation's previous request (a client sends the whole history
- * every time), and each tool result finds the call it answers.
+ * conversations it saw, so that each request is given its episode when it
+ * arrives, records only what is new since the conversation's previous
+ * request (a client sends the whole history every time), and each tool
+ * result finds the call it answers.
  *
- * A conversation is found by its first message's hash (and, when the
- * request names one, its episode); of the conversations found, the one
- * sharing the longest prefix of messages with the request continues. A
- * request that extends a conversation moves it on; one that departs from it
- * (an edited or compacted history) starts a branch beside it. Everything is
- * bounded (least recently used dropped first) and rebuilt from the spools
- * after a restart (`restore.ts`). Per process, never module state.
+ * A conversation is remembered by its *end*: the messages of its last
+ * request and the answer that request got. A request continues a
+ * conversation only when its messages begin with that end, answer
+ * included (`episode_identity.ts` decides; the answer is compared as the
+ * wire's reader reads it: text and tool call ids). Each end is taken once:
+ * the request that continues a conversation becomes its end at once, before
+ * it is forwarded. Ends are found by the hash of their last message; the
+ * conversation sharing the longest prefix with a request (the link of a
+ * fork) by the hash of the first. Everything is bounded (least recently
+ * used dropped first) and rebuilt from the spools after a restart
+ * (`restore.ts`). Per process, never module state.
  *
  * @module
  */
+import type { NormResponse } from "./wire_types.ts";
+
+/** The answer of a request as the next request repeats it. */
+export interface AnswerKey {
+  /** Its text, without whitespace (clients re-serialize it). */
+  text: string;
+  /** Its tool calls' ids, in order. */
+  call_ids: string[];
+}
+
+/**
+ * The state of a conversation's last request: in flight, answered (the
+ * answer read, or readable on demand), or failed (no answer reached the
+ * client: an upstream error, a time-out, a client that went away, a cut
+ * stream).
+ */
+export interface ConversationEnd {
+  /** Where the last request stands. */
+  state: "pending" | "answered" | "failed";
+  /** The answer, once read (null: not read yet, or none). */
+  answer: AnswerKey | null;
+  /**
+   * Reads the answer when it is not read yet (the first reader caches it);
+   * for a stream in flight, what came so far. Null when there is nothing
+   * to read.
+   */
+  read: (() => NormResponse | null) | null;
+  /** The exchange the end belongs to (only it may settle the end). */
+  owner: object | null;
+}
+
+/** What the recorder last wrote of a conversation. */
+export interface RecordedState {
+  /** The `model.requested` event of its latest recorded request. */
+  request_event_id: string | null;
+  /** The prefix hash of that request's messages (`extendPrefix` over them). */
+  head: string | null;
+  /** How many messages that head covers. */
+  length: number;
+}
 
 /** One conversation as last seen. */
 export interface Conversation {
@@ -23,19 +68,14 @@ export interface Conversation {
   episode_id: string;
   /** Hashes of the messages of its latest request. */
   hashes: string[];
-  /**
-   * The prefix hash of all of `hashes` (`extendPrefix` over them), so that
-   * a request extending the conversation hashes only its new messages;
-   * absent, it is computed from `hashes`.
-   */
-  head?: string;
-  /**
-   * The answer to that request as recorded (its text and call ids): the
-   * assistant message in the next request that matches it is not new.
-   */
-  answer: { text: string; call_ids: string[] } | null;
-  /** The `model.requested` event of its latest request (a later one points back to it). */
-  request_event_id: string | null;
+  /** Its latest request's state and answer. */
+  end: ConversationEnd;
+  /** What the recorder wrote last. */
+  recorded: RecordedState;
+  /** Continued by `previous_response_id` (its input holds only new items). */
+  chained?: boolean;
+  /** Dropped from the book (bounds). */
+  dropped?: boolean;
 }
 
 /** A tool call waiting for its result. */
@@ -48,14 +88,6 @@ export interface PendingCall {
   arguments: Record<string, unknown>;
 }
 
-/** What a request continues. */
-export interface Continuation {
-  /** The conversation, or null for a new one. */
-  conversation: Conversation | null;
-  /** Messages of the request it already holds (the rest are new). */
-  known: number;
-}
-
 /** Bounds of the book. */
 export interface ConversationBookOptions {
   /** Conversations kept. @default 4096 */
@@ -63,11 +95,14 @@ export interface ConversationBookOptions {
   /**
    * Conversations kept per first message. Every conversation of an agent
    * starts with the same system prompt, so this bounds how many of them
-   * can run at once and still be told apart (past it, the oldest one's next
-   * request starts a new episode and records its history again).
+   * can run at once and still be told apart (past it, the oldest one is
+   * forgotten: its next request starts a new episode, linked to the
+   * conversation it shares the most with, and records its history again).
    * @default 256
    */
   maxPerFirstMessage?: number;
+  /** Conversations kept per named episode. @default 64 */
+  maxPerEpisode?: number;
   /** Pending calls, answered call ids and episodes kept. @default 65536 */
   maxEntries?: number;
 }
@@ -107,15 +142,59 @@ class Lru<V> {
 
 const key = (...parts: string[]) => parts.join("\u0000");
 
+/** The indexes of one capture's conversations. */
+interface CaptureIndex {
+  /** Last message's hash → conversations whose end ends with it. */
+  byLast: Map<string, Conversation[]>;
+  /** First message's hash → conversations (oldest first). */
+  byFirst: Map<string, Conversation[]>;
+  /** Episode → its conversations (oldest first). */
+  byEpisode: Map<string, Conversation[]>;
+}
+
+function addTo<K>(m: Map<K, Conversation[]>, k: K, c: Conversation): void {
+  const list = m.get(k);
+  if (list) list.push(c);
+  else m.set(k, [c]);
+}
+
+function removeFrom<K>(m: Map<K, Conversation[]>, k: K, c: Conversation): void {
+  const list = m.get(k);
+  if (!list) return;
+  const i = list.indexOf(c);
+  if (i >= 0) list.splice(i, 1);
+  if (list.length === 0) m.delete(k);
+}
+
+/** A fresh end: in flight, nothing to read yet. */
+export function pendingEnd(owner: object | null): ConversationEnd {
+  return { state: "pending", answer: null, read: null, owner };
+}
+
+/**
+ * The answer's key: its text without whitespace and its call ids.
+ *
+ * @param text The answer's text.
+ * @param callIds Its tool calls' ids.
+ * @returns The key.
+ */
+export function answerKey(text: string, callIds: string[]): AnswerKey {
+  return { text: text.replace(/\s+/g, ""), call_ids: callIds };
+}
+
 /** The gateway's memory of conversations, calls and episodes. */
 export class ConversationBook {
-  readonly #byFirst: Lru<Conversation[]>;
+  readonly #captures = new Map<string, CaptureIndex>();
+  /** Every conversation, least recently used first. */
+  readonly #recent = new Set<Conversation>();
   readonly #byResponse: Lru<Conversation>;
   readonly #pending: Lru<PendingCall>;
   readonly #answered: Lru<true>;
   readonly #episodes: Lru<{ toolsets: Set<string> }>;
   readonly #hookEpisodes: Lru<true>;
+  readonly #max: number;
   readonly #perFirst: number;
+  readonly #perEpisode: number;
 
   /**
    * Create a `ConversationBook`.
@@ -123,46 +202,203 @@ export class ConversationBook {
    * @param options Bounds.
    */
   constructor(options: ConversationBookOptions = {}) {
-    const conv = options.maxConversations ?? 4096;
+    this.#max = options.maxConversations ?? 4096;
     const n = options.maxEntries ?? 65536;
-    this.#byFirst = new Lru(conv);
-    this.#byResponse = new Lru(conv);
+    this.#byResponse = new Lru(this.#max);
     this.#pending = new Lru(n);
     this.#answered = new Lru(n);
     this.#episodes = new Lru(n);
     this.#hookEpisodes = new Lru(n);
     this.#perFirst = options.maxPerFirstMessage ?? 256;
+    this.#perEpisode = options.maxPerEpisode ?? 64;
+  }
+
+  #index(capture: string): CaptureIndex {
+    let ix = this.#captures.get(capture);
+    if (!ix) {
+      ix = { byLast: new Map(), byFirst: new Map(), byEpisode: new Map() };
+      this.#captures.set(capture, ix);
+    }
+    return ix;
   }
 
   /**
-   * The conversation a request continues.
+   * The conversations whose end's last message has this hash.
    *
-   * @param capture Its capture.
-   * @param hashes Its messages' hashes.
-   * @param episode The episode the request names (header, session), if any.
-   * @returns The conversation sharing the longest prefix, and that length.
+   * @param capture Capture.
+   * @param lastHash The hash.
+   * @returns Them (do not change the list).
    */
-  continuation(
-    capture: string,
-    hashes: readonly string[],
-    episode: string | null,
-  ): Continuation {
-    if (hashes.length === 0) return { conversation: null, known: 0 };
-    const list = this.#byFirst.get(key(capture, hashes[0])) ?? [];
-    let best: Conversation | null = null;
-    let bestLength = 0;
-    for (let i = list.length - 1; i >= 0; i--) {
-      const c = list[i];
-      if (episode !== null && c.episode_id !== episode) continue;
-      let n = 0;
-      const max = Math.min(c.hashes.length, hashes.length);
-      while (n < max && c.hashes[n] === hashes[n]) n++;
-      if (n > bestLength) {
-        best = c;
-        bestLength = n;
-      }
+  endingWith(capture: string, lastHash: string): readonly Conversation[] {
+    return this.#captures.get(capture)?.byLast.get(lastHash) ?? [];
+  }
+
+  /**
+   * The conversations whose first message has this hash.
+   *
+   * @param capture Capture.
+   * @param firstHash The hash.
+   * @returns Them, oldest first (do not change the list).
+   */
+  startingWith(capture: string, firstHash: string): readonly Conversation[] {
+    return this.#captures.get(capture)?.byFirst.get(firstHash) ?? [];
+  }
+
+  /**
+   * The conversations of an episode.
+   *
+   * @param capture Capture.
+   * @param episode Episode.
+   * @returns Them, oldest first (do not change the list).
+   */
+  ofEpisode(capture: string, episode: string): readonly Conversation[] {
+    return this.#captures.get(capture)?.byEpisode.get(episode) ?? [];
+  }
+
+  /**
+   * Start remembering a conversation.
+   *
+   * @param c The conversation (its hashes, end and recorded state set).
+   * @returns The same conversation.
+   */
+  add(c: Conversation): Conversation {
+    const ix = this.#index(c.capture_id);
+    if (c.hashes.length > 0) {
+      addTo(ix.byLast, c.hashes[c.hashes.length - 1], c);
+      const first = c.hashes[0];
+      addTo(ix.byFirst, first, c);
+      const same = ix.byFirst.get(first)!;
+      if (same.length > this.#perFirst) this.drop(same[0]);
     }
-    return { conversation: best, known: bestLength };
+    addTo(ix.byEpisode, c.episode_id, c);
+    const mine = ix.byEpisode.get(c.episode_id)!;
+    if (mine.length > this.#perEpisode) this.drop(mine[0]);
+    this.#recent.add(c);
+    while (this.#recent.size > this.#max) {
+      this.drop(this.#recent.values().next().value as Conversation);
+    }
+    return c;
+  }
+
+  /**
+   * Move a conversation's end to a new request's messages.
+   *
+   * @param c The conversation.
+   * @param hashes The request's messages' hashes.
+   * @param end Its state.
+   */
+  advance(c: Conversation, hashes: string[], end: ConversationEnd): void {
+    c.end = end;
+    this.touch(c);
+    if (c.dropped) return;
+    const ix = this.#index(c.capture_id);
+    const before = c.hashes;
+    const lastBefore = before.length ? before[before.length - 1] : null;
+    const lastNow = hashes.length ? hashes[hashes.length - 1] : null;
+    if (before.length === 0 && hashes.length > 0) {
+      addTo(ix.byFirst, hashes[0], c);
+    }
+    if (lastBefore !== lastNow || before.length !== hashes.length) {
+      if (lastBefore !== null) removeFrom(ix.byLast, lastBefore, c);
+      if (lastNow !== null) addTo(ix.byLast, lastNow, c);
+    }
+    c.hashes = hashes;
+  }
+
+  /**
+   * Add messages to a conversation's end in place (restoring from a spool:
+   * each request costs its new messages, never a copy of the history).
+   *
+   * @param c The conversation.
+   * @param more The new messages' hashes.
+   */
+  append(c: Conversation, more: readonly string[]): void {
+    this.touch(c);
+    if (c.dropped || more.length === 0) return;
+    const ix = this.#index(c.capture_id);
+    const h = c.hashes;
+    if (h.length > 0) removeFrom(ix.byLast, h[h.length - 1], c);
+    else addTo(ix.byFirst, more[0], c);
+    for (const x of more) h.push(x);
+    addTo(ix.byLast, h[h.length - 1], c);
+  }
+
+  /**
+   * Mark a conversation used (the least recently used are dropped first).
+   *
+   * @param c The conversation.
+   */
+  touch(c: Conversation): void {
+    if (c.dropped) return;
+    this.#recent.delete(c);
+    this.#recent.add(c);
+  }
+
+  /**
+   * Forget a conversation (bounds).
+   *
+   * @param c The conversation.
+   */
+  drop(c: Conversation): void {
+    if (c.dropped) return;
+    c.dropped = true;
+    this.#recent.delete(c);
+    const ix = this.#captures.get(c.capture_id);
+    if (!ix) return;
+    if (c.hashes.length > 0) {
+      removeFrom(ix.byLast, c.hashes[c.hashes.length - 1], c);
+      removeFrom(ix.byFirst, c.hashes[0], c);
+    }
+    removeFrom(ix.byEpisode, c.episode_id, c);
+    c.hashes = [];
+    c.end = { state: "failed", answer: null, read: null, owner: null };
+  }
+
+  /**
+   * Settle a conversation's end when it still belongs to the exchange.
+   *
+   * @param c The conversation.
+   * @param owner The exchange.
+   * @param settled The new state, and the answer or its reader.
+   */
+  settle(
+    c: Conversation,
+    owner: object,
+    settled: {
+      state: "answered" | "failed";
+      answer?: AnswerKey | null;
+      read?: (() => NormResponse | null) | null;
+    },
+  ): void {
+    if (c.end.owner !== owner) return;
+    c.end = {
+      state: settled.state,
+      answer: settled.answer ?? null,
+      read: settled.state === "answered" ? settled.read ?? null : null,
+      owner,
+    };
+  }
+
+  /**
+   * The answer of a conversation's end, read now if it was not.
+   *
+   * @param c The conversation.
+   * @returns The answer, or null (none, or not readable).
+   */
+  answerOf(c: Conversation): AnswerKey | null {
+    const end = c.end;
+    if (end.answer !== null) return end.answer;
+    if (end.read === null) return null;
+    const res = end.read();
+    if (res === null) return null;
+    const k = answerKey(res.text, res.tool_calls.map((t) => t.id));
+    // A stream in flight may grow: only a finished answer is kept.
+    if (end.state === "answered") {
+      end.answer = k;
+      end.read = null;
+      if (res.id) this.rememberResponse(c, res.id);
+    }
+    return k;
   }
 
   /**
@@ -174,37 +410,24 @@ export class ConversationBook {
    * @returns The conversation, or null.
    */
   byResponse(capture: string, responseId: string): Conversation | null {
-    return this.#byResponse.get(key(capture, responseId)) ?? null;
+    const c = this.#byResponse.get(key(capture, responseId)) ?? null;
+    return c && !c.dropped ? c : null;
   }
 
   /**
-   * Remember a request: it moves its conversation on when it extends it,
-   * else it starts a branch (or a new conversation).
+   * Read every answered end of a capture not read yet (a Responses
+   * request names an answer whose id is known only once it is read).
    *
-   * @param from The conversation it continued (null for none).
-   * @param seen The request's conversation now.
-   * @returns The conversation as remembered.
+   * @param capture The capture.
    */
-  remember(from: Conversation | null, seen: Conversation): Conversation {
-    const extends_ = from !== null &&
-      from.capture_id === seen.capture_id &&
-      from.episode_id === seen.episode_id &&
-      from.hashes.length <= seen.hashes.length &&
-      from.hashes.every((h, i) => seen.hashes[i] === h);
-    if (extends_ && from) {
-      from.hashes = seen.hashes;
-      from.head = seen.head;
-      from.answer = seen.answer;
-      from.request_event_id = seen.request_event_id;
-      return from;
+  readAnswers(capture: string): void {
+    const ix = this.#captures.get(capture);
+    if (!ix) return;
+    for (const list of ix.byEpisode.values()) {
+      for (const c of list) {
+        if (c.end.state === "answered" && c.end.read) this.answerOf(c);
+      }
     }
-    if (seen.hashes.length === 0) return seen;
-    const k = key(seen.capture_id, seen.hashes[0]);
-    const list = this.#byFirst.get(k) ?? [];
-    list.push(seen);
-    if (list.length > this.#perFirst) list.shift();
-    this.#byFirst.set(k, list);
-    return seen;
   }
 
   /**
@@ -335,8 +558,16 @@ export class ConversationBook {
     return this.#hookEpisodes.has(key(capture, episode));
   }
 
-  /** Counts, for `/health`. */
-  get sizes(): { pending_calls: number; episodes: number } {
-    return { pending_calls: this.#pending.size, episodes: this.#episodes.size };
+  /** Counts, for `/health` and tests. */
+  get sizes(): {
+    pending_calls: number;
+    episodes: number;
+    conversations: number;
+  } {
+    return {
+      pending_calls: this.#pending.size,
+      episodes: this.#episodes.size,
+      conversations: this.#recent.size,
+    };
   }
 }

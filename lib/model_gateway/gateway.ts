@@ -18,7 +18,9 @@
  */
 import type { TraceEvent } from "../trace/event.ts";
 import { apiError, type ApiFamily, type GatewayAnswer } from "./api_errors.ts";
-import { ConversationBook } from "./conversation_book.ts";
+import { ANSWER_HEADERS } from "./answer_headers.ts";
+import { answerKey, ConversationBook } from "./conversation_book.ts";
+import { clientEpisode, identify } from "./episode_identity.ts";
 import {
   DEFAULT_UPSTREAM_ANTHROPIC,
   DEFAULT_UPSTREAM_OPENAI,
@@ -34,13 +36,15 @@ import { GATEWAY_SOURCE } from "./recorder.ts";
 import {
   MAX_KEPT_STREAM_BYTES,
   type Pending,
+  readPendingAnswer,
   RecordQueue,
 } from "./record_queue.ts";
-import { headerText } from "./exchange_bytes.ts";
-import type { Wire, WireReader } from "./wire_types.ts";
+import { errorOf, headerText, safeJson } from "./exchange_bytes.ts";
+import type { NormRequest, Wire, WireReader } from "./wire_types.ts";
+import { isValidId } from "../trace/ids.ts";
 import { restoreBook } from "./restore.ts";
 import type { ServedPackage } from "./serving.ts";
-import type { GatewayRequest } from "./gateway_request.ts";
+import type { GatewayRequest, RequestTicket } from "./gateway_request.ts";
 import { answerWithPackage } from "./package_serving.ts";
 import { answerHeaders, upstreamFailure } from "./upstream_answer.ts";
 import { UpstreamDeadline } from "./upstream_deadline.ts";
@@ -105,6 +109,8 @@ export class ModelGateway {
   readonly #book = new ConversationBook();
   readonly #packages: Map<string, ServedPackage>;
   readonly #records: RecordQueue;
+  /** The active capture as last read, and when (ms since the epoch). */
+  #active: { id: string; at: number } | null = null;
   /** Counters (shown on `/health`). */
   readonly stats: ModelGatewayStats;
 
@@ -246,10 +252,33 @@ export class ModelGateway {
         if (!DROP_REQUEST.has(k)) headers.append(k, v);
       }
     }
+    // Read once on arrival: the capture and the episode are decided
+    // before the request goes anywhere, so every answer can name it.
+    const admitted = route && body
+      ? this.#admit(req, route, body, started)
+      : null;
+    const ticket = typeof admitted === "string" ? null : admitted;
+    const stamp = (a: GatewayAnswer): GatewayAnswer => {
+      if (ticket) {
+        a.headers[ANSWER_HEADERS.episode] = ticket.identity.episode_id;
+      }
+      return a;
+    };
     let skipped: string | null = null;
     if (pkg && route && body) {
       const served = await answerWithPackage(
-        { pkg, route, family, url, headers, body, req, started },
+        {
+          pkg,
+          route,
+          family,
+          url,
+          headers,
+          body,
+          req,
+          started,
+          ticket,
+          ...(typeof admitted === "string" ? { unreadable: admitted } : {}),
+        },
         {
           ctx: this.#ctx,
           stats,
@@ -259,14 +288,37 @@ export class ModelGateway {
       );
       // A request the package does not fit goes the plain way, untouched.
       if ("skip" in served) skipped = served.skip;
-      else return served;
+      else return stamp(served);
     }
+    const record: Pending | null = ticket
+      ? {
+        reader: route!.reader,
+        capture: ticket.capture,
+        identity: ticket.identity,
+        request: ticket.request,
+        parsed: ticket.parsed,
+        started,
+        status: 0,
+        answer: null,
+        chunks: [],
+        failure: null,
+        ...(skipped !== null && pkg
+          ? {
+            package: {
+              id: pkg.id,
+              outcome: "passed_through" as const,
+              reason: skipped,
+            },
+          }
+          : {}),
+      }
+      : null;
     const deadline = new UpstreamDeadline(this.#timeoutMs, req.signal);
     // Aborted by the client or the time-out; `upstreamFailure` asks the
     // client first, so the rest is the time-out.
     const signal = deadline.signal;
-    const failed = (err: unknown) =>
-      upstreamFailure({
+    const failed = (err: unknown) => {
+      const a = upstreamFailure({
         family,
         url,
         err,
@@ -274,6 +326,19 @@ export class ModelGateway {
         timeout: signal,
         timeoutMs: this.#timeoutMs,
       }, stats);
+      if (record) {
+        // No answer reached the client: recorded as such, and the same
+        // request again is a retry in the same episode.
+        record.status = a.status;
+        record.error = errorOf(
+          safeJson(new TextEncoder().encode(a.body ?? "")),
+          a.status,
+        );
+        this.#settle(record, false);
+        this.#records.enqueue(record);
+      }
+      return stamp(a);
+    };
     let res: Response;
     try {
       res = await fetch(url, {
@@ -288,34 +353,30 @@ export class ModelGateway {
       return failed(err);
     }
     const out = answerHeaders(res);
-    const record: Pending | null = route && body
-      ? {
-        reader: route.reader,
-        wire: route.wire,
-        capture: req.header("x-harness-capture"),
-        episode: req.header("x-harness-episode"),
-        body,
-        started,
-        status: res.status,
-        answer: null,
-        chunks: [],
-        failure: null,
-      }
-      : null;
+    if (record) record.status = res.status;
     if (skipped !== null) {
-      out["x-harness-package-skipped"] = headerText(skipped);
+      out[ANSWER_HEADERS.skipped] = headerText(skipped);
     }
     const isStream = (res.headers.get("content-type") ?? "").includes(
       "text/event-stream",
     );
     if (isStream && res.body) {
       stats.streams++;
-      return {
+      if (record) {
+        // While it streams, a request repeating what came so far (the
+        // client read the last event before the relay saw the end) still
+        // finds its conversation.
+        const end = record.identity.conversation.end;
+        if (end.owner === record.identity) {
+          end.read = () => readPendingAnswer(record, true);
+        }
+      }
+      return stamp({
         status: res.status,
         headers: out,
         body: null,
         stream: this.#relay(res.body, record, { client: req.signal, deadline }),
-      };
+      });
     }
     let raw: Uint8Array;
     try {
@@ -327,9 +388,100 @@ export class ModelGateway {
     }
     if (record) {
       record.answer = raw;
+      this.#settle(
+        record,
+        res.status >= 200 && res.status < 300 && !req.signal?.aborted,
+      );
       this.#records.enqueue(record);
     }
-    return { status: res.status, headers: out, body: null, raw };
+    return stamp({ status: res.status, headers: out, body: null, raw });
+  }
+
+  /**
+   * Read a request on a recorded route once: its body, its wire's reading,
+   * its capture, its episode. When it cannot be read or recorded, why (a
+   * miss counted): it is forwarded all the same.
+   */
+  #admit(
+    req: GatewayRequest,
+    route: { wire: Wire; reader: WireReader },
+    body: Uint8Array,
+    started: Date,
+  ): RequestTicket | string {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(new TextDecoder().decode(body));
+    } catch (err) {
+      this.#records.miss(`unreadable request: ${(err as Error).message}`);
+      return `the request cannot be read: ${(err as Error).message}`;
+    }
+    let request: NormRequest;
+    try {
+      request = route.reader.request(parsed);
+    } catch (err) {
+      this.#records.miss(
+        `not the API's request shape: ${(err as Error).message}`,
+      );
+      return `the request cannot be read: ${(err as Error).message}`;
+    }
+    const capture = req.header("x-harness-capture") ||
+      this.#captureAt(started.getTime());
+    if (!isValidId(capture)) {
+      const why = `capture id ${
+        JSON.stringify(String(capture).slice(0, 80))
+      } is not valid`;
+      this.#records.miss(why);
+      return why;
+    }
+    const body_ = parsed as Record<string, unknown>;
+    const identity = identify(this.#book, {
+      capture,
+      request,
+      client: clientEpisode((h) => req.header(h), body_, request),
+    });
+    const book = this.#book;
+    return {
+      parsed: body_,
+      request,
+      capture,
+      identity,
+      settle(answer) {
+        book.settle(identity.conversation, identity, {
+          state: answer ? "answered" : "failed",
+          answer: answer
+            ? answerKey(answer.text, answer.tool_calls.map((c) => c.id))
+            : null,
+        });
+        if (answer?.id && request.wire === "openai_responses") {
+          book.rememberResponse(identity.conversation, answer.id);
+        }
+      },
+    };
+  }
+
+  /** Settle a plain exchange's end: answered (read on demand) or failed. */
+  #settle(record: Pending, answered: boolean): void {
+    const id = record.identity;
+    this.#book.settle(id.conversation, id, {
+      state: answered ? "answered" : "failed",
+      read: answered ? () => readPendingAnswer(record) : null,
+    });
+  }
+
+  /**
+   * The capture a request without `x-harness-capture` goes to: the active
+   * capture as read after the request arrived. A reading serves every
+   * request that arrived before it, so under load the store root is looked
+   * at about once per turn of the loop, not per request (a missing
+   * `active_capture` file costs an error object each time).
+   */
+  #captureAt(arrived: number): string {
+    const last = this.#active;
+    if (last !== null && last.at > arrived) return last.id;
+    const at = Date.now() + 0.5;
+    const id = this.#ctx.defaultCapture();
+    this.#active = { id, at };
+    return id;
   }
 
   /**
@@ -353,6 +505,10 @@ export class ModelGateway {
       deadline.end();
       if (!record) return;
       record.failure = failure;
+      this.#settle(
+        record,
+        failure === null && record.status >= 200 && record.status < 300,
+      );
       this.#records.enqueue(record);
     };
     return new ReadableStream<Uint8Array>({

@@ -1,7 +1,10 @@
 /**
  * The identity of a conversation message as a client sends it again in its
- * next request: a hash of its canonical JSON with the cache marks taken
- * out (Claude Code moves `cache_control` from message to message).
+ * next request: a hash of its canonical JSON with the marks hosts move taken
+ * out. Claude Code moves `cache_control` from message to message, and the
+ * message that loses it goes from one text block to the same text as a
+ * string: cache marks are left out, and a content of one text block is
+ * hashed as its text (the APIs read both alike).
  *
  * @module
  */
@@ -36,6 +39,22 @@ function withoutCacheMarks(v: unknown): unknown {
   return out;
 }
 
+/** `content: [{type: "text", text}]` as `content: text` (the APIs read both alike). */
+function oneTextBlock(v: unknown): unknown {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
+  const m = v as Record<string, unknown>;
+  const c = m.content;
+  if (!Array.isArray(c) || c.length !== 1) return v;
+  const b = c[0];
+  if (typeof b !== "object" || b === null || Array.isArray(b)) return v;
+  const block = b as Record<string, unknown>;
+  if (block.type !== "text" || typeof block.text !== "string") return v;
+  for (const k in block) {
+    if (k !== "type" && k !== "text" && !CACHE_KEYS.has(k)) return v;
+  }
+  return { ...m, content: block.text };
+}
+
 /**
  * Hash one message.
  *
@@ -52,14 +71,14 @@ function withoutCacheMarks(v: unknown): unknown {
  *   content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral" } }],
  * };
  * equal(messageHash(a), messageHash(b));
+ * equal(messageHash(a), messageHash({ role: "user", content: "hi" }));
  * notEqual(messageHash(a), messageHash({ role: "user", content: "bye" }));
  * ```
  */
 export function messageHash(message: unknown): string {
+  const m = oneTextBlock(message);
   return sha256Hex(
-    canonicalJson(
-      hasCacheMarks(message) ? withoutCacheMarks(message) : message,
-    ),
+    canonicalJson(hasCacheMarks(m) ? withoutCacheMarks(m) : m),
   );
 }
 

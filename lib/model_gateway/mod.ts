@@ -37,3 +37,4 @@ export type {
   ModelGatewayStats,
 } from "./options.ts";
 export { GATEWAY_SOURCE } from "./recorder.ts";
+export { ANSWER_HEADERS } from "./answer_headers.ts";

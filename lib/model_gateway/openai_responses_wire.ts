@@ -41,6 +41,7 @@ function opaque(item: unknown): NormMessage {
     tool_calls: [],
     tool_results: [],
     hash: messageHash(item),
+    opaque: true,
   };
 }
 

@@ -7,11 +7,11 @@
  *
  * @module
  */
-import { isValidId } from "../trace/ids.ts";
 import type { ApiFamily, GatewayAnswer } from "./api_errors.ts";
-import type { GatewayRequest } from "./gateway_request.ts";
+import { ANSWER_HEADERS } from "./answer_headers.ts";
+import type { GatewayRequest, RequestTicket } from "./gateway_request.ts";
 import type { ModelGatewayContext, ModelGatewayStats } from "./options.ts";
-import type { RefusedAttempt } from "./recorder.ts";
+import type { PackageOutcome, RefusedAttempt } from "./recorder.ts";
 import type { RecordQueue } from "./record_queue.ts";
 import {
   concat,
@@ -22,13 +22,7 @@ import {
   safeJson,
   streamOf,
 } from "./exchange_bytes.ts";
-import {
-  isObject,
-  type NormRequest,
-  type Wire,
-  type WireReader,
-  WireShapeError,
-} from "./wire_types.ts";
+import { isObject, type Wire, type WireReader } from "./wire_types.ts";
 import type { ServedPackage, ServingDecision } from "./serving.ts";
 import { WRITERS } from "./wire_writer_table.ts";
 import { answerHeaders, upstreamFailure } from "./upstream_answer.ts";
@@ -55,6 +49,13 @@ export interface PackagedRequest {
   req: GatewayRequest;
   /** When it arrived. */
   started: Date;
+  /**
+   * The request as read on arrival, its capture and episode (null when it
+   * cannot be read or recorded: it then goes the plain way).
+   */
+  ticket: RequestTicket | null;
+  /** Why there is no ticket. */
+  unreadable?: string;
 }
 
 /** What serving a package needs of the gateway. */
@@ -87,49 +88,53 @@ export async function answerWithPackage(
   deps: PackageServingDeps,
 ): Promise<GatewayAnswer | { skip: string }> {
   const { stats, records } = deps;
-  const { pkg, route } = a;
-  let parsed: Record<string, unknown>;
-  let request: NormRequest;
+  const { pkg, ticket } = a;
   let decision: ServingDecision;
   try {
-    const v = JSON.parse(new TextDecoder().decode(a.body));
-    if (!isObject(v)) throw new WireShapeError("the body is not an object");
-    parsed = v;
-    request = route.reader.request(parsed);
-    decision = request.previous_response_id !== null
+    decision = ticket === null
+      ? { kind: "skip", reason: a.unreadable ?? "the request cannot be read" }
+      : ticket.request.previous_response_id !== null
       ? {
         kind: "skip",
         reason:
           "previous_response_id keeps the conversation upstream: send the whole input to use the package",
       }
-      : pkg.decide(request);
+      : pkg.decide(ticket.request);
   } catch (err) {
     decision = {
       kind: "skip",
       reason: `the request cannot be read: ${(err as Error).message}`,
     };
-    parsed = {};
-    request = null as unknown as NormRequest;
   }
-  if (decision.kind === "skip") {
+  if (decision.kind === "skip" || ticket === null) {
+    const reason = decision.kind === "skip"
+      ? decision.reason
+      : "the request cannot be read";
     stats.passed_through = (stats.passed_through ?? 0) + 1;
-    stats.last_pass_through = decision.reason.slice(0, 300);
-    return { skip: decision.reason };
+    stats.last_pass_through = reason.slice(0, 300);
+    return { skip: reason };
   }
+  const { request, parsed } = ticket;
+  const route = a.route;
   const writer = WRITERS[route.wire];
   const stream = request.stream;
   const usage = isObject(parsed.stream_options) &&
     parsed.stream_options.include_usage === true;
-  const capture = a.req.header("x-harness-capture") ||
-    deps.ctx.defaultCapture();
-  const named = a.req.header("x-harness-episode");
   const base = {
-    capture_id: capture,
-    episode_id: named && isValidId(named) ? named : null,
+    capture_id: ticket.capture,
+    identity: ticket.identity,
     request,
     body: parsed,
     started: a.started,
   };
+  const outcome = (
+    outcome: PackageOutcome["outcome"],
+    reason?: string,
+  ): PackageOutcome => ({
+    id: pkg.id,
+    outcome,
+    ...(reason ? { reason: reason.slice(0, 2000) } : {}),
+  });
   if (decision.kind === "serve") {
     stats.served = (stats.served ?? 0) + 1;
     const own = writer.answer(
@@ -137,19 +142,21 @@ export async function answerWithPackage(
       { stream, usage },
     );
     const norm = readOwn(route.reader, { own, stream });
+    ticket.settle(norm);
     records.ready({
       ...base,
       status: 200,
       response: norm,
       duration_ms: Date.now() - a.started.getTime(),
       served_by: pkg.id,
+      package: outcome("served"),
     });
     return {
       status: 200,
       headers: {
         "content-type": own.contentType,
-        "x-harness-served": "package",
-        "x-harness-package": headerText(pkg.id),
+        [ANSWER_HEADERS.served]: "package",
+        [ANSWER_HEADERS.package]: headerText(pkg.id),
       },
       body: null,
       raw: own.body,
@@ -160,21 +167,27 @@ export async function answerWithPackage(
   for (let attempt = 0; attempt <= MAX_REASKS; attempt++) {
     const got = await forwardBuffered({ ...a, sent }, deps);
     if ("answer" in got) {
-      // The answers refused before are recorded all the same.
-      if (refused.length > 0) {
-        records.ready({
-          ...base,
-          body: sent,
-          status: got.answer.status,
-          response: null,
-          duration_ms: Date.now() - a.started.getTime(),
-          refused_attempts: refused,
-          error: {
+      // No answer reached the client (the same request again is a retry);
+      // the answers refused before are recorded all the same.
+      ticket.settle(null);
+      records.ready({
+        ...base,
+        body: sent,
+        status: got.answer.status,
+        response: null,
+        duration_ms: Date.now() - a.started.getTime(),
+        refused_attempts: refused,
+        error: refused.length > 0
+          ? {
             type: "upstream",
             message: "the upstream could not be reached while asking again",
-          },
-        });
-      }
+          }
+          : errorOf(
+            safeJson(new TextEncoder().encode(got.answer.body ?? "")),
+            got.answer.status,
+          ),
+        package: outcome("forwarded"),
+      });
       return got.answer;
     }
     const { res, headers, bytes, chunks } = got;
@@ -183,6 +196,7 @@ export async function answerWithPackage(
       : null;
     const refusals = norm ? pkg.check(request, norm.tool_calls) : [];
     if (!norm || refusals.length === 0) {
+      ticket.settle(norm);
       records.ready({
         ...base,
         body: sent,
@@ -191,6 +205,7 @@ export async function answerWithPackage(
         duration_ms: Date.now() - a.started.getTime(),
         refused_attempts: refused,
         ...(norm ? {} : { error: errorOf(safeJson(bytes), res.status) }),
+        package: outcome("forwarded"),
       });
       return {
         status: res.status,
@@ -212,20 +227,23 @@ export async function answerWithPackage(
     calls: [],
     model: request.model,
   }, { stream, usage });
+  const said = readOwn(route.reader, { own, stream });
+  ticket.settle(said);
   records.ready({
     ...base,
     status: 200,
-    response: readOwn(route.reader, { own, stream }),
+    response: said,
     duration_ms: Date.now() - a.started.getTime(),
     served_by: pkg.id,
     refused_attempts: refused,
+    package: outcome("gave_up", reasons.join("; ")),
   });
   return {
     status: 200,
     headers: {
       "content-type": own.contentType,
-      "x-harness-served": "package",
-      "x-harness-refused": String(refused.length),
+      [ANSWER_HEADERS.served]: "package",
+      [ANSWER_HEADERS.refused]: String(refused.length),
     },
     body: null,
     raw: own.body,

@@ -1,44 +1,93 @@
 /**
  * {@linkcode RecordQueue}: exchanges the model gateway answered, recorded
- * after their answers are on their way: each waits 10 ms, then they are
- * read (request, capture, answer), turned into events (`recorder.ts`) and
+ * after their answers are on their way: each waits 10 ms, then its answer
+ * is read (the request was read, its capture and episode decided, when it
+ * arrived: `gateway.ts`), turned into events (`recorder.ts`) and
  * written, in slices of about a millisecond, so the requests that follow are
  * answered first. A recording that fails is counted, never thrown.
  *
  * @module
  */
-import { isValidId } from "../trace/ids.ts";
 import type { ConversationBook } from "./conversation_book.ts";
+import type { Identity } from "./episode_identity.ts";
 import type { ModelGatewayContext, ModelGatewayStats } from "./options.ts";
-import { type Exchange, exchangeEvents } from "./recorder.ts";
+import {
+  type Exchange,
+  exchangeEvents,
+  type PackageOutcome,
+} from "./recorder.ts";
 import { SseParser } from "./sse.ts";
-import type { Wire, WireReader } from "./wire_types.ts";
+import type { NormRequest, NormResponse, WireReader } from "./wire_types.ts";
 import { errorOf } from "./exchange_bytes.ts";
 
 /** An exchange answered, waiting to be read and recorded. */
 export interface Pending {
   /** The wire's reader. */
   reader: WireReader;
-  /** The wire. */
-  wire: Wire;
-  /** `x-harness-capture`, if sent. */
-  capture: string | null;
-  /** `x-harness-episode`, if sent. */
-  episode: string | null;
-  /** The request body as it came. */
-  body: Uint8Array;
+  /** The capture it records into (decided when the request arrived). */
+  capture: string;
+  /** Its episode and conversation (decided when the request arrived). */
+  identity: Identity;
+  /** The request as read. */
+  request: NormRequest;
+  /** The request body as parsed. */
+  parsed: unknown;
   /** When the request arrived. */
   started: Date;
   /** When the answer was complete (ms since the epoch). */
   finished?: number;
-  /** The upstream's status. */
+  /** The upstream's status (the gateway's own for an answer it made). */
   status: number;
-  /** A whole answer's bytes (null for a stream). */
+  /** A whole answer's bytes (null for a stream, or no answer). */
   answer: Uint8Array | null;
   /** A stream's pieces, as relayed. */
   chunks: Uint8Array[];
   /** Why a stream ended early, or null. */
   failure: string | null;
+  /** The gateway answered an error itself (no upstream answer). */
+  error?: { type: string; message: string } | null;
+  /** The answer once read (read once: identity or recording, whichever is first). */
+  norm?: NormResponse | null;
+  /** The stream's final event arrived (set with `norm`). */
+  complete?: boolean;
+  /** What the package at the route did (a pass-through). */
+  package?: PackageOutcome;
+}
+
+/**
+ * The answer of a pending exchange, read once and kept. With `partial`, a
+ * stream still in flight is read as far as it came (not kept).
+ *
+ * @param p The exchange.
+ * @param partial Read a stream in flight.
+ * @returns The answer, or null when there is none or it is not readable.
+ */
+export function readPendingAnswer(
+  p: Pending,
+  partial = false,
+): NormResponse | null {
+  if (p.norm !== undefined) return p.norm;
+  if (p.error || p.status < 200 || p.status >= 300) return p.norm = null;
+  if (p.answer) {
+    try {
+      p.norm = p.reader.response(
+        JSON.parse(new TextDecoder().decode(p.answer)),
+      );
+    } catch {
+      p.norm = null;
+    }
+    p.complete = p.norm !== null;
+    return p.norm;
+  }
+  const acc = p.reader.streamReader();
+  const parser = new SseParser((e, d) => acc.add(e, d));
+  for (const c of p.chunks) parser.push(c);
+  parser.end();
+  const res = acc.result();
+  if (partial) return res;
+  p.norm = res;
+  p.complete = acc.complete;
+  return res;
 }
 
 /** Most bytes of a streamed answer kept for its record. */
@@ -61,8 +110,6 @@ export class RecordQueue {
   readonly #stats: ModelGatewayStats;
   readonly #max: number;
   readonly #queue: (Pending | { ready: Exchange })[] = [];
-  /** The active capture as last read, and when (ms since the epoch). */
-  #active: { id: string; at: number } | null = null;
   #draining = false;
 
   /**
@@ -96,92 +143,55 @@ export class RecordQueue {
   }
 
   /**
-   * Read a pending exchange: request, capture, answer. Null (and a miss
-   * counted) when the request cannot be read: it was forwarded all the
-   * same.
+   * Read a pending exchange's answer (the request was read when it
+   * arrived).
    */
-  #read(p: Pending): Exchange | null {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(new TextDecoder().decode(p.body));
-    } catch (err) {
-      this.miss(`unreadable request: ${(err as Error).message}`);
-      return null;
-    }
-    const capture = p.capture || this.#activeCapture(p.finished ?? Date.now());
-    if (!isValidId(capture)) {
-      this.miss(
-        `capture id ${
-          JSON.stringify(String(capture).slice(0, 80))
-        } is not valid`,
-      );
-      return null;
-    }
-    let request;
-    try {
-      request = p.reader.request(parsed);
-    } catch (err) {
-      this.miss(`not the API's request shape: ${(err as Error).message}`);
-      return null;
-    }
+  #read(p: Pending): Exchange {
     const ex: Exchange = {
-      capture_id: capture,
-      episode_id: p.episode && isValidId(p.episode) ? p.episode : null,
-      request,
-      body: parsed,
+      capture_id: p.capture,
+      identity: p.identity,
+      request: p.request,
+      body: p.parsed,
       started: p.started,
       status: p.status,
       response: null,
       duration_ms: (p.finished ?? Date.now()) - p.started.getTime(),
+      ...(p.package ? { package: p.package } : {}),
     };
+    if (p.error) {
+      ex.error = p.error;
+      return ex;
+    }
     const ok = p.status >= 200 && p.status < 300;
     if (p.answer) {
-      let json: unknown = null;
-      try {
-        json = JSON.parse(new TextDecoder().decode(p.answer));
-      } catch {
-        // Not JSON: recorded as an error below.
-      }
-      if (!ok) ex.error = errorOf(json, p.status);
-      else {
+      if (!ok) {
+        let json: unknown = null;
         try {
-          ex.response = p.reader.response(json);
-        } catch (err) {
-          ex.error = { type: "unreadable", message: (err as Error).message };
+          json = JSON.parse(new TextDecoder().decode(p.answer));
+        } catch {
+          // Not JSON: the status says it.
         }
+        ex.error = errorOf(json, p.status);
+        return ex;
+      }
+      const norm = readPendingAnswer(p);
+      if (norm) ex.response = norm;
+      else {
+        ex.error = {
+          type: "unreadable",
+          message: "the answer is not the API's answer shape",
+        };
       }
       return ex;
     }
-    const acc = p.reader.streamReader();
-    const parser = new SseParser((e, d) => acc.add(e, d));
-    for (const c of p.chunks) parser.push(c);
-    parser.end();
     if (ok) {
-      ex.response = acc.result();
-      if (!acc.complete) ex.incomplete = true;
+      ex.response = readPendingAnswer(p);
+      if (!p.complete) ex.incomplete = true;
     }
     if (p.failure || !ok) {
       ex.error = { type: "stream", message: p.failure ?? `status ${p.status}` };
     }
     return ex;
-  }
-
-  /**
-   * The capture an exchange without `x-harness-capture` goes to: the active
-   * capture as read after the exchange's answer was complete. A reading
-   * taken after that moment serves every exchange answered before it, so
-   * the store root is looked at about once per drain, not per exchange
-   * (a missing `active_capture` file costs an error object each time).
-   *
-   * @param finished When the exchange's answer was complete (ms since the epoch).
-   */
-  #activeCapture(finished: number): string {
-    const last = this.#active;
-    if (last !== null && last.at > finished) return last.id;
-    const at = Date.now();
-    const id = this.#ctx.defaultCapture();
-    this.#active = { id, at };
-    return id;
   }
 
   /**
@@ -231,10 +241,14 @@ export class RecordQueue {
         this.#stats.queued = this.#queue.length;
         try {
           const ex = "ready" in p ? p.ready : this.#read(p);
-          if (ex === null) continue;
           const events = this.#ctx.redact(
             exchangeEvents(ex, { book: this.#book }),
           );
+          // The end keeps the answer's key, not the exchange's bytes.
+          const end = ex.identity.conversation.end;
+          if (end.owner === ex.identity && end.read) {
+            this.#book.answerOf(ex.identity.conversation);
+          }
           if (events.length > 0) {
             this.#ctx.store.sink(ex.capture_id).emitMany(events);
           }

@@ -23,8 +23,8 @@ import {
 } from "../trace/tool_events.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { sha256Hex } from "../trace/hash.ts";
-import { isValidId } from "../trace/ids.ts";
 import type { Conversation, ConversationBook } from "./conversation_book.ts";
+import type { Identity } from "./episode_identity.ts";
 import { extendPrefix } from "./message_hash.ts";
 import type {
   NormRequest,
@@ -36,12 +36,27 @@ import type {
 /** The value `payload.source` of the gateway's model events. */
 export const GATEWAY_SOURCE = "model_gateway";
 
+/** What a package did with an exchange (`model.requested.payload.package`). */
+export interface PackageOutcome {
+  /** The package, `name@digest`. */
+  id: string;
+  /**
+   * `served` (the package answered itself), `forwarded` (went upstream
+   * narrowed, its answer checked), `passed_through` (the package does not
+   * fit: forwarded untouched) or `gave_up` (refused three times, answered in
+   * words).
+   */
+  outcome: "served" | "forwarded" | "passed_through" | "gave_up";
+  /** Why it passed through, or what the refusals said. */
+  reason?: string;
+}
+
 /** One exchange, as the recorder takes it. */
 export interface Exchange {
   /** Capture to record into. */
   capture_id: string;
-  /** Episode named by the client (`x-harness-episode`), if any. */
-  episode_id: string | null;
+  /** Its episode and conversation, decided when the request arrived. */
+  identity: Identity;
   /** The request as read. */
   request: NormRequest;
   /** The request body as parsed (kept as the request's record). */
@@ -62,6 +77,8 @@ export interface Exchange {
   served_by?: string | null;
   /** Answers of the model a package refused before this one (each asked again). */
   refused_attempts?: RefusedAttempt[];
+  /** What the package at the request's route did with it. */
+  package?: PackageOutcome;
 }
 
 /** An answer of the model whose state-changing calls a package refused. */
@@ -78,8 +95,6 @@ export interface RefusedAttempt {
 export interface RecordContext {
   /** The gateway's memory. */
   book: ConversationBook;
-  /** New episode ids. @default () => `gw_<uuid>` */
-  newEpisodeId?: () => string;
   /** Clock. @default () => new Date() */
   now?: () => Date;
 }
@@ -125,26 +140,11 @@ export function exchangeEvents(
   const { book } = rc;
   const req = ex.request;
   const cap = ex.capture_id;
+  const id = ex.identity;
+  const conv = id.conversation;
   const hashes = req.messages.map((m) => m.hash);
-  const named = ex.episode_id ??
-    (req.session_id !== null && isValidId(req.session_id)
-      ? req.session_id
-      : null);
-  let cont: { conversation: Conversation | null; known: number };
-  if (req.previous_response_id !== null) {
-    const c = book.byResponse(cap, req.previous_response_id);
-    cont = { conversation: c, known: 0 };
-  } else cont = book.continuation(cap, hashes, named);
-  // Sharing only a system prompt is not continuing a conversation: every
-  // conversation of an agent starts with the same one.
-  const lead = req.messages.findIndex((m) => m.role !== "system");
-  if (
-    named === null && req.previous_response_id === null &&
-    cont.conversation !== null &&
-    cont.known <= (lead < 0 ? req.messages.length : lead)
-  ) cont = { conversation: null, known: 0 };
-  const episode = named ?? cont.conversation?.episode_id ??
-    (rc.newEpisodeId ?? (() => `gw_${crypto.randomUUID()}`))();
+  const known = Math.min(id.known, req.messages.length);
+  const episode = id.episode_id;
   const now = rc.now ?? (() => new Date());
   const ctx: EventContext = {
     captureId: cap,
@@ -159,11 +159,19 @@ export function exchangeEvents(
   const joined = book.hookEpisode(cap, episode);
   const out: UnsealedEvent[] = [];
   const { state, isNew } = book.episode(cap, episode);
+  const forked = id.forked_from
+    ? {
+      episode_id: id.forked_from.conversation.episode_id,
+      request_event_id: id.forked_from.conversation.recorded.request_event_id,
+      messages: id.forked_from.messages,
+    }
+    : null;
   if (isNew && !joined) {
     out.push(episodeStarted(ctx, {
       reason: GATEWAY_SOURCE,
       wire: req.wire,
       ...(req.session_id ? { session_id: req.session_id } : {}),
+      ...(forked ? { forked_from: forked } : {}),
     }, { timestamp: ex.started.toISOString() }));
   }
   if (req.tools.length > 0) {
@@ -179,15 +187,15 @@ export function exchangeEvents(
   }
   // What is new: the messages after the part the conversation holds (an
   // assistant message that is the answer recorded last time is not).
-  const fresh = req.messages.slice(cont.known);
-  const last = cont.conversation?.answer ?? null;
+  const fresh = req.messages.slice(known);
+  const last = id.previous_answer;
   if (!joined) {
     for (const m of fresh) {
       if (m.role === "assistant") {
         const isAnswer = last !== null &&
           (m.tool_calls.length > 0
             ? m.tool_calls.every((c) => last.call_ids.includes(c.id))
-            : m.text.trim() === last.text.trim());
+            : m.text.replace(/\s+/g, "") === last.text);
         if (!isAnswer && m.text) {
           out.push(message(ctx, {
             role: "assistant",
@@ -210,7 +218,8 @@ export function exchangeEvents(
       }
     }
   }
-  const head = conversationHead(hashes, cont);
+  const from = id.from;
+  const head = conversationHead(hashes, known, from);
   const requested = modelRequested(ctx, {
     request: {
       wire: req.wire,
@@ -222,19 +231,22 @@ export function exchangeEvents(
       new_messages: fresh.length,
       // The body as sent, but for the history the conversation's earlier
       // requests hold already (`messages_before` of its messages).
-      body: withoutHistory(ex.body, cont.known),
-      ...(cont.known > 0 ? { messages_before: cont.known } : {}),
+      body: withoutHistory(ex.body, known),
+      ...(known > 0 ? { messages_before: known } : {}),
     },
     conversation: {
       first: hashes[0] ?? null,
       head,
-      continues: cont.known,
-      previous: cont.conversation?.request_event_id ?? null,
-      new_hashes: hashes.slice(cont.known),
+      continues: known,
+      previous: from?.recorded.request_event_id ?? null,
+      new_hashes: hashes.slice(known),
       ...(req.previous_response_id
         ? { previous_response_id: req.previous_response_id }
         : {}),
+      ...(id.retry ? { retry: true } : {}),
+      ...(forked ? { forked_from: forked } : {}),
     },
+    ...(ex.package ? { package: ex.package } : {}),
     source: GATEWAY_SOURCE,
   }, { actor: "runtime", timestamp: ex.started.toISOString() });
   out.push(requested);
@@ -293,16 +305,11 @@ export function exchangeEvents(
       out.push(started(ctx, book, call, false));
     }
   }
-  const conv = book.remember(cont.conversation, {
-    capture_id: cap,
-    episode_id: episode,
-    hashes,
-    head,
-    answer: res && whole
-      ? { text: res.text, call_ids: res.tool_calls.map((c) => c.id) }
-      : null,
+  conv.recorded = {
     request_event_id: requested.event_id,
-  });
+    head,
+    length: hashes.length,
+  };
   if (res?.id && req.wire === "openai_responses") {
     book.rememberResponse(conv, res.id);
   }
@@ -310,25 +317,23 @@ export function exchangeEvents(
 }
 
 /**
- * The prefix hash of a request's messages: from the head of the
- * conversation it extends when it holds all of that conversation's
- * messages (only the new ones are hashed), else from the first message.
+ * The prefix hash of a request's messages: from the head of the request it
+ * continues when that request's messages are all known (only the new ones
+ * are hashed), else from the first message.
  */
 function conversationHead(
   hashes: readonly string[],
-  cont: { conversation: Conversation | null; known: number },
+  known: number,
+  from: Conversation | null,
 ): string {
-  const prior = cont.conversation;
   let head = "";
-  let from = 0;
-  if (
-    prior !== null && prior.head !== undefined &&
-    cont.known === prior.hashes.length
-  ) {
-    head = prior.head;
-    from = cont.known;
+  let at = 0;
+  const r = from?.recorded;
+  if (r && r.head !== null && known === r.length) {
+    head = r.head;
+    at = known;
   }
-  for (let i = from; i < hashes.length; i++) {
+  for (let i = at; i < hashes.length; i++) {
     head = extendPrefix(head, hashes[i]);
   }
   return head;

@@ -1,9 +1,19 @@
 /**
  * The gateway's memory rebuilt from the spools of open captures after a
- * restart: each conversation from its latest recorded request (its
- * messages' hashes: those of the request it continues, then its new ones),
- * the calls still waiting for their results,
- * the calls answered, and the episodes that host hooks record.
+ * restart, by replaying what the gateway itself recorded, in order: each
+ * `model.requested` moves its conversation's end on (its `conversation`:
+ * the request it continues, how many of its messages that one held, the new
+ * messages' hashes), each `model.responded` settles that end (answered, with
+ * its text and call ids, or failed); the calls still waiting for their
+ * results, the calls answered, the toolsets shown, and the episodes that
+ * host hooks record.
+ *
+ * Linear in the spool: a request that extends its conversation adds its new
+ * hashes to the conversation in place; only a branch (an edit in a named
+ * episode) copies the prefix it shares, as the live gateway did. Only
+ * events the gateway writes are read as the gateway's (`source.host`
+ * `model_gateway`, one of its wires as `source.adapter`, well-formed
+ * hashes); `POST /ingest` refuses events that claim that source.
  *
  * @module
  */
@@ -11,9 +21,27 @@ import type { HarnessStore } from "../store/store.ts";
 import type { TraceEvent } from "../trace/event.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { sha256Hex } from "../trace/hash.ts";
-import type { ConversationBook } from "./conversation_book.ts";
+import {
+  answerKey,
+  type Conversation,
+  type ConversationBook,
+  pendingEnd,
+} from "./conversation_book.ts";
 import { GATEWAY_SOURCE } from "./recorder.ts";
 import { isObject } from "./wire_types.ts";
+
+const WIRES = new Set([
+  "openai_chat",
+  "openai_responses",
+  "anthropic_messages",
+]);
+const HASH = /^[0-9a-f]{64}$/;
+
+function hashesOf(v: unknown): string[] | null {
+  if (!Array.isArray(v)) return null;
+  for (const h of v) if (typeof h !== "string" || !HASH.test(h)) return null;
+  return v as string[];
+}
 
 /**
  * Fill a book from the store.
@@ -29,9 +57,10 @@ export async function restoreBook(
   let restored = 0;
   for (const cap of store.listCaptures()) {
     if (cap.status !== "open") continue;
-    const latest = new Map<string, TraceEvent>();
-    const hashesOf = new Map<string, string[]>();
-    const answers = new Map<string, TraceEvent>();
+    // Each conversation by the event id of its latest request (only the
+    // latest: a later request names the one it continues).
+    const tips = new Map<string, Conversation>();
+    const seen = new Set<Conversation>();
     for await (const ev of store.readEvents(cap.capture_id)) {
       const host = ev.source?.host ?? "";
       if (host !== GATEWAY_SOURCE) {
@@ -41,67 +70,119 @@ export async function restoreBook(
         }
         continue;
       }
-      const ep = book.episode(ev.capture_id, ev.episode_id).state;
-      const callId = ev.payload.host_call_id;
-      if (ev.kind === "tool.call.started" && typeof callId === "string") {
-        const tool = ev.payload.tool as { host_name: string };
-        book.openCall(ev.capture_id, ev.episode_id, callId, {
-          event_id: ev.event_id,
-          name: tool.host_name,
-          arguments: (ev.payload.arguments ?? {}) as Record<string, unknown>,
-        });
-      } else if (
-        (ev.kind === "tool.call.completed" || ev.kind === "tool.call.failed") &&
-        typeof callId === "string"
-      ) {
-        book.markAnswered(ev.capture_id, ev.episode_id, callId);
-      } else if (ev.kind === "toolset.exposed") {
-        ep.toolsets.add(sha256Hex(canonicalJson(ev.payload.tools)));
-      } else if (ev.kind === "model.requested") {
-        const conv = isObject(ev.payload.conversation)
-          ? ev.payload.conversation
-          : {};
-        // The request's messages: what the one it continues held, then
-        // its new ones.
-        const before = typeof conv.previous === "string"
-          ? hashesOf.get(conv.previous) ?? []
-          : [];
-        const fresh = Array.isArray(conv.new_hashes)
-          ? conv.new_hashes.filter((h): h is string => typeof h === "string")
-          : [];
-        const known = typeof conv.continues === "number" ? conv.continues : 0;
-        hashesOf.set(ev.event_id, [...before.slice(0, known), ...fresh]);
-        latest.set(`${ev.episode_id}\u0000${conv.first ?? ""}`, ev);
-      } else if (ev.kind === "model.responded" && ev.parent_event_id) {
-        answers.set(ev.parent_event_id, ev);
-      }
+      if (!WIRES.has(ev.source.adapter ?? "")) continue;
+      replay(book, ev, tips, seen);
     }
-    for (const ev of latest.values()) {
-      const hashes = hashesOf.get(ev.event_id) ?? [];
-      if (hashes.length === 0) continue;
-      const answer = answers.get(ev.event_id);
-      const response = answer && isObject(answer.payload.response)
-        ? answer.payload.response
-        : null;
-      const conv = book.remember(null, {
-        capture_id: ev.capture_id,
-        episode_id: ev.episode_id,
-        hashes,
-        answer: response
-          ? {
-            text: typeof response.text === "string" ? response.text : "",
-            call_ids: Array.isArray(response.tool_call_ids)
-              ? response.tool_call_ids.filter((x) => typeof x === "string")
-              : [],
-          }
-          : null,
-        request_event_id: ev.event_id,
-      });
-      if (response && typeof response.id === "string") {
-        book.rememberResponse(conv, response.id);
-      }
+    for (const c of seen) {
+      if (c.dropped) continue;
+      // A request recorded without its answer (the server stopped): the
+      // same request again is a retry.
+      if (c.end.state === "pending") c.end.state = "failed";
       restored++;
     }
   }
   return restored;
+}
+
+function replay(
+  book: ConversationBook,
+  ev: TraceEvent,
+  tips: Map<string, Conversation>,
+  seen: Set<Conversation>,
+): void {
+  const cap = ev.capture_id;
+  const ep = book.episode(cap, ev.episode_id).state;
+  const callId = ev.payload.host_call_id;
+  if (ev.kind === "tool.call.started" && typeof callId === "string") {
+    const tool = isObject(ev.payload.tool) ? ev.payload.tool : {};
+    book.openCall(cap, ev.episode_id, callId, {
+      event_id: ev.event_id,
+      name: typeof tool.host_name === "string" ? tool.host_name : "",
+      arguments: isObject(ev.payload.arguments) ? ev.payload.arguments : {},
+    });
+  } else if (
+    (ev.kind === "tool.call.completed" || ev.kind === "tool.call.failed") &&
+    typeof callId === "string"
+  ) {
+    book.markAnswered(cap, ev.episode_id, callId);
+  } else if (ev.kind === "toolset.exposed") {
+    if (ep.toolsets.size < 64) {
+      ep.toolsets.add(sha256Hex(canonicalJson(ev.payload.tools)));
+    }
+  } else if (ev.kind === "model.requested") {
+    const conv = isObject(ev.payload.conversation)
+      ? ev.payload.conversation
+      : {};
+    const fresh = hashesOf(conv.new_hashes);
+    const known = conv.continues;
+    if (
+      fresh === null || typeof known !== "number" ||
+      !Number.isInteger(known) || known < 0
+    ) return;
+    const prevId = typeof conv.previous === "string" ? conv.previous : null;
+    const prev = prevId !== null ? tips.get(prevId) : undefined;
+    let c: Conversation;
+    if (
+      prev && !prev.dropped && typeof conv.previous_response_id === "string"
+    ) {
+      // Continued by previous_response_id: the input holds new items only.
+      c = prev;
+      c.chained = true;
+      book.touch(c);
+    } else if (
+      prev && !prev.dropped && prev.episode_id === ev.episode_id &&
+      known === prev.hashes.length
+    ) {
+      c = prev;
+      book.append(c, fresh);
+    } else if (known === 0 || (prev && !prev.dropped)) {
+      const shared = prev && known > 0
+        ? prev.hashes.slice(0, Math.min(known, prev.hashes.length))
+        : [];
+      c = book.add({
+        capture_id: cap,
+        episode_id: ev.episode_id,
+        hashes: shared.concat(fresh),
+        end: pendingEnd(null),
+        recorded: { request_event_id: null, head: null, length: 0 },
+      });
+    } else return; // What it continues is not known: nothing to rebuild.
+    if (prevId !== null && tips.get(prevId) === c) tips.delete(prevId);
+    c.end = pendingEnd(null);
+    c.recorded = {
+      request_event_id: ev.event_id,
+      head: typeof conv.head === "string" ? conv.head : null,
+      length: c.hashes.length,
+    };
+    tips.set(ev.event_id, c);
+    seen.add(c);
+  } else if (ev.kind === "model.responded" && ev.parent_event_id) {
+    const c = tips.get(ev.parent_event_id);
+    if (!c) return;
+    const p = ev.payload;
+    const res = isObject(p.response) ? p.response : null;
+    const ok = res !== null && typeof p.status === "number" &&
+      p.status >= 200 && p.status < 300 && !p.error && !p.incomplete;
+    c.end = ok
+      ? {
+        state: "answered",
+        answer: answerKey(
+          typeof res.text === "string" ? res.text : "",
+          Array.isArray(res.tool_call_ids)
+            ? res.tool_call_ids.filter((x): x is string =>
+              typeof x === "string"
+            )
+            : [],
+        ),
+        read: null,
+        owner: null,
+      }
+      : { state: "failed", answer: null, read: null, owner: null };
+    if (
+      res && typeof res.id === "string" &&
+      ev.source.adapter === "openai_responses"
+    ) {
+      book.rememberResponse(c, res.id);
+    }
+  }
 }

@@ -44,6 +44,8 @@ export interface NormMessage {
   tool_results: NormToolResult[];
   /** Identity of the message: a hash of it without cache marks. */
   hash: string;
+  /** An item the conversation keeps but nothing reads (Responses reasoning). */
+  opaque?: boolean;
 }
 
 /** What the gateway reads of a request. */

@@ -10,7 +10,13 @@ import type { TraceEvent } from "../../lib/trace/mod.ts";
 import type { ModelGatewayOptions } from "../../lib/model_gateway/mod.ts";
 import { type RunningServer, startServer } from "../_server.ts";
 import { assertEquals } from "../_assert.ts";
-import { startUpstreams, tapFetch, type Upstreams } from "./_upstreams.ts";
+import {
+  type Responder,
+  startUpstreams,
+  tapFetch,
+  type Upstreams,
+} from "./_upstreams.ts";
+import { writeActiveCapture } from "../../lib/store/active_capture.ts";
 import { Anthropic, type AnthropicClient } from "./_anthropic_sdk.ts";
 
 /**
@@ -26,7 +32,7 @@ export interface GatewayRig {
   up: Upstreams;
   /** The ingest server with its store. */
   server: RunningServer;
-  /** The capture the clients record into (`x-harness-capture`). */
+  /** The capture the clients record into (`x-harness-capture`, or the active one). */
   capture: string;
   /** Headers every client sends (the capture). */
   headers: Record<string, string>;
@@ -35,9 +41,13 @@ export interface GatewayRig {
   /** Responses the rig's clients got, bodies read in full. */
   tap: ReturnType<typeof tapFetch>;
   /** An OpenAI client through the gateway (no retries). */
-  openai(options?: { timeout?: number; organization?: string }): OpenAI;
+  openai(
+    options?: { timeout?: number; organization?: string; maxRetries?: number },
+  ): OpenAI;
   /** An Anthropic client through the gateway (no retries). */
-  anthropic(options?: { timeout?: number }): AnthropicClient;
+  anthropic(
+    options?: { timeout?: number; maxRetries?: number },
+  ): AnthropicClient;
   /** The capture's events once every answered exchange is recorded. */
   events(): Promise<TraceEvent[]>;
   /** Stop the server, then the upstream. */
@@ -51,9 +61,18 @@ export interface GatewayRig {
  * @returns The rig.
  */
 export async function startGateway(
-  options: { capture?: string; gateway?: ModelGatewayOptions } = {},
+  options: {
+    capture?: string;
+    gateway?: ModelGatewayOptions;
+    respond?: Responder;
+    /**
+     * Send no header of ours: the capture is the active one (as an
+     * unmodified agent records).
+     */
+    unmodified?: boolean;
+  } = {},
 ): Promise<GatewayRig> {
-  const up = startUpstreams();
+  const up = startUpstreams([], { respond: options.respond });
   const server = await startServer({
     modelGateway: {
       ...options.gateway,
@@ -62,7 +81,10 @@ export async function startGateway(
     },
   });
   const capture = options.capture ?? "cap_gateway";
-  const headers = { "x-harness-capture": capture };
+  if (options.unmodified) writeActiveCapture(server.root, capture);
+  const headers: Record<string, string> = options.unmodified
+    ? {}
+    : { "x-harness-capture": capture };
   const tap = tapFetch();
   const bases = {
     openaiBase: `${server.url}/v1`,
@@ -80,7 +102,7 @@ export async function startGateway(
         baseURL: bases.openaiBase,
         apiKey: KEY,
         organization: o.organization ?? "org-gw",
-        maxRetries: 0,
+        maxRetries: o.maxRetries ?? 0,
         timeout: o.timeout ?? 20_000,
         defaultHeaders: headers,
         fetch: tap.fetch,
@@ -89,7 +111,7 @@ export async function startGateway(
       new Anthropic({
         baseURL: bases.anthropicBase,
         apiKey: KEY,
-        maxRetries: 0,
+        maxRetries: o.maxRetries ?? 0,
         timeout: o.timeout ?? 20_000,
         defaultHeaders: headers,
         fetch: tap.fetch,

@@ -1,8 +1,11 @@
 /**
  * A τ² retail agent loop written on the official `openai` client, as a
- * user of the model gateway would write one: the conversation (system
- * prompt, the recorded user's messages in order, the retail tools'
- * schemas) goes to Chat Completions; each tool call the model answers is
+ * user of the model gateway would write one, sending nothing of ours: τ²'s
+ * own message list (the system prompt, the agent's greeting first, as τ²'s
+ * orchestrator starts every conversation, then the recorded user's
+ * messages in order) and the retail tools' schemas go to Chat Completions;
+ * each answer names the episode it was recorded under (read back to mark
+ * outcomes, `ANSWER_HEADERS.episode`); each tool call the model answers is
  * run against the real retail environment (`RetailEnv.respond`, the text
  * τ² records: a string as is, JSON for a model, `Error: …` for a refusal)
  * and sent back as a `role: "tool"` message, until the model answers
@@ -17,6 +20,10 @@
 import type OpenAI from "openai";
 import { RETAIL_TOOL_SCHEMAS, RetailEnv } from "../../eval/envs/tau2/mod.ts";
 import { END_TEXT } from "../../eval/scripted_model_server.ts";
+import { ANSWER_HEADERS } from "../../lib/model_gateway/answer_headers.ts";
+
+/** What τ²-bench's orchestrator has the agent say first. */
+export const TAU2_GREETING = "Hi! How can I help you today?";
 
 /** A user message that ends the conversation (the closed loop's rule). */
 const USER_END = /###(STOP|TRANSFER|OUT-OF-SCOPE)###/;
@@ -38,8 +45,8 @@ export interface RetailAgentOptions {
   users: readonly string[];
   /** The system prompt. */
   instructions: string;
-  /** Extra headers of every request (`x-harness-episode`). @default {} */
-  headers?: Record<string, string>;
+  /** The agent's greeting, sent first. @default TAU2_GREETING */
+  greeting?: string | null;
   /** Model name sent. @default "scripted-replay" */
   model?: string;
   /** Requests at most, a guard against a loop that never ends. @default 100 */
@@ -62,6 +69,8 @@ export interface RetailAgentRun {
   users: number;
   /** Why it stopped: `user_end`, `script_end` or `users_done`. */
   ended: "user_end" | "script_end" | "users_done";
+  /** The episodes the answers named, each once, in order. */
+  episodes: string[];
 }
 
 /**
@@ -77,8 +86,12 @@ export async function runRetailAgent(
 ): Promise<RetailAgentRun> {
   const env = new RetailEnv(options.db);
   const max = options.maxRequests ?? 100;
+  const greeting = options.greeting === undefined
+    ? TAU2_GREETING
+    : options.greeting;
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
     { role: "system", content: options.instructions },
+    ...(greeting ? [{ role: "assistant" as const, content: greeting }] : []),
   ];
   const run: RetailAgentRun = {
     env,
@@ -86,6 +99,7 @@ export async function runRetailAgent(
     calls: [],
     users: 0,
     ended: "users_done",
+    episodes: [],
   };
   for (const text of options.users) {
     if (USER_END.test(text)) {
@@ -101,11 +115,16 @@ export async function runRetailAgent(
         );
       }
       run.requests++;
-      const answer = await options.client.chat.completions.create({
-        model: options.model ?? "scripted-replay",
-        messages,
-        tools: RETAIL_CHAT_TOOLS,
-      }, { headers: options.headers ?? {} });
+      const { data: answer, response } = await options.client.chat.completions
+        .create({
+          model: options.model ?? "scripted-replay",
+          messages,
+          tools: RETAIL_CHAT_TOOLS,
+        }).withResponse();
+      const episode = response.headers.get(ANSWER_HEADERS.episode);
+      if (episode !== null && !run.episodes.includes(episode)) {
+        run.episodes.push(episode);
+      }
       const m = answer.choices[0].message;
       if (m.content === END_TEXT) {
         run.ended = "script_end";

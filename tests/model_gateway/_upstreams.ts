@@ -91,6 +91,18 @@ export interface UpstreamExchange {
   ended: Promise<ExchangeEnd>;
 }
 
+/**
+ * Answers a generation request the queue holds no answer for, from the
+ * request itself (a model that reads its input), or null for the default.
+ */
+export type Responder = (
+  request: {
+    route: UpstreamRoute;
+    json: Record<string, unknown> | null;
+    n: number;
+  },
+) => UpstreamAnswer | null;
+
 /** A running scripted upstream. */
 export interface Upstreams {
   /** `http://127.0.0.1:<port>`. */
@@ -148,9 +160,12 @@ const decoder = new TextDecoder();
  * @param answers The first answers.
  * @returns The running upstream; dispose it to stop.
  */
-export function startUpstreams(answers: UpstreamAnswer[] = []): Upstreams {
+export function startUpstreams(
+  answers: UpstreamAnswer[] = [],
+  options: { respond?: Responder } = {},
+): Upstreams {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const server = new UpstreamServer(listener, answers);
+  const server = new UpstreamServer(listener, answers, options.respond);
   const url = `http://127.0.0.1:${listener.addr.port}`;
   return {
     url,
@@ -221,8 +236,15 @@ class UpstreamServer {
   readonly #waiters: { count: number; resolve: () => void }[] = [];
   #closed: Promise<void> | null = null;
 
-  constructor(listener: Deno.TcpListener, answers: UpstreamAnswer[]) {
+  readonly #respond: Responder | undefined;
+
+  constructor(
+    listener: Deno.TcpListener,
+    answers: UpstreamAnswer[],
+    respond?: Responder,
+  ) {
     this.#listener = listener;
+    this.#respond = respond;
     this.queue = [...answers];
     this.#accepting = this.#accept();
   }
@@ -301,7 +323,12 @@ class UpstreamServer {
     } catch { /* not JSON */ }
     const pathname = new URL(target, "http://upstream").pathname;
     const route = routeOf(method, pathname);
-    const answer = route ? this.#take(route, method, pathname) : null;
+    const answer = route
+      ? this.#take(route, method, pathname, {
+        json,
+        n: this.requests.length + 1,
+      })
+      : null;
     let end!: (e: ExchangeEnd) => void;
     const exchange: UpstreamExchange = {
       n: this.requests.length + 1,
@@ -340,12 +367,19 @@ class UpstreamServer {
     return how === "complete" && !/close/i.test(headers.connection ?? "");
   }
 
-  #take(route: UpstreamRoute, method: string, path: string): UpstreamAnswer {
+  #take(
+    route: UpstreamRoute,
+    method: string,
+    path: string,
+    req: { json: Record<string, unknown> | null; n: number },
+  ): UpstreamAnswer {
     const i = this.queue.findIndex((a) =>
       a.route === route || (a.route === undefined && GENERATION.has(route))
     );
     if (i >= 0) return this.queue.splice(i, 1)[0];
     if (!GENERATION.has(route)) return {};
+    const own = this.#respond?.({ route, ...req });
+    if (own) return own;
     return { status: 400, error: `No scripted answer for ${method} ${path}` };
   }
 

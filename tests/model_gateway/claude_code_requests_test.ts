@@ -41,6 +41,11 @@ async function post(
   });
   const text = await res.text();
   assertEquals(res.status, 200, text);
+  // Every answer names the episode it is recorded under: the session's.
+  assertEquals(
+    res.headers.get("x-harness-episode"),
+    sessionOf(body as RequestBody),
+  );
   return text;
 }
 

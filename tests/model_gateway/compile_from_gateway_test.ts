@@ -1,7 +1,10 @@
 /**
- * Issue 32, item 5 ("Compile from it"): τ² retail conversations driven
- * through the model gateway by an agent loop on the official `openai`
- * client (`_retail_agent.ts`), with the real retail environment and the
+ * Issue 32, item 5 ("Compile from it"), and issue 42, item 5 (no header
+ * of ours): τ² retail conversations driven through the model gateway by an
+ * unmodified agent loop on the official `openai` client (`_retail_agent.ts`:
+ * τ²'s own message list, the agent's greeting first; the capture is the
+ * active one, each episode the one the gateway finds, read back from the
+ * answers to mark outcomes), with the real retail environment and the
  * repository's scripted model server as the upstream (it replays the
  * recorded agent), compile to the same lookups and choice tools as the
  * same conversations imported with `import --format tau2`.
@@ -21,10 +24,10 @@
  *   gateway's episodes with `CaptureCoordinator.markOutcome`, the way a
  *   user marks outcomes (the agent form does not read it; the tree form's
  *   skeleton does).
- * - episode ids: the loop names each episode as the importer does
- *   (`x-harness-episode: tau2_<task>_<trial>`); see the last step for why
- *   it must name them at all.
- * - the importer also records τ²'s greeting, the user's last message (the
+ * - episode ids: the gateway's (`gw_<uuid>`), the importer's
+ *   `tau2_<task>_<trial>`; no source names an episode.
+ * - both record τ²'s greeting (the gateway as the conversation's history);
+ *   the importer also records the user's last message (the
  *   one ending in `###STOP###`, which the loop does not send, as the
  *   closed loop does not), `episode.finished` and the task in
  *   `episode.started` (`input.task`); the gateway records the model's
@@ -35,9 +38,10 @@
  * - sources are compared as sets: their order follows the episodes' ids
  *   (with other ids the same sources come in another order).
  *
- * Two steps pin gaps of the recorder (they fail once it is fixed; then
- * turn them into equalities): a tool answer `Error: …` on the Chat
- * Completions wire, and conversations that share only their system prompt.
+ * Two more steps: a tool answer `Error: …` on the Chat Completions wire is
+ * a failed call, as the importer has it; and every task run twice (the
+ * same first request, the same greeting) is two episodes, every call
+ * recorded once in its own.
  *
  * @module
  */
@@ -98,8 +102,6 @@ function retailEffects(): Effects {
     ]),
   );
 }
-
-const episodeOf = (s: Sim) => `tau2_${s.task_id}_${s.trial ?? 0}`;
 
 function sorted<T>(xs: readonly T[]): T[] {
   return xs.map((x) => [canonicalJson(x), x] as const)
@@ -208,41 +210,47 @@ Deno.test("the model gateway's capture of τ² retail conversations compiles to 
   await using srv = await startServer({
     modelGateway: { upstreamOpenai: base, upstreamAnthropic: base },
   });
-  const clientFor = (capture: string) =>
-    new OpenAI({
-      baseURL: `${srv.url}/v1`,
-      apiKey: "sk-gateway-test",
-      maxRetries: 0,
-      defaultHeaders: { "x-harness-capture": capture },
-    });
-  const drive = async (capture: string, sims: Sim[], named: boolean) => {
-    const client = clientFor(capture);
-    const runs: RetailAgentRun[] = [];
+  // No header of ours: the client is as a user writes it; the capture is
+  // the one `capture start` made active.
+  const client = new OpenAI({
+    baseURL: `${srv.url}/v1`,
+    apiKey: "sk-gateway-test",
+    maxRetries: 0,
+  });
+  const gateway = new CaptureCoordinator(srv.store);
+  const drive = async (capture: string, sims: Sim[], times = 1) => {
+    gateway.startCapture({ id: capture, activate: true });
+    const runs: { sim: Sim; run: RetailAgentRun }[] = [];
     for (const sim of sims) {
       const script = scriptFromTau2(sim);
-      scripted.addScript({ ...script, id: "live" });
-      runs.push(
-        await runRetailAgent({
+      for (let k = 0; k < times; k++) {
+        scripted.addScript({ ...script, id: "live" });
+        const run = await runRetailAgent({
           client,
           db,
           users: script.users,
           instructions: INSTRUCTIONS,
-          headers: named ? { "x-harness-episode": episodeOf(sim) } : {},
-        }),
-      );
+        });
+        // Each run's answers name one episode.
+        assertEquals(run.episodes.length, 1, sim.id);
+        runs.push({ sim, run });
+      }
     }
     return runs;
   };
-  const runs = await drive("gw", clean, true);
-  await drive("gw_err", errored, true);
-  await drive("gw_anon", clean, false);
+  const gwRuns = await drive("gw", clean);
+  const runs = gwRuns.map((r) => r.run);
+  const errRuns = await drive("gw_err", errored);
+  const twice = await drive("gw_twice", clean, 2);
   await srv.server.modelGateway!.settled();
   assertEquals(srv.server.modelGateway!.stats.record_misses, 0);
-  const gateway = new CaptureCoordinator(srv.store);
-  for (const [capture, sims] of [["gw", clean], ["gw_err", errored]] as const) {
-    for (const sim of sims) {
+  // Outcomes on the episodes the answers named, as a user marks them.
+  for (
+    const [capture, done] of [["gw", gwRuns], ["gw_err", errRuns]] as const
+  ) {
+    for (const { sim, run } of done) {
       const reward = sim.reward_info?.reward ?? 0;
-      gateway.markOutcome(capture, episodeOf(sim), {
+      gateway.markOutcome(capture, run.episodes[0], {
         success: reward >= 1,
         outcome: { reward },
       });
@@ -317,8 +325,9 @@ Deno.test("the model gateway's capture of τ² retail conversations compiles to 
       const gwEpisodes = await loadEpisodes(srv.store, "gw");
       assertEquals(
         gwEpisodes.map((e) => e.episode_id).sort(),
-        clean.map(episodeOf).sort(),
+        runs.map((r) => r.episodes[0]).sort(),
       );
+      assertEquals(gwEpisodes.length, clean.length);
       assertEquals(
         startedCalls(gwEpisodes),
         startedCalls(await loadEpisodes(importStore, "tau2")),
@@ -382,16 +391,32 @@ Deno.test("the model gateway's capture of τ² retail conversations compiles to 
   );
 
   await t.step(
-    "without x-harness-episode, conversations that share only the system prompt stay apart, every call recorded",
+    "every task run twice (the same greeting, the same first request) is two episodes, every call recorded once in its own",
     async () => {
-      // Every conversation of an agent starts with the same system prompt:
-      // that is not a shared history. The scripted upstream's call ids
-      // restart per script (`call_scripted_1` …), so merged episodes would
-      // drop calls.
-      const anon = await loadEpisodes(srv.store, "gw_anon");
+      // τ²'s conversations all open with the system prompt and the same
+      // greeting, and a second run sends the first run's first request
+      // again: neither joins them. The scripted upstream's call ids restart
+      // per script (`call_scripted_1` …), so joined episodes would drop calls.
+      const eps = await loadEpisodes(srv.store, "gw_twice");
       const recorded = clean.reduce((n, s) => n + recordedCalls(s).length, 0);
-      assertEquals(anon.length, clean.length);
-      assertEquals(startedCalls(anon), recorded);
+      assertEquals(eps.length, 2 * clean.length);
+      assertEquals(
+        eps.map((e) => e.episode_id).sort(),
+        twice.map((r) => r.run.episodes[0]).sort(),
+      );
+      assertEquals(startedCalls(eps), 2 * recorded);
+      for (const ep of eps) {
+        const ids = ep.events.filter((e) => e.kind === "tool.call.started")
+          .map((e) => e.payload.host_call_id);
+        assertEquals(new Set(ids).size, ids.length, ep.episode_id);
+      }
+      // The second run of each task names the first as what it forked from.
+      const forked = eps.flatMap((e) =>
+        e.events.filter((x) =>
+          x.kind === "episode.started" && x.payload.forked_from !== undefined
+        )
+      );
+      assertEquals(forked.length, clean.length);
     },
   );
 });

@@ -1,12 +1,40 @@
 import { assertEquals } from "../_assert.ts";
-import { ConversationBook } from "../../lib/model_gateway/conversation_book.ts";
-import { exchangeEvents } from "../../lib/model_gateway/recorder.ts";
 import {
-  extendPrefix,
-  messageHash,
-} from "../../lib/model_gateway/message_hash.ts";
+  answerKey,
+  ConversationBook,
+} from "../../lib/model_gateway/conversation_book.ts";
+import {
+  type ClientEpisode,
+  identify,
+} from "../../lib/model_gateway/episode_identity.ts";
+import {
+  type Exchange,
+  exchangeEvents,
+} from "../../lib/model_gateway/recorder.ts";
+import { extendPrefix } from "../../lib/model_gateway/message_hash.ts";
 import { openaiChatWire } from "../../lib/model_gateway/openai_chat_wire.ts";
 import type { NormResponse } from "../../lib/model_gateway/wire_types.ts";
+
+/**
+ * One exchange as the gateway handles it: the episode decided on arrival,
+ * the answer settled, the events recorded.
+ */
+function exchange(
+  book: ConversationBook,
+  ex: Omit<Exchange, "identity"> & { client?: ClientEpisode },
+) {
+  const identity = identify(book, {
+    capture: ex.capture_id,
+    request: ex.request,
+    client: { first: ex.client ?? null, later: null },
+  });
+  const res = ex.response;
+  book.settle(identity.conversation, identity, {
+    state: res ? "answered" : "failed",
+    answer: res ? answerKey(res.text, res.tool_calls.map((c) => c.id)) : null,
+  });
+  return exchangeEvents({ ...ex, identity }, { book });
+}
 
 const SYSTEM = {
   role: "system",
@@ -33,16 +61,15 @@ function interleaved(book: ConversationBook, agents: number, turns: number) {
         tool_calls: [{ id, name: "get_order", arguments: { n } }],
         usage: null,
       };
-      const events = exchangeEvents({
+      const events = exchange(book, {
         capture_id: "cap_book",
-        episode_id: null,
         request: openaiChatWire.request(body),
         body,
         response,
         status: 200,
         started: new Date(),
         duration_ms: 1,
-      }, { book });
+      });
       kinds.push(...events.map((e) => e.kind));
       histories[n].push(
         {
@@ -101,9 +128,9 @@ Deno.test("exchangeEvents() records the conversation's head as the prefix hash o
       if (turn >= from) {
         const body = { model: "m", messages: structuredClone(history) };
         const request = openaiChatWire.request(body);
-        const events = exchangeEvents({
+        const events = exchange(book, {
           capture_id: "cap_head",
-          episode_id: "ep_head",
+          client: { id: "ep_head", source: "x-harness-episode" },
           request,
           body,
           response: {
@@ -117,7 +144,7 @@ Deno.test("exchangeEvents() records the conversation's head as the prefix hash o
           status: 200,
           started: new Date(),
           duration_ms: 1,
-        }, { book });
+        });
         const requested = events.find((e) => e.kind === "model.requested")!;
         heads.push([
           (requested.payload.conversation as { head: unknown }).head,
@@ -142,15 +169,17 @@ Deno.test("exchangeEvents() records the conversation's head as the prefix hash o
   for (const [recorded, whole] of turns(new ConversationBook(), 1, 4)) {
     assertEquals(recorded, whole);
   }
-  // A book restored from spools knows a conversation's hashes, not its head.
+  // A book restored from spools may not know a conversation's head.
   const book = new ConversationBook();
   turns(book, 1, 2);
-  const opening = [SYSTEM, { role: "user", content: QUESTION }];
-  const c = book.continuation("cap_head", opening.map(messageHash), "ep_head")
-    .conversation!;
+  const c = book.ofEpisode("cap_head", "ep_head")[0];
   assertEquals(c.hashes.length, 4);
   const restored = new ConversationBook();
-  restored.remember(null, { ...c, hashes: [...c.hashes], head: undefined });
+  restored.add({
+    ...c,
+    hashes: [...c.hashes],
+    recorded: { ...c.recorded, head: null },
+  });
   const later = turns(restored, 3, 5);
   assertEquals(later.length, 3);
   for (const [recorded, whole] of later) assertEquals(recorded, whole);

@@ -38,6 +38,7 @@ import { Conversation } from "../../lib/forms/agent/conversation.ts";
 import { AgentSession } from "../../lib/forms/agent/agent_session.ts";
 import { GatewayDriver } from "../../lib/forms/agent/gateway_driver.ts";
 import { openaiChatWire } from "../../lib/model_gateway/openai_chat_wire.ts";
+import { ANSWER_HEADERS } from "../../lib/model_gateway/answer_headers.ts";
 import { declareTool } from "../../lib/gateway/parameters.ts";
 import type { ToolRegistry } from "../../lib/runtime/runtime_types.ts";
 import { openModel } from "../../lib/models/open_model.ts";
@@ -80,7 +81,7 @@ function loggedTools(env: RetailEnv, log: Call[]): ToolRegistry {
 function servedTap(served: Call[]): typeof fetch {
   return async (input, init) => {
     const res = await fetch(input, init);
-    if (res.headers.get("x-harness-served") === "package") {
+    if (res.headers.get(ANSWER_HEADERS.served) === "package") {
       const body = await res.clone().json();
       for (const c of body.choices[0].message.tool_calls ?? []) {
         served.push({
@@ -190,7 +191,8 @@ for (const seed of [2, 1]) {
         db,
         users: script.users,
         instructions: RETAIL_INSTRUCTIONS,
-        headers: { "x-harness-episode": `drivers_${seed}_${e.id}` },
+        // As (b) has it: the user speaks first.
+        greeting: null,
       });
       assertEquals(run.ended, "user_end", e.id);
       const envC: Call[] = run.calls.map((c) => ({

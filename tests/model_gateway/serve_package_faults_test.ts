@@ -138,6 +138,7 @@ Deno.test("a request the package does not fit is forwarded untouched, byte for b
       reason: /^the request cannot be read: /,
     },
   ];
+  const skipped: [string, string | null][] = [];
   for (const [i, c] of cases.entries()) {
     rig.up.push({
       text: `Upstream answer ${i}.`,
@@ -158,16 +159,29 @@ Deno.test("a request the package does not fit is forwarded untouched, byte for b
     assertEquals(res.headers.get("x-harness-served"), null);
     const why = res.headers.get("x-harness-package-skipped") ?? "";
     assertOk(c.reason.test(why), `case ${i}: ${why}`);
+    skipped.push([why, res.headers.get("x-harness-episode")]);
   }
   assertEquals(rig.up.requests.length, cases.length);
   assertEquals(rig.up.requests.at(-2)!.response!.stream, true);
   // Recorded like any request the gateway forwards (the unreadable one
   // cannot be).
   const events = await rig.events();
+  const requested = events.filter((e) => e.kind === "model.requested");
+  assertEquals(requested.length, cases.length - 1);
+  // Each with what the package did and why, under the episode its answer
+  // named (the unreadable one has none).
   assertEquals(
-    events.filter((e) => e.kind === "model.requested").length,
-    cases.length - 1,
+    requested.map((e) => [e.payload.package, e.episode_id]),
+    skipped.slice(0, -1).map(([why, episode]) => [
+      {
+        id: `retail@${retail.pkg.digest}`,
+        outcome: "passed_through",
+        reason: why,
+      },
+      episode,
+    ]),
   );
+  assertEquals(skipped.at(-1)![1], null);
   assertEquals(
     events.filter((e) =>
       e.kind === "model.responded" && e.payload.served_by !== undefined

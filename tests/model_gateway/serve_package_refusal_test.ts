@@ -286,7 +286,8 @@ Deno.test("a write with allowed values passes unchanged, and one refused three t
   const h = await health(rig);
   assertEquals(h.refusals, 3);
   assertEquals(h.gave_up, 1);
-  const responded = ofKind(await rig.events(), "model.responded");
+  const events = await rig.events();
+  const responded = ofKind(events, "model.responded");
   assertEquals(
     responded.filter((e) => e.payload.refused !== undefined).length,
     3,
@@ -294,6 +295,22 @@ Deno.test("a write with allowed values passes unchanged, and one refused three t
   assertEquals(
     (responded.at(-1)!.payload.response as { text: string }).text,
     words,
+  );
+  // What the package did, on each request: the write it let through went
+  // upstream narrowed and checked; the last gave up, saying why.
+  const requested = ofKind(events, "model.requested");
+  const outcomes = requested.map((e) =>
+    e.payload.package as { id: string; outcome: string; reason?: string }
+  );
+  assertEquals(outcomes.slice(-2).map((o) => [o.id, o.outcome]), [
+    [`retail@${retail.pkg.digest}`, "forwarded"],
+    [`retail@${retail.pkg.digest}`, "gave_up"],
+  ]);
+  assertOk(outcomes.at(-1)!.reason!.includes(NEVER_SHOWN));
+  // The answer names the episode it was recorded under.
+  assertEquals(
+    response.headers.get("x-harness-episode"),
+    requested.at(-1)!.episode_id,
   );
 });
 

@@ -140,6 +140,21 @@ Deno.test("a package's lookup reaches the openai client as a Chat Completions to
     (e.payload.tool as { host_name: string }).host_name
   );
   assertEquals(started, [FIRST.name, SECOND.name]);
+  // Each request says the package served it; each answer names the one
+  // episode both were recorded under.
+  const requested = ofKind(await rig.events(), "model.requested");
+  assertEquals(requested.map((e) => e.payload.package), [
+    { id: `retail@${retail.pkg.digest}`, outcome: "served" },
+    { id: `retail@${retail.pkg.digest}`, outcome: "served" },
+  ]);
+  assertEquals(
+    [
+      response.headers.get("x-harness-episode"),
+      tapped.headers.get("x-harness-episode"),
+    ],
+    requested.map((e) => e.episode_id),
+  );
+  assertEquals(new Set(requested.map((e) => e.episode_id)).size, 1);
 });
 
 Deno.test("a package's lookup reaches the openai client through the Responses API (whole input), whole and streamed, with no upstream request", async () => {
