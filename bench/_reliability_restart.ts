@@ -65,7 +65,17 @@ export function fillOpenCapture(
   for (let s = 0; n + batch.length < events; s++) {
     const episode = `sess-${s.toString().padStart(6, "0")}`;
     const hook = ctxOf(episode, "host_a");
-    const gw = ctxOf(episode, "model_gateway");
+    const gw = {
+      ...ctxOf(episode, "model_gateway"),
+      source: {
+        host: "model_gateway",
+        adapter: "anthropic_messages",
+        model: "claude-sonnet-4",
+      },
+    };
+    let known = 0;
+    let first = "";
+    let previous: string | null = null;
     batch.push(episodeStarted(hook, { reason: "startup" }));
     for (let c = 0; c < 50 && n + batch.length < events; c++) {
       const command = `grep -rn "order ${c}" src/orders/ | head -${c + 5}`;
@@ -93,20 +103,25 @@ export function fillOpenCapture(
         }, { parentEventId: start.event_id }),
       );
       if (c % 10 === 0) {
-        const hashes = Array.from(
-          { length: 3 },
-          (_, k) =>
-            `sha256:${(s * 997 + c * 31 + k).toString(16).padStart(64, "0")}`,
+        // One conversation per session, each request continuing the last
+        // (as the gateway records them: only the new messages' hashes).
+        const fresh = Array.from(
+          { length: known === 0 ? 3 : 2 },
+          (_, k) => (s * 997 + c * 31 + k).toString(16).padStart(64, "0"),
         );
         const req = modelRequested(gw, {
           request: { model: "claude-sonnet-4", max_tokens: 1024 },
           conversation: {
-            first: hashes[0],
-            new_hashes: hashes,
-            continues: 0,
+            first: known === 0 ? fresh[0] : first,
+            continues: known,
+            previous: previous,
+            new_hashes: fresh,
           },
           source: "model_gateway",
         });
+        if (known === 0) first = fresh[0];
+        known += fresh.length;
+        previous = req.event_id;
         batch.push(req);
         batch.push(
           modelResponded(gw, {
