@@ -41,6 +41,73 @@ export function exactForms(secrets: readonly string[]): string[] {
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
+/** Request headers whose values are credentials (lower-case names). */
+export const CREDENTIAL_HEADERS: readonly string[] = [
+  "authorization",
+  "proxy-authorization",
+  "x-api-key",
+  "api-key",
+  "anthropic-api-key",
+  "x-goog-api-key",
+];
+
+/** Query parameters whose values are credentials. */
+const CREDENTIAL_PARAMS = ["key", "api_key", "api-key", "apikey", "token"];
+
+/**
+ * The credentials a request carries: the values of its credential headers
+ * (an `Authorization` value without its scheme, and, for `Basic`, the
+ * password it encodes too) and of `?key=`-like query parameters. What a
+ * recorder passes to {@linkcode scrubExactEvents} with the events of that
+ * exchange.
+ *
+ * @param header The request's header by lower-case name (null when absent).
+ * @param target The request target or URL (its query is read), if any.
+ * @returns The secrets (may be empty).
+ *
+ * @example
+ * ```ts
+ * import { requestSecrets } from "./scrub_exact.ts";
+ * import { deepEqual } from "node:assert/strict";
+ * const headers: Record<string, string> = {
+ *   authorization: "Bearer selfhosted-7c1f0e22",
+ * };
+ * deepEqual(
+ *   requestSecrets((n) => headers[n] ?? null, "/v1/chat?key=abc12345xyz"),
+ *   ["Bearer selfhosted-7c1f0e22", "selfhosted-7c1f0e22", "abc12345xyz"],
+ * );
+ * ```
+ */
+export function requestSecrets(
+  header: (name: string) => string | null,
+  target?: string,
+): string[] {
+  const out = new Set<string>();
+  for (const name of CREDENTIAL_HEADERS) {
+    const v = header(name)?.trim();
+    if (!v) continue;
+    out.add(v);
+    const m = /^([A-Za-z][A-Za-z0-9_-]*)\s+(\S.*)$/.exec(v);
+    if (!m) continue;
+    out.add(m[2]);
+    if (m[1].toLowerCase() === "basic") {
+      try {
+        const text = atob(m[2]);
+        const colon = text.indexOf(":");
+        if (colon >= 0) out.add(text.slice(colon + 1));
+      } catch { /* not base64 */ }
+    }
+  }
+  const q = target?.indexOf("?") ?? -1;
+  if (target && q >= 0) {
+    const params = new URLSearchParams(target.slice(q + 1).split("#")[0]);
+    for (const name of CREDENTIAL_PARAMS) {
+      for (const v of params.getAll(name)) if (v) out.add(v);
+    }
+  }
+  return [...out];
+}
+
 /**
  * Replace every occurrence of the given secrets in every string inside a
  * value (object keys are left as they are).

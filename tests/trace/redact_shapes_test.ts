@@ -14,6 +14,7 @@ import {
 } from "../../lib/trace/redact.ts";
 import {
   exactForms,
+  requestSecrets,
   scrubExact,
   scrubExactEvents,
 } from "../../lib/trace/scrub_exact.ts";
@@ -152,4 +153,37 @@ Deno.test("scrubExact: the exact client key goes from every string, as it is, JS
   assertEquals(out.payload.redactions, { bearer_token: 1, client_key: 1 });
   const untouched = annotation(fixedContext("c"), { type: "x", text: "ok" });
   assertOk(scrubExactEvents([untouched], [key])[0] === untouched);
+});
+
+Deno.test("requestSecrets: the credentials a model call carries (headers without their scheme, a Basic password, ?key=), what scrubExact then removes from an echoed error", () => {
+  const headers: Record<string, string> = {
+    authorization: `Basic ${btoa("me:selfhosted-pw-91x")}`,
+    "api-key": HEX,
+    "x-goog-api-key": "goog-key-0000111",
+    "content-type": "application/json",
+  };
+  const secrets = requestSecrets(
+    (n) => headers[n] ?? null,
+    "/v1beta/models/m:generateContent?key=qk-123456789&alt=sse",
+  );
+  for (
+    const s of [
+      btoa("me:selfhosted-pw-91x"),
+      "selfhosted-pw-91x",
+      HEX,
+      "goog-key-0000111",
+      "qk-123456789",
+    ]
+  ) assertOk(secrets.includes(s), s);
+  assertOk(!secrets.includes("application/json"));
+  assertOk(!secrets.includes("sse"));
+  const echoed = {
+    error: `401: key ${HEX} / password selfhosted-pw-91x / qk-123456789`,
+  };
+  const { value } = scrubExact(echoed, secrets);
+  assertEquals(
+    value.error,
+    "401: key [REDACTED:client_key] / password [REDACTED:client_key] / [REDACTED:client_key]",
+  );
+  assertEquals(requestSecrets(() => null), []);
 });
