@@ -246,15 +246,16 @@ function handlerContext(
     const done = () => waits[k] = null;
     waits[k]?.then(done, done);
   }
-  const afterRestore = async (route: "hooks" | "model"): Promise<void> => {
+  const afterRestore = async (route: "hooks" | "model"): Promise<boolean> => {
     const wait = waits[route];
-    if (wait === null) return;
+    if (wait === null) return false;
     stats.held_for_restore = (stats.held_for_restore ?? 0) + 1;
     try {
       await wait.catch(() => {});
     } finally {
       stats.held_for_restore = (stats.held_for_restore ?? 1) - 1;
     }
+    return true;
   };
   return {
     store,

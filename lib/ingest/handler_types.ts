@@ -155,8 +155,9 @@ export interface HandlerContext {
    * (`IngestHandlerOptions.restored`).
    *
    * @param route `hooks` or `model`.
+   * @returns Whether the request was held.
    */
-  afterRestore(route: "hooks" | "model"): Promise<void>;
+  afterRestore(route: "hooks" | "model"): Promise<boolean>;
   /**
    * Redact events by the handler's rules (unchanged when the store redacts).
    *

@@ -85,6 +85,7 @@ Deno.test("during a restore the listener answers /health at once, and hooks that
     restoreAfter: hold,
   });
   const url = await server.start();
+  let heldBy = 0;
   try {
     const during = await health(url);
     assertEquals(during.status, 200);
@@ -104,6 +105,9 @@ Deno.test("during a restore the listener answers /health at once, and hooks that
       0,
       "nothing recorded while the restore is held",
     );
+    // Every hook is held by now; the clock moves on before the release.
+    heldBy = Date.now();
+    while (Date.now() <= heldBy + 5) await new Promise((r) => setTimeout(r, 1));
     // Other routes are not held: a capture list answers meanwhile.
     const list = await fetch(`${url}/captures`);
     assertEquals(list.status, 200);
@@ -137,6 +141,8 @@ Deno.test("during a restore the listener answers /health at once, and hooks that
   );
   assertEquals(calls[1].parent_event_id, calls[0].event_id);
   assertEquals(calls[3].parent_event_id, calls[2].event_id);
+  // A held hook keeps the time it came, not the time the restore ended.
+  assertOk(Date.parse(calls[1].timestamp) <= heldBy, calls[1].timestamp);
 });
 
 Deno.test("during a restore a model call is held, not refused: forwarded once the gateway's conversations are restored, and recorded in the episode it continues", async () => {
