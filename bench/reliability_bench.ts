@@ -202,7 +202,7 @@ async function restartRow(
     } MiB, one open capture): time from the spawn to the first answer, 3 restarts (load average ${load})`,
     value: `first /health after ${
       runs.map((r) => ms(r.health_ms)).join("/")
-    } ms (a new, empty store ${
+    } ms (an empty store ${
       ms(base.health_ms)
     } ms); the restore ran behind it for ${
       runs.map((r) => s(r.restored_ms - r.health_ms)).join("/")
