@@ -37,6 +37,12 @@ const WIRES = new Set([
 ]);
 const HASH = /^[0-9a-f]{64}$/;
 
+/**
+ * Work between two turns of the event loop while restoring, in ms: as the
+ * hooks' restore (`lib/ingest/resume.ts`, which says why 16).
+ */
+const RESTORE_SLICE_MS = 16;
+
 function hashesOf(v: unknown): string[] | null {
   if (!Array.isArray(v)) return null;
   for (const h of v) if (typeof h !== "string" || !HASH.test(h)) return null;
@@ -55,6 +61,7 @@ export async function restoreBook(
   book: ConversationBook,
 ): Promise<number> {
   let restored = 0;
+  let until = performance.now() + RESTORE_SLICE_MS;
   for (const cap of store.listCaptures()) {
     if (cap.status !== "open") continue;
     // Each conversation by the event id of its latest request (only the
@@ -62,6 +69,12 @@ export async function restoreBook(
     const tips = new Map<string, Conversation>();
     const seen = new Set<Conversation>();
     for await (const ev of store.readEvents(cap.capture_id)) {
+      // The listener answers during the restore (issue 44): a turn of the
+      // event loop (a timer) every RESTORE_SLICE_MS of work.
+      if (performance.now() >= until) {
+        await new Promise((r) => setTimeout(r, 0));
+        until = performance.now() + RESTORE_SLICE_MS;
+      }
       const host = ev.source?.host ?? "";
       if (host !== GATEWAY_SOURCE) {
         if (host.startsWith("host_")) {
