@@ -89,12 +89,15 @@ export async function importCommand(
     episodes: plan.episode_ids.length,
     events: plan.events,
     successful: plan.successful,
+    with_outcome: plan.with_outcome,
     via: server ?? null,
   };
   io.out(
     a.json
       ? JSON.stringify(summary, null, 2)
-      : `Imported ${summary.episodes} episodes (${summary.events} events, ${summary.successful} successful) from ${a.file} into capture ${a.capture}${
+      : `Imported ${plural(summary.episodes, "episode")} (${
+        plural(summary.events, "event")
+      }, ${outcomesText(summary)}) from ${a.file} into capture ${a.capture}${
         server ? ` (through the server at ${server})` : ""
       }`,
   );
@@ -124,4 +127,22 @@ async function refuseRepeatIn(
     digest: f.digest,
     episodes: [...f.episode_ids],
   }, a.file);
+}
+
+function plural(n: number, one: string): string {
+  return `${n} ${one}${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * What the file says of outcomes: episodes without one are unknown, not
+ * failed ("0 successful" read as "all failed").
+ */
+function outcomesText(
+  s: { episodes: number; successful: number; with_outcome: number },
+): string {
+  if (s.with_outcome === 0) return "no outcomes recorded";
+  if (s.with_outcome === s.episodes) return `${s.successful} successful`;
+  return `${s.successful} successful of ${s.with_outcome} with an outcome; ${
+    s.episodes - s.with_outcome
+  } unknown`;
 }
