@@ -45,7 +45,7 @@ import { errorAnswer, type ErrorShape, statusOf } from "./errors.ts";
 import { createOtlpIntake } from "./otlp_intake.ts";
 import { withBytes } from "./_handler_helpers.ts";
 import { checkRequest } from "./guards.ts";
-import { ServerBusyError } from "./refusals.ts";
+import { isModelApiPath, ServerBusyError } from "./refusals.ts";
 import { type Route, RouteTable } from "./route_table.ts";
 import { hookRoutes } from "./hook_routes.ts";
 import { ingestRoute } from "./ingest_route.ts";
@@ -176,6 +176,11 @@ export function errorShapeOf(
     path: string;
   },
 ): ErrorShape {
+  // A model API path sent to a base URL with its /v1 wrong: the client is
+  // an SDK, so the refusal (with its hint) comes in that API's own shape.
+  if (!route && isModelApiPath(path)) {
+    return { family: "model", api: modelApiOf(req, path) };
+  }
   if (!route || route.family === "ingest") return { family: "control" };
   if (route.family === "model") {
     return { family: "model", api: route.api?.(req, path) ?? "openai" };
