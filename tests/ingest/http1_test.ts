@@ -128,7 +128,7 @@ Deno.test("http1: at the connection cap the longest-idle connection makes room; 
   await fourth.write(enc.encode(post(srv.url, event("evt_cap_1"))));
   const [ok] = await responses(fourth, 1);
   assertMatch(ok, /^HTTP\/1\.1 200 OK/);
-  assertEquals(await untilClosed(idle[0], 2000), "", "the oldest gave way");
+  assertEquals(await untilClosed(idle[0]), "", "the oldest gave way");
   // Now three connections in the middle of a request: none is idle.
   for (const c of [...idle.slice(1), fourth]) c.close();
   await new Promise((r) => setTimeout(r, 100));
