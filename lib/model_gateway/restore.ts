@@ -37,6 +37,12 @@ const WIRES = new Set([
 ]);
 const HASH = /^[0-9a-f]{64}$/;
 
+/**
+ * Work between two turns of the event loop while restoring, in ms: as the
+ * hooks' restore (`lib/ingest/resume.ts`, which says why 16).
+ */
+const RESTORE_SLICE_MS = 16;
+
 function hashesOf(v: unknown): string[] | null {
   if (!Array.isArray(v)) return null;
   for (const h of v) if (typeof h !== "string" || !HASH.test(h)) return null;
@@ -75,9 +81,16 @@ export class BookRestorer {
     watch: ReadonlySet<string> = new Set(),
   ): Promise<Set<string>> {
     const found = new Set<string>();
+    let until = performance.now() + RESTORE_SLICE_MS;
     for (const cap of store.listCaptures()) {
       if (cap.status !== "open") continue;
       for await (const ev of store.readEvents(cap.capture_id)) {
+        // The listener answers during the restore (issue 44): a turn of the
+        // event loop (a timer) every RESTORE_SLICE_MS of work.
+        if (performance.now() >= until) {
+          await new Promise((r) => setTimeout(r, 0));
+          until = performance.now() + RESTORE_SLICE_MS;
+        }
         if (watch.size > 0 && watch.has(ev.event_id)) found.add(ev.event_id);
         this.feed(ev);
       }
