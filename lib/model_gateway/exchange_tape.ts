@@ -18,7 +18,7 @@ import type { AnswerKey, Conversation } from "./conversation_book.ts";
 import type { Identity } from "./episode_identity.ts";
 import type { Exchange, PackageOutcome, RefusedAttempt } from "./recorder.ts";
 import type { NormRequest, NormResponse, Wire } from "./wire_types.ts";
-import { KEY_MARK } from "./client_keys.ts";
+import { EXACT_SECRET_RULE, exactForms } from "../trace/scrub_exact.ts";
 
 /** What was decided when the request arrived, as the tape keeps it. */
 export interface IdentityTape {
@@ -130,11 +130,10 @@ export function tapeLine(
   const raw = "text" in body ? body.text : JSON.stringify(body.value ?? null);
   // The body's text is JSON (it was parsed): spliced in as it came.
   let line = `${head.slice(0, -1)},"body":${raw.trim() || "null"}}`;
-  for (const k of keys) {
-    if (line.includes(k)) line = line.replaceAll(k, KEY_MARK);
-    // A key with characters JSON escapes is written escaped.
-    const esc = JSON.stringify(k).slice(1, -1);
-    if (esc !== k && line.includes(esc)) line = line.replaceAll(esc, KEY_MARK);
+  const mark = `[REDACTED:${EXACT_SECRET_RULE}]`;
+  // Each form a key takes in JSON text: as it is, escaped, URL-encoded.
+  for (const form of exactForms(keys)) {
+    if (line.includes(form)) line = line.split(form).join(mark);
   }
   return line;
 }

@@ -44,7 +44,7 @@ import { concat, errorOf, headerText, safeJson } from "./exchange_bytes.ts";
 import type { NormRequest, Wire, WireReader } from "./wire_types.ts";
 import { isValidId } from "../trace/ids.ts";
 import { BookRestorer } from "./restore.ts";
-import { clientKeys } from "./client_keys.ts";
+import { requestSecrets } from "../trace/scrub_exact.ts";
 import { KeptBytes } from "./kept_bytes.ts";
 import { StreamKeep } from "./stream_keep.ts";
 import { BodyPieces, heldPiece } from "./body_pieces.ts";
@@ -319,7 +319,7 @@ export class ModelGateway {
     // Read once on arrival: the capture and the episode are decided
     // before the request goes anywhere, so every answer can name it.
     const admitted = route && body
-      ? await this.#admit(req, { route, body, started, query })
+      ? await this.#admit(req, { route, body, started })
       : null;
     const ticket = typeof admitted === "string" ? null : admitted;
     const stamp = (a: GatewayAnswer): GatewayAnswer => {
@@ -498,11 +498,10 @@ export class ModelGateway {
    */
   async #admit(
     req: GatewayRequest,
-    { route, body, started, query }: {
+    { route, body, started }: {
       route: { wire: Wire; reader: WireReader };
       body: Uint8Array;
       started: Date;
-      query: string;
     },
   ): Promise<RequestTicket | string> {
     let parsed: unknown;
@@ -556,7 +555,7 @@ export class ModelGateway {
       request_event_id: requestEventId,
       previous,
       forked_request: forked,
-      keys: clientKeys((h) => req.header(h), query),
+      keys: requestSecrets((h) => req.header(h), req.target),
       body,
     });
     const book = this.#book;

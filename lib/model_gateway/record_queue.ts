@@ -42,7 +42,7 @@ import {
   tapeExchange,
   tapeLine,
 } from "./exchange_tape.ts";
-import { scrubValue } from "./client_keys.ts";
+import { scrubExactEvents } from "../trace/scrub_exact.ts";
 import { TimeSlices } from "./time_slices.ts";
 
 /** What the gateway gave a request on arrival, beside its identity. */
@@ -487,7 +487,9 @@ export class RecordQueue {
     let oldId: string | null = null;
     let run: UnsealedEvent[] = [];
     const write = () => {
-      const sealed = sink.emitMany(this.#ctx.redact(run));
+      // The client's exact key first (whatever its shape), then the rules.
+      const scrubbed = keys.length > 0 ? scrubExactEvents(run, keys) : run;
+      const sealed = sink.emitMany(this.#ctx.redact(scrubbed));
       done += run.length;
       run = [];
       given?.onSealed?.(sealed);
@@ -498,17 +500,13 @@ export class RecordQueue {
           if (slices.due()) await slices.pause();
           continue;
         }
-        let ev = made;
+        const ev = made;
         // The request under the id it was given on arrival.
         if (id && ev.kind === "model.requested" && oldId === null) {
           oldId = ev.event_id;
           ev.event_id = id;
         } else if (oldId !== null && ev.parent_event_id === oldId) {
           ev.parent_event_id = id!;
-        }
-        if (keys.length > 0) {
-          const payload = scrubValue(ev.payload, keys);
-          if (payload !== ev.payload) ev = { ...ev, payload };
         }
         run.push(ev);
         if (run.length >= EVENTS_PER_WRITE) {

@@ -180,6 +180,8 @@ Deno.test("what a killed gateway left in its spill is recorded at the next start
       modelGateway: { upstreamOpenai: `${up.url}/v1` },
     });
     const url = await server.start();
+    // Model calls wait for the restore, which records the spill first.
+    await server.restored;
     const g = server.modelGateway!;
     assertEquals(g.stats.recorded_from_spill, 5);
     let events = await eventsOf(store, "cap_spill");
@@ -214,6 +216,7 @@ Deno.test("what a killed gateway left in its spill is recorded at the next start
     const store = new HarnessStore(root, { role: "ingest-server" });
     const server = new IngestServer(store, { port: 0, modelGateway: {} });
     await server.start();
+    await server.restored;
     assertEquals(server.modelGateway!.stats.recorded_from_spill ?? 0, 0);
     const events = await eventsOf(store, "cap_spill");
     assertEquals(events.filter((e) => e.kind === "model.requested").length, 6);
