@@ -6,9 +6,13 @@
  * what was lost (must be nothing). Then hostile OTLP: a gzip bomb on
  * `POST /v1/traces` (time to 413, the server's peak RSS above idle),
  * `/health` while a maximal OTLP request is recorded, and the time to refuse
- * one span of 500,000 attributes. Last, restart downtime (issue 44): a serve
+ * one span of 500,000 attributes. Then restart downtime (issue 44): a serve
  * process started on a store whose open capture holds 300,000 events, timed
  * to its first answer while it restores the hooks' and the gateway's state.
+ * Last, the model gateway against hostile upstreams and requests (issue 44,
+ * items 3–6, `_reliability_gateway.ts`): a gzip answer inflating to 256 MiB,
+ * 24 streams of 32 MiB at once, `/health` while a request of 200,000
+ * messages goes through, conversations of 100,000 messages.
  *
  * @module
  */
@@ -18,6 +22,7 @@ import { printTable } from "./_table.ts";
 import { proxyOrphanRow } from "./_reliability_proxy.ts";
 import { otlpWideSpan } from "./_otlp_wide_span.ts";
 import { fillOpenCapture, restartTimes } from "./_reliability_restart.ts";
+import { gatewayRows } from "./_reliability_gateway.ts";
 
 /** The machine's 1-minute load average (the figures are CPU-sensitive). */
 function loadAverage(): string {
@@ -42,6 +47,7 @@ export async function reliabilityBench(): Promise<void> {
   const g = await Deno.makeTempDir({ prefix: "harness_rel_" });
   const h = await Deno.makeTempDir({ prefix: "harness_rel_" });
   const empty = await Deno.makeTempDir({ prefix: "harness_rel_" });
+  const gatewayDirs: string[] = [];
   try {
     const t0 = performance.now();
     const kill = await killOverHttp(a, 200);
@@ -60,6 +66,11 @@ export async function reliabilityBench(): Promise<void> {
     const wide = await otlpWideSpan(g);
     const orphan = await proxyOrphanRow();
     const restart = await restartRow(h, empty);
+    const gateway = await gatewayRows(
+      await Promise.all(
+        [0, 1, 2, 3].map(() => Deno.makeTempDir({ prefix: "harness_rel_" })),
+      ).then((dirs) => (gatewayDirs.push(...dirs), dirs)),
+    );
     printTable("Reliability", [
       orphan,
       {
@@ -157,8 +168,12 @@ export async function reliabilityBench(): Promise<void> {
           : "NO",
       },
       restart,
+      ...gateway,
     ]);
   } finally {
+    for (const dir of gatewayDirs) {
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
     await Deno.remove(a, { recursive: true }).catch(() => {});
     await Deno.remove(b, { recursive: true }).catch(() => {});
     await Deno.remove(c, { recursive: true }).catch(() => {});

@@ -140,6 +140,9 @@ const RECORD_DELAY_MS = 10;
 /** Milliseconds of recording before the loop yields to requests. */
 const RECORD_SLICE_MS = 1;
 
+/** Milliseconds of recording a large exchange before the loop yields. */
+const LARGE_SLICE_MS = 8;
+
 /** Events of one exchange written together (a slice may end between runs). */
 const EVENTS_PER_WRITE = 512;
 
@@ -469,7 +472,7 @@ export class RecordQueue {
   /** Turn one exchange into events and write them, yielding between runs. */
   async #recordOne(
     ex: Exchange,
-    slices: TimeSlices,
+    normal: TimeSlices,
     given?: {
       request_event_id: string;
       onSealed?: (events: TraceEvent[]) => void;
@@ -483,6 +486,12 @@ export class RecordQueue {
     // About how many events (for /health while a large one is written).
     const about = Math.max(0, ex.request.messages.length - ex.identity.known) +
       4;
+    // A large exchange is written in longer slices (still a few ms between
+    // turns of the loop): in 1 ms slices it waited four times as long,
+    // holding its request meanwhile.
+    const slices = about > EVENTS_PER_WRITE
+      ? new TimeSlices(LARGE_SLICE_MS)
+      : normal;
     let done = 0;
     let oldId: string | null = null;
     let run: UnsealedEvent[] = [];
