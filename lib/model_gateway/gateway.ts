@@ -189,7 +189,7 @@ export class ModelGateway {
     this.#records = new RecordQueue(ctx, {
       book: this.#book,
       stats: this.stats,
-      max: options.maxRecordQueue ?? 1024,
+      max: options.maxRecordQueue ?? 64,
       budget: this.#kept,
       record: options.record !== false,
       delayMs: options.recordDelayMs,

@@ -35,7 +35,8 @@ export interface ModelGatewayOptions {
   upstreamTimeoutMs?: number;
   /**
    * Exchanges waiting to be recorded in memory; past it they wait in the
-   * store's spill on disk (none is dropped). @default 1024
+   * store's spill on disk (none is dropped); what waits in memory is what
+   * a `kill -9` can lose. @default 64
    */
   maxRecordQueue?: number;
   /**
