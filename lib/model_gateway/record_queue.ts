@@ -183,6 +183,8 @@ export class RecordQueue {
   readonly #spill: RecordSpill;
   readonly #memory: { item: Item; bytes: number }[] = [];
   #spilled: Spilled[] = [];
+  /** Exchanges to be written to the spill (after their answers). */
+  readonly #toSpill: Item[] = [];
   #spilledAt = 0;
   readonly #arrivals = new WeakMap<Identity, Arrival>();
   #running = false;
@@ -217,7 +219,8 @@ export class RecordQueue {
 
   /** Exchanges waiting (in memory and spilled). */
   get waiting(): number {
-    return this.#memory.length + this.#spilled.length - this.#spilledAt;
+    return this.#memory.length + this.#toSpill.length + this.#spilled.length -
+      this.#spilledAt;
   }
 
   /**
@@ -258,15 +261,24 @@ export class RecordQueue {
     const identity = "ready" in item ? item.ready.identity : item.identity;
     const body = this.#arrivals.get(identity)?.body?.length ?? 0;
     const held = "ready" in item ? 0 : item.kept;
-    if (this.#spilled.length === 0 && this.#memory.length < this.#max) {
-      if (this.#budget.take(body)) {
-        this.#memory.push({ item, bytes: body + held });
-        this.#wake();
-        return;
-      }
+    if (
+      this.#spilled.length === 0 && this.#toSpill.length === 0 &&
+      this.#memory.length < this.#max && this.#budget.take(body)
+    ) {
+      this.#memory.push({ item, bytes: body + held });
+      this.#wake();
+      return;
     }
-    this.#spillOne(item);
+    // Written to the spill after the answer is on its way, never before.
+    this.#toSpill.push(item);
+    if (this.#toSpill.length === 1) setTimeout(() => this.#flushSpill(), 0);
     this.#wake();
+  }
+
+  /** Write what waits to be spilled, in order. */
+  #flushSpill(): void {
+    const items = this.#toSpill.splice(0);
+    for (const item of items) this.#spillOne(item);
   }
 
   /** Let go of an item's kept bytes (taken while its answer came). */
@@ -421,6 +433,11 @@ export class RecordQueue {
             this.#budget.give(mem.bytes);
             if (!("ready" in mem.item)) mem.item.kept = 0;
           }
+        } else if (
+          this.#toSpill.length > 0 && this.#spilledAt === this.#spilled.length
+        ) {
+          // Older than anything spilled after them: written first.
+          this.#flushSpill();
         } else if (this.#spilledAt < this.#spilled.length) {
           const s = this.#spilled[this.#spilledAt];
           try {

@@ -164,6 +164,11 @@ Deno.test("what a killed gateway left in its spill is recorded at the next start
     const text = await ask(child.url, messages, { stream: i % 2 === 1 });
     messages.push({ role: "assistant", content: text });
   }
+  // Each is written to the spill once its answer is on its way.
+  while (
+    ((await (await fetch(`${child.url}/health`)).json()).model_gateway
+      .spilled ?? 0) < 5
+  ) await new Promise((r) => setTimeout(r, 10));
   const spill = `${root}/model_gateway/spill.jsonl`;
   const tapes = Deno.readTextFileSync(spill).trim().split("\n");
   assertEquals(tapes.length, 5);
