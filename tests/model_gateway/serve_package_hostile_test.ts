@@ -22,7 +22,6 @@ import type { ModelGatewayOptions } from "../../lib/model_gateway/mod.ts";
 const retail = servedRetail();
 const ASK =
   "Hi, my email is sofia.li7352@example.com. Please cancel my pending order #W8855135, I no longer need it.";
-const ALLOWED = { order_id: "#W8855135", reason: "no longer needed" };
 /** An order of another customer: the conversation never shows it. */
 const OUTSIDE = { order_id: "#W9300146", reason: "no longer needed" };
 
