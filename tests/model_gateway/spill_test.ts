@@ -176,6 +176,10 @@ Deno.test("what a killed gateway left in its spill is recorded at the next start
   assertOk(messages[5].content.includes(ODD_KEY));
   assertEquals(filesHolding(root, ODD_KEY), []);
   await child.kill();
+  // A line cut by the stop (a write torn mid-way) is left out, not read.
+  Deno.writeTextFileSync(spill, '{"v":1,"request_event_id":"evt_torn', {
+    append: true,
+  });
 
   // The next start records the five, in order, in one episode.
   {
@@ -189,6 +193,9 @@ Deno.test("what a killed gateway left in its spill is recorded at the next start
     await server.restored;
     const g = server.modelGateway!;
     assertEquals(g.stats.recorded_from_spill, 5);
+    assertEquals(g.stats.record_misses, 0);
+    // Recorded, the spill starts again empty.
+    assertEquals(Deno.readFileSync(spill).length, 0);
     let events = await eventsOf(store, "cap_spill");
     const asked = events.filter((e) => e.kind === "model.requested");
     assertEquals(asked.length, 5);
