@@ -19,8 +19,8 @@ async function untilStdinCloses(): Promise<void> {
 
 /**
  * The gateway process: a real ingest server over `root` until stdin
- * closes; then its gateway's stats. `--no-record` turns recording off (a
- * recording queue of 0: every exchange is forwarded and read, none stored).
+ * closes; then its gateway's stats. `--no-record` turns recording off
+ * (every exchange is forwarded and read, none stored).
  *
  * @param root The store root.
  * @param options The upstream's origin; whether to record.
@@ -36,7 +36,7 @@ export async function gatewayChild(
     modelGateway: {
       upstreamOpenai: `${upstream}/v1`,
       upstreamAnthropic: upstream,
-      ...(record ? {} : { maxRecordQueue: 0 }),
+      ...(record ? {} : { record: false }),
     },
   });
   console.log(`gateway ${await server.start()}`);

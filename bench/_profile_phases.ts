@@ -65,7 +65,9 @@ const PHASES: Phase[] = [
   ],
   [
     "record: building events (recorder)",
-    (f) => at(f, "exchangeEvents", "model_gateway/recorder.ts"),
+    (f) =>
+      at(f, "exchangeEvents", "model_gateway/recorder.ts") ||
+      at(f, "exchangeEventStream", "model_gateway/recorder.ts"),
   ],
   [
     "record: redaction (the store's sinks)",
@@ -97,6 +99,7 @@ const PHASES: Phase[] = [
     "record: all (the recording queue and the index flush)",
     (f) =>
       at(f, "#drain", "model_gateway/record_queue.ts") ||
+      at(f, "#run", "model_gateway/record_queue.ts") ||
       at(f, "flushIndex", "store/_index_feed.ts"),
   ],
   ["garbage collection", (f) => f.functionName === "(garbage collector)"],

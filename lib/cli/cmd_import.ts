@@ -21,6 +21,7 @@ import { openForWrite } from "./cmd_store.ts";
 import { postImport } from "./import_via_server.ts";
 import { HarnessStore } from "../store/store.ts";
 import { isStoreLocked, readLockOwner } from "../store/lock.ts";
+import { importedIn, refuseRepeat } from "../importers/import_repeat.ts";
 
 /**
  * Import one file.
@@ -64,17 +65,19 @@ export async function importCommand(
   const { digest } = plan;
   Deno.mkdirSync(a.root, { recursive: true, mode: 0o700 });
   // A running server owns the store: import through it (README order:
-  // serve, then import), after the same checks against what it holds.
+  // serve, then import), after the same checks against what it holds; the
+  // server checks again as the events arrive, so that of two imports of
+  // one file at once only one is taken (409 for the other).
   const server = isStoreLocked(a.root) ? readLockOwner(a.root)?.url : undefined;
   if (server) {
     using store = new HarnessStore(a.root, { readOnly: true, index: false });
-    await refuseRepeat(store, { capture: a.capture, file: a.file }, plan);
+    await refuseRepeatIn(store, { capture: a.capture, file: a.file }, plan);
     const events: UnsealedEvent[] = [];
     for await (const batch of plan.batches()) events.push(...batch);
     await postImport({ url: server, events, token: a.token, root: a.root });
   } else {
     using store = openForWrite(a.root);
-    await refuseRepeat(store, { capture: a.capture, file: a.file }, plan);
+    await refuseRepeatIn(store, { capture: a.capture, file: a.file }, plan);
     // One run for the whole file, read a trajectory at a time: all of it is
     // recorded, or none.
     await plan.write(store.sink(a.capture));
@@ -86,12 +89,15 @@ export async function importCommand(
     episodes: plan.episode_ids.length,
     events: plan.events,
     successful: plan.successful,
+    with_outcome: plan.with_outcome,
     via: server ?? null,
   };
   io.out(
     a.json
       ? JSON.stringify(summary, null, 2)
-      : `Imported ${summary.episodes} episodes (${summary.events} events, ${summary.successful} successful) from ${a.file} into capture ${a.capture}${
+      : `Imported ${plural(summary.episodes, "episode")} (${
+        plural(summary.events, "event")
+      }, ${outcomesText(summary)}) from ${a.file} into capture ${a.capture}${
         server ? ` (through the server at ${server})` : ""
       }`,
   );
@@ -99,36 +105,44 @@ export async function importCommand(
 }
 
 /**
- * Refuse a file imported before, or episodes the capture already has.
+ * Refuse a file imported before, or episodes the capture already has (the
+ * server checks again when the events arrive: two imports at once).
  *
  * @param store The store (read).
  * @param a The file and capture.
  * @param f The file's digest and episode ids.
- * @throws {Error} Already imported, or an episode id clash.
+ * @throws {ImportRepeatError} Already imported, or an episode id clash.
  */
-async function refuseRepeat(
+async function refuseRepeatIn(
   store: HarnessStore,
   a: { file: string; capture: string },
   f: { digest: string; episode_ids: readonly string[] },
 ): Promise<void> {
   if (!store.hasCapture(a.capture)) return;
-  const existing = new Set<string>();
-  for await (
-    const ev of store.readEvents(a.capture, { resolveBlobs: false })
-  ) {
-    if (ev.kind !== "episode.started") continue;
-    existing.add(ev.episode_id);
-    const prov = (ev.payload.provenance ?? {}) as { file_sha256?: string };
-    if (prov.file_sha256 === f.digest) {
-      throw new Error(
-        `${a.file} (${f.digest}) is already imported into capture "${a.capture}"; nothing was imported`,
-      );
-    }
-  }
-  const clash = f.episode_ids.find((id) => existing.has(id));
-  if (clash) {
-    throw new Error(
-      `Capture "${a.capture}" already has episode ${clash}; import into another capture; nothing was imported`,
-    );
-  }
+  const held = await importedIn(
+    store.readEvents(a.capture, { resolveBlobs: false }),
+  );
+  refuseRepeat(held, {
+    capture: a.capture,
+    digest: f.digest,
+    episodes: [...f.episode_ids],
+  }, a.file);
+}
+
+function plural(n: number, one: string): string {
+  return `${n} ${one}${n === 1 ? "" : "s"}`;
+}
+
+/**
+ * What the file says of outcomes: episodes without one are unknown, not
+ * failed ("0 successful" read as "all failed").
+ */
+function outcomesText(
+  s: { episodes: number; successful: number; with_outcome: number },
+): string {
+  if (s.with_outcome === 0) return "no outcomes recorded";
+  if (s.with_outcome === s.episodes) return `${s.successful} successful`;
+  return `${s.successful} successful of ${s.with_outcome} with an outcome; ${
+    s.episodes - s.with_outcome
+  } unknown`;
 }

@@ -44,6 +44,8 @@ export interface ImportPlan {
   events: number;
   /** Episodes whose outcome is a success. */
   successful: number;
+  /** Episodes with a recorded outcome (success or failure); the rest are unknown, not failed. */
+  with_outcome: number;
   /**
    * Read the file again and append its events to a capture as one run:
    * all of them, or (on any failure) none.
@@ -102,6 +104,7 @@ export async function planTrajectoryFile(
   const episodeIds: string[] = [];
   let events = 0;
   let successful = 0;
+  let withOutcome = 0;
   // The digest is not known yet: the first pass checks with a stand-in.
   const first: Pass = { digest: GENESIS_HASH, hash, head };
   for await (
@@ -114,6 +117,7 @@ export async function planTrajectoryFile(
         ev.kind === "annotation" && ev.payload.success === true
       )
     ) successful++;
+    if (ep.events.some(hasOutcome)) withOutcome++;
   }
   const digest = DIGEST_PREFIX + hash.digest("hex");
   // A τ² file whose tools come after its simulations: the first pass did
@@ -127,6 +131,7 @@ export async function planTrajectoryFile(
     episode_ids: episodeIds,
     events,
     successful,
+    with_outcome: withOutcome,
     async write(sink) {
       await sink.emitRun(batches(options, { digest, head }));
     },
@@ -252,6 +257,7 @@ export function planOfEpisodes(
           ev.kind === "annotation" && ev.payload.success === true
         )
       ).length,
+    with_outcome: episodes.filter((e) => e.events.some(hasOutcome)).length,
     write(sink) {
       sink.emitMany(episodes.flatMap((e) => e.events));
       return Promise.resolve();
@@ -260,4 +266,9 @@ export function planOfEpisodes(
       yield episodes.flatMap((e) => e.events);
     },
   };
+}
+
+/** An annotation that records an outcome (success or failure). */
+function hasOutcome(ev: { kind: string; payload: Record<string, unknown> }) {
+  return ev.kind === "annotation" && typeof ev.payload.success === "boolean";
 }

@@ -12,7 +12,7 @@
  * | `ForbiddenRequestError` (Origin, Host, admin key) | 403 |
  * | `RouteNotFoundError`, `CaptureNotFoundError` | 404 |
  * | `MethodNotAllowedError` | 405 |
- * | `CaptureFinishedError` | 409 |
+ * | `CaptureFinishedError`, `ImportRepeatError` | 409 |
  * | `PayloadTooLargeError` | 413 |
  * | `UnsupportedMediaTypeError` | 415 |
  * | `EventShapeError`, `InvalidIdError`, `HookPayloadError` | 422 |
@@ -35,6 +35,7 @@ import { InvalidIdError } from "../trace/ids.ts";
 import { HookPayloadError } from "../adapters/common.ts";
 import { CaptureNotFoundError } from "../store/inspect.ts";
 import { CaptureFinishedError } from "../store/sink.ts";
+import { ImportRepeatError } from "../importers/import_repeat.ts";
 import { SpoolError } from "../store/spool.ts";
 import { apiError, type ApiFamily } from "../model_gateway/api_errors.ts";
 import type { IngestAnswer } from "./http1/mod.ts";
@@ -102,6 +103,7 @@ export function statusOf(err: unknown): number {
   if (err instanceof CaptureNotFoundError) return 404;
   if (err instanceof MethodNotAllowedError) return 405;
   if (err instanceof CaptureFinishedError) return 409;
+  if (err instanceof ImportRepeatError) return 409;
   if (
     err instanceof EventShapeError || err instanceof InvalidIdError ||
     err instanceof HookPayloadError

@@ -45,7 +45,7 @@ import { errorAnswer, type ErrorShape, statusOf } from "./errors.ts";
 import { createOtlpIntake } from "./otlp_intake.ts";
 import { withBytes } from "./_handler_helpers.ts";
 import { checkRequest } from "./guards.ts";
-import { ServerBusyError } from "./refusals.ts";
+import { isModelApiPath, ServerBusyError } from "./refusals.ts";
 import { type Route, RouteTable } from "./route_table.ts";
 import { hookRoutes } from "./hook_routes.ts";
 import { ingestRoute } from "./ingest_route.ts";
@@ -150,7 +150,11 @@ function routesOf(ctx: HandlerContext & { otlp: OtlpAnswer }): Route[] {
         body: "any",
         longRunning: true,
         api: modelApiOf,
-        handle: (req, match) => gateway.answer(req, match.path),
+        handle: async (req, match) => {
+          // The gateway's conversations are restored first (issue 44).
+          await ctx.afterRestore("model");
+          return await gateway.answer(req, match.path);
+        },
       });
     }
   }
@@ -172,6 +176,11 @@ export function errorShapeOf(
     path: string;
   },
 ): ErrorShape {
+  // A model API path sent to a base URL with its /v1 wrong: the client is
+  // an SDK, so the refusal (with its hint) comes in that API's own shape.
+  if (!route && isModelApiPath(path)) {
+    return { family: "model", api: modelApiOf(req, path) };
+  }
   if (!route || route.family === "ingest") return { family: "control" };
   if (route.family === "model") {
     return { family: "model", api: route.api?.(req, path) ?? "openai" };
@@ -233,11 +242,32 @@ function handlerContext(
     maxBodyBytes: limit,
     redact,
   }, options.modelGateway);
+  // Hooks and model calls that come during the restore wait for it.
+  const waits: Record<"hooks" | "model", Promise<unknown> | null> = {
+    hooks: options.restored?.hooks ?? null,
+    model: options.restored?.model ?? null,
+  };
+  for (const k of ["hooks", "model"] as const) {
+    const done = () => waits[k] = null;
+    waits[k]?.then(done, done);
+  }
+  const afterRestore = async (route: "hooks" | "model"): Promise<boolean> => {
+    const wait = waits[route];
+    if (wait === null) return false;
+    stats.held_for_restore = (stats.held_for_restore ?? 0) + 1;
+    try {
+      await wait.catch(() => {});
+    } finally {
+      stats.held_for_restore = (stats.held_for_restore ?? 1) - 1;
+    }
+    return true;
+  };
   return {
     store,
     options,
     limit,
     stats,
+    afterRestore,
     correlator: options.correlator ?? new ToolCallCorrelator(),
     sessions: options.sessions ?? new SessionMemory(),
     defaultCapture,

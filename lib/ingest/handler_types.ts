@@ -77,6 +77,15 @@ export interface IngestHandlerOptions {
   modelGateway?: ModelGatewayOptions | false;
   /** More to show on `/health` (replication). */
   healthExtra?: () => Record<string, unknown>;
+  /**
+   * What the routes wait for after a restart, while the server restores
+   * from the spools what they build on: `hooks` settles once the
+   * correlator's pending calls and the subagent links are back, `model`
+   * once the gateway's conversations are too. Until then a hook (a model
+   * call) is held, counted in `held_for_restore`, then recorded in the order
+   * it came; every other route answers at once. Absent: nothing is held.
+   */
+  restored?: { hooks: Promise<unknown>; model: Promise<unknown> };
 }
 
 /** Counters the handler keeps (visible on `/health`). */
@@ -93,6 +102,20 @@ export interface IngestStats {
   restored_pending_calls?: number;
   /** Subagent links given back to the session memory from the spools at start. */
   restored_subagent_links?: number;
+  /** Conversations the model gateway gave back from the spools at start. */
+  restored_conversations?: number;
+  /**
+   * True while the server restores the hooks' and the gateway's state from
+   * the open captures' spools (the listener answers meanwhile; hooks and
+   * model calls wait for it).
+   */
+  restoring?: boolean;
+  /** Hooks and model calls waiting now for the restore to finish. */
+  held_for_restore?: number;
+  /** How long the restore took (ms), once done. */
+  restore_ms?: number;
+  /** Why the restore stopped short (hooks and model calls went on without it). */
+  restore_error?: string;
   /** Tool calls pending now (started, not completed). */
   pending_calls?: number;
   /** Pending calls dropped to keep within the bound. */
@@ -127,6 +150,14 @@ export interface HandlerContext {
   readonly gateway: ModelGateway | null;
   /** The OTLP intake's counters. */
   readonly otlpStats: OtlpIntakeStats;
+  /**
+   * Resolves at once, or when what the route builds on has been restored
+   * (`IngestHandlerOptions.restored`).
+   *
+   * @param route `hooks` or `model`.
+   * @returns Whether the request was held.
+   */
+  afterRestore(route: "hooks" | "model"): Promise<boolean>;
   /**
    * Redact events by the handler's rules (unchanged when the store redacts).
    *

@@ -50,7 +50,12 @@ async function hook(
     throw new SyntaxError(`The hook body is not JSON (${messageOf(err)})`);
   }
   checkJsonShape(payload);
+  // The correlator and session memory are restored first (issue 44); a
+  // hook held for it keeps the time it came (hosts give none).
+  const arrived = new Date();
+  const held = await ctx.afterRestore("hooks");
   const events = adapterFor(host)!(payload, {
+    ...(held ? { now: () => arrived } : {}),
     captureId: cap,
     model: options.model ?? null,
     correlator: ctx.correlator,

@@ -75,6 +75,14 @@ export interface IngestServerOptions extends IngestHandlerOptions {
    * @default 67108864 (64 MiB)
    */
   maxBufferedBodyBytes?: number;
+  /**
+   * The restore of the hooks' and the gateway's state begins once this
+   * settles (the listener answers meanwhile, hooks and model calls wait):
+   * for a test that looks at the server during a restore, or an embedder
+   * that fills the store first.
+   * @default the restore begins when the listener opens
+   */
+  restoreAfter?: Promise<unknown>;
 }
 
 /** The server refuses to start as configured. */
@@ -111,6 +119,8 @@ export class IngestServer {
   #stats: IngestStats | null = null;
   #gateway: ModelGateway | null = null;
   #stopped: Promise<void> = Promise.resolve();
+  #restored: Promise<void> = Promise.resolve();
+  readonly #stopRestore = new AbortController();
   #markStopped: () => void = () => {};
 
   /**
@@ -131,7 +141,13 @@ export class IngestServer {
    * @throws {IngestConfigError} For a non-loopback address without
    *   `allowRemote` and a token, or a port already in use.
    */
-  async start(): Promise<string> {
+  start(): Promise<string> {
+    // Resolves once the listener is open; the restore goes on behind it
+    // (`restored`).
+    return new Promise((resolve) => resolve(this.#listen()));
+  }
+
+  #listen(): string {
     const host = this.#options.host ?? DEFAULT_HOST;
     const port = this.#options.port ?? DEFAULT_PORT;
     if (!isLoopback(host)) {
@@ -148,10 +164,12 @@ export class IngestServer {
     }
     const correlator = this.#options.correlator ?? new ToolCallCorrelator();
     const sessions = this.#options.sessions ?? new SessionMemory();
-    const restored = await restoreHookState(this.#store, {
-      correlator,
-      sessions,
-    });
+    // The listener opens first; the hooks' and the gateway's state is
+    // restored behind it (issue 44): hooks and model calls wait for it.
+    let markRestored!: () => void;
+    const restored = new Promise<void>((r) => markRestored = r);
+    let markHooks!: () => void;
+    const hooksRestored = new Promise<void>((r) => markHooks = r);
     // Loopback servers answer only to their own names (DNS rebinding).
     let allowed: Set<string> | null = null;
     const { answer, stats, gateway, table } = createIngestHandler(this.#store, {
@@ -159,13 +177,13 @@ export class IngestServer {
       ...this.#options,
       correlator,
       sessions,
+      restored: { hooks: hooksRestored, model: restored },
       hostAllowed: isLoopback(host)
         ? (h) => allowed === null || allowed.has(h.toLowerCase())
         : null,
     });
-    stats.restored_pending_calls = restored.pending;
-    stats.restored_subagent_links = restored.subagents;
-    await gateway?.restore();
+    stats.restoring = true;
+    stats.held_for_restore = 0;
     this.#gateway = gateway;
     this.#stats = stats;
     this.#stopped = new Promise((r) => this.#markStopped = r);
@@ -219,7 +237,75 @@ export class IngestServer {
     );
     // Writers refused by the store lock learn where to send events.
     this.#store.lock?.update({ role: "ingest-server", url: this.#url });
+    this.#restored = this.#restore({
+      correlator,
+      sessions,
+      gateway,
+      stats,
+      hooksDone: markHooks,
+    }).finally(() => {
+      markHooks();
+      markRestored();
+    });
     return this.#url;
+  }
+
+  /**
+   * Read the open captures' spools into the correlator, the session memory
+   * and the gateway's book, counting on `stats`. Never throws: a restore
+   * that fails is reported on `/health` (`restore_error`) and the held
+   * requests go on without it (observation fails open).
+   */
+  async #restore(
+    to: {
+      correlator: ToolCallCorrelator;
+      sessions: SessionMemory;
+      gateway: ModelGateway | null;
+      stats: IngestStats;
+      /** The hooks' state is back: held hooks go on. */
+      hooksDone: () => void;
+    },
+  ): Promise<void> {
+    const { stats } = to;
+    const signal = this.#stopRestore.signal;
+    const t0 = performance.now();
+    try {
+      const hold = this.#options.restoreAfter;
+      if (hold) {
+        await Promise.race([
+          hold.catch(() => {}),
+          new Promise((r) => signal.addEventListener("abort", r)),
+        ]);
+      }
+      const r = await restoreHookState(this.#store, {
+        correlator: to.correlator,
+        sessions: to.sessions,
+        signal,
+      });
+      stats.restored_pending_calls = r.pending;
+      stats.restored_subagent_links = r.subagents;
+      // Hooks need no more; the gateway's restore reads on for model calls
+      // (what a hook tells it meanwhile, `observe`, only adds to its book).
+      to.hooksDone();
+      if (!signal.aborted && to.gateway) {
+        stats.restored_conversations = await to.gateway.restore();
+      }
+    } catch (err) {
+      stats.restore_error = (err as Error)?.message ?? String(err);
+    } finally {
+      stats.restoring = false;
+      stats.restore_ms = Math.round(performance.now() - t0);
+    }
+  }
+
+  /**
+   * Resolves when the state hooks and model calls build on has been
+   * restored from the spools (or the restore gave up; `/health` says why).
+   * The listener answers before that: {@linkcode IngestServer.start}
+   * resolves once it listens.
+   */
+  get restored(): Promise<void> {
+    return this.#restored;
   }
 
   /** Base URL once started. */
@@ -247,6 +333,9 @@ export class IngestServer {
     if (!this.#server) return;
     const s = this.#server;
     this.#server = null;
+    // A restore still running stops; what it held is then answered.
+    this.#stopRestore.abort();
+    await this.#restored;
     await s.shutdown().catch(() => {});
     // What was answered is recorded before the store closes.
     await this.#gateway?.settled();

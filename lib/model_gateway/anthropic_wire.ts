@@ -46,7 +46,7 @@ function resultText(content: unknown): string {
     .join("\n");
 }
 
-function messageOf(m: unknown, i: number): NormMessage {
+function messageOf(m: unknown, i: number, hash?: string): NormMessage {
   if (!isObject(m) || typeof m.role !== "string") {
     throw new WireShapeError(`messages[${i}] has no role`);
   }
@@ -84,7 +84,7 @@ function messageOf(m: unknown, i: number): NormMessage {
     text: texts.join("\n"),
     tool_calls: calls,
     tool_results: results,
-    hash: messageHash(m),
+    hash: hash ?? messageHash(m),
   };
 }
 
@@ -240,7 +240,7 @@ class MessagesStream implements StreamAccumulator {
 
 /** The Messages wire. */
 export const anthropicMessagesWire: WireReader = {
-  request(body) {
+  request(body, hashes) {
     if (!isObject(body) || !Array.isArray(body.messages)) {
       throw new WireShapeError("A Messages request has `messages`");
     }
@@ -250,7 +250,7 @@ export const anthropicMessagesWire: WireReader = {
       wire: "anthropic_messages",
       model: typeof body.model === "string" ? body.model : null,
       stream: body.stream === true,
-      messages: body.messages.map(messageOf),
+      messages: body.messages.map((m, i) => messageOf(m, i, hashes?.[i])),
       tools: toolsOf(body),
       params,
       session_id: sessionOf(body.metadata),

@@ -72,6 +72,11 @@ export interface Conversation {
   end: ConversationEnd;
   /** What the recorder wrote last. */
   recorded: RecordedState;
+  /**
+   * The `model.requested` id of its latest request to arrive (given on
+   * arrival; recorded under it once answered).
+   */
+  latest?: string | null;
   /** Continued by `previous_response_id` (its input holds only new items). */
   chained?: boolean;
   /** Dropped from the book (bounds). */
@@ -105,6 +110,15 @@ export interface ConversationBookOptions {
   maxPerEpisode?: number;
   /** Pending calls, answered call ids and episodes kept. @default 65536 */
   maxEntries?: number;
+  /**
+   * Message hashes kept over all conversations (each ~100 bytes: a 64-digit
+   * hex string and its slot): memory bounded in bytes, not only by count,
+   * since one conversation may hold 200,000 messages. Past it, the least
+   * recently used conversations are forgotten (their next request starts a
+   * new episode, linked to the conversation it shares the most with).
+   * @default 524288 (about 50 MB)
+   */
+  maxMessages?: number;
 }
 
 /** A map that forgets its least recently used entries. */
@@ -195,6 +209,9 @@ export class ConversationBook {
   readonly #max: number;
   readonly #perFirst: number;
   readonly #perEpisode: number;
+  readonly #maxMessages: number;
+  /** Message hashes held by conversations not dropped. */
+  #messages = 0;
 
   /**
    * Create a `ConversationBook`.
@@ -211,6 +228,14 @@ export class ConversationBook {
     this.#hookEpisodes = new Lru(n);
     this.#perFirst = options.maxPerFirstMessage ?? 256;
     this.#perEpisode = options.maxPerEpisode ?? 64;
+    this.#maxMessages = options.maxMessages ?? 524_288;
+  }
+
+  /** Forget the least recently used conversations while over the bound of messages. */
+  #trim(): void {
+    while (this.#messages > this.#maxMessages && this.#recent.size > 0) {
+      this.drop(this.#recent.values().next().value as Conversation);
+    }
   }
 
   #index(capture: string): CaptureIndex {
@@ -274,9 +299,11 @@ export class ConversationBook {
     const mine = ix.byEpisode.get(c.episode_id)!;
     if (mine.length > this.#perEpisode) this.drop(mine[0]);
     this.#recent.add(c);
+    this.#messages += c.hashes.length;
     while (this.#recent.size > this.#max) {
       this.drop(this.#recent.values().next().value as Conversation);
     }
+    this.#trim();
     return c;
   }
 
@@ -302,7 +329,9 @@ export class ConversationBook {
       if (lastBefore !== null) removeFrom(ix.byLast, lastBefore, c);
       if (lastNow !== null) addTo(ix.byLast, lastNow, c);
     }
+    this.#messages += hashes.length - before.length;
     c.hashes = hashes;
+    this.#trim();
   }
 
   /**
@@ -321,6 +350,8 @@ export class ConversationBook {
     else addTo(ix.byFirst, more[0], c);
     for (const x of more) h.push(x);
     addTo(ix.byLast, h[h.length - 1], c);
+    this.#messages += more.length;
+    this.#trim();
   }
 
   /**
@@ -344,12 +375,17 @@ export class ConversationBook {
     c.dropped = true;
     this.#recent.delete(c);
     const ix = this.#captures.get(c.capture_id);
-    if (!ix) return;
+    if (!ix) {
+      this.#messages -= c.hashes.length;
+      c.hashes = [];
+      return;
+    }
     if (c.hashes.length > 0) {
       removeFrom(ix.byLast, c.hashes[c.hashes.length - 1], c);
       removeFrom(ix.byFirst, c.hashes[0], c);
     }
     removeFrom(ix.byEpisode, c.episode_id, c);
+    this.#messages -= c.hashes.length;
     c.hashes = [];
     c.end = { state: "failed", answer: null, read: null, owner: null };
   }
@@ -563,11 +599,13 @@ export class ConversationBook {
     pending_calls: number;
     episodes: number;
     conversations: number;
+    messages: number;
   } {
     return {
       pending_calls: this.#pending.size,
       episodes: this.#episodes.size,
       conversations: this.#recent.size,
+      messages: this.#messages,
     };
   }
 }

@@ -22,6 +22,8 @@ import { ANSWER_HEADERS } from "./answer_headers.ts";
 import { answerKey, ConversationBook } from "./conversation_book.ts";
 import { clientEpisode, identify } from "./episode_identity.ts";
 import {
+  DEFAULT_MAX_ANSWER_BYTES,
+  DEFAULT_MAX_KEPT_BYTES,
   DEFAULT_UPSTREAM_ANTHROPIC,
   DEFAULT_UPSTREAM_OPENAI,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
@@ -32,22 +34,28 @@ import {
 import { anthropicMessagesWire } from "./anthropic_wire.ts";
 import { openaiChatWire } from "./openai_chat_wire.ts";
 import { openaiResponsesWire } from "./openai_responses_wire.ts";
-import { GATEWAY_SOURCE } from "./recorder.ts";
+import { GATEWAY_SOURCE, MAX_BODY_MESSAGES } from "./recorder.ts";
 import {
-  MAX_KEPT_STREAM_BYTES,
   type Pending,
   readPendingAnswer,
   RecordQueue,
 } from "./record_queue.ts";
-import { errorOf, headerText, safeJson } from "./exchange_bytes.ts";
+import { concat, errorOf, headerText, safeJson } from "./exchange_bytes.ts";
 import type { NormRequest, Wire, WireReader } from "./wire_types.ts";
 import { isValidId } from "../trace/ids.ts";
-import { restoreBook } from "./restore.ts";
+import { BookRestorer } from "./restore.ts";
+import { requestSecrets } from "../trace/scrub_exact.ts";
+import { KeptBytes } from "./kept_bytes.ts";
+import { StreamKeep } from "./stream_keep.ts";
+import { BodyPieces, heldPiece } from "./body_pieces.ts";
+import { TimeSlices } from "./time_slices.ts";
+import { readRequest } from "./request_reading.ts";
 import type { ServedPackage } from "./serving.ts";
 import type { GatewayRequest, RequestTicket } from "./gateway_request.ts";
 import { answerWithPackage } from "./package_serving.ts";
 import { answerHeaders, upstreamFailure } from "./upstream_answer.ts";
 import { UpstreamDeadline } from "./upstream_deadline.ts";
+import { resolveApiPath, upstreamUrl } from "./upstream_url.ts";
 
 const WIRES: Record<string, { wire: Wire; reader: WireReader }> = {
   "/v1/chat/completions": { wire: "openai_chat", reader: openaiChatWire },
@@ -106,11 +114,13 @@ export class ModelGateway {
   readonly #openai: string;
   readonly #anthropic: string;
   readonly #timeoutMs: number;
-  readonly #book = new ConversationBook();
+  readonly #book: ConversationBook;
   readonly #packages: Map<string, ServedPackage>;
   readonly #records: RecordQueue;
+  readonly #kept: KeptBytes;
+  readonly #maxAnswer: number;
   /** The active capture as last read, and when (ms since the epoch). */
-  #active: { id: string; at: number } | null = null;
+  #active: { id: string; at: number; root: number | null } | null = null;
   /** Counters (shown on `/health`). */
   readonly stats: ModelGatewayStats;
 
@@ -122,6 +132,9 @@ export class ModelGateway {
    */
   constructor(ctx: ModelGatewayContext, options: ModelGatewayOptions = {}) {
     this.#ctx = ctx;
+    this.#book = new ConversationBook({
+      maxMessages: options.maxConversationMessages,
+    });
     this.#openai = trimSlash(options.upstreamOpenai ?? DEFAULT_UPSTREAM_OPENAI);
     this.#anthropic = trimSlash(
       options.upstreamAnthropic ?? DEFAULT_UPSTREAM_ANTHROPIC,
@@ -159,10 +172,27 @@ export class ModelGateway {
         }
         : {}),
     };
+    this.#kept = new KeptBytes(options.maxKeptBytes ?? DEFAULT_MAX_KEPT_BYTES);
+    // Read live on /health.
+    const kept = this.#kept;
+    const book = this.#book;
+    Object.defineProperties(this.stats, {
+      kept_bytes: { get: () => kept.used, enumerable: true },
+      kept_bytes_peak: { get: () => kept.peak, enumerable: true },
+      conversation_messages: {
+        get: () => book.sizes.messages,
+        enumerable: true,
+      },
+    });
+    this.stats.busy = null;
+    this.#maxAnswer = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
     this.#records = new RecordQueue(ctx, {
       book: this.#book,
       stats: this.stats,
-      max: options.maxRecordQueue ?? 1024,
+      max: options.maxRecordQueue ?? 64,
+      budget: this.#kept,
+      record: options.record !== false,
+      delayMs: options.recordDelayMs,
     });
   }
 
@@ -173,12 +203,32 @@ export class ModelGateway {
 
   /**
    * Rebuild what the gateway remembers (conversations, pending calls,
-   * episodes that hooks record) from the spools of open captures.
+   * episodes that hooks record) from the spools of open captures, and
+   * record what a stopped process left in the spill (each exchange once:
+   * one whose request is in its capture already was recorded before it
+   * stopped).
    *
    * @returns Conversations restored.
    */
   async restore(): Promise<number> {
-    return await restoreBook(this.#ctx.store, this.#book);
+    const restorer = new BookRestorer(this.#book);
+    const tapes = this.#records.leftOver();
+    const found = await restorer.scan(
+      this.#ctx.store,
+      new Set(tapes.map((t) => t.request_event_id)),
+    );
+    await this.#records.recordLeftOver(
+      tapes.filter((t) => !found.has(t.request_event_id)),
+      (sealed) => {
+        for (const ev of sealed) restorer.feed(ev);
+      },
+    );
+    return restorer.finish();
+  }
+
+  /** Stop: close the spill's file (after `settled`). */
+  close(): void {
+    this.#records.close();
   }
 
   /**
@@ -207,21 +257,35 @@ export class ModelGateway {
     stats.requests++;
     const started = new Date();
     stats.last_request_at = started.toISOString();
-    const { name, api: path } = splitModelRoute(fullPath);
+    const { name, api: asked } = splitModelRoute(fullPath);
     const pkg = this.#packages.get(name) ?? null;
-    const route = req.method === "POST" ? WIRES[path] : undefined;
+    // Dot segments resolved here, so the route, the recording and the
+    // upstream's path all read the same path; one that leaves /v1/ is refused.
+    const path = resolveApiPath(asked);
+    const route = req.method === "POST" && path !== null
+      ? WIRES[path]
+      : undefined;
     const family: ApiFamily = route
       ? (route.wire === "anthropic_messages" ? "anthropic" : "openai")
-      : path.startsWith("/v1/messages") ||
+      : (path ?? asked).startsWith("/v1/messages") ||
           req.header("anthropic-version") !== null ||
           req.header("x-api-key") !== null
       ? "anthropic"
       : "openai";
     const q = req.target.indexOf("?");
     const query = q < 0 ? "" : req.target.slice(q);
-    const url = family === "anthropic"
-      ? `${this.#anthropic}${path}${query}`
-      : `${this.#openai}${path.slice(3)}${query}`;
+    const url = path === null
+      ? null
+      : family === "anthropic"
+      ? upstreamUrl(this.#anthropic, path, query)
+      : upstreamUrl(this.#openai, path.slice(3), query);
+    if (url === null || path === null) {
+      return apiError(family, {
+        status: 400,
+        message:
+          "The request's path leaves the API's base path (dot segments are resolved, and may not go above /v1/)",
+      });
+    }
     let body: Uint8Array | null = null;
     if (req.method !== "GET" && req.method !== "HEAD") {
       try {
@@ -255,7 +319,7 @@ export class ModelGateway {
     // Read once on arrival: the capture and the episode are decided
     // before the request goes anywhere, so every answer can name it.
     const admitted = route && body
-      ? this.#admit(req, route, body, started)
+      ? await this.#admit(req, { route, body, started })
       : null;
     const ticket = typeof admitted === "string" ? null : admitted;
     const stamp = (a: GatewayAnswer): GatewayAnswer => {
@@ -284,6 +348,8 @@ export class ModelGateway {
           stats,
           records: this.#records,
           timeoutMs: this.#timeoutMs,
+          maxAnswerBytes: this.#maxAnswer,
+          kept: this.#kept,
         },
       );
       // A request the package does not fit goes the plain way, untouched.
@@ -296,11 +362,12 @@ export class ModelGateway {
         capture: ticket.capture,
         identity: ticket.identity,
         request: ticket.request,
-        parsed: ticket.parsed,
+        parsed: keptBody(ticket),
         started,
         status: 0,
         answer: null,
-        chunks: [],
+        stream: null,
+        kept: 0,
         failure: null,
         ...(skipped !== null && pkg
           ? {
@@ -375,25 +442,52 @@ export class ModelGateway {
         status: res.status,
         headers: out,
         body: null,
-        stream: this.#relay(res.body, record, { client: req.signal, deadline }),
+        stream: this.#relay(new BodyPieces(res.body), record, {
+          client: req.signal,
+          deadline,
+        }),
       });
     }
-    let raw: Uint8Array;
+    let whole: WholeAnswer;
     try {
-      raw = new Uint8Array(await res.arrayBuffer());
+      whole = await this.#readWhole(res);
     } catch (err) {
-      return failed(err);
-    } finally {
       deadline.end();
+      return failed(err);
     }
+    if (whole.rest) {
+      // Larger than the gateway holds: what was read goes out, then the
+      // rest as it comes; the record holds no answer.
+      const reason = whole.rest.reason;
+      if (record) {
+        record.not_kept = reason;
+        this.stats.not_kept = (this.stats.not_kept ?? 0) + 1;
+        this.stats.last_not_kept = reason;
+      }
+      return stamp({
+        status: res.status,
+        headers: out,
+        body: null,
+        stream: this.#relay(
+          whole.rest.stream,
+          record,
+          { client: req.signal, deadline, lead: whole.chunks },
+        ),
+      });
+    }
+    deadline.end();
+    const raw = whole.chunks.length === 1
+      ? whole.chunks[0]
+      : concat(whole.chunks);
     if (record) {
       record.answer = raw;
+      record.kept = whole.taken;
       this.#settle(
         record,
         res.status >= 200 && res.status < 300 && !req.signal?.aborted,
       );
       this.#records.enqueue(record);
-    }
+    } else this.#kept.give(whole.taken);
     return stamp({ status: res.status, headers: out, body: null, raw });
   }
 
@@ -402,12 +496,14 @@ export class ModelGateway {
    * its capture, its episode. When it cannot be read or recorded, why (a
    * miss counted): it is forwarded all the same.
    */
-  #admit(
+  async #admit(
     req: GatewayRequest,
-    route: { wire: Wire; reader: WireReader },
-    body: Uint8Array,
-    started: Date,
-  ): RequestTicket | string {
+    { route, body, started }: {
+      route: { wire: Wire; reader: WireReader };
+      body: Uint8Array;
+      started: Date;
+    },
+  ): Promise<RequestTicket | string> {
     let parsed: unknown;
     try {
       parsed = JSON.parse(new TextDecoder().decode(body));
@@ -417,7 +513,17 @@ export class ModelGateway {
     }
     let request: NormRequest;
     try {
-      request = route.reader.request(parsed);
+      // A long conversation's messages are hashed in slices (the loop
+      // answers others meanwhile).
+      request = await readRequest(
+        route.reader,
+        route.wire,
+        parsed,
+        new TimeSlices(ADMIT_SLICE_MS),
+        (done, of) => {
+          this.stats.busy = done < of ? { what: "reading", done, of } : null;
+        },
+      );
     } catch (err) {
       this.#records.miss(
         `not the API's request shape: ${(err as Error).message}`,
@@ -439,6 +545,19 @@ export class ModelGateway {
       request,
       client: clientEpisode((h) => req.header(h), body_, request),
     });
+    // The request's id is given now: a later request (or a spilled tape)
+    // names it by this id, recorded or not yet.
+    const requestEventId = `evt_${crypto.randomUUID()}`;
+    const previous = identity.from?.latest ?? null;
+    const forked = identity.forked_from?.conversation.latest ?? null;
+    identity.conversation.latest = requestEventId;
+    this.#records.arrived(identity, {
+      request_event_id: requestEventId,
+      previous,
+      forked_request: forked,
+      keys: requestSecrets((h) => req.header(h), req.target),
+      body,
+    });
     const book = this.#book;
     return {
       parsed: body_,
@@ -457,6 +576,59 @@ export class ModelGateway {
         }
       },
     };
+  }
+
+  /**
+   * Read a whole answer while it fits: at most `maxAnswerBytes` (as
+   * decompressed), each piece taken from the budget of kept bytes. Past
+   * either, the pieces read so far and the rest of the body as a stream.
+   */
+  async #readWhole(res: Response): Promise<WholeAnswer> {
+    const chunks: Uint8Array[] = [];
+    let taken = 0;
+    if (!res.body) return { chunks, taken, rest: null };
+    // Its size known and not encoded: read at once (the common case).
+    const length = Number(res.headers.get("content-length") ?? NaN);
+    if (
+      Number.isSafeInteger(length) && length <= this.#maxAnswer &&
+      !res.headers.has("content-encoding") && this.#kept.take(length)
+    ) {
+      try {
+        return { chunks: [await res.bytes()], taken: length, rest: null };
+      } catch (err) {
+        this.#kept.give(length);
+        throw err;
+      }
+    }
+    const reader = new BodyPieces(res.body);
+    for (;;) {
+      let value: Uint8Array | null;
+      try {
+        value = await reader.read();
+      } catch (err) {
+        this.#kept.give(taken);
+        throw err;
+      }
+      if (value === null) return { chunks, taken, rest: null };
+      const piece = heldPiece(value);
+      const over = taken + piece.length > this.#maxAnswer;
+      if (over || !this.#kept.take(piece.length)) {
+        this.#kept.give(taken);
+        chunks.push(piece);
+        return {
+          chunks,
+          taken: 0,
+          rest: {
+            stream: reader,
+            reason: over
+              ? `the answer is larger than the gateway keeps (${this.#maxAnswer} bytes): relayed as it came, not kept for its record`
+              : `the gateway's budget of bytes kept for recording (${this.#kept.max} bytes) was used up: the answer was relayed as it came, not kept for its record`,
+          },
+        };
+      }
+      taken += piece.length;
+      chunks.push(piece);
+    }
   }
 
   /** Settle a plain exchange's end: answered (read on demand) or failed. */
@@ -479,25 +651,52 @@ export class ModelGateway {
     const last = this.#active;
     if (last !== null && last.at > arrived) return last.id;
     const at = Date.now() + 0.5;
+    // The pointer is put in place by a rename (`capture start`), which
+    // changes the root's entries: while they are unchanged it is as read
+    // (a missing pointer costs an error object per look).
+    let root: number | null = null;
+    try {
+      root = Deno.statSync(this.#ctx.store.root).mtime?.getTime() ?? null;
+    } catch {
+      // Read the pointer below.
+    }
+    if (last !== null && root !== null && last.root === root) {
+      this.#active = { ...last, at };
+      return last.id;
+    }
     const id = this.#ctx.defaultCapture();
-    this.#active = { id, at };
+    // Trusted only once the root's time is well past (file times can be
+    // coarse: a change in the same tick would keep it).
+    this.#active = {
+      id,
+      at,
+      root: root !== null && at - root > 50 ? root : null,
+    };
     return id;
   }
 
   /**
-   * Relay a stream piece by piece; its pieces are kept for the record
-   * (read after the answer is complete, off the relay's path).
+   * Relay a stream piece by piece, each read into a buffer of the
+   * gateway's own (`BodyPieces`); its answer is read for the record as it
+   * passes (`StreamKeep`), nothing of its bytes kept.
    */
   #relay(
-    upstream: ReadableStream<Uint8Array>,
+    pieces: BodyPieces,
     record: Pending | null,
-    { client, deadline }: {
+    { client, deadline, lead }: {
       client: AbortSignal | undefined;
       deadline: UpstreamDeadline;
+      lead?: Uint8Array[];
     },
   ): ReadableStream<Uint8Array> {
-    const pieces = upstream.getReader();
-    let kept = 0;
+    const keep = record && !record.not_kept
+      ? record.stream = new StreamKeep(
+        record.reader,
+        this.#kept,
+        this.#maxAnswer,
+      )
+      : null;
+    const first = lead ?? [];
     let done = false;
     const end = (failure: string | null) => {
       if (done) return;
@@ -505,6 +704,14 @@ export class ModelGateway {
       deadline.end();
       if (!record) return;
       record.failure = failure;
+      if (keep) {
+        keep.end();
+        record.kept = keep.taken;
+        if (keep.stopped) {
+          this.stats.not_kept = (this.stats.not_kept ?? 0) + 1;
+          this.stats.last_not_kept = keep.stopped;
+        }
+      }
       this.#settle(
         record,
         failure === null && record.status >= 200 && record.status < 300,
@@ -513,18 +720,19 @@ export class ModelGateway {
     };
     return new ReadableStream<Uint8Array>({
       pull: async (ctrl) => {
+        if (first.length > 0) {
+          ctrl.enqueue(first.shift()!);
+          return;
+        }
         try {
-          const { done: over, value } = await pieces.read();
-          if (over) {
+          const piece = await pieces.read();
+          if (piece === null) {
             end(null);
             ctrl.close();
             return;
           }
-          if (record && kept < MAX_KEPT_STREAM_BYTES) {
-            record.chunks.push(value);
-            kept += value.length;
-          }
-          ctrl.enqueue(value);
+          ctrl.enqueue(piece);
+          keep?.push(piece);
         } catch (err) {
           if (client?.aborted) this.stats.client_aborts++;
           end(
@@ -538,8 +746,33 @@ export class ModelGateway {
       cancel: async (reason) => {
         this.stats.client_aborts++;
         end("the client went away");
-        await pieces.cancel(reason).catch(() => {});
+        await pieces.cancel(reason);
       },
     }, { highWaterMark: 0 });
   }
 }
+
+/** A whole answer as read: its pieces, or those read before it grew too large and the rest. */
+interface WholeAnswer {
+  /** Pieces read (all of them when `rest` is null). */
+  chunks: Uint8Array[];
+  /** Bytes taken from the budget of kept bytes (0 when `rest` is set). */
+  taken: number;
+  /** The rest, when the answer is larger than the gateway holds, and why. */
+  rest: { stream: BodyPieces; reason: string } | null;
+}
+
+/**
+ * The body kept for a request's record: without its list of messages when
+ * the record leaves that list out (`MAX_BODY_MESSAGES` new messages), so a
+ * very long request waiting to be recorded holds only what is recorded.
+ */
+function keptBody(ticket: RequestTicket): Record<string, unknown> {
+  const fresh = ticket.request.messages.length - ticket.identity.known;
+  if (fresh <= MAX_BODY_MESSAGES) return ticket.parsed;
+  const { messages: _m, input: _i, ...rest } = ticket.parsed;
+  return rest;
+}
+
+/** Milliseconds of reading a large request before the loop yields. */
+const ADMIT_SLICE_MS = 4;

@@ -54,9 +54,19 @@ export function contentText(content: unknown): string {
     .join("\n");
 }
 
-function callsOf(raw: unknown): NormToolCall[] {
-  if (!Array.isArray(raw)) return [];
-  const out: NormToolCall[] = [];
+/**
+ * A legacy `function_call` (the API before `tool_calls`) as a tool call:
+ * its id is the function's name, as the `function` message answering it
+ * names it.
+ */
+function legacyCall(raw: unknown): NormToolCall[] {
+  if (!isObject(raw) || typeof raw.name !== "string") return [];
+  return [{ id: raw.name, name: raw.name, ...readArguments(raw.arguments) }];
+}
+
+function callsOf(raw: unknown, legacy?: unknown): NormToolCall[] {
+  const out: NormToolCall[] = legacyCall(legacy);
+  if (!Array.isArray(raw)) return out;
   raw.forEach((c, i) => {
     if (!isObject(c)) return;
     const fn = isObject(c.function) ? c.function : {};
@@ -70,7 +80,7 @@ function callsOf(raw: unknown): NormToolCall[] {
   return out;
 }
 
-function messageOf(m: unknown, i: number): NormMessage {
+function messageOf(m: unknown, i: number, hash?: string): NormMessage {
   if (!isObject(m) || typeof m.role !== "string") {
     throw new WireShapeError(`messages[${i}] has no role`);
   }
@@ -85,7 +95,9 @@ function messageOf(m: unknown, i: number): NormMessage {
   return {
     role,
     text: role === "tool" ? "" : text,
-    tool_calls: role === "assistant" ? callsOf(m.tool_calls) : [],
+    tool_calls: role === "assistant"
+      ? callsOf(m.tool_calls, m.function_call)
+      : [],
     tool_results: role === "tool"
       ? [{
         id: typeof m.tool_call_id === "string"
@@ -97,7 +109,7 @@ function messageOf(m: unknown, i: number): NormMessage {
         is_error: false,
       }]
       : [],
-    hash: messageHash(m),
+    hash: hash ?? messageHash(m),
   };
 }
 
@@ -140,6 +152,8 @@ class ChatStream implements StreamAccumulator {
   #model: string | null = null;
   #text = "";
   #calls: { id: string; name: string; args: string }[] = [];
+  /** A legacy `function_call`, streamed. */
+  #legacy: { name: string; args: string } | null = null;
   #stop: string | null = null;
   #usage: NormUsage | null = null;
   complete = false;
@@ -165,6 +179,12 @@ class ChatStream implements StreamAccumulator {
       if (typeof c.finish_reason === "string") this.#stop = c.finish_reason;
       const d = isObject(c.delta) ? c.delta : {};
       if (typeof d.content === "string") this.#text += d.content;
+      if (isObject(d.function_call)) {
+        const f = d.function_call;
+        const l = this.#legacy ??= { name: "", args: "" };
+        if (typeof f.name === "string") l.name += f.name;
+        if (typeof f.arguments === "string") l.args += f.arguments;
+      }
       if (!Array.isArray(d.tool_calls)) continue;
       for (const tc of d.tool_calls) {
         if (!isObject(tc)) continue;
@@ -183,11 +203,18 @@ class ChatStream implements StreamAccumulator {
       id: this.#id,
       model: this.#model,
       text: this.#text,
-      tool_calls: this.#calls.filter((c) => c && c.name).map((c, i) => ({
-        id: c.id || `call_${i}`,
-        name: c.name,
-        ...readArguments(c.args),
-      })),
+      tool_calls: [
+        ...legacyCall(
+          this.#legacy?.name
+            ? { name: this.#legacy.name, arguments: this.#legacy.args }
+            : null,
+        ),
+        ...this.#calls.filter((c) => c && c.name).map((c, i) => ({
+          id: c.id || `call_${i}`,
+          name: c.name,
+          ...readArguments(c.args),
+        })),
+      ],
       stop_reason: this.#stop,
       usage: this.#usage,
     };
@@ -196,7 +223,7 @@ class ChatStream implements StreamAccumulator {
 
 /** The Chat Completions wire. */
 export const openaiChatWire: WireReader = {
-  request(body) {
+  request(body, hashes) {
     if (!isObject(body) || !Array.isArray(body.messages)) {
       throw new WireShapeError("A chat completion request has `messages`");
     }
@@ -206,7 +233,7 @@ export const openaiChatWire: WireReader = {
       wire: "openai_chat",
       model: typeof body.model === "string" ? body.model : null,
       stream: body.stream === true,
-      messages: body.messages.map(messageOf),
+      messages: body.messages.map((m, i) => messageOf(m, i, hashes?.[i])),
       tools: toolsOf(body),
       params,
       session_id: null,
@@ -223,7 +250,7 @@ export const openaiChatWire: WireReader = {
       id: typeof body.id === "string" ? body.id : null,
       model: typeof body.model === "string" ? body.model : null,
       text: contentText(m.content),
-      tool_calls: callsOf(m.tool_calls),
+      tool_calls: callsOf(m.tool_calls, m.function_call),
       stop_reason: typeof c.finish_reason === "string" ? c.finish_reason : null,
       usage: chatUsage(body.usage),
     };

@@ -34,31 +34,31 @@ const PARAMS = [
 ];
 
 /** An item the conversation keeps but nothing reads (reasoning, references). */
-function opaque(item: unknown): NormMessage {
+function opaque(hash: string): NormMessage {
   return {
     role: "system",
     text: "",
     tool_calls: [],
     tool_results: [],
-    hash: messageHash(item),
+    hash,
     opaque: true,
   };
 }
 
-function itemOf(item: unknown, i: number): NormMessage {
+function itemOf(item: unknown, i: number, known?: string): NormMessage {
   if (typeof item === "string") {
     return {
       role: "user",
       text: item,
       tool_calls: [],
       tool_results: [],
-      hash: messageHash(item),
+      hash: known ?? messageHash(item),
     };
   }
   if (!isObject(item)) throw new WireShapeError(`input[${i}] is not an item`);
-  const hash = messageHash(item);
+  const hash = known ?? messageHash(item);
   if (item.type === "function_call") {
-    if (typeof item.name !== "string") return opaque(item);
+    if (typeof item.name !== "string") return opaque(hash);
     return {
       role: "assistant",
       text: "",
@@ -85,7 +85,7 @@ function itemOf(item: unknown, i: number): NormMessage {
       hash,
     };
   }
-  if (typeof item.role !== "string") return opaque(item); // reasoning …
+  if (typeof item.role !== "string") return opaque(hash); // reasoning …
   const role = item.role === "assistant"
     ? "assistant"
     : item.role === "system" || item.role === "developer"
@@ -223,7 +223,7 @@ class ResponsesStream implements StreamAccumulator {
 
 /** The Responses wire. */
 export const openaiResponsesWire: WireReader = {
-  request(body) {
+  request(body, hashes) {
     if (!isObject(body) || body.input === undefined) {
       throw new WireShapeError("A Responses request has `input`");
     }
@@ -234,7 +234,7 @@ export const openaiResponsesWire: WireReader = {
     const params: Record<string, unknown> = {};
     for (const k of PARAMS) if (k in body) params[k] = body[k];
     // One message per item, so positions match the input list.
-    const messages = input.map(itemOf);
+    const messages = input.map((item, i) => itemOf(item, i, hashes?.[i]));
     return {
       wire: "openai_responses",
       model: typeof body.model === "string" ? body.model : null,

@@ -14,6 +14,16 @@ export const DEFAULT_UPSTREAM_OPENAI = "https://api.openai.com/v1";
 export const DEFAULT_UPSTREAM_ANTHROPIC = "https://api.anthropic.com";
 /** How long an upstream may take to answer in full (ms): the SDKs' own default. */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 600_000;
+/**
+ * The most bytes of one answer the gateway holds (a whole answer, as
+ * decompressed; a stream's events read for its record): 16 MiB.
+ */
+export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/**
+ * The most bytes the gateway keeps for recording at once: answers being
+ * read and exchanges waiting in memory (128 MiB).
+ */
+export const DEFAULT_MAX_KEPT_BYTES = 128 * 1024 * 1024;
 
 /** Options of the model API routes. */
 export interface ModelGatewayOptions {
@@ -23,8 +33,40 @@ export interface ModelGatewayOptions {
   upstreamAnthropic?: string;
   /** Milliseconds an upstream may take to answer in full; then 504. @default 600000 */
   upstreamTimeoutMs?: number;
-  /** Exchanges waiting to be recorded; past it one is not recorded (and counted). @default 1024 */
+  /**
+   * Exchanges waiting to be recorded in memory; past it they wait in the
+   * store's spill on disk (none is dropped); what waits in memory is what
+   * a `kill -9` can lose. @default 64
+   */
   maxRecordQueue?: number;
+  /**
+   * Bytes of one answer the gateway holds; past it a whole answer is
+   * relayed as it comes and its record holds no answer.
+   * @default DEFAULT_MAX_ANSWER_BYTES
+   */
+  maxAnswerBytes?: number;
+  /**
+   * Bytes kept for recording at once (answers being read, exchanges
+   * waiting in memory); past it answers are not kept for their records and
+   * waiting exchanges go to the spill. @default DEFAULT_MAX_KEPT_BYTES
+   */
+  maxKeptBytes?: number;
+  /**
+   * Record exchanges (off: each is forwarded and read, none stored; the
+   * benchmark's arm without recording). @default true
+   */
+  record?: boolean;
+  /**
+   * Milliseconds an answered exchange waits before recording starts (so
+   * requests that follow at once are answered first; tests hold it back to
+   * stop a server with exchanges still waiting). @default 10
+   */
+  recordDelayMs?: number;
+  /**
+   * Message hashes the conversation memory holds over all conversations
+   * (least recently used forgotten first). @default 524288
+   */
+  maxConversationMessages?: number;
   /**
    * Compiled packages served inside the agent: `""` at `/v1/…`, a name at
    * `/p/<name>/v1/…`.
@@ -48,10 +90,30 @@ export interface ModelGatewayStats {
   upstream_errors: number;
   /** Requests whose client went away before the answer was complete. */
   client_aborts: number;
-  /** Exchanges waiting to be recorded. */
+  /** Exchanges waiting to be recorded (in memory and in the spill). */
   queued: number;
+  /** Exchanges written to the spill (the recorder could not take them then). */
+  spilled?: number;
+  /** Exchanges a stopped process left in the spill, recorded at start. */
+  recorded_from_spill?: number;
+  /** Answers not kept for their records (larger than the gateway holds). */
+  not_kept?: number;
+  /** Why the last one was not kept. */
+  last_not_kept?: string | null;
   /** Tool calls of the model waiting for their results. */
   pending_calls: number;
+  /** Bytes kept for recording now (answers being read, exchanges waiting in memory). */
+  kept_bytes?: number;
+  /** The most bytes kept for recording at once since start (at most `maxKeptBytes`). */
+  kept_bytes_peak?: number;
+  /** Message hashes the conversation memory holds (bounded). */
+  conversation_messages?: number;
+  /**
+   * Long work under way in slices (the loop answers between them): a
+   * large request's messages being read, or a large exchange's events being
+   * written; null when none.
+   */
+  busy?: { what: "reading" | "recording"; done: number; of: number } | null;
   /** When the last request arrived (ISO 8601), or null. */
   last_request_at: string | null;
   /** The upstreams (origins only). */
@@ -68,6 +130,14 @@ export interface ModelGatewayStats {
   refusals?: number;
   /** Requests answered in words after the model's choices were refused three times. */
   gave_up?: number;
+  /**
+   * Answers a package could not check, so not relayed (answered with the
+   * API's error instead): not the API's shape, more than one choice, larger
+   * than it reads.
+   */
+  unchecked?: number;
+  /** Why the last one could not be checked. */
+  last_unchecked?: string | null;
 }
 
 /** What the gateway needs of the server. */

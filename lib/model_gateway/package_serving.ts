@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { ApiFamily, GatewayAnswer } from "./api_errors.ts";
+import { apiError, type ApiFamily, type GatewayAnswer } from "./api_errors.ts";
 import { ANSWER_HEADERS } from "./answer_headers.ts";
 import type { GatewayRequest, RequestTicket } from "./gateway_request.ts";
 import type { ModelGatewayContext, ModelGatewayStats } from "./options.ts";
@@ -18,11 +18,18 @@ import {
   errorOf,
   headerText,
   readOwn,
-  readUpstream,
   safeJson,
   streamOf,
 } from "./exchange_bytes.ts";
-import { isObject, type Wire, type WireReader } from "./wire_types.ts";
+import {
+  isObject,
+  type NormResponse,
+  type Wire,
+  type WireReader,
+} from "./wire_types.ts";
+import { BodyPieces } from "./body_pieces.ts";
+import type { KeptBytes } from "./kept_bytes.ts";
+import { SseParser } from "./sse.ts";
 import type { ServedPackage, ServingDecision } from "./serving.ts";
 import { WRITERS } from "./wire_writer_table.ts";
 import { answerHeaders, upstreamFailure } from "./upstream_answer.ts";
@@ -68,6 +75,10 @@ export interface PackageServingDeps {
   records: RecordQueue;
   /** Milliseconds an upstream may take to answer in full. */
   timeoutMs: number;
+  /** The most bytes of one answer read to check it. */
+  maxAnswerBytes: number;
+  /** The gateway's budget of bytes held (answers being read). */
+  kept: KeptBytes;
 }
 
 /**
@@ -202,9 +213,28 @@ export async function answerWithPackage(
       return got.answer;
     }
     const { res, headers, bytes, chunks } = got;
-    const norm = res.status >= 200 && res.status < 300
-      ? readUpstream(route.reader, { bytes, chunks })
-      : null;
+    const ok = res.status >= 200 && res.status < 300;
+    const read = ok ? readChecked(route, { bytes, chunks }) : null;
+    if (read && read.problem !== null) {
+      // What the gateway cannot read whole, the client never gets.
+      ticket.settle(null);
+      records.ready({
+        ...base,
+        body: sent,
+        status: res.status,
+        response: null,
+        duration_ms: Date.now() - a.started.getTime(),
+        refused_attempts: refused,
+        error: { type: "unchecked", message: read.problem },
+        package: outcome("unchecked", read.problem),
+      });
+      return unchecked(a, deps, {
+        status: 502,
+        message:
+          `The served package could not check the upstream's answer, so it is not relayed: ${read.problem}`,
+      });
+    }
+    const norm = read?.norm ?? null;
     if (!norm && refused.length > 0) {
       failed = `the upstream answered ${res.status} while asked again`;
       break;
@@ -268,9 +298,86 @@ export async function answerWithPackage(
   };
 }
 
+/** Count an answer the package could not check, and say so in the API's shape. */
+function unchecked(
+  a: PackagedRequest,
+  deps: PackageServingDeps,
+  { status, message }: { status: number; message: string },
+): GatewayAnswer {
+  deps.stats.unchecked = (deps.stats.unchecked ?? 0) + 1;
+  deps.stats.last_unchecked = message.slice(0, 300);
+  return apiError(a.family, { status, message });
+}
+
+/** Whether a body is server-sent events, whatever its content type says. */
+function looksLikeSse(bytes: Uint8Array): boolean {
+  const head = new TextDecoder().decode(bytes.subarray(0, 64)).trimStart();
+  return /^(data|event|id|retry):|^:/.test(head);
+}
+
 /**
- * One upstream request, its answer read whole (a stream kept piece by
- * piece, so it is relayed as it came once checked).
+ * An answer read to be checked, every shape the client reads: a stream
+ * sent with another content type, a stream cut before its final event
+ * (its calls so far), a legacy `function_call`. What cannot be read whole —
+ * not the API's shape, or a Chat Completions answer with a choice other
+ * than the first (each would need its own check) — is a problem: it is not
+ * relayed.
+ */
+function readChecked(
+  route: { wire: Wire; reader: WireReader },
+  { bytes, chunks }: { bytes: Uint8Array; chunks: Uint8Array[] | null },
+): { norm: NormResponse | null; problem: string | null } {
+  const pieces = chunks ?? (looksLikeSse(bytes) ? [bytes] : null);
+  let others = false;
+  try {
+    if (pieces === null) {
+      const json = safeJson(bytes);
+      if (
+        route.wire === "openai_chat" && isObject(json) &&
+        Array.isArray(json.choices) &&
+        (json.choices.length > 1 ||
+          json.choices.some((c) => isObject(c) && (c.index ?? 0) !== 0))
+      ) others = true;
+      const norm = route.reader.response(json);
+      return others
+        ? { norm, problem: "the answer has more than one choice" }
+        : { norm, problem: null };
+    }
+    const acc = route.reader.streamReader();
+    const parser = new SseParser((e, d) => {
+      acc.add(e, d);
+      if (route.wire === "openai_chat" && !others && d !== "[DONE]") {
+        const chunk = safeJson(new TextEncoder().encode(d));
+        if (
+          isObject(chunk) && Array.isArray(chunk.choices) &&
+          chunk.choices.some((c) => isObject(c) && (c.index ?? 0) !== 0)
+        ) others = true;
+      }
+    });
+    for (const c of pieces) parser.push(c);
+    parser.end();
+    // A stream cut before its final event: the calls it made so far are
+    // checked (the client, reading as far as it came, would see them).
+    const norm = acc.result();
+    return others
+      ? { norm, problem: "the answer has more than one choice" }
+      : { norm, problem: null };
+  } catch (err) {
+    return {
+      norm: null,
+      problem: `the answer is not the API's answer shape (${
+        (err as Error).message
+      })`,
+    };
+  }
+}
+
+/**
+ * One upstream request, its answer read whole to be checked (a stream kept
+ * piece by piece, so it is relayed as it came once checked): at most
+ * `maxAnswerBytes` (as decompressed), each piece taken from the gateway's
+ * budget while it is read; past either, the answer is not relayed (it
+ * cannot be checked whole) and the client gets the API's error.
  */
 async function forwardBuffered(
   a: PackagedRequest & { sent: Record<string, unknown> },
@@ -288,6 +395,7 @@ async function forwardBuffered(
   // Aborted by the client or the time-out (`upstreamFailure` asks the
   // client first).
   const signal = deadline.signal;
+  let taken = 0;
   try {
     const res = await fetch(a.url, {
       method: "POST",
@@ -300,17 +408,41 @@ async function forwardBuffered(
     const isStream = (res.headers.get("content-type") ?? "").includes(
       "text/event-stream",
     );
-    if (isStream && res.body) {
-      deps.stats.streams++;
-      const chunks: Uint8Array[] = [];
-      for await (const c of res.body) chunks.push(c);
-      return { res, headers, bytes: concat(chunks), chunks };
+    if (isStream) deps.stats.streams++;
+    const chunks: Uint8Array[] = [];
+    if (res.body) {
+      const pieces = new BodyPieces(res.body);
+      for (let p = await pieces.read(); p !== null; p = await pieces.read()) {
+        const over = taken + p.length > deps.maxAnswerBytes;
+        if (over || !deps.kept.take(p.length)) {
+          await pieces.cancel();
+          return {
+            answer: unchecked(
+              a,
+              deps,
+              over
+                ? {
+                  status: 502,
+                  message:
+                    `The upstream's answer is larger than a served package reads to check it (${deps.maxAnswerBytes} bytes): it is not relayed`,
+                }
+                : {
+                  status: 503,
+                  message:
+                    "The gateway holds as many answers as it may right now: try again",
+                },
+            ),
+          };
+        }
+        taken += p.length;
+        chunks.push(p);
+      }
     }
     return {
       res,
       headers,
-      bytes: new Uint8Array(await res.arrayBuffer()),
-      chunks: null,
+      bytes: chunks.length === 1 ? chunks[0] : concat(chunks),
+      chunks: isStream ? chunks : null,
     };
   } catch (err) {
     return {
@@ -325,5 +457,7 @@ async function forwardBuffered(
     };
   } finally {
     deadline.end();
+    // Held only while read and checked: the client's copy is the answer's.
+    deps.kept.give(taken);
   }
 }

@@ -1,10 +1,21 @@
 /**
  * {@linkcode RecordQueue}: exchanges the model gateway answered, recorded
- * after their answers are on their way: each waits 10 ms, then its answer
- * is read (the request was read, its capture and episode decided, when it
- * arrived: `gateway.ts`), turned into events (`recorder.ts`) and
- * written, in slices of about a millisecond, so the requests that follow are
- * answered first. A recording that fails is counted, never thrown.
+ * after their answers are on their way, in the order answered, none
+ * dropped. Each waits 10 ms, then its answer is read (the request was read,
+ * its capture and episode decided, when it arrived: `gateway.ts`), turned
+ * into events (`recorder.ts`) and written, in slices of about a
+ * millisecond — inside one exchange too (a large exchange's events are
+ * written 512 at a time) — so the requests that follow are answered first.
+ *
+ * What the recorder cannot take now goes to disk: past
+ * `maxRecordQueue` exchanges waiting in memory, or past the gateway's
+ * budget of kept bytes (`KeptBytes`), an exchange is written to the
+ * store's spill (`record_spill.ts`, one line each: `exchange_tape.ts`) and
+ * its memory let go; once one is spilled, those that follow are spilled too
+ * until the spill is recorded, so the order holds. A spill a stopped
+ * process left (`kill -9` included) is recorded at the next start
+ * (`ModelGateway.restore`). A recording that fails (a finished capture) is
+ * counted on `/health`, never thrown.
  *
  * @module
  */
@@ -13,12 +24,40 @@ import type { Identity } from "./episode_identity.ts";
 import type { ModelGatewayContext, ModelGatewayStats } from "./options.ts";
 import {
   type Exchange,
-  exchangeEvents,
+  exchangeEventStream,
+  MAY_PAUSE,
   type PackageOutcome,
 } from "./recorder.ts";
-import { SseParser } from "./sse.ts";
 import type { NormRequest, NormResponse, WireReader } from "./wire_types.ts";
+import type { TraceEvent, UnsealedEvent } from "../trace/event.ts";
 import { errorOf } from "./exchange_bytes.ts";
+import type { KeptBytes } from "./kept_bytes.ts";
+import type { StreamKeep } from "./stream_keep.ts";
+import { RecordSpill, type TapeAt } from "./record_spill.ts";
+import {
+  type ExchangeTape,
+  identityTape,
+  parseTape,
+  standInIdentity,
+  tapeExchange,
+  tapeLine,
+} from "./exchange_tape.ts";
+import { scrubExactEvents } from "../trace/scrub_exact.ts";
+import { TimeSlices } from "./time_slices.ts";
+
+/** What the gateway gave a request on arrival, beside its identity. */
+export interface Arrival {
+  /** The id its `model.requested` is recorded under. */
+  request_event_id: string;
+  /** The request it continues (`model.requested` id, at arrival), or null. */
+  previous: string | null;
+  /** The fork link's request (at arrival), or null. */
+  forked_request: string | null;
+  /** The client's keys (scrubbed from what is recorded; never written). */
+  keys: string[];
+  /** The request body as sent (for a tape). */
+  body: Uint8Array | null;
+}
 
 /** An exchange answered, waiting to be read and recorded. */
 export interface Pending {
@@ -38,10 +77,14 @@ export interface Pending {
   finished?: number;
   /** The upstream's status (the gateway's own for an answer it made). */
   status: number;
-  /** A whole answer's bytes (null for a stream, or no answer). */
+  /** A whole answer's bytes (null for a stream, no answer, or one not kept). */
   answer: Uint8Array | null;
-  /** A stream's pieces, as relayed. */
-  chunks: Uint8Array[];
+  /** A stream's answer, read as it was relayed. */
+  stream: StreamKeep | null;
+  /** Bytes of the answer taken from the budget of kept bytes. */
+  kept: number;
+  /** Why the answer was not kept for the record, or null. */
+  not_kept?: string | null;
   /** Why a stream ended early, or null. */
   failure: string | null;
   /** The gateway answered an error itself (no upstream answer). */
@@ -79,19 +122,13 @@ export function readPendingAnswer(
     p.complete = p.norm !== null;
     return p.norm;
   }
-  const acc = p.reader.streamReader();
-  const parser = new SseParser((e, d) => acc.add(e, d));
-  for (const c of p.chunks) parser.push(c);
-  parser.end();
-  const res = acc.result();
+  if (!p.stream) return p.norm = null;
+  const res = p.stream.acc.result();
   if (partial) return res;
   p.norm = res;
-  p.complete = acc.complete;
+  p.complete = p.stream.complete;
   return res;
 }
-
-/** Most bytes of a streamed answer kept for its record. */
-export const MAX_KEPT_STREAM_BYTES = 32 * 1024 * 1024;
 
 /**
  * How long answered exchanges wait to be recorded, together: recording is
@@ -103,29 +140,87 @@ const RECORD_DELAY_MS = 10;
 /** Milliseconds of recording before the loop yields to requests. */
 const RECORD_SLICE_MS = 1;
 
+/** Milliseconds of recording a large exchange before the loop yields. */
+const LARGE_SLICE_MS = 8;
+
+/** Events of one exchange written together (a slice may end between runs). */
+const EVENTS_PER_WRITE = 512;
+
+/** What waits in memory. */
+type Item = Pending | { ready: Exchange };
+
+/** A spilled exchange: where its tape lies, and its identity while this process lives. */
+interface Spilled {
+  at: TapeAt;
+  identity: Identity | null;
+}
+
+/** Options of {@linkcode RecordQueue}. */
+export interface RecordQueueOptions {
+  /** The gateway's memory. */
+  book: ConversationBook;
+  /** Its counters. */
+  stats: ModelGatewayStats;
+  /** Exchanges waiting in memory; past it, they are spilled. */
+  max: number;
+  /** The budget of kept bytes (answers in flight and exchanges waiting). */
+  budget: KeptBytes;
+  /** Whether to record at all (off: every exchange is read, none stored). */
+  record: boolean;
+  /** Milliseconds before recording starts. @default 10 */
+  delayMs?: number;
+}
+
 /** The recording of answered exchanges. */
 export class RecordQueue {
   readonly #ctx: ModelGatewayContext;
   readonly #book: ConversationBook;
   readonly #stats: ModelGatewayStats;
   readonly #max: number;
-  readonly #queue: (Pending | { ready: Exchange })[] = [];
-  #draining = false;
+  readonly #budget: KeptBytes;
+  readonly #record: boolean;
+  readonly #delay: number;
+  readonly #spill: RecordSpill;
+  readonly #memory: { item: Item; bytes: number }[] = [];
+  #spilled: Spilled[] = [];
+  /** Exchanges to be written to the spill (after their answers). */
+  readonly #toSpill: Item[] = [];
+  #spilledAt = 0;
+  readonly #arrivals = new WeakMap<Identity, Arrival>();
+  #running = false;
 
   /**
    * Create a `RecordQueue`.
    *
    * @param ctx The store, capture choice and redaction.
-   * @param options The gateway's memory, its counters, the most exchanges waiting.
+   * @param options Memory, counters, bounds.
    */
-  constructor(
-    ctx: ModelGatewayContext,
-    options: { book: ConversationBook; stats: ModelGatewayStats; max: number },
-  ) {
+  constructor(ctx: ModelGatewayContext, options: RecordQueueOptions) {
     this.#ctx = ctx;
     this.#book = options.book;
     this.#stats = options.stats;
     this.#max = options.max;
+    this.#budget = options.budget;
+    this.#record = options.record;
+    this.#delay = options.delayMs ?? RECORD_DELAY_MS;
+    this.#spill = new RecordSpill(ctx.store.root);
+  }
+
+  /**
+   * Note what a request was given on arrival (its request id, the keys to
+   * scrub).
+   *
+   * @param identity Its identity.
+   * @param arrival What it was given.
+   */
+  arrived(identity: Identity, arrival: Arrival): void {
+    this.#arrivals.set(identity, arrival);
+  }
+
+  /** Exchanges waiting (in memory and spilled). */
+  get waiting(): number {
+    return this.#memory.length + this.#toSpill.length + this.#spilled.length -
+      this.#spilledAt;
   }
 
   /**
@@ -134,12 +229,110 @@ export class RecordQueue {
    * @param ex The exchange.
    */
   ready(ex: Exchange): void {
-    if (this.#queue.length >= this.#max) {
-      this.miss(`the recording queue is full (${this.#max} exchanges)`);
+    this.#add({ ready: ex });
+  }
+
+  /**
+   * Record an exchange once read (after its answer).
+   *
+   * @param p What was sent and answered.
+   */
+  enqueue(p: Pending): void {
+    p.finished = Date.now();
+    this.#add(p);
+  }
+
+  /**
+   * Count an exchange not recorded, and why.
+   *
+   * @param reason Why (never a credential).
+   */
+  miss(reason: string): void {
+    this.#stats.record_misses++;
+    this.#stats.last_miss = reason.slice(0, 300);
+  }
+
+  #add(item: Item): void {
+    if (!this.#record) {
+      this.#release(item);
+      this.miss("recording is off");
       return;
     }
-    this.#queue.push({ ready: ex });
+    const identity = "ready" in item ? item.ready.identity : item.identity;
+    const body = this.#arrivals.get(identity)?.body?.length ?? 0;
+    const held = "ready" in item ? 0 : item.kept;
+    if (
+      this.#spilled.length === 0 && this.#toSpill.length === 0 &&
+      this.#memory.length < this.#max && this.#budget.take(body)
+    ) {
+      this.#memory.push({ item, bytes: body + held });
+      this.#wake();
+      return;
+    }
+    // Written to the spill after the answer is on its way, never before.
+    this.#toSpill.push(item);
+    if (this.#toSpill.length === 1) setTimeout(() => this.#flushSpill(), 0);
     this.#wake();
+  }
+
+  /** Write what waits to be spilled, in order. */
+  #flushSpill(): void {
+    const items = this.#toSpill.splice(0);
+    for (const item of items) this.#spillOne(item);
+  }
+
+  /** Let go of an item's kept bytes (taken while its answer came). */
+  #release(item: Item): void {
+    if (!("ready" in item)) {
+      this.#budget.give(item.kept);
+      item.kept = 0;
+    }
+  }
+
+  /** Write an exchange to the spill and let go of its memory. */
+  #spillOne(item: Item): void {
+    try {
+      const ex = "ready" in item ? item.ready : this.#read(item);
+      this.#keepAnswerKey(ex);
+      const arrival = this.#arrivals.get(ex.identity);
+      const tape: Omit<ExchangeTape, "body"> = {
+        v: 1,
+        request_event_id: arrival?.request_event_id ??
+          `evt_${crypto.randomUUID()}`,
+        capture_id: ex.capture_id,
+        wire: ex.request.wire,
+        identity: identityTape(
+          ex.identity,
+          arrival?.previous ?? null,
+          arrival?.forked_request ?? null,
+        ),
+        started: ex.started.toISOString(),
+        duration_ms: ex.duration_ms,
+        status: ex.status,
+        response: ex.response,
+        ...(ex.error ? { error: ex.error } : {}),
+        ...(ex.incomplete ? { incomplete: true } : {}),
+        ...(ex.served_by ? { served_by: ex.served_by } : {}),
+        ...(ex.refused_attempts?.length
+          ? { refused_attempts: ex.refused_attempts }
+          : {}),
+        ...(ex.package ? { package: ex.package } : {}),
+        request: ex.request,
+      };
+      // The body as sent, unless a package changed what was sent.
+      const raw = arrival?.body && !("ready" in item)
+        ? { text: new TextDecoder().decode(arrival.body) }
+        : { value: ex.body };
+      const at = this.#spill.append(
+        tapeLine(tape, raw, arrival?.keys ?? []),
+      );
+      this.#spilled.push({ at, identity: ex.identity });
+      this.#stats.spilled = (this.#stats.spilled ?? 0) + 1;
+    } catch (err) {
+      this.miss(`spilling failed: ${(err as Error).message}`);
+    } finally {
+      this.#release(item);
+    }
   }
 
   /**
@@ -163,6 +356,10 @@ export class RecordQueue {
       return ex;
     }
     const ok = p.status >= 200 && p.status < 300;
+    if (p.not_kept && !p.stream) {
+      ex.error = { type: "not_kept", message: p.not_kept };
+      return ex;
+    }
     if (p.answer) {
       if (!ok) {
         let json: unknown = null;
@@ -188,44 +385,29 @@ export class RecordQueue {
       ex.response = readPendingAnswer(p);
       if (!p.complete) ex.incomplete = true;
     }
-    if (p.failure || !ok) {
+    if (p.stream?.stopped) {
+      ex.error = { type: "not_kept", message: p.stream.stopped };
+    } else if (p.failure || !ok) {
       ex.error = { type: "stream", message: p.failure ?? `status ${p.status}` };
     }
     return ex;
   }
 
-  /**
-   * Count an exchange not recorded, and why.
-   *
-   * @param reason Why (never a credential).
-   */
-  miss(reason: string): void {
-    this.#stats.record_misses++;
-    this.#stats.last_miss = reason.slice(0, 300);
-  }
-
-  /**
-   * Record an exchange once read (after its answer).
-   *
-   * @param ex What was sent and answered.
-   */
-  enqueue(ex: Pending): void {
-    ex.finished = Date.now();
-    if (this.#queue.length >= this.#max) {
-      this.miss(`the recording queue is full (${this.#max} exchanges)`);
-      return;
+  /** The conversation's end keeps the answer's key, not the exchange's bytes. */
+  #keepAnswerKey(ex: Exchange): void {
+    const end = ex.identity.conversation.end;
+    if (end.owner === ex.identity && end.read) {
+      this.#book.answerOf(ex.identity.conversation);
     }
-    this.#queue.push(ex);
-    this.#wake();
   }
 
   #wake(): void {
-    this.#stats.queued = this.#queue.length;
-    if (!this.#draining) {
-      this.#draining = true;
+    this.#stats.queued = this.waiting;
+    if (!this.#running) {
+      this.#running = true;
       // After the answer's bytes are handed to the connection, and the
       // requests that follow at once are on their way.
-      setTimeout(() => this.#drain(), RECORD_DELAY_MS);
+      setTimeout(() => this.#run(), this.#delay);
     }
   }
 
@@ -234,42 +416,196 @@ export class RecordQueue {
    * millisecond the loop yields, so requests that arrived meanwhile are
    * answered before the rest is recorded.
    */
-  #drain(): void {
-    const until = performance.now() + RECORD_SLICE_MS;
+  async #run(): Promise<void> {
+    const slices = new TimeSlices(RECORD_SLICE_MS);
     try {
-      for (let p = this.#queue.shift(); p; p = this.#queue.shift()) {
-        this.#stats.queued = this.#queue.length;
-        try {
-          const ex = "ready" in p ? p.ready : this.#read(p);
-          const events = this.#ctx.redact(
-            exchangeEvents(ex, { book: this.#book }),
-          );
-          // The end keeps the answer's key, not the exchange's bytes.
-          const end = ex.identity.conversation.end;
-          if (end.owner === ex.identity && end.read) {
-            this.#book.answerOf(ex.identity.conversation);
+      for (;;) {
+        const mem = this.#memory.shift();
+        if (mem) {
+          try {
+            const ex = "ready" in mem.item
+              ? mem.item.ready
+              : this.#read(mem.item);
+            await this.#recordOne(ex, slices);
+          } catch (err) {
+            this.miss(`recording failed: ${(err as Error).message}`);
+          } finally {
+            this.#budget.give(mem.bytes);
+            if (!("ready" in mem.item)) mem.item.kept = 0;
           }
-          if (events.length > 0) {
-            this.#ctx.store.sink(ex.capture_id).emitMany(events);
+        } else if (
+          this.#toSpill.length > 0 && this.#spilledAt === this.#spilled.length
+        ) {
+          // Older than anything spilled after them: written first.
+          this.#flushSpill();
+        } else if (this.#spilledAt < this.#spilled.length) {
+          const s = this.#spilled[this.#spilledAt];
+          try {
+            await this.#recordTape(
+              parseTape(this.#spill.read(s.at)),
+              s.identity,
+              slices,
+            );
+          } catch (err) {
+            this.miss(`recording failed: ${(err as Error).message}`);
           }
-          this.#stats.recorded++;
-        } catch (err) {
-          this.miss(`recording failed: ${(err as Error).message}`);
-        }
-        if (performance.now() >= until) break;
+          this.#spilledAt++;
+          if (this.#spilledAt === this.#spilled.length) {
+            // Every tape is recorded: the file starts again empty.
+            this.#spilled = [];
+            this.#spilledAt = 0;
+            this.#spill.clear();
+          }
+        } else break;
+        this.#stats.queued = this.waiting;
+        await slices.maybePause();
       }
     } finally {
-      this.#stats.queued = this.#queue.length;
+      this.#stats.queued = this.waiting;
       this.#stats.pending_calls = this.#book.sizes.pending_calls;
-      if (this.#queue.length > 0) setTimeout(() => this.#drain(), 0);
-      else this.#draining = false;
+      this.#running = false;
+      if (this.waiting > 0) this.#wake();
     }
+  }
+
+  /** Record one spilled exchange (its live identity, else a stand-in). */
+  async #recordTape(
+    tape: ExchangeTape | null,
+    identity: Identity | null,
+    slices: TimeSlices,
+    onSealed?: (events: TraceEvent[]) => void,
+  ): Promise<void> {
+    if (tape === null) {
+      this.miss("a spilled exchange could not be read back");
+      return;
+    }
+    const id = identity ?? standInIdentity(tape);
+    await this.#recordOne(tapeExchange(tape, id), slices, {
+      request_event_id: tape.request_event_id,
+      onSealed,
+    });
+  }
+
+  /** Turn one exchange into events and write them, yielding between runs. */
+  async #recordOne(
+    ex: Exchange,
+    normal: TimeSlices,
+    given?: {
+      request_event_id: string;
+      onSealed?: (events: TraceEvent[]) => void;
+    },
+  ): Promise<void> {
+    this.#keepAnswerKey(ex);
+    const arrival = this.#arrivals.get(ex.identity);
+    const id = given?.request_event_id ?? arrival?.request_event_id;
+    const keys = arrival?.keys ?? [];
+    const sink = this.#ctx.store.sink(ex.capture_id);
+    // About how many events (for /health while a large one is written).
+    const about = Math.max(0, ex.request.messages.length - ex.identity.known) +
+      4;
+    // A large exchange is written in longer slices (still a few ms between
+    // turns of the loop): in 1 ms slices it waited four times as long,
+    // holding its request meanwhile.
+    const slices = about > EVENTS_PER_WRITE
+      ? new TimeSlices(LARGE_SLICE_MS)
+      : normal;
+    let done = 0;
+    let oldId: string | null = null;
+    let run: UnsealedEvent[] = [];
+    const write = () => {
+      // The client's exact key first (whatever its shape), then the rules.
+      const scrubbed = keys.length > 0 ? scrubExactEvents(run, keys) : run;
+      const sealed = sink.emitMany(this.#ctx.redact(scrubbed));
+      done += run.length;
+      run = [];
+      given?.onSealed?.(sealed);
+    };
+    try {
+      for (const made of exchangeEventStream(ex, { book: this.#book })) {
+        if (made === MAY_PAUSE) {
+          if (slices.due()) await slices.pause();
+          continue;
+        }
+        const ev = made;
+        // The request under the id it was given on arrival.
+        if (id && ev.kind === "model.requested" && oldId === null) {
+          oldId = ev.event_id;
+          ev.event_id = id;
+        } else if (oldId !== null && ev.parent_event_id === oldId) {
+          ev.parent_event_id = id!;
+        }
+        run.push(ev);
+        if (run.length >= EVENTS_PER_WRITE) {
+          write();
+          if (slices.due()) {
+            this.#stats.busy = {
+              what: "recording",
+              done,
+              of: Math.max(about, done + 1),
+            };
+            await slices.pause();
+          }
+        }
+      }
+      if (run.length > 0) write();
+    } finally {
+      this.#stats.busy = null;
+    }
+    const rec = ex.identity.conversation.recorded;
+    if (oldId !== null && rec.request_event_id === oldId) {
+      rec.request_event_id = id!;
+    }
+    this.#stats.recorded++;
+  }
+
+  /**
+   * The tapes a stopped process left in the spill, in order.
+   *
+   * @returns The tapes (a line that is not one is counted as a miss).
+   */
+  leftOver(): ExchangeTape[] {
+    const out: ExchangeTape[] = [];
+    for (const line of this.#spill.leftOver()) {
+      const t = parseTape(line);
+      if (t) out.push(t);
+      else this.miss("a spilled exchange could not be read back");
+    }
+    return out;
+  }
+
+  /**
+   * Record the tapes a stopped process left (at start, before requests),
+   * then empty the spill.
+   *
+   * @param tapes The tapes not recorded yet, in order.
+   * @param onSealed Each run of events as written.
+   */
+  async recordLeftOver(
+    tapes: ExchangeTape[],
+    onSealed: (events: TraceEvent[]) => void,
+  ): Promise<void> {
+    const slices = new TimeSlices(RECORD_SLICE_MS * 10);
+    for (const t of tapes) {
+      try {
+        await this.#recordTape(t, null, slices, onSealed);
+        this.#stats.recorded_from_spill =
+          (this.#stats.recorded_from_spill ?? 0) + 1;
+      } catch (err) {
+        this.miss(`recording failed: ${(err as Error).message}`);
+      }
+    }
+    this.#spill.clear();
   }
 
   /** Resolves once every exchange answered so far is recorded (tests, shutdown). */
   async settled(): Promise<void> {
-    while (this.#queue.length > 0 || this.#draining) {
+    while (this.waiting > 0 || this.#running) {
       await new Promise((r) => setTimeout(r, 1));
     }
+  }
+
+  /** Close the spill's file. */
+  close(): void {
+    this.#spill.close();
   }
 }

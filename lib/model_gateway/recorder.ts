@@ -54,10 +54,11 @@ export interface PackageOutcome {
   /**
    * `served` (the package answered itself), `forwarded` (went upstream
    * narrowed, its answer checked), `passed_through` (the package does not
-   * fit: forwarded untouched) or `gave_up` (refused three times, answered in
-   * words).
+   * fit: forwarded untouched), `gave_up` (refused three times, answered in
+   * words) or `unchecked` (an answer it could not check: the client got
+   * the API's error instead).
    */
-  outcome: "served" | "forwarded" | "passed_through" | "gave_up";
+  outcome: "served" | "forwarded" | "passed_through" | "gave_up" | "unchecked";
   /** Why it passed through, or what the refusals said. */
   reason?: string;
 }
@@ -115,14 +116,28 @@ export interface RecordContext {
  * (`messages`, or the Responses API's `input` list).
  */
 function withoutHistory(body: unknown, known: number): unknown {
-  if (known === 0 || typeof body !== "object" || body === null) return body;
+  if (typeof body !== "object" || body === null) return body;
   const b = body as Record<string, unknown>;
-  if (Array.isArray(b.messages)) {
-    return { ...b, messages: b.messages.slice(known) };
+  for (const key of ["messages", "input"]) {
+    const list = b[key];
+    if (!Array.isArray(list)) continue;
+    if (list.length - known > MAX_BODY_MESSAGES) {
+      // Each message is recorded as its own events; a list this long is
+      // not kept again as one value (sealing it held the loop for seconds).
+      const { [key]: _, ...rest } = b;
+      return rest;
+    }
+    return known === 0 ? body : { ...b, [key]: list.slice(known) };
   }
-  if (Array.isArray(b.input)) return { ...b, input: b.input.slice(known) };
   return body;
 }
+
+/**
+ * New messages past which a request's body is recorded without its list of
+ * messages (`request.body_messages_omitted`): each message is recorded as
+ * its own events already.
+ */
+export const MAX_BODY_MESSAGES = 4096;
 
 function resultValue(text: string): { result: unknown; result_text: string } {
   let result: unknown = text;
@@ -148,6 +163,33 @@ export function exchangeEvents(
   ex: Exchange,
   rc: RecordContext,
 ): UnsealedEvent[] {
+  const out: UnsealedEvent[] = [];
+  for (const ev of exchangeEventStream(ex, rc)) {
+    if (ev !== MAY_PAUSE) out.push(ev);
+  }
+  return out;
+}
+
+/**
+ * What {@linkcode exchangeEventStream} gives between events where long
+ * work (a long conversation's hashing) may yield to requests.
+ */
+export const MAY_PAUSE: unique symbol = Symbol("may pause");
+
+/**
+ * The events of one exchange, made one at a time (the book moved on as
+ * they are made), with {@linkcode MAY_PAUSE} between them where long work
+ * may yield: a large exchange is written in runs, the server's loop
+ * answering between them.
+ *
+ * @param ex The exchange.
+ * @param rc The book and generators.
+ * @returns The events in order.
+ */
+export function* exchangeEventStream(
+  ex: Exchange,
+  rc: RecordContext,
+): Generator<UnsealedEvent | typeof MAY_PAUSE, void, undefined> {
   const { book } = rc;
   const req = ex.request;
   const cap = ex.capture_id;
@@ -172,7 +214,6 @@ export function exchangeEvents(
   // The conversation's messages and calls: the hooks' where they record
   // the episode; never a side call's.
   const content = !joined && side === null;
-  const out: UnsealedEvent[] = [];
   const { state, isNew } = book.episode(cap, episode);
   const forked = id.forked_from
     ? {
@@ -182,7 +223,7 @@ export function exchangeEvents(
     }
     : null;
   if (isNew && !joined) {
-    out.push(episodeStarted(ctx, {
+    yield (episodeStarted(ctx, {
       reason: GATEWAY_SOURCE,
       wire: req.wire,
       ...(req.session_id ? { session_id: req.session_id } : {}),
@@ -194,7 +235,7 @@ export function exchangeEvents(
     // Each toolset once per episode (a subagent has its own; they alternate).
     if (!state.toolsets.has(digest) && state.toolsets.size < 64) {
       state.toolsets.add(digest);
-      out.push(toolsetExposed(ctx, {
+      yield (toolsetExposed(ctx, {
         tools: req.tools,
         origin: GATEWAY_SOURCE,
       }));
@@ -212,7 +253,7 @@ export function exchangeEvents(
             ? m.tool_calls.every((c) => last.call_ids.includes(c.id))
             : m.text.replace(/\s+/g, "") === last.text);
         if (!isAnswer && m.text) {
-          out.push(message(ctx, {
+          yield (message(ctx, {
             role: "assistant",
             text: m.text,
             history: true,
@@ -220,21 +261,21 @@ export function exchangeEvents(
         }
         for (const call of m.tool_calls) {
           if (book.knowsCall(cap, episode, call.id)) continue;
-          out.push(started(ctx, book, call, true));
+          yield (started(ctx, book, call, true));
         }
       } else if (m.role === "user" || m.role === "tool") {
         for (const r of m.tool_results) {
           const ev = completion(ctx, book, r);
-          if (ev) out.push(ev);
+          if (ev) yield ev;
         }
         if (m.role === "user" && m.text) {
-          out.push(message(ctx, { role: "user", text: m.text }));
+          yield (message(ctx, { role: "user", text: m.text }));
         }
       }
     }
   }
   const from = id.from;
-  const head = conversationHead(hashes, known, from);
+  const head = yield* conversationHead(hashes, known, from);
   const requested = modelRequested(ctx, {
     request: {
       wire: req.wire,
@@ -248,6 +289,9 @@ export function exchangeEvents(
       // requests hold already (`messages_before` of its messages).
       body: withoutHistory(ex.body, known),
       ...(known > 0 ? { messages_before: known } : {}),
+      ...(fresh.length > MAX_BODY_MESSAGES
+        ? { body_messages_omitted: fresh.length }
+        : {}),
     },
     conversation: {
       first: hashes[0] ?? null,
@@ -265,13 +309,13 @@ export function exchangeEvents(
     ...(side ? { side_call: side } : {}),
     source: GATEWAY_SOURCE,
   }, { actor: "runtime", timestamp: ex.started.toISOString() });
-  out.push(requested);
+  yield requested;
   // A stream cut off: the client never got the whole answer, so neither
   // its words nor its calls are the conversation's.
   // Answers a package refused: the model's tokens and the refusals, each
   // once; the agent never saw them.
   for (const r of ex.refused_attempts ?? []) {
-    out.push(modelResponded(ctx, {
+    yield (modelResponded(ctx, {
       response: {
         id: r.response.id,
         model: r.response.model,
@@ -293,7 +337,7 @@ export function exchangeEvents(
   }
   const res = ex.response;
   const whole = res !== null && !ex.incomplete;
-  out.push(modelResponded(ctx, {
+  yield (modelResponded(ctx, {
     response: res
       ? {
         id: res.id,
@@ -317,11 +361,11 @@ export function exchangeEvents(
   }, { parentEventId: requested.event_id }));
   if (res && whole && content) {
     if (res.text) {
-      out.push(message(ctx, { role: "assistant", text: res.text }));
+      yield (message(ctx, { role: "assistant", text: res.text }));
     }
     for (const call of res.tool_calls) {
       if (book.knowsCall(cap, episode, call.id)) continue;
-      out.push(started(ctx, book, call, false));
+      yield (started(ctx, book, call, false));
     }
   } else if (
     res && whole && joined && side === null &&
@@ -331,7 +375,7 @@ export function exchangeEvents(
     // Claude Code with the gateway: its Stop says only the turn's last
     // text (no transcript is read); the words between calls, and a
     // subagent's last words, are here.
-    out.push(message(ctx, { role: "assistant", text: res.text }));
+    yield (message(ctx, { role: "assistant", text: res.text }));
   }
   conv.recorded = {
     request_event_id: requested.event_id,
@@ -341,7 +385,6 @@ export function exchangeEvents(
   if (res?.id && req.wire === "openai_responses") {
     book.rememberResponse(conv, res.id);
   }
-  return out;
 }
 
 /**
@@ -367,11 +410,11 @@ function claudeSubagent(body: unknown): boolean {
  * continues when that request's messages are all known (only the new ones
  * are hashed), else from the first message.
  */
-function conversationHead(
+function* conversationHead(
   hashes: readonly string[],
   known: number,
   from: Conversation | null,
-): string {
+): Generator<typeof MAY_PAUSE, string, undefined> {
   let head = "";
   let at = 0;
   const r = from?.recorded;
@@ -381,6 +424,8 @@ function conversationHead(
   }
   for (let i = at; i < hashes.length; i++) {
     head = extendPrefix(head, hashes[i]);
+    // A long conversation's head: the writer may yield to requests.
+    if ((i & 4095) === 4095) yield MAY_PAUSE;
   }
   return head;
 }

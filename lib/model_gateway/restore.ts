@@ -37,10 +37,105 @@ const WIRES = new Set([
 ]);
 const HASH = /^[0-9a-f]{64}$/;
 
+/**
+ * Work between two turns of the event loop while restoring, in ms: as the
+ * hooks' restore (`lib/ingest/resume.ts`, which says why 16).
+ */
+const RESTORE_SLICE_MS = 16;
+
 function hashesOf(v: unknown): string[] | null {
   if (!Array.isArray(v)) return null;
   for (const h of v) if (typeof h !== "string" || !HASH.test(h)) return null;
   return v as string[];
+}
+
+/**
+ * {@linkcode BookRestorer}: the book rebuilt from the spools of open
+ * captures, then moved on by events recorded after the scan (the spill's
+ * exchanges a stopped process left, recorded at start).
+ */
+export class BookRestorer {
+  readonly #book: ConversationBook;
+  /** Per capture: each conversation by the event id of its latest request. */
+  readonly #tips = new Map<string, Map<string, Conversation>>();
+  readonly #seen = new Set<Conversation>();
+
+  /**
+   * Create a `BookRestorer`.
+   *
+   * @param book The gateway's book, empty.
+   */
+  constructor(book: ConversationBook) {
+    this.#book = book;
+  }
+
+  /**
+   * Read the spools of open captures.
+   *
+   * @param store The store (read only here).
+   * @param watch Request ids to look for (`model.requested` event ids).
+   * @returns Those of `watch` found in the spools.
+   */
+  async scan(
+    store: HarnessStore,
+    watch: ReadonlySet<string> = new Set(),
+  ): Promise<Set<string>> {
+    const found = new Set<string>();
+    let until = performance.now() + RESTORE_SLICE_MS;
+    for (const cap of store.listCaptures()) {
+      if (cap.status !== "open") continue;
+      for await (const ev of store.readEvents(cap.capture_id)) {
+        // The listener answers during the restore (issue 44): a turn of the
+        // event loop (a timer) every RESTORE_SLICE_MS of work.
+        if (performance.now() >= until) {
+          await new Promise((r) => setTimeout(r, 0));
+          until = performance.now() + RESTORE_SLICE_MS;
+        }
+        if (watch.size > 0 && watch.has(ev.event_id)) found.add(ev.event_id);
+        this.feed(ev);
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Take one event of a capture, in the capture's order.
+   *
+   * @param ev A sealed event.
+   */
+  feed(ev: TraceEvent): void {
+    const book = this.#book;
+    const host = ev.source?.host ?? "";
+    if (host !== GATEWAY_SOURCE) {
+      if (host.startsWith("host_")) {
+        book.noteHookEpisode(ev.capture_id, ev.episode_id);
+        book.episode(ev.capture_id, ev.episode_id);
+      }
+      return;
+    }
+    if (!WIRES.has(ev.source.adapter ?? "")) return;
+    let tips = this.#tips.get(ev.capture_id);
+    if (!tips) this.#tips.set(ev.capture_id, tips = new Map());
+    replay(book, ev, tips, this.#seen);
+  }
+
+  /**
+   * Settle what was restored: a request recorded without its answer (the
+   * server stopped) failed, so the same request again is a retry.
+   *
+   * @returns Conversations restored.
+   */
+  finish(): number {
+    let restored = 0;
+    for (const c of this.#seen) {
+      if (c.dropped) continue;
+      if (c.end.state === "pending") c.end.state = "failed";
+      restored++;
+    }
+    this.#tips.clear();
+    this.#seen.clear();
+    return restored;
+  }
 }
 
 /**
@@ -54,34 +149,9 @@ export async function restoreBook(
   store: HarnessStore,
   book: ConversationBook,
 ): Promise<number> {
-  let restored = 0;
-  for (const cap of store.listCaptures()) {
-    if (cap.status !== "open") continue;
-    // Each conversation by the event id of its latest request (only the
-    // latest: a later request names the one it continues).
-    const tips = new Map<string, Conversation>();
-    const seen = new Set<Conversation>();
-    for await (const ev of store.readEvents(cap.capture_id)) {
-      const host = ev.source?.host ?? "";
-      if (host !== GATEWAY_SOURCE) {
-        if (host.startsWith("host_")) {
-          book.noteHookEpisode(ev.capture_id, ev.episode_id);
-          book.episode(ev.capture_id, ev.episode_id);
-        }
-        continue;
-      }
-      if (!WIRES.has(ev.source.adapter ?? "")) continue;
-      replay(book, ev, tips, seen);
-    }
-    for (const c of seen) {
-      if (c.dropped) continue;
-      // A request recorded without its answer (the server stopped): the
-      // same request again is a retry.
-      if (c.end.state === "pending") c.end.state = "failed";
-      restored++;
-    }
-  }
-  return restored;
+  const r = new BookRestorer(book);
+  await r.scan(store);
+  return r.finish();
 }
 
 function replay(
@@ -149,6 +219,7 @@ function replay(
     } else return; // What it continues is not known: nothing to rebuild.
     if (prevId !== null && tips.get(prevId) === c) tips.delete(prevId);
     c.end = pendingEnd(null);
+    c.latest = ev.event_id;
     c.recorded = {
       request_event_id: ev.event_id,
       head: typeof conv.head === "string" ? conv.head : null,

@@ -104,10 +104,12 @@ export interface WireReader {
    * Read a request body.
    *
    * @param body The parsed JSON body.
+   * @param hashes The messages' hashes, when computed already (one per
+   *   item of the conversation's list, in order: `messageHash`).
    * @returns What it says.
    * @throws {WireShapeError} When it is not this API's request shape.
    */
-  request(body: unknown): NormRequest;
+  request(body: unknown, hashes?: readonly string[]): NormRequest;
   /**
    * Read a whole (non-streamed) answer.
    *

@@ -11,6 +11,12 @@ import { GENESIS_HASH } from "../trace/hash.ts";
 import type { CaptureRecord, EpisodeRecord } from "./index_records.ts";
 import { episodeSelector, selectCapture } from "./_index_queries.ts";
 
+/**
+ * The reserved episode of a capture's own record (`CAPTURE_EPISODE` of
+ * `lib/lineage/episodes.ts`, above this layer): not counted as an episode.
+ */
+const CAPTURE_RECORD = "_capture";
+
 /** Rows written per multi-row INSERT. */
 const INSERT_BATCH = 100;
 /** Columns of `event_index`. */
@@ -93,7 +99,10 @@ export class IndexBuffer {
     if (ep === undefined) {
       this.#selectEpisode ??= episodeSelector(this.#db);
       ep = this.#selectEpisode(ev.capture_id, ev.episode_id) ?? newEpisode(ev);
-      if (ep.event_count === 0) cap.episode_count++;
+      // The capture's own record (its start and finish) is not an episode.
+      if (ep.event_count === 0 && ev.episode_id !== CAPTURE_RECORD) {
+        cap.episode_count++;
+      }
       this.#episodes.set(key, ep);
     }
     ep.event_count++;

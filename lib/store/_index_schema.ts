@@ -61,7 +61,7 @@ CREATE TABLE IF NOT EXISTS packages (
 `;
 
 /** Version of the derived tables; another version is dropped and rebuilt from the spools. */
-export const INDEX_SCHEMA_VERSION = "3";
+export const INDEX_SCHEMA_VERSION = "4";
 
 /**
  * Create the tables; derived tables of another schema version are dropped

@@ -66,7 +66,8 @@ export class DbStore {
       this.#sql`SELECT c.store_id, c.capture_id,
       c.head_sequence, c.head_hash, c.event_count,
       (SELECT count(DISTINCT episode_id) FROM events e
-        WHERE e.store_id = c.store_id AND e.capture_id = c.capture_id) AS episodes,
+        WHERE e.store_id = c.store_id AND e.capture_id = c.capture_id
+          AND e.episode_id <> '_capture') AS episodes,
       (SELECT min(timestamp) FROM events e
         WHERE e.store_id = c.store_id AND e.capture_id = c.capture_id) AS first_ts,
       (SELECT max(timestamp) FROM events e

@@ -19,6 +19,22 @@ export interface RedactionRule {
    * @default 0 (keep nothing)
    */
   keepGroup?: number;
+  /**
+   * Whether a match is a credential: given the part that would be replaced
+   * (the `secret` group, else the match after the kept group), false leaves
+   * the match as it is, uncounted. For shapes a pattern alone cannot tell
+   * from words (`Basic` credentials are base64 of `user:password`). Rules
+   * read from a file have none.
+   * @default every match is one
+   */
+  check?: (secret: string) => boolean;
+  /**
+   * What stands for the rule in a set's screen: a cheaper pattern that
+   * matches wherever the rule could (a literal the rule needs), for rules
+   * whose own pattern is slow to try at every position.
+   * @default the rule's pattern
+   */
+  screen?: RegExp;
 }
 
 /** Object keys whose string values are always redacted (rule `secret_field`). */
@@ -38,8 +54,10 @@ const SECRET_VALUE = String
  * sets of gitleaks and trufflehog: private key blocks, provider tokens,
  * JWTs, basic and bearer auth, passwords in URLs, secret-named assignments
  * in env, shell, YAML, INI and JSON text, secret headers, query parameters
- * and command flags). A rule's `secret` group, when it has one, is the
- * only part replaced; ordinary ids, emails and paths are left alone.
+ * and command flags, model providers' keys). A rule's `secret` group, when
+ * it has one, is the only part replaced; ordinary ids, emails and paths are
+ * left alone, and so are words after `Basic` or `Bearer` that have no
+ * credential's shape.
  */
 export const DEFAULT_REDACTION_RULES: readonly RedactionRule[] = [
   {
@@ -48,14 +66,19 @@ export const DEFAULT_REDACTION_RULES: readonly RedactionRule[] = [
       /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
   },
   {
+    // A token's shape, not a word: a digit in it, or 32 characters and
+    // more ("Bearer tokens expire" stays).
     name: "bearer_token",
-    pattern: /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/g,
+    pattern:
+      /\b(Bearer\s+)(?:(?=[A-Za-z0-9._~+/-]*[0-9])[A-Za-z0-9._~+/-]{8,}|[A-Za-z0-9._~+/-]{32,})=*(?![A-Za-z0-9._~+/=-])/g,
     keepGroup: 1,
   },
   {
+    // RFC 7617: base64 of `user:password` ("Basic scripted session" stays).
     name: "basic_auth",
-    pattern: /\b(Basic\s+)[A-Za-z0-9+/=]{8,}/g,
+    pattern: /\b(Basic\s+)[A-Za-z0-9+/]{8,}={0,2}(?![A-Za-z0-9+/=])/g,
     keepGroup: 1,
+    check: isBasicCredential,
   },
   {
     name: "url_password",
@@ -127,7 +150,57 @@ export const DEFAULT_REDACTION_RULES: readonly RedactionRule[] = [
     name: "sendgrid_key",
     pattern: /\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/g,
   },
+  // Model providers' keys (issue 44): Groq, xAI, Perplexity, Replicate.
+  { name: "groq_key", pattern: /\bgsk_[A-Za-z0-9]{40,}/g },
+  { name: "xai_key", pattern: /\bxai-[A-Za-z0-9_-]{40,}/g },
+  { name: "perplexity_key", pattern: /\bpplx-[A-Za-z0-9]{40,}/g },
+  { name: "replicate_token", pattern: /\br8_[A-Za-z0-9_-]{30,}/g },
+  {
+    // Azure AI services' 84-character keys carry the signature `JQQJ9`.
+    name: "azure_key",
+    pattern:
+      /\b[A-Za-z0-9]{52}JQQJ9[9DH][A-Za-z0-9][A-L][A-Za-z0-9]{16}[A-Za-z][A-Za-z0-9]{7}(?:[A-Za-z0-9]{2}==)?(?![A-Za-z0-9])/g,
+    screen: /JQQJ9[9DH]/,
+  },
+  {
+    // Azure's older keys are 32 hex digits, which the trace itself holds
+    // too (OTLP trace ids, MD5 digests; a sha256 digest is 64): one counts
+    // only within 40 characters after a label that names a key (`api-key`,
+    // `subscription key`, `Azure … key`), on the same line.
+    name: "azure_key",
+    pattern:
+      /(?:api[ _-]?key|apikey|subscription[ _-]?key|azure[^\n]{0,24}?key)[^\n]{0,40}?(?<![0-9A-Za-z])(?<secret>[0-9a-fA-F]{32})(?![0-9A-Za-z])/gi,
+    screen: /api[ _-]?key|apikey|subscription[ _-]?key|azure/i,
+  },
+  {
+    // Mistral's keys are 32 letters and digits with no prefix: one counts
+    // only after "Mistral … key" (or token) on the same line, so a model
+    // name beside a response id is not one.
+    name: "mistral_key",
+    pattern:
+      /\bmistral[^\n]{0,24}?(?:key|token)[^\n]{0,40}?(?<![0-9A-Za-z])(?<secret>(?=[A-Za-z]*[0-9])(?=[0-9]*[A-Za-z])[A-Za-z0-9]{32})(?![0-9A-Za-z])/gi,
+    screen: /mistral/i,
+  },
 ];
+
+/**
+ * Whether text after `Basic ` is an RFC 7617 credential: base64 (padded
+ * to a multiple of 4) of printable text with a colon after the user.
+ *
+ * @param token The text after `Basic `.
+ * @returns True for `dXNlcjpwYXNz` (`user:pass`), false for `scripted`.
+ */
+function isBasicCredential(token: string): boolean {
+  if (token.length % 4 !== 0) return false;
+  let text: string;
+  try {
+    text = atob(token);
+  } catch {
+    return false;
+  }
+  // deno-lint-ignore no-control-regex
+  return text.indexOf(":") > 0 && !/[\x00-\x1f\x7f]/.test(text);
+}
 
 /**
  * A rule set ready for many values: the rules and their screen (one
@@ -178,7 +251,8 @@ interface Pass {
 
 /**
  * A rule set ready for many values. Its screen is one pattern that matches
- * wherever any rule could (every rule's source as an alternative, named
+ * wherever any rule could (every rule's source, or its `screen`, as an
+ * alternative, named
  * groups unnamed, case folded, the rules' `s`, `m`, `u`, `v` flags kept): a
  * string it does not match is left alone after one scan instead of one per
  * rule (most strings hold no secret). When the sources cannot be joined
@@ -195,19 +269,25 @@ export function redactionSet(rules: readonly RedactionRule[]): RedactionSet {
 function screenOf(rules: readonly RedactionRule[]): RegExp | null {
   // A back-reference to a named group would lose its group.
   if (
-    rules.length < 2 || rules.some((r) => r.pattern.source.includes("\\k<"))
+    rules.length < 2 ||
+    rules.some((r) => (r.screen ?? r.pattern).source.includes("\\k<"))
   ) {
     return null;
   }
   const flags = new Set(["i"]);
   for (const r of rules) {
-    for (const f of r.pattern.flags) if ("smuv".includes(f)) flags.add(f);
+    for (const f of (r.screen ?? r.pattern).flags) {
+      if ("smuv".includes(f)) flags.add(f);
+    }
   }
   try {
     return new RegExp(
       rules.map((r) =>
         `(?:${
-          r.pattern.source.replace(/(?<!\\)\(\?<([A-Za-z_$][\w$]*)>/g, "(?:")
+          (r.screen ?? r.pattern).source.replace(
+            /(?<!\\)\(\?<([A-Za-z_$][\w$]*)>/g,
+            "(?:",
+          )
         })`
       ).join("|"),
       [...flags].join(""),
@@ -267,24 +347,32 @@ function redactString(
 ): string {
   let out = text;
   for (const rule of rules) {
+    if (rule.screen) {
+      // The rule's own cheap test first (a literal it needs).
+      rule.screen.lastIndex = 0;
+      if (!rule.screen.test(out)) continue;
+    }
     rule.pattern.lastIndex = 0;
     if (!rule.pattern.test(out)) continue;
     rule.pattern.lastIndex = 0;
     out = out.replace(rule.pattern, (...m: unknown[]) => {
-      counts[rule.name] = (counts[rule.name] ?? 0) + 1;
+      const whole = String(m[0]);
       const marker = `[REDACTED:${rule.name}]`;
       const last = m[m.length - 1];
       const groups = typeof last === "object" && last !== null
         ? last as Record<string, string | undefined>
         : null;
       if (groups?.secret !== undefined) {
+        if (rule.check && !rule.check(groups.secret)) return whole;
+        counts[rule.name] = (counts[rule.name] ?? 0) + 1;
         // Only the secret part goes: `postgres://app:[REDACTED]@db`.
-        const whole = String(m[0]);
         const at = whole.lastIndexOf(groups.secret);
         return whole.slice(0, at) + marker +
           whole.slice(at + groups.secret.length);
       }
       const keep = rule.keepGroup ? String(m[rule.keepGroup] ?? "") : "";
+      if (rule.check && !rule.check(whole.slice(keep.length))) return whole;
+      counts[rule.name] = (counts[rule.name] ?? 0) + 1;
       return `${keep}${marker}`;
     });
   }

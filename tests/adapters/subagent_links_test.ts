@@ -208,6 +208,7 @@ Deno.test("host_c: a server restart after the child session started keeps its ev
   using store = new HarnessStore(dir.path, { role: "ingest-server" });
   const server = new IngestServer(store, { port });
   const url = await server.start();
+  await server.restored; // the restore runs behind the listener
   try {
     const health = await (await fetch(`${url}/health`)).json();
     assertEquals(health.stats.restored_subagent_links, 1);
@@ -261,6 +262,7 @@ Deno.test("host_a: after a server restart a subagent's calls stay linked to its 
   using store = new HarnessStore(dir.path, { role: "ingest-server" });
   const server = new IngestServer(store, { port: 0 });
   const url = await server.start();
+  await server.restored; // the restore runs behind the listener
   try {
     const health = await (await fetch(`${url}/health`)).json();
     assertEquals(health.stats.restored_subagent_links, 1);

@@ -43,6 +43,16 @@ Deno.test("OPENAI_BASE_URL without /v1: the 404 says 'did you mean /v1/chat/comp
     client.responses.create({ model: "m", input: "hi" })
   ) as InstanceType<typeof OpenAI.APIError>;
   assertMatch(responses.message, /did you mean \/v1\/responses\?/);
+  // In the API's own error shape (what any client of that API reads).
+  const raw = await fetch(`${serve.url}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "m", messages: [] }),
+  });
+  assertEquals(raw.status, 404);
+  const shaped = await raw.json();
+  assertEquals(typeof shaped.error, "object");
+  assertMatch(shaped.error.message, /did you mean \/v1\/chat\/completions\?/);
   // A path that is no model API's gets no such hint.
   const other = await fetch(`${serve.url}/nothing-here`);
   assertEquals(other.status, 404);

@@ -18,7 +18,7 @@ async function connect(url: string): Promise<Deno.TcpConn> {
 /** Everything the server sends until it closes (or `ms` pass: then null). */
 async function untilClosed(
   conn: Deno.TcpConn,
-  ms = 5000,
+  ms = 30_000,
 ): Promise<string | null> {
   const buf = new Uint8Array(65536);
   let text = "";
@@ -74,9 +74,8 @@ function post(url: string, body: string, extra = ""): string {
 Deno.test("http1: an idle connection is closed after the idle time-out, and /health counts it", async () => {
   await using srv = await startServer({ idleTimeoutMs: 300 });
   const conn = await connect(srv.url);
-  const started = Date.now();
+  // Closed by the server (null: still open after 30 s, the client's timer).
   assertEquals(await untilClosed(conn), "", "closed without a word");
-  assertOk(Date.now() - started < 3000);
   const health = await (await fetch(`${srv.url}/health`)).json();
   assertOk(health.stats.connections.idle_closed >= 1);
 });
@@ -87,9 +86,12 @@ Deno.test("http1: a head sent a byte at a time is cut off at the head time-out; 
     requestTimeoutMs: 800,
   });
   const slow = await connect(srv.url);
-  const head = `POST /ingest HTTP/1.1\r\nHost: ${new URL(srv.url).host}\r\n`;
+  // A head that takes a minute at a byte per 50 ms: the server cuts it off
+  // long before (the behaviour under test, not how soon).
+  const head = `POST /ingest HTTP/1.1\r\nHost: ${
+    new URL(srv.url).host
+  }\r\nX-Pad: ${"p".repeat(1200)}\r\n`;
   let cut = false;
-  const started = Date.now();
   for (const byte of enc.encode(head)) {
     try {
       await slow.write(new Uint8Array([byte]));
@@ -98,16 +100,17 @@ Deno.test("http1: a head sent a byte at a time is cut off at the head time-out; 
       break;
     }
     await new Promise((r) => setTimeout(r, 50));
-    if (Date.now() - started > 3000) break;
   }
-  if (!cut) assertEquals(await untilClosed(slow, 3000), "");
-  assertOk(Date.now() - started < 3000, "the slow head was cut off");
+  assertOk(cut, "the slow head was cut off before it was written");
+  try {
+    slow.close();
+  } catch { /* closed */ }
 
   const stall = await connect(srv.url);
   const body = event("evt_stalled");
   const whole = post(srv.url, body);
   await stall.write(enc.encode(whole.slice(0, whole.length - 10)));
-  assertEquals(await untilClosed(stall, 3000), "", "closed, unanswered");
+  assertEquals(await untilClosed(stall), "", "closed, unanswered");
   const health = await (await fetch(`${srv.url}/health`)).json();
   assertOk(health.stats.connections.timed_out >= 2, JSON.stringify(health));
   assertEquals(srv.store.listCaptures().length, 0);
@@ -125,7 +128,7 @@ Deno.test("http1: at the connection cap the longest-idle connection makes room; 
   await fourth.write(enc.encode(post(srv.url, event("evt_cap_1"))));
   const [ok] = await responses(fourth, 1);
   assertMatch(ok, /^HTTP\/1\.1 200 OK/);
-  assertEquals(await untilClosed(idle[0], 2000), "", "the oldest gave way");
+  assertEquals(await untilClosed(idle[0]), "", "the oldest gave way");
   // Now three connections in the middle of a request: none is idle.
   for (const c of [...idle.slice(1), fourth]) c.close();
   await new Promise((r) => setTimeout(r, 100));

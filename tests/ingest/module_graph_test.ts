@@ -1,6 +1,7 @@
 /**
  * The ingest server's module graph, as `deno info --json` resolves it: the
- * server holds no importer (only the error type they share) and nothing of
+ * server holds no importer (only the error type they share and the
+ * once-per-file rule) and nothing of
  * the MCP proxy, so a change to either cannot reach the capture path.
  */
 import { assertEquals, assertOk } from "../_assert.ts";
@@ -41,9 +42,14 @@ for (const entry of ["lib/ingest/server.ts", "lib/cli/cmd_serve.ts"]) {
       modules.filter((m) =>
         m.startsWith("lib/importers/") || m.startsWith("lib/proxy/")
       ),
-      // The importers' error and the check every importer runs on its
-      // events (OTLP JSON files use it too): no importer.
-      ["lib/importers/import_error.ts", "lib/importers/sealable.ts"],
+      // The importers' error, the check every importer runs on its events
+      // (OTLP JSON files use it too) and the once-per-file rule the server
+      // applies to imports (`import_repeat.ts`, no reader): no importer.
+      [
+        "lib/importers/import_error.ts",
+        "lib/importers/import_repeat.ts",
+        "lib/importers/sealable.ts",
+      ],
     );
   });
 }

@@ -1,0 +1,79 @@
+/**
+ * {@linkcode BodyPieces}: an upstream body read piece by piece into buffers
+ * of the gateway's own (a BYOB read, when the body takes one). `fetch`
+ * hands each piece of a default read in a fresh 64 KiB buffer — a 300-byte
+ * event of a stream, or each 4 KiB of a decompressed answer — so holding
+ * one piece holds 64 KiB, and relaying 256 streams made gigabytes of such
+ * buffers, which the allocator kept after they were freed.
+ *
+ * @module
+ */
+
+/** The buffer each read fills. */
+const PIECE_BYTES = 16 * 1024;
+
+/** A body, read piece by piece. */
+export class BodyPieces {
+  readonly #byob: ReadableStreamBYOBReader | null;
+  readonly #plain: ReadableStreamDefaultReader<Uint8Array> | null;
+
+  /**
+   * Create a `BodyPieces`.
+   *
+   * @param body The body.
+   */
+  constructor(body: ReadableStream<Uint8Array>) {
+    let byob: ReadableStreamBYOBReader | null = null;
+    try {
+      byob = body.getReader({ mode: "byob" });
+    } catch {
+      // Not a byte stream: read as it comes, each piece copied.
+    }
+    this.#byob = byob;
+    this.#plain = byob ? null : body.getReader();
+  }
+
+  /**
+   * The next piece.
+   *
+   * @returns It (never empty), or null at the end.
+   */
+  async read(): Promise<Uint8Array | null> {
+    for (;;) {
+      if (this.#byob) {
+        const { done, value } = await this.#byob.read(
+          new Uint8Array(PIECE_BYTES),
+        );
+        if (done) return null;
+        if (value && value.length > 0) return value;
+        continue;
+      }
+      const { done, value } = await this.#plain!.read();
+      if (done) return null;
+      if (value.length === 0) continue;
+      return value.byteLength < value.buffer.byteLength / 2
+        ? value.slice()
+        : value;
+    }
+  }
+
+  /**
+   * Stop reading (the upstream request is aborted).
+   *
+   * @param reason Why.
+   */
+  async cancel(reason?: unknown): Promise<void> {
+    await (this.#byob ?? this.#plain)!.cancel(reason).catch(() => {});
+  }
+}
+
+/**
+ * A piece fit to be held: copied to its own size when it fills less than
+ * half of its buffer.
+ *
+ * @param piece The piece.
+ * @returns It, or its copy.
+ */
+export function heldPiece(piece: Uint8Array): Uint8Array {
+  return piece.byteLength < piece.buffer.byteLength / 2 ? piece.slice() : piece;
+}
