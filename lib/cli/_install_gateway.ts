@@ -33,6 +33,13 @@ import {
 import type { Settings } from "../installers/hook_settings.ts";
 import type { InstallArgs } from "./install_args.ts";
 import { exists, type Io, UsageError } from "./io.ts";
+import { UPSTREAMS } from "../model_gateway/wires/registry.ts";
+
+/** The providers' own base URLs: the registry's upstreams' and other spellings of them. */
+const PROVIDERS: readonly string[] = [
+  ...UPSTREAMS.map((u) => u.default),
+  ...PROVIDER_BASE_URLS,
+];
 import {
   baseDir,
   freshBackupPath,
@@ -105,7 +112,11 @@ export function gatewayEdit(
   if (!apply) return reverted;
   try {
     return {
-      ...applyGateway(reverted.settings, gatewayPlan(a, reverted.settings)),
+      ...applyGateway(
+        reverted.settings,
+        gatewayPlan(a, reverted.settings),
+        PROVIDERS,
+      ),
       kept: reverted.kept,
     };
   } catch (err) {
@@ -453,7 +464,7 @@ export function geminiGateway(
   ) {
     if (
       value === undefined || trimUrl(value) === url ||
-      PROVIDER_BASE_URLS.includes(trimUrl(value))
+      PROVIDERS.includes(trimUrl(value))
     ) continue;
     throw new Error(
       place === file

@@ -14,10 +14,12 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { hostBToEvents } from "../../lib/adapters/host_b.ts";
 import { SseParser } from "../../lib/model_gateway/sse.ts";
-import type { NormResponse } from "../../lib/model_gateway/wire_types.ts";
+import type {
+  NormRequest,
+  NormResponse,
+} from "../../lib/model_gateway/wire_types.ts";
 import { geminiWire } from "../../lib/model_gateway/wires/gemini/mod.ts";
 import { GeminiHookJoin } from "../../lib/model_gateway/wires/gemini/hook_join.ts";
-import type { WireRequest } from "../../lib/model_gateway/wires/wire_spec.ts";
 
 const DIR = new URL("../../fixtures/hosts/host_b/gateway/", import.meta.url);
 
@@ -50,22 +52,23 @@ function items(): Item[] {
 
 function read(
   ex: Exchange,
-): { req: WireRequest; res: NormResponse; complete: boolean } {
+): { req: NormRequest; res: NormResponse; complete: boolean } {
   const route = geminiWire.match(
     ex.request.method,
     ex.request.path,
     (h) => ex.request.headers[h] ?? null,
   );
   ok(route?.recorded, `${ex.request.path} is recorded`);
-  const req = geminiWire.reader.request(ex.request.body, route);
+  const reader = geminiWire.reader(route);
+  const req = reader.request(ex.request.body);
   if (!route.stream) {
     return {
       req,
-      res: geminiWire.reader.response(JSON.parse(ex.answer.body), req),
+      res: reader.response(JSON.parse(ex.answer.body)),
       complete: true,
     };
   }
-  const acc = geminiWire.reader.stream(req);
+  const acc = reader.streamReader();
   const p = new SseParser((e, d) => acc.add(e, d));
   p.push(new TextEncoder().encode(ex.answer.body));
   p.end();
@@ -78,7 +81,7 @@ Deno.test("gemini CLI session: the turn's requests name the hooks' episode by it
   const session = all.find((i) => i.name === "SessionStart")!.hook!
     .session_id as string;
   const named: (string | null)[] = [];
-  const exchanges: { req: WireRequest; res: NormResponse; path: string }[] = [];
+  const exchanges: { req: NormRequest; res: NormResponse; path: string }[] = [];
   for (const it of all) {
     if (it.hook) {
       for (const ev of hostBToEvents(it.hook, { captureId: "gm_gateway" })) {
@@ -155,16 +158,15 @@ Deno.test("gemini hook join: two open sessions on the same prompt name neither; 
     source: { host: "host_b" },
     payload: { role: "user", text },
   });
-  const req = (text: string): WireRequest =>
-    geminiWire.reader.request(
-      {
-        contents: [{
-          role: "user",
-          parts: [{ text: "<session_context>x</session_context>" }, { text }],
-        }],
-      },
+  const req = (text: string): NormRequest =>
+    geminiWire.reader(
       geminiWire.match("POST", "/v1beta/models/m:generateContent", () => null)!,
-    );
+    ).request({
+      contents: [{
+        role: "user",
+        parts: [{ text: "<session_context>x</session_context>" }, { text }],
+      }],
+    });
   join.observe(msg("s1", "fix the bug"));
   equal(join.episodeOf("c", req("fix the bug")), "s1");
   equal(

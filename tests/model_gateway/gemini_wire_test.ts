@@ -13,9 +13,12 @@
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { ApiError, type Content, GoogleGenAI } from "@google/genai";
 import { geminiWire } from "../../lib/model_gateway/wires/gemini/mod.ts";
-import type { WireRequest } from "../../lib/model_gateway/wires/wire_spec.ts";
 import { SseParser } from "../../lib/model_gateway/sse.ts";
-import type { NormResponse } from "../../lib/model_gateway/wire_types.ts";
+import type {
+  NormRequest,
+  NormResponse,
+  WireReader,
+} from "../../lib/model_gateway/wire_types.ts";
 import {
   geminiAnswer,
   type GeminiModel,
@@ -34,29 +37,37 @@ function client(model: GeminiModel, apiVersion?: string): GoogleGenAI {
   });
 }
 
+/** Each request's reader (it reads the answer by the request's place). */
+const READERS = new WeakMap<NormRequest, WireReader>();
+
 /** The wire's reading of a request the model received. */
-function readRequest(r: GeminiModelRequest): WireRequest {
-  const route = geminiWire.match(r.method, r.path, (h) => r.headers[h] ?? null);
+function readRequest(r: GeminiModelRequest): NormRequest {
+  const route = geminiWire.match(
+    r.method,
+    r.path,
+    (h) => r.headers[h] ?? null,
+  );
   ok(route, `the wire takes ${r.path}`);
-  return geminiWire.reader.request(r.body, route);
+  const reader = geminiWire.reader(route);
+  const req = reader.request(r.body);
+  READERS.set(req, reader);
+  return req;
 }
 
 /** The wire's reading of an answer's bytes as sent. */
 function readAnswer(
   bytes: Uint8Array,
-  request: WireRequest,
+  request: NormRequest,
   stream: boolean,
 ): { res: NormResponse; complete: boolean } {
+  const reader = READERS.get(request)!;
   if (!stream) {
     return {
-      res: geminiWire.reader.response(
-        JSON.parse(new TextDecoder().decode(bytes)),
-        request,
-      ),
+      res: reader.response(JSON.parse(new TextDecoder().decode(bytes))),
       complete: true,
     };
   }
-  const acc = geminiWire.reader.stream(request);
+  const acc = reader.streamReader();
   const p = new SseParser((e, d) => acc.add(e, d));
   p.push(bytes);
   p.end();
@@ -508,22 +519,22 @@ Deno.test("gemini wire: narrowed tools and a refusal asked again are requests th
     "/v1beta/models/m:generateContent",
     () => null,
   )!;
-  const read = geminiWire.reader.request(narrowed, route);
+  const reader = geminiWire.reader(route);
+  const read = reader.request(narrowed);
   deepEqual(read.tools.map((t) => t.name), ["read_file"]);
   deepEqual(read.tools[0].input_schema, {
     type: "object",
     properties: { path: { enum: ["a.txt"] } },
   });
-  const answer = geminiWire.reader.response(
+  const answer = reader.response(
     geminiAnswer({ calls: [{ name: "read_file", args: { path: "b.txt" } }] }),
-    read,
   );
   const again = geminiWire.writer.withRefusals(narrowed, answer, [{
     id: answer.tool_calls[0].id,
     tool: "read_file",
     reason: "path b.txt is not one the conversation showed",
   }]);
-  const reread = geminiWire.reader.request(again, route);
+  const reread = geminiWire.reader(route).request(again);
   equal(reread.messages.length, 3);
   equal(
     reread.messages[1].tool_calls[0].id,
@@ -717,11 +728,8 @@ Deno.test("gemini wire: paths: v1beta and v1 recorded, countTokens and the rest 
     "tunedModels/t1",
   );
   equal(
-    geminiWire.upstream.url(
-      "https://generativelanguage.googleapis.com",
-      "/v1beta/models/m:streamGenerateContent",
-      "?alt=sse",
-    ),
-    "https://generativelanguage.googleapis.com/v1beta/models/m:streamGenerateContent?alt=sse",
+    geminiWire.upstream.default,
+    "https://generativelanguage.googleapis.com",
   );
+  equal(geminiWire.upstream.strip, "", "the path goes to the upstream as sent");
 });

@@ -6,31 +6,15 @@
  * how the gateway writes that API (narrowed tools, a request asked again with
  * refusals, answers of its own), its error shape, its usage, its upstream
  * (default base URL, environment variable, `serve` flag, how a path is
- * joined to it) and where the client's key travels.
- *
- * One registry of specs is meant to feed the route table, the stats,
- * `/health`, the CLI flags and environment names, `deno task serve`'s
- * network grants and the installers (issue 46 item 1, stage B). The three
- * wires the gateway spoke before this shape (OpenAI Chat, OpenAI
- * Responses, Anthropic Messages) move into it then; the Gemini wire
- * (`wires/gemini/`) is written in it first.
+ * joined to it) and where the client's key travels. The registry
+ * (`registry.ts`) lists the specs; the route table, the stats, `/health`,
+ * the CLI's flags and environment names and the installers read it, and
+ * nothing else names a wire.
  *
  * @module
  */
-import type {
-  NormRequest,
-  NormResponse,
-  NormUsage,
-  StreamAccumulator,
-} from "../wire_types.ts";
-import type { Narrowing, Refusal } from "../serving.ts";
-import type { OwnAnswer, WrittenAnswer } from "../wire_writers.ts";
-
-/** A request as a wire reads it: the neutral request, its wire named by the spec. */
-export type WireRequest = Omit<NormRequest, "wire"> & {
-  /** The spec's `wire` (the name recorded in `model.requested`). */
-  wire: string;
-};
+import type { NormRequest, NormUsage, WireReader } from "../wire_types.ts";
+import type { WireWriter } from "../wire_writers.ts";
 
 /**
  * What a path of a wire is: recorded (an exchange the gateway reads and
@@ -41,7 +25,7 @@ export interface WireRoute {
   path: string;
   /** Recorded (the gateway reads the request and its answer). */
   recorded: boolean;
-  /** The answer is a stream (decided by the path, e.g. `:streamGenerateContent`). */
+  /** The answer is a stream by the path (`:streamGenerateContent`); else the body says. */
   stream: boolean;
   /** The model the path names, when it names one (Gemini: `models/{model}:…`). */
   model: string | null;
@@ -55,6 +39,8 @@ export interface WirePath {
   readonly method: string;
   /** The path as the docs show it (`/v1beta/models/{model}:generateContent`). */
   readonly shown: string;
+  /** The pattern the route table matches (an exact path or an anchored pattern). */
+  readonly path: string | RegExp;
   /** Recorded, or forwarded only. */
   readonly recorded: boolean;
   /** One line for the docs. */
@@ -79,23 +65,20 @@ export interface WireErrorAnswer {
   body: string;
 }
 
-/** The upstream of a wire. */
+/** The upstream of a wire (wires of one provider share it: OpenAI's Chat and Responses). */
 export interface WireUpstream {
+  /** Its name: the `/health` key, `--upstream-<name>`, `HARNESS_UPSTREAM_<NAME>`. */
+  readonly name: string;
   /** The public API's base URL, as its official SDK takes it. */
   readonly default: string;
-  /** The environment variable `serve` reads it from (`HARNESS_UPSTREAM_GEMINI`). */
-  readonly env: string;
-  /** The `serve` flag (`--upstream-gemini`). */
-  readonly flag: string;
-  /**
-   * The URL a request goes to.
-   *
-   * @param base The upstream base URL (no trailing slash).
-   * @param path The API path as the client sent it.
-   * @param query The query string as sent (`""` or `?…`).
-   * @returns The upstream URL.
-   */
-  url(base: string, path: string, query: string): string;
+  /** The path prefix a request's path loses before it is joined to the base URL (OpenAI's base URL holds `/v1`). */
+  readonly strip: string;
+  /** Who it is for people (`OpenAI-compatible`, `Anthropic`, `Gemini API`). */
+  readonly title: string;
+  /** The variable its SDKs and agents take their base URL from (`OPENAI_BASE_URL`, `GOOGLE_GEMINI_BASE_URL` …). */
+  readonly sdk_env: string;
+  /** What that base URL adds to the server's URL (`/v1` for OpenAI's SDKs, else nothing). */
+  readonly sdk_path: string;
 }
 
 /** Where a client's key travels (forwarded to the upstream; never recorded). */
@@ -106,89 +89,45 @@ export interface WireKey {
   readonly query: readonly string[];
 }
 
-/** How the gateway reads a wire. */
-export interface WireReaderSpec {
+/**
+ * What a wire needs of the events other routes store (Gemini CLI's hooks
+ * name no session in the requests: the episode is found by the prompt).
+ */
+export interface HookJoin {
   /**
-   * Read a request body.
+   * Learn of an event another route stored.
    *
-   * @param body The parsed JSON body.
-   * @param route The path it came on (some wires name the model and the
-   *   streaming there, not in the body).
-   * @param hashes The hashes of the conversation's items
-   *   ({@linkcode WireSpec.history}), when the caller made them already
-   *   (a long conversation is hashed in slices, off one turn of the loop).
-   * @returns What it says.
-   * @throws {WireShapeError} When it is not this API's request shape.
+   * @param ev The event.
    */
-  request(body: unknown, route: WireRoute, hashes?: string[]): WireRequest;
+  observe(
+    ev: {
+      capture_id: string;
+      episode_id: string;
+      kind: string;
+      source: { host: string };
+      payload: unknown;
+    },
+  ): void;
   /**
-   * Read a whole answer.
+   * The hooks' episode a request belongs to, when the hooks tell.
    *
-   * @param body The parsed JSON body.
-   * @param request The request it answers (call ids a wire leaves out are
-   *   made from the call's place in the conversation).
-   * @returns What it says.
-   * @throws {WireShapeError} When it is not this API's answer shape.
+   * @param capture The request's capture.
+   * @param request The request as read.
+   * @returns The episode id, or null.
    */
-  response(body: unknown, request: WireRequest): NormResponse;
-  /**
-   * A fresh reader of a streamed answer's events.
-   *
-   * @param request The request it answers.
-   */
-  stream(request: WireRequest): StreamAccumulator;
-}
-
-/** How the gateway writes a wire (serving a compiled package). */
-export interface WireWriterSpec {
-  /**
-   * The request body with its tools narrowed.
-   *
-   * @param body The body as sent.
-   * @param n The narrowing.
-   * @returns A new body.
-   */
-  withTools(body: Record<string, unknown>, n: Narrowing): Record<
-    string,
-    unknown
-  >;
-  /**
-   * The request asked again: the model's refused answer, then each of its
-   * calls answered (refused ones with the reason, the others not made).
-   *
-   * @param body The body last sent.
-   * @param answer The model's answer.
-   * @param refusals The refused calls.
-   * @returns A new body.
-   */
-  withRefusals(
-    body: Record<string, unknown>,
-    answer: NormResponse,
-    refusals: Refusal[],
-  ): Record<string, unknown>;
-  /**
-   * An answer of the gateway's own, in the API's shape.
-   *
-   * @param a What it says.
-   * @param options Streamed or whole; usage in the stream (chat's `include_usage`).
-   * @returns Its bytes.
-   */
-  answer(
-    a: OwnAnswer,
-    options: { stream: boolean; usage: boolean },
-  ): WrittenAnswer;
+  episodeOf(capture: string, request: NormRequest): string | null;
 }
 
 /** One model API, whole. */
 export interface WireSpec {
-  /** The registry's name (`gemini`): the folder, the flag and the environment name. */
-  readonly name: string;
-  /** The wire recorded in `model.requested.payload.request.wire` (`gemini_generate_content`). */
+  /** The wire recorded in `model.requested.payload.request.wire` and `source.adapter` (`gemini_generate_content`). */
   readonly wire: string;
-  /** The API's name for people (`Google Gemini API`). */
+  /** The API's name for people (`Gemini generateContent`). */
   readonly title: string;
-  /** Its paths, for the route table and the docs. */
+  /** Its paths, for the route table and the docs, in the order they are tried. */
   readonly paths: readonly WirePath[];
+  /** The path prefixes (API versions) it answers under: `/v1/`, `/v1beta/` … */
+  readonly prefixes: readonly string[];
   /**
    * Whether a request is this wire's, and how (null: not this wire's).
    *
@@ -206,10 +145,16 @@ export interface WireSpec {
   readonly upstream: WireUpstream;
   /** Where the client's key travels. */
   readonly key: WireKey;
-  /** Reading requests and answers. */
-  readonly reader: WireReaderSpec;
+  /**
+   * A reader for one exchange on a route (fresh for each: some wires read
+   * the answer by its request, e.g. Gemini's call ids by their place).
+   *
+   * @param route The route the request came on.
+   * @returns The reader.
+   */
+  reader(route: WireRoute): WireReader;
   /** Writing the API (package serving). */
-  readonly writer: WireWriterSpec;
+  readonly writer: WireWriter;
   /**
    * Where a request body holds its conversation (Chat and Messages:
    * `messages`; Responses: `input`; Gemini: `contents`), one item per
@@ -223,17 +168,8 @@ export interface WireSpec {
      * @returns The items, or null when the body has none.
      */
     items(body: unknown): unknown[] | null;
-    /**
-     * The body with other items (the recorder keeps only the new ones).
-     *
-     * @param body The parsed body.
-     * @param items The items to put in.
-     * @returns A new body.
-     */
-    with(body: Record<string, unknown>, items: unknown[]): Record<
-      string,
-      unknown
-    >;
+    /** The body's key that holds the list (the recorder keeps only the new items). */
+    readonly key: string;
   };
   /**
    * The API's usage object read as the neutral usage (the figures as the
@@ -259,4 +195,21 @@ export interface WireSpec {
    * @returns Type and message.
    */
   errorOf(json: unknown, status: number): WireError;
+  /**
+   * Answers' ids continue conversations upstream (the Responses API's
+   * `previous_response_id`): the gateway remembers each answer's id, and a
+   * request naming one is not served by a package.
+   */
+  readonly continues_by_id?: boolean;
+  /**
+   * Whether an answer (whole, or one stream event) holds answers other than
+   * the first (Chat's `choices`, Gemini's `candidates`): a package cannot
+   * check each, so such an answer is not relayed under one.
+   *
+   * @param answer The answer or event, parsed.
+   * @returns True when it holds others.
+   */
+  others?(answer: unknown): boolean;
+  /** A fresh join of the hooks' episodes (Gemini CLI), when the wire has one. */
+  hooks?(): HookJoin;
 }

@@ -28,7 +28,7 @@
  *
  * @module
  */
-import type { WireRequest } from "../wire_spec.ts";
+import type { NormRequest } from "../../wire_types.ts";
 
 /** What the join reads of a stored event. */
 export interface JoinEvent {
@@ -92,7 +92,7 @@ export class GeminiHookJoin {
    * @param request The request as read.
    * @returns The episode id, or null.
    */
-  episodeOf(capture: string, request: WireRequest): string | null {
+  episodeOf(capture: string, request: NormRequest): string | null {
     const open = this.#open.get(capture);
     const last = request.messages[request.messages.length - 1];
     if (!open || !last || last.role !== "user") return null;

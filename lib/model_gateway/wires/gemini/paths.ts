@@ -45,12 +45,14 @@ export const GEMINI_PATHS: readonly WirePath[] = [
   {
     method: "POST",
     shown: "/v1beta/models/{model}:generateContent",
+    path: MODEL_PATH,
     recorded: true,
     what: "Gemini generateContent: forwarded (or served) and recorded",
   },
   {
     method: "POST",
     shown: "/v1beta/models/{model}:streamGenerateContent",
+    path: MODEL_PATH,
     recorded: true,
     what:
       "Gemini streamGenerateContent (alt=sse): relayed as it streams and recorded",
@@ -58,12 +60,14 @@ export const GEMINI_PATHS: readonly WirePath[] = [
   {
     method: "POST",
     shown: "/v1beta/models/{model}:countTokens",
+    path: MODEL_PATH,
     recorded: false,
     what: "Gemini token counting: forwarded",
   },
   {
     method: "*",
     shown: "/v1beta/…",
+    path: /^\/v1(beta|alpha)\//,
     recorded: false,
     what:
       "any other Gemini API path (model list, embeddings, files): forwarded; the same under /v1/models/{model}:{method} and /v1alpha/",
@@ -114,21 +118,4 @@ export function matchGemini(
   // Google's key header (the OpenAI and Anthropic wires share `/v1/`).
   if (version === "v1" && header("x-goog-api-key") === null) return null;
   return { path, recorded: false, stream: false, model: null, method: null };
-}
-
-/**
- * The upstream URL of a Gemini request: the base URL (with its path
- * prefix) and the path and query as sent.
- *
- * @param base The upstream base URL (no trailing slash).
- * @param path The API path.
- * @param query The query string (`""` or `?…`, the key in `?key=` kept).
- * @returns The URL.
- */
-export function geminiUpstreamUrl(
-  base: string,
-  path: string,
-  query: string,
-): string {
-  return `${base}${path}${query}`;
 }

@@ -18,6 +18,7 @@
  */
 import {
   isObject,
+  type NormRequest,
   type NormResponse,
   type NormToolCall,
   type NormUsage,
@@ -26,7 +27,6 @@ import {
   type StreamAccumulator,
   WireShapeError,
 } from "../../wire_types.ts";
-import type { WireRequest } from "../wire_spec.ts";
 import { placedCallId } from "./call_ids.ts";
 
 /** Neutral usage with Gemini's thinking tokens beside it. */
@@ -146,7 +146,7 @@ class TurnParts {
  */
 export function readGeminiAnswer(
   body: unknown,
-  request: WireRequest,
+  request: NormRequest,
 ): NormResponse {
   if (
     !isObject(body) ||
@@ -182,7 +182,7 @@ function blockReason(body: Record<string, unknown>): string | null {
 /** A streamed Gemini answer, gathered chunk by chunk. */
 export class GeminiStream implements StreamAccumulator {
   readonly #turn: TurnParts;
-  readonly #request: WireRequest;
+  readonly #request: NormRequest;
   #id: string | null = null;
   #model: string | null = null;
   #stop: string | null = null;
@@ -195,7 +195,7 @@ export class GeminiStream implements StreamAccumulator {
    *
    * @param request The request it answers.
    */
-  constructor(request: WireRequest) {
+  constructor(request: NormRequest) {
     this.#request = request;
     this.#turn = new TurnParts(request.messages.length);
   }

@@ -19,12 +19,13 @@ import {
   exposedTool,
   isObject,
   type NormMessage,
+  type NormRequest,
   type NormToolCall,
   type NormToolResult,
   readArguments,
   WireShapeError,
 } from "../../wire_types.ts";
-import type { WireRequest, WireRoute } from "../wire_spec.ts";
+import type { WireRoute } from "../wire_spec.ts";
 import { pairResponses, placedCallId, type TurnCall } from "./call_ids.ts";
 
 /** The wire's name in recorded events. */
@@ -182,8 +183,8 @@ function toolsOf(body: Record<string, unknown>): ExposedTool[] {
 export function readGeminiRequest(
   body: unknown,
   route: WireRoute,
-  hashes?: string[],
-): WireRequest {
+  hashes?: readonly string[],
+): NormRequest {
   if (!isObject(body) || !Array.isArray(body.contents)) {
     throw new WireShapeError("A Gemini generateContent request has `contents`");
   }

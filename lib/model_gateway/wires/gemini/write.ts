@@ -20,7 +20,7 @@ import {
   uid,
   type WrittenAnswer,
 } from "../../wire_writers.ts";
-import type { WireWriterSpec } from "../wire_spec.ts";
+import type { WireWriter } from "../../wire_writers.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -38,7 +38,7 @@ function modelTurn(answer: NormResponse): Obj {
 }
 
 /** Gemini, written by the gateway. */
-export const geminiWriter: WireWriterSpec = {
+export const geminiWriter: WireWriter = {
   withTools(body, n) {
     const tools = Array.isArray(body.tools) ? body.tools : [];
     return {
