@@ -57,6 +57,8 @@ export interface GeminiModel {
   answers: Uint8Array[];
   /** Stop it. */
   close(): Promise<void>;
+  /** Stop it (`await using`). */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 const enc = new TextEncoder();
@@ -184,5 +186,6 @@ export function startGeminiModel(
     requests,
     answers,
     close: () => server.shutdown(),
+    [Symbol.asyncDispose]: () => server.shutdown(),
   };
 }
