@@ -27,7 +27,7 @@
  * @module
  */
 import type { ChatModel } from "../models/chat_types.ts";
-import type { PackageCapabilities } from "../forms/form.ts";
+import type { PackageCapabilities } from "../forms/form_table.ts";
 import type { RecordingSink } from "../gateway/open_sink.ts";
 import type { Io } from "./io.ts";
 import { UsageError } from "./io.ts";
@@ -197,7 +197,7 @@ export async function runCommand(
   const maxTokens = positiveFlag("max-tokens", o.maxTokens, true);
   positiveFlag("model-timeout", o.modelTimeout, false);
   const packagePath = o.package;
-  const { loadPackage } = await import("../package/load_package.ts");
+  const { loadPackage } = await import("../forms/validate_package.ts");
   const { runPackage } = await import("../forms/run_package.ts");
   const { describeRun, formOf } = await import("../forms/form_table.ts");
   const pkg = loadPackage(packagePath);

@@ -61,7 +61,7 @@ export async function verifyCommand(
       { cause: err },
     );
   }
-  const { verifyPackage } = await import("../package/verify_package.ts");
+  const { verifyPackage } = await import("../forms/verify_package.ts");
   const r = await verifyPackage(doc, { trusted });
   if (o.json) {
     io.out(JSON.stringify({ file: path, ...r }, null, 2));

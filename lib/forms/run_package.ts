@@ -1,20 +1,23 @@
 /**
  * {@linkcode runPackage}: run any compiled package, whichever its form. The
- * form is the package's (`formOf`, from its IR's root), never a flag: a
- * tree package (`BehaviorRuntime`) runs once on an input, its residual
- * leaves answered by a model binding; an agent-form package runs a
- * conversation (`Conversation`) over a stream of user messages with a chat
- * model.
+ * form is the package's (`formOf`, from its IR's root), never a flag, and
+ * the form runs it (`Form.run`): the tree form once on an input, its
+ * residual leaves answered by a model binding; the agent form as a
+ * conversation over a stream of user messages with a chat model.
  *
  * @module
  */
 import type { BehaviorPackage } from "../package/package.ts";
-import { irTools } from "../package/load_package.ts";
-import { EmptyPackageError, isEmptyIr } from "../package/empty_package.ts";
+import { EmptyPackageError } from "../package/empty_package.ts";
 import { isTool } from "../runtime/bind_args.ts";
 import { MissingCapabilityError } from "../runtime/runtime_types.ts";
-import type { PackageCapabilities, RunPackageOptions } from "./form.ts";
-import { formOf, type PackageRun } from "./form_table.ts";
+import { irTools, isEmptyIr } from "./validate_package.ts";
+import {
+  formOf,
+  type PackageCapabilities,
+  type PackageRun,
+  type RunPackageOptions,
+} from "./form_table.ts";
 
 /**
  * Refuse, before anything runs, a package that calls a tool the
@@ -43,9 +46,9 @@ export function checkCapabilities(
  *
  * @param pkg A validated package.
  * @param caps Tools (and schemas, instructions, input, model, outcome).
- * @param options The chat model and the user's messages (agent form), tracing.
+ * @param options The chat model, the form's own options (the user's messages of a conversation), tracing.
  * @returns The run.
- * @throws {TypeError} An agent-form package with no chat model.
+ * @throws {TypeError} A conversation form's package with no chat model.
  * @throws {MissingCapabilityError} A tool or model the package needs is not bound.
  * @throws {EmptyPackageError} A package that would do nothing.
  */

@@ -12,7 +12,8 @@ import {
   type CompileResult,
 } from "../../lib/compiler/compile_behavior.ts";
 import { coreSteps } from "../../lib/forms/core_steps.ts";
-import type { BehaviorIr, IrNode } from "../../lib/package/ir.ts";
+import type { BehaviorIr } from "../../lib/package/ir.ts";
+import type { AnyNode as IrNode } from "../../lib/forms/form_table.ts";
 import { recordedOutputs } from "../../lib/forms/tree/recorded_choice.ts";
 import { verify } from "../../lib/forms/tree/verify.ts";
 import { replayEpisode } from "../../lib/forms/tree/tree_replay.ts";

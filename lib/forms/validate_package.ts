@@ -1,41 +1,20 @@
 /**
  * Loading a behavior package: shape, version, digest, the tools it calls
  * and structure are checked before anything can run; a bad or tampered
- * package is refused with a clear error.
+ * package is refused with a clear error. Each node is checked by its kind,
+ * whichever form it belongs to (every form's kinds, from the table).
  *
  * @module
  */
-import type { BehaviorPackage } from "./package.ts";
-import { PACKAGE_VERSION } from "./package.ts";
-import { packageDigest } from "./package_signature.ts";
-import { type BehaviorIr, IR_VERSION, type IrNode } from "./ir.ts";
-import { checkStructure } from "./structure_check.ts";
+import type { BehaviorPackage } from "../package/package.ts";
+import { PACKAGE_VERSION } from "../package/package.ts";
+import { packageDigest } from "../package/package_signature.ts";
+import { type BehaviorIr, IR_VERSION, type IrNode } from "../package/ir.ts";
+import { checkStructure } from "../package/structure_check.ts";
+import { PackageError } from "../package/package_error.ts";
+import { NODE_KINDS } from "./form_table.ts";
 
-/** A package that cannot be run. */
-export class PackageError extends Error {
-  /**
-   * Create a `PackageError`.
-   *
-   * @param message What is wrong and what to do.
-   * @param options Cause.
-   */
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = "PackageError";
-  }
-}
-
-const KINDS = new Set([
-  "sequence",
-  "action",
-  "branch",
-  "predict",
-  "react",
-  "stop",
-  "agent",
-  "lookup",
-  "choice",
-]);
+export { PackageError };
 
 function fail(what: string): never {
   throw new PackageError(`Invalid behavior package: ${what}`);
@@ -45,115 +24,38 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function checkAction(id: string, node: IrNode & { kind: "action" }): void {
-  if (
-    typeof node.tool !== "string" || typeof node.store !== "string" ||
-    !isObj(node.args)
-  ) {
-    fail(`action ${id} needs tool, store and args`);
-  }
-  for (const [arg, e] of Object.entries(node.args)) {
-    const x = e as Record<string, unknown>;
-    if (
-      !isObj(x) ||
-      !("const" in x || typeof x.ref === "string" ||
-        typeof x.template === "string")
-    ) {
-      fail(`action ${id} argument ${arg} is not a const, ref or template`);
-    }
-  }
-}
-
 function checkNode(id: string, n: unknown): void {
   if (!isObj(n)) fail(`node ${id} is not an object`);
   if (n.id !== id) fail(`node ${id} carries id ${JSON.stringify(n.id)}`);
-  if (!KINDS.has(n.kind as string)) {
-    fail(`node ${id} has unknown kind ${JSON.stringify(n.kind)}`);
-  }
-  const node = n as IrNode;
-  switch (node.kind) {
-    case "sequence":
-      if (!Array.isArray(node.children)) {
-        fail(`sequence ${id} has no children list`);
-      }
-      break;
-    case "action":
-      checkAction(id, node);
-      break;
-    case "branch":
-      if (
-        typeof node.on !== "string" || !Array.isArray(node.cases) ||
-        typeof node.otherwise !== "string"
-      ) {
-        fail(`branch ${id} needs on, cases and otherwise`);
-      }
-      break;
-    case "predict":
-      if (
-        typeof node.signature !== "string" || !isObj(node.inputs) ||
-        !isObj(node.outputs)
-      ) {
-        fail(`predict ${id} needs signature, inputs and outputs`);
-      }
-      break;
-    case "react":
-      if (
-        typeof node.signature !== "string" || !Array.isArray(node.tools) ||
-        !(node.max_steps >= 1)
-      ) {
-        fail(`react ${id} needs signature, tools and max_steps`);
-      }
-      break;
-    case "stop":
-      if (typeof node.reason !== "string") fail(`stop ${id} needs a reason`);
-      break;
-    case "agent":
-      if (!Array.isArray(node.lookups) || !(node.fanout >= 1)) {
-        fail(`agent ${id} needs lookups and a fanout of at least 1`);
-      }
-      break;
-    case "lookup":
-      if (typeof node.tool !== "string" || !Array.isArray(node.args)) {
-        fail(`lookup ${id} needs tool and args`);
-      }
-      break;
-    case "choice":
-      if (
-        typeof node.signature !== "string" || !Array.isArray(node.tools) ||
-        !node.tools.every((t) => typeof t?.tool === "string")
-      ) {
-        fail(`choice ${id} needs signature and tools, each naming its tool`);
-      }
-      if (
-        node.unseen_tools !== undefined &&
-        (!Array.isArray(node.unseen_tools) ||
-          !node.unseen_tools.every((t) =>
-            typeof t?.tool === "string" && typeof t?.effect === "string"
-          ))
-      ) {
-        fail(`choice ${id}: unseen_tools must be a list of {tool, effect}`);
-      }
-  }
+  const kind = NODE_KINDS.get(n.kind);
+  if (!kind) fail(`node ${id} has unknown kind ${JSON.stringify(n.kind)}`);
+  const problem = kind.shapeProblem(n as IrNode);
+  if (problem) fail(problem);
 }
 
 /**
- * Every tool the IR calls for certain, with the node that calls it: action,
- * lookup and choice nodes. (A react leaf's toolset and a choice leaf's
- * `unseen_tools` are offered only when bound, so they are not listed.)
+ * Every tool the IR calls for certain, with the node that calls it (each
+ * node kind's `tools`: a tree's actions, an agent form's lookups and
+ * choice). A react leaf's toolset and a choice leaf's `unseen_tools` are
+ * offered only when bound, so they are not listed.
  *
  * @param ir The IR (its nodes already shape-checked).
  * @returns Node and tool, in node order.
  */
 export function irTools(ir: BehaviorIr): { node: string; tool: string }[] {
-  const out: { node: string; tool: string }[] = [];
-  for (const [id, n] of Object.entries(ir.nodes)) {
-    if (n.kind === "action" || n.kind === "lookup") {
-      out.push({ node: id, tool: n.tool });
-    } else if (n.kind === "choice") {
-      for (const t of n.tools) out.push({ node: id, tool: t.tool });
-    }
-  }
-  return out;
+  return NODE_KINDS.tools(ir);
+}
+
+/**
+ * Whether an IR does nothing of its own: no tool call, residual leaf,
+ * lookup or choice (no node of a kind that works; a bare `agent` node
+ * leaves everything to the model).
+ *
+ * @param ir The IR.
+ * @returns True when running it would call nothing.
+ */
+export function isEmptyIr(ir: BehaviorIr): boolean {
+  return NODE_KINDS.isEmpty(ir);
 }
 
 /** A signature's shape (whether it verifies is `checkTrust`'s question: it is async). */
@@ -247,6 +149,7 @@ export function validatePackage(doc: unknown): BehaviorPackage {
   const problems = checkStructure(
     { ir: pkg.ir, signatures: pkg.signatures },
     null,
+    NODE_KINDS,
   );
   if (problems.length) fail(`structure: ${problems.slice(0, 3).join("; ")}`);
   return pkg;
