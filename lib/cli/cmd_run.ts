@@ -212,7 +212,7 @@ export async function runCommand(
   const cwd = Deno.cwd();
   if (form.conversation && !o.model) {
     throw new UsageError(
-      `${packagePath} is an agent-form package (a conversation): give --model openai/MODEL or anthropic/MODEL (and --model-url for a local server)`,
+      `${packagePath} runs a conversation (its form is ${form.name}): give --model openai/MODEL or anthropic/MODEL (and --model-url for a local server)`,
     );
   }
   let users: string[] | AsyncIterable<string> = [];

@@ -25,10 +25,10 @@ import {
   verifiedClean,
 } from "../package/verification.ts";
 import {
-  AUTO_ORDER,
+  FORM_TABLE,
   type FormName,
-  formNamed,
   type FormOptions,
+  type FormTable,
 } from "../forms/form_table.ts";
 import { type AppliesTo, openingRule } from "../package/applies_to.ts";
 
@@ -91,6 +91,11 @@ export interface CompileOptions extends FormOptions {
    * @default "auto"
    */
   form?: "auto" | FormName;
+  /**
+   * The table of forms to build from (the forms in `FORMS`, by default).
+   * @internal
+   */
+  table?: FormTable;
 }
 
 /** Why the episodes gave a package that would do nothing. */
@@ -230,8 +235,9 @@ export function compileBehavior(
   // Refused and failed calls are evidence about the tools (effects,
   // errors), never steps the package should reproduce.
   const training = normalized.map(withoutDeadEnds);
+  const table = options.table ?? FORM_TABLE;
   const form = options.form ?? "auto";
-  const tries = form === "auto" ? AUTO_ORDER : [formNamed(form)];
+  const tries = form === "auto" ? table.forms : [table.formNamed(form)];
   let built: CompiledForm | undefined;
   for (const [i, f] of tries.entries()) {
     const trial = i < tries.length - 1;
@@ -246,13 +252,14 @@ export function compileBehavior(
     // A trial that does nothing proves nothing by replaying clean.
     if (
       !trial ||
-      (verifiedClean(built.verification) && !isEmptyIr(built.compiled.ir))
+      (verifiedClean(built.verification) &&
+        !isEmptyIr(built.compiled.ir, table))
     ) break;
   }
   // The loop ran at least once: `tries` is never empty.
   const chosen = built!;
   const { compiled, candidates, verification } = chosen;
-  if (isEmptyIr(compiled.ir)) {
+  if (isEmptyIr(compiled.ir, table)) {
     throw emptyPackage(normalized, training, verification);
   }
   const promoted = promoteReplayVerified(compiled, verification);

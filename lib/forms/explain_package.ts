@@ -10,16 +10,20 @@
 import type { BehaviorPackage } from "../package/package.ts";
 import type { IrNode } from "../package/ir.ts";
 import { summarizePackage } from "../package/summary.ts";
-import { formOf, NODE_KINDS } from "./form_table.ts";
+import { FORM_TABLE, type FormTable } from "./form_table.ts";
 
 /**
  * A one-line description of a node, in its kind's words.
  *
  * @param n The node.
+ * @param table The forms whose node kinds it may be.
  * @returns Text.
  */
-export function describeNode(n: IrNode): string {
-  return NODE_KINDS.describe(n);
+export function describeNode(
+  n: IrNode,
+  table: FormTable = FORM_TABLE,
+): string {
+  return table.kinds.describe(n);
 }
 
 /**
@@ -27,10 +31,14 @@ export function describeNode(n: IrNode): string {
  * then its `otherwise`, an agent's lookups then its choice: its kind's).
  *
  * @param n The node.
+ * @param table The forms whose node kinds it may be.
  * @returns Child node ids.
  */
-export function nodeChildren(n: IrNode): string[] {
-  return [...NODE_KINDS.children(n)];
+export function nodeChildren(
+  n: IrNode,
+  table: FormTable = FORM_TABLE,
+): string[] {
+  return [...table.kinds.children(n)];
 }
 
 /**
@@ -38,15 +46,29 @@ export function nodeChildren(n: IrNode): string[] {
  * need it, and why (its form's `explain`).
  *
  * @param pkg The package.
+ * @param table The forms it may be of.
  * @returns The lines.
  */
-export function plainExplanation(pkg: BehaviorPackage): string[] {
+export function plainExplanation(
+  pkg: BehaviorPackage,
+  table: FormTable = FORM_TABLE,
+): string[] {
   const n = pkg.manifest.episodes ?? pkg.provenance.length;
   const head =
     `What ${pkg.manifest.name} does, learned from ${n} recorded session${
       n === 1 ? "" : "s"
     }:`;
-  return [head, ...formOf(pkg.ir).explain(pkg)];
+  const form = table.find(pkg.ir);
+  if (!form) {
+    const root = pkg.ir.nodes[pkg.ir.root];
+    return [
+      head,
+      `  nothing: its root is ${
+        root ? `a ${root.kind} node` : "missing"
+      }, which no form runs`,
+    ];
+  }
+  return [head, ...form.explain(pkg)];
 }
 
 /**
@@ -55,15 +77,19 @@ export function plainExplanation(pkg: BehaviorPackage): string[] {
  * it exists.
  *
  * @param pkg The package.
+ * @param table The forms it may be of.
  * @returns Text.
  */
-export function explainPackage(pkg: BehaviorPackage): string {
+export function explainPackage(
+  pkg: BehaviorPackage,
+  table: FormTable = FORM_TABLE,
+): string {
   const prov = new Map(pkg.provenance.map((p) => [p.node_id, p]));
   const cands = new Map(pkg.candidates.map((c) => [c.candidate_id, c]));
   const lines: string[] = [
     summarizePackage(pkg),
     "",
-    ...plainExplanation(pkg),
+    ...plainExplanation(pkg, table),
     "",
     "In the compiler's terms (grades E0–E4: how strong the evidence is; residual: left to the model):",
   ];
@@ -72,11 +98,13 @@ export function explainPackage(pkg: BehaviorPackage): string {
     if (seen.has(id)) return;
     seen.add(id);
     const n = pkg.ir.nodes[id];
-    const kind = NODE_KINDS.get(n.kind);
+    const kind = table.kinds.get(n.kind);
     const p = prov.get(id);
     const pad = "  ".repeat(depth);
     lines.push(
-      `${pad}${id} [${n.kind}${p ? `, ${p.grade}` : ""}] ${describeNode(n)}`,
+      `${pad}${id} [${n.kind}${p ? `, ${p.grade}` : ""}] ${
+        describeNode(n, table)
+      }`,
     );
     if (p && !kind?.ordersOnly) {
       lines.push(`${pad}  why: ${p.why}`);
@@ -104,7 +132,7 @@ export function explainPackage(pkg: BehaviorPackage): string {
     for (const d of kind?.details?.(n, pkg.signatures) ?? []) {
       lines.push(`${pad}  ${d}`);
     }
-    nodeChildren(n).forEach((c) => visit(c, depth + 1));
+    nodeChildren(n, table).forEach((c) => visit(c, depth + 1));
   };
   visit(pkg.ir.root, 0);
   return lines.join("\n");

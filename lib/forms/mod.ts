@@ -76,6 +76,8 @@ export {
   type TreeCompileOptions,
   type TreeRunOptions,
 } from "./tree/tree_form.ts";
+export type { CompilerModel } from "./tree/residualize.ts";
+export type { CompiledBehavior } from "../package/ir.ts";
 export type {
   ActionNode,
   ArgExpr,

@@ -12,7 +12,7 @@ import { packageDigest } from "../package/package_signature.ts";
 import { type BehaviorIr, IR_VERSION, type IrNode } from "../package/ir.ts";
 import { checkStructure } from "../package/structure_check.ts";
 import { PackageError } from "../package/package_error.ts";
-import { NODE_KINDS } from "./form_table.ts";
+import { FORM_TABLE, type FormTable } from "./form_table.ts";
 
 export { PackageError };
 
@@ -24,10 +24,10 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function checkNode(id: string, n: unknown): void {
+function checkNode(id: string, n: unknown, table: FormTable): void {
   if (!isObj(n)) fail(`node ${id} is not an object`);
   if (n.id !== id) fail(`node ${id} carries id ${JSON.stringify(n.id)}`);
-  const kind = NODE_KINDS.get(n.kind);
+  const kind = table.kinds.get(n.kind);
   if (!kind) fail(`node ${id} has unknown kind ${JSON.stringify(n.kind)}`);
   const problem = kind.shapeProblem(n as IrNode);
   if (problem) fail(problem);
@@ -40,10 +40,14 @@ function checkNode(id: string, n: unknown): void {
  * offered only when bound, so they are not listed.
  *
  * @param ir The IR (its nodes already shape-checked).
+ * @param table The forms whose node kinds it may hold.
  * @returns Node and tool, in node order.
  */
-export function irTools(ir: BehaviorIr): { node: string; tool: string }[] {
-  return NODE_KINDS.tools(ir);
+export function irTools(
+  ir: BehaviorIr,
+  table: FormTable = FORM_TABLE,
+): { node: string; tool: string }[] {
+  return table.kinds.tools(ir);
 }
 
 /**
@@ -52,10 +56,14 @@ export function irTools(ir: BehaviorIr): { node: string; tool: string }[] {
  * leaves everything to the model).
  *
  * @param ir The IR.
+ * @param table The forms whose node kinds it may hold.
  * @returns True when running it would call nothing.
  */
-export function isEmptyIr(ir: BehaviorIr): boolean {
-  return NODE_KINDS.isEmpty(ir);
+export function isEmptyIr(
+  ir: BehaviorIr,
+  table: FormTable = FORM_TABLE,
+): boolean {
+  return table.kinds.isEmpty(ir);
 }
 
 /** A signature's shape (whether it verifies is `checkTrust`'s question: it is async). */
@@ -85,10 +93,14 @@ function checkVersion(doc: unknown): asserts doc is Record<string, unknown> {
  * tool the IR calls ({@linkcode irTools}), a signature's fields.
  *
  * @param doc Parsed JSON.
+ * @param table The forms whose node kinds it may hold.
  * @returns The package.
  * @throws {PackageError} Naming the first thing wrong.
  */
-export function checkPackageShape(doc: unknown): BehaviorPackage {
+export function checkPackageShape(
+  doc: unknown,
+  table: FormTable = FORM_TABLE,
+): BehaviorPackage {
   checkVersion(doc);
   const ir = doc.ir;
   if (!isObj(ir) || ir.schema_version !== IR_VERSION) {
@@ -100,7 +112,7 @@ export function checkPackageShape(doc: unknown): BehaviorPackage {
   ) {
     fail("ir needs nodes and a root among them");
   }
-  for (const [id, n] of Object.entries(ir.nodes)) checkNode(id, n);
+  for (const [id, n] of Object.entries(ir.nodes)) checkNode(id, n, table);
   if (!isObj(doc.signatures) || !isObj(doc.manifest)) {
     fail("signatures and manifest are required");
   }
@@ -111,7 +123,7 @@ export function checkPackageShape(doc: unknown): BehaviorPackage {
     fail("manifest.required_capabilities is not a list of tool names");
   }
   const required = new Set<string>(listed);
-  for (const { node, tool } of irTools(pkg.ir)) {
+  for (const { node, tool } of irTools(pkg.ir, table)) {
     if (!required.has(tool)) {
       fail(
         `node ${node} calls tool "${tool}", which manifest.required_capabilities does not list; the package was changed after it was compiled — rebuild it with compile.ts`,
@@ -131,11 +143,16 @@ export function checkPackageShape(doc: unknown): BehaviorPackage {
  * `checkTrust`).
  *
  * @param doc Parsed JSON.
+ * @param table The forms whose node kinds it may hold (every form's in
+ *   `FORMS` by default).
  * @returns The package.
  * @throws {PackageError} When its shape, version, digest or structure is
  * wrong, or its IR calls a tool its manifest does not list.
  */
-export function validatePackage(doc: unknown): BehaviorPackage {
+export function validatePackage(
+  doc: unknown,
+  table: FormTable = FORM_TABLE,
+): BehaviorPackage {
   checkVersion(doc);
   const digest = doc.digest;
   if (typeof digest !== "string") fail("no digest");
@@ -145,11 +162,11 @@ export function validatePackage(doc: unknown): BehaviorPackage {
       `Behavior package digest mismatch: it says ${digest} but its content hashes to ${actual}; the package was altered after it was built — rebuild it with compile.ts`,
     );
   }
-  const pkg = checkPackageShape(doc);
+  const pkg = checkPackageShape(doc, table);
   const problems = checkStructure(
     { ir: pkg.ir, signatures: pkg.signatures },
     null,
-    NODE_KINDS,
+    table.kinds,
   );
   if (problems.length) fail(`structure: ${problems.slice(0, 3).join("; ")}`);
   return pkg;
@@ -159,10 +176,14 @@ export function validatePackage(doc: unknown): BehaviorPackage {
  * Read and check a package file.
  *
  * @param path File path.
+ * @param table The forms whose node kinds it may hold.
  * @returns The package.
  * @throws {PackageError} When it cannot be read or is not valid.
  */
-export function loadPackage(path: string): BehaviorPackage {
+export function loadPackage(
+  path: string,
+  table: FormTable = FORM_TABLE,
+): BehaviorPackage {
   let doc: unknown;
   try {
     doc = JSON.parse(Deno.readTextFileSync(path));
@@ -172,5 +193,5 @@ export function loadPackage(path: string): BehaviorPackage {
       { cause: err },
     );
   }
-  return validatePackage(doc);
+  return validatePackage(doc, table);
 }

@@ -43,7 +43,7 @@ import {
 } from "../package/package_signature.ts";
 import type { BehaviorPackage } from "../package/package.ts";
 import { checkPackageShape } from "./validate_package.ts";
-import { NODE_KINDS } from "./form_table.ts";
+import { FORM_TABLE, type FormTable } from "./form_table.ts";
 
 /** One check of {@linkcode verifyPackage}. */
 export interface PackageCheck {
@@ -76,6 +76,8 @@ export interface VerifyPackageOptions {
    * signed by one of them.
    */
   trusted?: readonly string[];
+  /** The forms whose node kinds it may hold (every form's in `FORMS` by default). */
+  table?: FormTable;
 }
 
 const isCount = (v: unknown): v is number =>
@@ -170,13 +172,13 @@ function verdictProblems(pkg: BehaviorPackage, structure: string[]): string[] {
 }
 
 /** Where a node's effect disagrees with the manifest's effects. */
-function effectProblems(pkg: BehaviorPackage): string[] {
+function effectProblems(pkg: BehaviorPackage, table: FormTable): string[] {
   const effects = pkg.manifest.effects ?? {};
   const listed = (tool: string) =>
     Object.hasOwn(effects, tool) ? effects[tool] : undefined;
   const out: string[] = [];
   for (const n of Object.values(pkg.ir.nodes)) {
-    out.push(...NODE_KINDS.get(n.kind)?.effectProblems?.(n, listed) ?? []);
+    out.push(...table.kinds.get(n.kind)?.effectProblems?.(n, listed) ?? []);
   }
   return out;
 }
@@ -198,6 +200,7 @@ export async function verifyPackage(
   options: VerifyPackageOptions = {},
 ): Promise<PackageVerification> {
   const checks: PackageCheck[] = [];
+  const table = options.table ?? FORM_TABLE;
   const rec = (typeof doc === "object" && doc !== null ? doc : {}) as Record<
     string,
     unknown
@@ -205,7 +208,7 @@ export async function verifyPackage(
   const digest = typeof rec.digest === "string" ? rec.digest : null;
   let pkg: SignedPackage | null = null;
   try {
-    pkg = checkPackageShape(doc);
+    pkg = checkPackageShape(doc, table);
     checks.push({ check: "format", ok: true, detail: "harness.package.v1" });
   } catch (err) {
     checks.push({ check: "format", ok: false, detail: (err as Error).message });
@@ -222,7 +225,7 @@ export async function verifyPackage(
     const structure = checkStructure(
       pkg,
       new Set(pkg.manifest.required_capabilities),
-      NODE_KINDS,
+      table.kinds,
     );
     checks.push({
       check: "structure",
@@ -242,7 +245,7 @@ export async function verifyPackage(
           verifiedClean(v) ? "passed" : "did not pass"
         }: ${v.replay_passed}/${v.replay_checks} checks, ${v.episodes_clean}/${v.episodes_replayed} episodes clean; promoted_to_e4 ${pkg.manifest.promoted_to_e4}, consistent`,
     });
-    const effects = effectProblems(pkg);
+    const effects = effectProblems(pkg, table);
     checks.push({
       check: "effects",
       ok: effects.length === 0,

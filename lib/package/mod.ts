@@ -15,6 +15,7 @@ export type { BehaviorPackage } from "./package.ts";
 export type { AppliesTo } from "./applies_to.ts";
 export type {
   BehaviorIr,
+  CompiledBehavior,
   IrNode,
   NodeProvenance,
   Signature,
