@@ -64,7 +64,7 @@ export interface RunCapabilities {
 }
 
 /** Options of a run that every form takes; each form adds its own. */
-export interface RunOptions {
+export interface FormRunOptions {
   /**
    * The chat model the package works with (a conversation form needs one;
    * a form with model leaves answers them with it unless told otherwise).
@@ -138,7 +138,7 @@ export interface Form<
   R = unknown,
   O extends object = object,
   C extends RunCapabilities = RunCapabilities,
-  X extends RunOptions = RunOptions,
+  X extends FormRunOptions = FormRunOptions,
 > {
   /** Its name: what `--form` and a run's `form` say. */
   readonly name: string;

@@ -26,9 +26,9 @@ export type {
   Form,
   FormCompileOptions,
   FormReplayOptions,
+  FormRunOptions,
   ReplayMeasure,
   RunCapabilities,
-  RunOptions,
 } from "./form.ts";
 export {
   type AnyNode,

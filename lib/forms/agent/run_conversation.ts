@@ -6,7 +6,7 @@
  * @module
  */
 import type { BehaviorPackage } from "../../package/package.ts";
-import type { RunCapabilities, RunOptions } from "../form.ts";
+import type { FormRunOptions, RunCapabilities } from "../form.ts";
 import { type RunFailure, runFailure } from "../../runtime/run_failure.ts";
 import { Conversation } from "./conversation.ts";
 import type {
@@ -21,7 +21,7 @@ export interface AgentCapabilities
   extends RunCapabilities, ConversationCapabilities {}
 
 /** The agent form's own run options. */
-export interface AgentRunOptions extends RunOptions {
+export interface AgentRunOptions extends FormRunOptions {
   /** The user's messages, in order (a terminal's lines, a script). */
   users?: AsyncIterable<string> | Iterable<string>;
   /** Called after each user message with the turn's result. */

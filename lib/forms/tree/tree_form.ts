@@ -14,9 +14,9 @@ import { assertServable } from "../unservable_error.ts";
 import type { BehaviorPackage } from "../../package/package.ts";
 import type {
   Form,
+  FormRunOptions,
   ReplayMeasure,
   RunCapabilities,
-  RunOptions,
 } from "../form.ts";
 import { TreeGatewayDriver } from "./gateway_driver.ts";
 import { BehaviorRuntime } from "./behavior_runtime.ts";
@@ -47,7 +47,7 @@ export interface TreeCapabilities extends RunCapabilities {
 }
 
 /** The tree form's own run options. */
-export interface TreeRunOptions extends RunOptions {
+export interface TreeRunOptions extends FormRunOptions {
   /** The binding that answers the residual leaves (wins over `chat` and the module's). */
   chatBinding?: ModelBinding | null;
 }
