@@ -2,7 +2,8 @@
  * "A third form is a folder and a row": the `echo` form of
  * `_third_form/echo_form.ts` (a folder no file of `lib/` knows) is added
  * as a row of a table of its own, and through that table alone it is
- * compiled, packaged, validated, verified, explained, replayed and run;
+ * compiled, packaged, validated, verified, explained, replayed and run
+ * (`runPackage`);
  * the default table does not know it.
  */
 import { assertEquals, assertOk, assertThrows } from "../_assert.ts";
@@ -21,6 +22,7 @@ import {
 } from "../../lib/forms/validate_package.ts";
 import { verifyPackage } from "../../lib/forms/verify_package.ts";
 import { explainPackage } from "../../lib/forms/explain_package.ts";
+import { runPackage } from "../../lib/forms/run_package.ts";
 import { PackageError } from "../../lib/package/package_error.ts";
 import { packageDigest } from "../../lib/package/package_signature.ts";
 import { ECHO_FORM, type EchoRun } from "./_third_form/echo_form.ts";
@@ -88,10 +90,18 @@ Deno.test("a third form is a folder and a row: a table with the echo form as a r
     true,
   ]]);
   const calls: unknown[] = [];
-  const run = await TABLE.formOf(pkg.ir).run(pkg, {
-    tools: { notify: (to: string) => (calls.push(to), "sent") },
-  }, {}) as EchoRun;
-  assertEquals([calls, run.result], [["ops"], "sent"]);
+  const ran = await runPackage(
+    pkg,
+    { tools: { notify: (to: string) => (calls.push(to), "sent") } },
+    {},
+    TABLE,
+  );
+  const run = ran.result as unknown as EchoRun;
+  assertEquals([ran.form as string, calls, run.result], [
+    "echo",
+    ["ops"],
+    "sent",
+  ]);
   assertEquals(ECHO_FORM.describe(run, pkg), ["echo run of pager: notify"]);
 });
 
