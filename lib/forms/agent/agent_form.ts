@@ -48,7 +48,7 @@ export interface AgentCompileOptions extends AgentTuning {
  * @param o Options holding them.
  * @returns Just the knobs.
  */
-export function agentTuning(o: AgentCompileOptions): AgentCompileOptions {
+function agentTuning(o: AgentCompileOptions): AgentCompileOptions {
   const {
     fanout,
     extraLookupBudget,
