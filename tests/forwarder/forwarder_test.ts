@@ -95,7 +95,10 @@ Deno.test("ingest.ts hook does not wait forever on a stdin the host never closes
     ],
     env: {
       HARNESS_INGEST_URL: srv.url,
-      HARNESS_HOOK_TIMEOUT: "200",
+      // The forwarder gives up on stdin at twice this (4 s), then posts
+      // within it: 2 s, not 200 ms, for the post to a real server to go
+      // through on a busy machine.
+      HARNESS_HOOK_TIMEOUT: "2000",
       HARNESS_CAPTURE_ID: "open_stdin",
     },
     stdin: "piped",
