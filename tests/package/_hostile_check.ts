@@ -1,13 +1,14 @@
 /**
  * Runs one structure check of a hostile package as a process of its own,
- * so a check that never ends fails the test at its deadline instead of
- * hanging it. Its work is counted, not timed: every lookup of a node's kind
+ * so a check that never ends is killed by the test's guard (`hangGuard`)
+ * instead of hanging it. Its work is counted, not timed: every lookup of a node's kind
  * (`NodeKinds.get`, through which the shape check, the tools and the
  * structure walk reach each node) is counted on this process's own kinds
  * table, so a walk that revisits nodes shows in the count whatever else the
  * machine runs. Takes `SHAPE SIZE VIA` as arguments; prints `{ms, cpu_ms,
  * lookups, nodes, slots, accepted, message, problems}` as JSON (`ms` and
- * `cpu_ms` are for the failure message only).
+ * `cpu_ms`: the test shows them in a failure message only;
+ * `bench/_reliability_packages.ts` reports `cpu_ms`).
  *
  * @module
  */
