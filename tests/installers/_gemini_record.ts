@@ -33,6 +33,7 @@ import {
   writeGeminiProject,
 } from "./_gemini_cli.ts";
 import { startGatewaySessionModel } from "./_gemini_cli_model.ts";
+import { waitFor } from "../_wait.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 const DEMO = "/home/dev/agent-demo";
@@ -145,14 +146,15 @@ async function main(): Promise<void> {
     ? `http://127.0.0.1:${(relay.addr as Deno.NetAddr).port}`
     : server;
   try {
-    for (let i = 0; i < 400; i++) {
+    await waitFor("the server's /health", async () => {
       try {
         const res = await fetch(`${server}/health`);
         await res.body?.cancel();
-        if (res.ok) break;
-      } catch { /* not up yet */ }
-      await new Promise((r) => setTimeout(r, 50));
-    }
+        return res.ok;
+      } catch {
+        return false; // not up yet
+      }
+    }, { limitMs: 20_000, everyMs: 50 });
     const installed = await deno([
       "run",
       "-A",
