@@ -17,7 +17,7 @@ import type { UnsealedEvent } from "../trace/event.ts";
 import { annotation } from "../trace/episode_events.ts";
 import type { EventContext } from "../trace/events.ts";
 import { validateId } from "../trace/ids.ts";
-import type { EventSink } from "../gateway/event_sink.ts";
+import type { EventSink } from "../tool_gateway/event_sink.ts";
 import {
   readActiveCapture,
   writeActiveCapture,

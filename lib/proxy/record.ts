@@ -10,7 +10,7 @@ import {
   toolCallFailed,
   toolCallStarted,
 } from "../trace/tool_events.ts";
-import type { EventSink } from "../gateway/event_sink.ts";
+import type { EventSink } from "../tool_gateway/event_sink.ts";
 import type { ProxiedTool } from "./proxied_tool.ts";
 
 /** Source of proxy events. */

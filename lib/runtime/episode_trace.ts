@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { EventSink } from "../gateway/event_sink.ts";
+import type { EventSink } from "../tool_gateway/event_sink.ts";
 import type { UnsealedEvent } from "../trace/event.ts";
 import {
   annotation,

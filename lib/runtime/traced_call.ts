@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { EventSink } from "../gateway/event_sink.ts";
+import type { EventSink } from "../tool_gateway/event_sink.ts";
 import type { EventContext } from "../trace/events.ts";
 import {
   toolCallCompleted,
@@ -17,7 +17,7 @@ import {
   toolCallStarted,
 } from "../trace/tool_events.ts";
 import { callWithArgs, type NamedCall } from "./bind_args.ts";
-import { ToolBindingError } from "../gateway/parameters.ts";
+import { ToolBindingError } from "../tool_gateway/parameters.ts";
 
 /** What a traced call gave back. */
 export interface TracedCallResult {

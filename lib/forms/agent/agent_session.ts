@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { EventSink } from "../../gateway/event_sink.ts";
+import type { EventSink } from "../../tool_gateway/event_sink.ts";
 import type { BehaviorPackage } from "../../package/package.ts";
 import { AgentEngine, type LookupCall } from "./agent_engine.ts";
 import { changesState } from "../../package/tool_effects.ts";

@@ -13,7 +13,7 @@
  */
 import { traceUsage } from "../../runtime/model_events.ts";
 import { callWithArgs, isTool } from "../../runtime/bind_args.ts";
-import { ToolBindingError } from "../../gateway/parameters.ts";
+import { ToolBindingError } from "../../tool_gateway/parameters.ts";
 import {
   runFailedEvent,
   type RunFailure,
@@ -40,7 +40,7 @@ import {
   toolCallStarted,
   toolsetExposed,
 } from "../../trace/tool_events.ts";
-import type { EventSink } from "../../gateway/event_sink.ts";
+import type { EventSink } from "../../tool_gateway/event_sink.ts";
 import type { BehaviorPackage } from "../../package/package.ts";
 import { walkTree } from "./tree_engine.ts";
 import { treeNodes } from "./tree_nodes.ts";
