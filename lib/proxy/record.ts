@@ -4,7 +4,7 @@
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import {
   toolCallCompleted,
   toolCallFailed,

@@ -10,7 +10,7 @@
  * @module
  */
 import type { EventSink } from "../tool_gateway/event_sink.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import {
   toolCallCompleted,
   toolCallFailed,

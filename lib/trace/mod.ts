@@ -17,7 +17,7 @@ export type {
   TraceEvent,
   UnsealedEvent,
 } from "./event.ts";
-export type { EventContext, EventOptions } from "./events.ts";
+export type { EventContext, EventOptions } from "./make_event.ts";
 export {
   annotation,
   type AnnotationPayload,

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { traceUsage } from "../../runtime/model_events.ts";
+import { traceUsage } from "../../runtime/chat_events.ts";
 import { callWithArgs, isTool } from "../../runtime/bind_args.ts";
 import { ToolBindingError } from "../../tool_gateway/parameters.ts";
 import {
@@ -27,7 +27,7 @@ import {
   episodeStarted,
   message,
 } from "../../trace/episode_events.ts";
-import type { EventContext } from "../../trace/events.ts";
+import type { EventContext } from "../../trace/make_event.ts";
 import { modelRequested, modelResponded } from "../../trace/model_events.ts";
 import {
   blackboardWrite,
