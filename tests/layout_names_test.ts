@@ -33,13 +33,6 @@ const PLUGIN_FOLDERS = ["lib/forms", "lib/model_gateway/wires"];
  * list with the rename that fixes it (the test fails on a stale entry).
  */
 const PENDING: Record<string, string> = {
-  // One letter apart in lib/adapters/. The seed's wire names (`source.host`,
-  // `/hook/host_a`) stay; the files take the hosts' real names
-  // (claude_code.ts, gemini_cli.ts, opencode.ts) once host_b.ts is no longer
-  // being changed by the Gemini CLI work (issue 46).
-  "lib/adapters/host_a.ts": "host adapters, renamed after issue 46 merges",
-  "lib/adapters/host_b.ts": "host adapters, renamed after issue 46 merges",
-  "lib/adapters/host_c.ts": "host adapters, renamed after issue 46 merges",
   // Two rooms' errors.ts: the model bindings' error classes and the ingest
   // server's error answers. Issue 47 item 3 (one error model) reshapes both;
   // each takes a name that says what it holds there.

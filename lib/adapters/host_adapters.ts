@@ -6,9 +6,9 @@
  * @module
  */
 import type { HostAdapter } from "./common.ts";
-import { hostAToEvents } from "./host_a.ts";
-import { hostBToEvents } from "./host_b.ts";
-import { hostCToEvents } from "./host_c.ts";
+import { hostAToEvents } from "./claude_code.ts";
+import { hostBToEvents } from "./gemini_cli.ts";
+import { hostCToEvents } from "./opencode.ts";
 import { type Host, HOST_TABLE, hostByName } from "../trace/hosts.ts";
 
 /** The seed's names of the hosts with an adapter (`host_a`, `host_b`, `host_c`). */

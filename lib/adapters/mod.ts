@@ -23,9 +23,9 @@ export {
   type PendingCall,
   ToolCallCorrelator,
 } from "./correlator.ts";
-export { hostAToEvents } from "./host_a.ts";
-export { hostBToEvents } from "./host_b.ts";
-export { EnvelopeError, HOST_C_ENVELOPE, hostCToEvents } from "./host_c.ts";
+export { hostAToEvents } from "./claude_code.ts";
+export { hostBToEvents } from "./gemini_cli.ts";
+export { EnvelopeError, HOST_C_ENVELOPE, hostCToEvents } from "./opencode.ts";
 export { adapterFor, type HostName, HOSTS } from "./host_adapters.ts";
 export {
   type HostCPluginOptions,

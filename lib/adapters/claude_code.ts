@@ -55,7 +55,10 @@ import {
   parseJsonText,
   requireString,
 } from "./common.ts";
-import { transcriptCarries, transcriptEvents } from "./_host_a_transcript.ts";
+import {
+  transcriptCarries,
+  transcriptEvents,
+} from "./_claude_code_transcript.ts";
 import type { EventContext } from "../trace/make_event.ts";
 import type { ToolCallCorrelator } from "./correlator.ts";
 import type { SessionMemory } from "./session_memory.ts";

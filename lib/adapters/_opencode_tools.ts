@@ -14,7 +14,7 @@ import {
 } from "../trace/tool_events.ts";
 import type { ToolCallCorrelator } from "./correlator.ts";
 import { mcpLogicalId, parseJsonText } from "./common.ts";
-import type { HostCEnvelope } from "./_host_c_envelope.ts";
+import type { HostCEnvelope } from "./_opencode_envelope.ts";
 
 const HOST = "host_c";
 
