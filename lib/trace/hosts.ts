@@ -89,7 +89,3 @@ export function hostByName(word: string): Host | undefined {
 export function hostLabel(source: string): string {
   return HOST_TABLE.find((h) => h.seed === source)?.name ?? source;
 }
-
-/** The hosts' real names, for help and error text: `claude-code, gemini-cli or opencode`. */
-export const HOST_NAMES_TEXT: string = HOST_TABLE.map((h) => h.name)
-  .join(", ").replace(/, ([^,]*)$/, " or $1");

@@ -19,13 +19,7 @@ export type {
   UnsealedEvent,
 } from "./event.ts";
 export type { EventContext, EventOptions } from "./make_event.ts";
-export {
-  type Host,
-  HOST_NAMES_TEXT,
-  HOST_TABLE,
-  hostByName,
-  hostLabel,
-} from "./hosts.ts";
+export { type Host, HOST_TABLE, hostByName, hostLabel } from "./hosts.ts";
 export {
   annotation,
   type AnnotationPayload,
