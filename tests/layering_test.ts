@@ -112,7 +112,7 @@ const LAYERS = [
   "forwarder",
   "installers",
   "adapters",
-  "gateway",
+  "tool_gateway",
   "proxy",
   "importers",
   "otel",
