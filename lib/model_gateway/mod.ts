@@ -1,8 +1,8 @@
 /**
- * The model gateway: the ingest server's OpenAI and Anthropic API routes,
+ * The model gateway: the ingest server's model API routes (the wires),
  * which forward each request to its upstream, relay the answer (streams
  * chunk by chunk) and record the exchange as canonical events. Not to be
- * confused with `lib/gateway/` (the tool gateway, `ToolGateway`).
+ * confused with `lib/tool_gateway/` (the tool gateway, `ToolGateway`).
  *
  * @module
  */

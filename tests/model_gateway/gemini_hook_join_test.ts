@@ -12,7 +12,7 @@
  * @module
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { hostBToEvents } from "../../lib/adapters/host_b.ts";
+import { hostBToEvents } from "../../lib/adapters/gemini_cli.ts";
 import { SseParser } from "../../lib/model_gateway/sse.ts";
 import type {
   NormRequest,
