@@ -36,7 +36,6 @@ const PENDING: Record<string, string> = {
   // Two rooms' errors.ts: the model bindings' error classes and the ingest
   // server's error answers. Issue 47 item 3 (one error model) reshapes both;
   // each takes a name that says what it holds there.
-  "lib/models/errors.ts": "renamed with issue 47 item 3 (one error model)",
   "lib/ingest/errors.ts": "renamed with issue 47 item 3 (one error model)",
 };
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ModelResponseError } from "./errors.ts";
+import { ModelResponseError } from "./binding_errors.ts";
 
 /**
  * Parse a tool call's arguments as the model sent them. Whitespace only

@@ -14,7 +14,7 @@ import type {
   ChatResponse,
   ChatToolCall,
 } from "./chat_types.ts";
-import { ModelResponseError, redactSecret } from "./errors.ts";
+import { ModelResponseError, redactSecret } from "./binding_errors.ts";
 import {
   bindingSettings,
   countingFetch,
