@@ -106,7 +106,6 @@ Deno.test("nothing under lib/ imports an entry, an example, a test or the evalua
  */
 const LAYERS = [
   "trace",
-  "models",
   "store",
   "team",
   "forwarder",
@@ -117,6 +116,7 @@ const LAYERS = [
   "importers",
   "otel",
   "model_gateway",
+  "models",
   "ingest",
   "lineage",
   "package",
