@@ -77,17 +77,6 @@ const EXCEPTIONS: Exception[] = [
     why: "the subject is a date (the cut-off --older-than computes)",
   },
   {
-    file: "tests/cli/run_failure_test.ts",
-    line: "const t0 = performance.now()",
-    why:
-      "the subject is a time-out flag: 0.3 s taken against the default 60 s × 4; the line, 120 s, is half the default's and 24 times the run's",
-  },
-  {
-    file: "tests/cli/run_failure_test.ts",
-    line: "(performance.now() - t0) / 1000",
-    why: "the same time-out flag",
-  },
-  {
     file: "tests/ingest/restore_during_listen_test.ts",
     line: "heldBy = Date.now()",
     why: "the subject is the timestamp a held hook keeps",

@@ -43,6 +43,8 @@ export interface SdkCallContext {
   apiKey: string;
   /** Requests sent so far by this call. */
   attempts: number;
+  /** The time-out of each request, in ms (said when one times out). */
+  timeoutMs?: number;
   /** The caller's signal. */
   signal?: AbortSignal;
 }
@@ -191,6 +193,7 @@ export function mapSdkError(
       apiMessage: null,
       url: ctx.url,
       model: ctx.model,
+      ...(ctx.timeoutMs === undefined ? {} : { timeoutMs: ctx.timeoutMs }),
     }, { cause: safeCause });
   }
   if (err instanceof sdk.APIConnectionError) {

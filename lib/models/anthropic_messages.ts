@@ -192,6 +192,7 @@ export class AnthropicMessagesModel implements ChatModel {
         url: this.#baseUrl,
         apiKey: this.#apiKey,
         attempts: counter.count,
+        timeoutMs: this.#timeoutMs,
         signal: request.signal,
       });
     }

@@ -47,6 +47,8 @@ export interface ModelApiErrorDetails {
   url: string;
   /** Model id (`provider/model`). */
   model: string;
+  /** The time-out of each request, in ms (a `timeout` failure says it). */
+  timeoutMs?: number;
 }
 
 /** A model API that answered with an error, timed out or could not be reached. */
@@ -144,7 +146,10 @@ function apiErrorMessage(d: ModelApiErrorDetails): string {
     return `Cannot reach the model API at ${d.url} for ${d.model} (${tries}); check the URL (--model-url or the provider's *_BASE_URL) and that the server is running`;
   }
   if (d.failure === "timeout") {
-    return `The model API at ${d.url} did not answer in time for ${d.model} (${tries}); check that the server is up and not overloaded, or raise the time-out (--model-timeout SECONDS)`;
+    const limit = d.timeoutMs === undefined
+      ? ""
+      : ` (${d.timeoutMs / 1000} s a request)`;
+    return `The model API at ${d.url} did not answer in time${limit} for ${d.model} (${tries}); check that the server is up and not overloaded, or raise the time-out (--model-timeout SECONDS)`;
   }
   const s = d.status ?? 0;
   const what = s === 401 || s === 403

@@ -207,6 +207,7 @@ export class OpenAiChatModel implements ChatModel {
         url: this.#baseUrl,
         apiKey: this.#apiKey,
         attempts: counter.count,
+        timeoutMs: this.#timeoutMs,
         signal: request.signal,
       });
     }
