@@ -8,8 +8,8 @@
  * effects on import. The types these take and return beyond the main ones
  * are on the area's own entry point. Each area has its own entry point as well:
  * `./trace`, `./store`, `./adapters`, `./ingest`, `./control`, `./gateway`,
- * `./lineage`, `./package`, `./compiler`, `./runtime`, `./proxy`, `./team`,
- * `./otel`, `./models`.
+ * `./lineage`, `./package`, `./compiler`, `./forms` (`./runtime`, its
+ * deprecated alias), `./proxy`, `./team`, `./otel`, `./models`.
  *
  * @example Record two events and verify the chain
  * ```ts

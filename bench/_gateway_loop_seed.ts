@@ -235,7 +235,7 @@ export async function runSeed(
     train_captured: captured.length,
     train_compiled: ok.length,
     train_errors: trainStatus,
-    lookups: (pkg.ir.nodes[pkg.ir.root] as { lookups: string[] }).lookups,
+    lookups: formOf(pkg.ir).lookups(pkg.ir),
     package: pkg.manifest.name + "@" + pkg.digest.slice(7, 19),
     train_ms: Math.round(trainMs),
     compile_ms: Math.round(compileMs),

@@ -20,7 +20,7 @@ import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
 import type { BehaviorPackage } from "../lib/package/package.ts";
 import { changesState, type Effects } from "../lib/package/tool_effects.ts";
 import { declareTool } from "../lib/gateway/parameters.ts";
-import { Conversation } from "../lib/forms/agent/conversation.ts";
+import { Conversation } from "../lib/forms/mod.ts";
 import type { ToolRegistry } from "../lib/runtime/runtime_types.ts";
 import type { ChatModel, ChatTool } from "../lib/models/chat_types.ts";
 import { RetailEnv, taskSolved } from "./envs/tau2/mod.ts";
@@ -29,7 +29,6 @@ import type { ScriptedModelServer } from "./scripted_model_server.ts";
 import { splitFor } from "./split_eval.ts";
 import type { EvalEpisode, TauData } from "./tau_data.ts";
 import { formOf } from "../lib/forms/form_table.ts";
-import type { IrNode } from "../lib/package/ir.ts";
 
 /** What one arm did on one episode. */
 export interface ArmResult {
@@ -208,7 +207,7 @@ export interface LoopSeedRun {
  * @param data The loaded τ² file.
  * @param run The seed, the loop's setup, and whether to validate.
  * @returns Per-episode results.
- * @throws {Error} When the compiler chose the tree form (the loop runs conversations).
+ * @throws {Error} When the compiler chose a form that is not a conversation (the loop runs conversations).
  */
 export async function closedLoopSeed(
   data: TauData,
@@ -222,17 +221,17 @@ export async function closedLoopSeed(
     effects: data.effects,
   });
   const pkg = result.package;
-  if (formOf(pkg.ir).name !== "agent") {
+  const form = formOf(pkg.ir);
+  if (!form.conversation) {
     throw new Error(
-      `seed ${seed}: the compiler chose the tree form; the closed loop runs agent-form packages`,
+      `seed ${seed}: the compiler chose the ${form.name} form; the closed loop runs conversations`,
     );
   }
-  const root = pkg.ir.nodes[pkg.ir.root] as Extract<IrNode, { kind: "agent" }>;
   const index = new Map(data.episodes.map((e, i) => [e.id, i]));
   const out: LoopSeed = {
     seed,
     train: trainOk.length,
-    lookups: root.lookups,
+    lookups: form.lookups(pkg.ir),
     episodes: [],
   };
   for (const e of held) {

@@ -22,9 +22,7 @@
  * @module
  */
 import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
-import { formOf } from "../lib/forms/form_table.ts";
-import type { AgentTuning } from "../lib/forms/agent/build_agent_form.ts";
-import { addCoverage, emptyCoverage } from "../lib/forms/tree/coverage.ts";
+import { formOf, type FormOptions } from "../lib/forms/form_table.ts";
 import type { EvalEpisode, TauData } from "./tau_data.ts";
 
 /** What one seed measured. */
@@ -127,6 +125,20 @@ export function splitFor(
 }
 
 /**
+ * The agent's turns that still ask the model with the package: every turn
+ * that said something to the user and every turn with a call the model
+ * still had to ask for (all of them when the form does not say per call).
+ */
+function modelTurns(e: EvalEpisode, needsModel: boolean[] | null): number {
+  if (needsModel === null) return e.turns;
+  const turns = new Set<number>(e.textTurns);
+  needsModel.forEach((needs, i) => {
+    if (needs) turns.add(e.turnOf[i]);
+  });
+  return turns.size;
+}
+
+/**
  * Evaluate one seed.
  *
  * @param data The loaded file.
@@ -141,7 +153,7 @@ export function splitFor(
 export function evaluateSeed(
   data: TauData,
   seed: number,
-  options: AgentTuning & { validate?: boolean; tune?: boolean } = {},
+  options: FormOptions & { validate?: boolean } = {},
 ): SeedResult {
   const { train, held } = splitFor(data.episodes, seed, options);
   const trainOk = train.filter((e) => e.norm.success === true);
@@ -177,24 +189,19 @@ export function evaluateSeed(
     stop_reasons: {},
     model_reads_by_tool: {},
     choice_candidates: { total: 0, args: 0, max: 0 },
-    lookups: form.name === "agent"
-      ? (ir.nodes[ir.root] as { lookups: string[] }).lookups
-      : [],
+    lookups: form.lookups(ir),
   };
   for (const e of held) {
     out.calls += e.norm.steps.length;
     out.user_calls += e.userCalls;
     out.agent_turns += e.turns;
-    const replay = { episode: e.norm, effects: data.effects };
-    if (form.name === "tree") {
-      const cov = emptyCoverage();
-      addCoverage(cov, form.replay(result.compiled, replay));
-      out.deterministic += cov.deterministic;
-      out.wrong += cov.wrong;
-      out.package_turns += e.turns + cov.model_calls;
-      continue;
-    }
-    const r = form.replay(result.compiled, replay);
+    const r = form.replay(result.compiled, {
+      episode: e.norm,
+      effects: data.effects,
+    });
+    out.deterministic += r.deterministic;
+    out.choices += r.choices;
+    out.after_stop += r.after_stop;
     out.extra_lookups += r.extra_lookups;
     for (const c of r.choice_candidates) {
       out.choice_candidates.total += c;
@@ -208,19 +215,11 @@ export function evaluateSeed(
       const why = r.stop_reason.replace(/ = .*/, "");
       out.stop_reasons[why] = (out.stop_reasons[why] ?? 0) + 1;
     }
-    const needsModel = new Set<number>(e.textTurns);
-    r.verdicts.forEach((v, i) => {
-      if (v === "lookup") out.deterministic++;
-      else needsModel.add(e.turnOf[i]);
-      if (v === "choice") out.choices++;
-      if (v === "model") {
-        out.model_reads++;
-        const t = e.norm.steps[i].logical_tool;
-        out.model_reads_by_tool[t] = (out.model_reads_by_tool[t] ?? 0) + 1;
-      }
-      if (v === "after_stop") out.after_stop++;
-    });
-    out.package_turns += needsModel.size;
+    for (const t of r.model_reads) {
+      out.model_reads++;
+      out.model_reads_by_tool[t] = (out.model_reads_by_tool[t] ?? 0) + 1;
+    }
+    out.package_turns += modelTurns(e, r.needs_model) + r.model_calls;
   }
   return out;
 }

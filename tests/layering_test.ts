@@ -1,9 +1,12 @@
 /**
  * The import graph of `lib/`: no file and no folder imports itself round a
- * cycle, and lib/ reaches nothing outside itself (entries, examples, tests,
- * the evaluation in `eval/`).
+ * cycle, lib/ reaches nothing outside itself (entries, examples, tests, the
+ * evaluation in `eval/`), folders import only their layer and those below,
+ * and the forms are plug-ins: each form's folder stands alone, `form.ts`
+ * imports no form, and outside the forms' folders only the table names a
+ * form or one of its node kinds.
  */
-import { assertEquals } from "./_assert.ts";
+import { assertEquals, assertOk } from "./_assert.ts";
 import { dirname, join, normalize, relative } from "node:path";
 import { LAYERS } from "./_layers.ts";
 
@@ -119,43 +122,112 @@ Deno.test("lib/ folders import only their own layer and the layers below it", ()
   assertEquals(upward.sort(), []);
 });
 
-Deno.test("lib/forms/ rooms: tree/ and agent/ never import each other, nor the table above them", () => {
-  // The forms' rooms: `tree/` and `agent/` each hold one form (its compile
-  // pipeline, engine, replay and live drivers) and never import each
-  // other; the files of `lib/forms/` they share are the `Form` interface
-  // (`form.ts`), `core_steps.ts` and `unservable_error.ts`. The table
-  // (`form_table.ts`), `run_package.ts` and the face sit above both.
-  const shared = new Set([
-    "forms/form.ts",
-    "forms/core_steps.ts",
-    "forms/unservable_error.ts",
-  ]);
-  const room = (f: string): string | null => {
-    const m = /^forms\/(tree|agent)\//.exec(f);
-    if (m) return m[1];
-    if (!f.startsWith("forms/")) return null;
-    return shared.has(f) ? "shared" : "top";
-  };
-  const forbidden: Record<string, string[]> = {
-    shared: ["top"],
-    tree: ["agent", "top"],
-    agent: ["tree", "top"],
-  };
+/** A form's folder under `lib/forms/` (each subfolder is one form's). */
+function formFolder(f: string): string | null {
+  return /^forms\/([^/]+)\//.exec(f)?.[1] ?? null;
+}
+
+/** The files of `lib/forms/` every form may import (the `Form` contract and what all forms share). */
+const SHARED = new Set([
+  "forms/form.ts",
+  "forms/core_steps.ts",
+  "forms/unservable_error.ts",
+]);
+
+/** The one file that names the forms: the table. */
+const TABLE = "forms/form_table.ts";
+
+Deno.test("lib/forms/: a form's folder imports no other form's folder nor the files above the forms; form.ts and the shared files import no form", () => {
+  // Each form lives in its folder (its node kinds, compile pipeline,
+  // engine, replay, explain and live drivers) and imports only the shared
+  // files of `lib/forms/`; the table, `run_package.ts`, the package
+  // operations and the face sit above every form.
   const crossings: string[] = [];
-  const seen = new Set<string>();
+  const folders = new Set<string>();
   for (const [f, deps] of importGraph()) {
-    const from = room(f);
-    if (from === null || from === "top") continue;
-    seen.add(from);
+    const from = formFolder(f);
+    if (from !== null) folders.add(from);
+    const shared = SHARED.has(f);
+    if (from === null && !shared) continue;
     for (const d of deps) {
-      const to = room(d);
-      if (to !== null && forbidden[from].includes(to)) {
+      if (!d.startsWith("forms/")) continue;
+      const to = formFolder(d);
+      if (
+        shared ? to !== null || !SHARED.has(d) : to !== from && !SHARED.has(d)
+      ) {
         crossings.push(`${f} → ${d}`);
       }
     }
   }
   assertEquals(crossings, []);
-  assertEquals([...seen].sort(), ["agent", "shared", "tree"]);
+  // It saw the forms' folders (a third form's folder is one more).
+  assertOk(folders.has("tree") && folders.has("agent"), [...folders].join());
+});
+
+Deno.test("outside a form's folder, only the table and the faces import it", () => {
+  const crossings: string[] = [];
+  for (const [f, deps] of importGraph()) {
+    if (formFolder(f) !== null || f === TABLE || f.endsWith("/mod.ts")) {
+      continue;
+    }
+    for (const d of deps) {
+      if (formFolder(d) !== null) crossings.push(`${f} → ${d}`);
+    }
+  }
+  assertEquals(crossings, []);
+});
+
+/**
+ * Where a line compares a value with one of `names` as a form's name or a
+ * node's kind: `x.kind === "agent"`, `form.name !== "tree"`, `"lookup" ===
+ * n.kind`, `case "choice":`, `["agent", …].includes(…)`.
+ */
+function formBranches(src: string, names: readonly string[]): string[] {
+  const alt = names.join("|");
+  const patterns = [
+    new RegExp(`(?:kind|form|name)\\??\\s*[!=]==?\\s*"(?:${alt})"`),
+    new RegExp(`"(?:${alt})"\\s*[!=]==?\\s*[\\w.?]*(?:kind|form|name)\\b`),
+    new RegExp(`case\\s+"(?:${alt})"\\s*:`),
+    new RegExp(
+      `\\[\\s*"(?:${alt})"[^\\]]*\\]\\s*\\.\\s*(?:includes|indexOf)\\(`,
+    ),
+  ];
+  return src.split("\n").flatMap((line, i) =>
+    patterns.some((p) => p.test(line)) ? [`${i + 1}: ${line.trim()}`] : []
+  );
+}
+
+Deno.test("no caller outside the forms' folders and the table names a form or branches on one", async () => {
+  const { FORM_TABLE } = await import("../lib/forms/form_table.ts");
+  const names = [...FORM_TABLE.names, ...FORM_TABLE.kinds.names];
+  // The layers that can see a package (the package and above) and the evaluation.
+  const above = new Set(LAYERS.slice(LAYERS.indexOf("package")));
+  const root = new URL("../", import.meta.url).pathname;
+  const found: string[] = [];
+  const scan = (dir: string) => {
+    for (const e of Deno.readDirSync(join(root, dir))) {
+      const p = join(dir, e.name);
+      if (e.isDirectory) scan(p);
+      else if (e.name.endsWith(".ts")) {
+        const rel = p.replace(/^lib\//, "");
+        if (p.startsWith("lib/") && formFolder(rel) !== null) continue;
+        if (rel === TABLE) continue;
+        const hits = formBranches(Deno.readTextFileSync(join(root, p)), names);
+        found.push(...hits.map((h) => `${p}:${h}`));
+      }
+    }
+  };
+  for (const layer of above) scan(join("lib", layer));
+  scan("eval");
+  assertEquals(found, []);
+  // The check itself finds the branches it is for.
+  assertEquals(
+    formBranches(
+      'if (root?.kind === "agent") x();\nreturn run.form === "tree";\ncase "lookup":\n["agent", "lookup"].includes(k)\nif (c.by === "lookup") y();',
+      names,
+    ).length,
+    4,
+  );
 });
 
 Deno.test("the package and the runtime import no compiler and no form file", () => {

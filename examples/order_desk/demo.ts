@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { DESK_EFFECTS, generateDeskEpisodes } from "./order_desk.ts";
 import { createCapabilities } from "./capabilities.ts";
 import { BehaviorRuntime } from "../../lib/forms/tree/behavior_runtime.ts";
-import { validatePackage } from "../../lib/package/load_package.ts";
+import { validatePackage } from "../../lib/forms/validate_package.ts";
 import { CaptureCoordinator } from "../../lib/control/coordinator.ts";
 import { formatLineage } from "../../lib/cli/format_lineage.ts";
 import { type Io, UsageError } from "../../lib/cli/io.ts";

@@ -18,7 +18,9 @@ import {
   type SigningKey,
 } from "../package/package_signature.ts";
 import { compileBehavior } from "../compiler/compile_behavior.ts";
-import { explainPackage, summarizePackage } from "../package/explain.ts";
+import { summarizePackage } from "../package/summary.ts";
+import { explainPackage } from "../forms/explain_package.ts";
+import { FORM_TABLE, type FormName } from "../forms/form_table.ts";
 import { describeEffects } from "../compiler/effects.ts";
 import { packageNameProblem } from "../package/package_name.ts";
 import type { Io } from "./io.ts";
@@ -51,8 +53,8 @@ export interface CompileCommandOptions {
   fidelity?: string;
   /** Agent form: choose the tuning parameters by cross-validation. @default true */
   tune?: boolean;
-  /** Which form to build. @default "auto" */
-  form?: "auto" | "agent" | "tree";
+  /** Which form to build (`auto` or a form's name; checked here). @default "auto" */
+  form?: string;
   /** A signing key file (an Ed25519 JWK with `d`): sign the package. */
   sign?: string;
   /** One JSON object out. */
@@ -63,6 +65,24 @@ export interface CompileCommandOptions {
    * @default false
    */
   replace?: boolean;
+}
+
+/**
+ * `--form`'s value, checked against the table of forms.
+ *
+ * @param v The value given, if any.
+ * @returns `auto` or a form's name.
+ * @throws {UsageError} Any other value.
+ */
+function formOption(v: string | undefined): "auto" | FormName | undefined {
+  if (v === undefined || v === "auto") return v;
+  const names = [...FORM_TABLE.names].sort();
+  if (names.includes(v)) return v as FormName;
+  throw new UsageError(
+    `--form takes auto, ${names.slice(0, -1).join(", ")} or ${
+      names.at(-1)
+    }, not "${v}"`,
+  );
 }
 
 /**
@@ -204,6 +224,7 @@ export async function compileCommand(
 ): Promise<number> {
   const nameProblem = o.name === undefined ? null : packageNameProblem(o.name);
   if (nameProblem) throw new UsageError(`--name: ${nameProblem}`);
+  const form = formOption(o.form);
   refuseOverwrite(o);
   const key = o.sign ? await readSigningKey(o.sign) : null;
   const episodes = await episodesOf(o, io);
@@ -218,7 +239,7 @@ export async function compileCommand(
     version: o.version,
     captureFidelity: o.fidelity,
     tune: o.tune,
-    ...(o.form ? { form: o.form } : {}),
+    ...(form ? { form } : {}),
     onProgress: (stage, done, total) => {
       if (tty) {
         Deno.stderr.writeSync(

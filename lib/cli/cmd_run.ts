@@ -27,7 +27,7 @@
  * @module
  */
 import type { ChatModel } from "../models/chat_types.ts";
-import type { PackageCapabilities } from "../forms/form.ts";
+import type { PackageCapabilities } from "../forms/form_table.ts";
 import type { RecordingSink } from "../gateway/open_sink.ts";
 import type { Io } from "./io.ts";
 import { UsageError } from "./io.ts";
@@ -197,7 +197,7 @@ export async function runCommand(
   const maxTokens = positiveFlag("max-tokens", o.maxTokens, true);
   positiveFlag("model-timeout", o.modelTimeout, false);
   const packagePath = o.package;
-  const { loadPackage } = await import("../package/load_package.ts");
+  const { loadPackage } = await import("../forms/validate_package.ts");
   const { runPackage } = await import("../forms/run_package.ts");
   const { describeRun, formOf } = await import("../forms/form_table.ts");
   const pkg = loadPackage(packagePath);
@@ -212,7 +212,7 @@ export async function runCommand(
   const cwd = Deno.cwd();
   if (form.conversation && !o.model) {
     throw new UsageError(
-      `${packagePath} is an agent-form package (a conversation): give --model openai/MODEL or anthropic/MODEL (and --model-url for a local server)`,
+      `${packagePath} runs a conversation (its form is ${form.name}): give --model openai/MODEL or anthropic/MODEL (and --model-url for a local server)`,
     );
   }
   let users: string[] | AsyncIterable<string> = [];

@@ -2,7 +2,7 @@
  * `compile.ts verify PACKAGE.json [--trust KEY ...] [--json]`: what can be
  * checked of a package from the package alone (format, digest, structure,
  * the recorded replay verdict, effects, signature; see
- * `lib/package/verify_package.ts`), one line per check.
+ * `lib/forms/verify_package.ts`), one line per check.
  *
  * @module
  */
@@ -61,7 +61,7 @@ export async function verifyCommand(
       { cause: err },
     );
   }
-  const { verifyPackage } = await import("../package/verify_package.ts");
+  const { verifyPackage } = await import("../forms/verify_package.ts");
   const r = await verifyPackage(doc, { trusted });
   if (o.json) {
     io.out(JSON.stringify({ file: path, ...r }, null, 2));

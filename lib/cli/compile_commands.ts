@@ -148,20 +148,12 @@ export const COMPILE: CommandTable<CompileContext>[string] = {
       version: c.cl.string("version"),
       fidelity: c.cl.string("fidelity"),
       tune: !c.cl.flag("no-tune"),
-      form: formOf(c.cl.string("form")),
+      form: c.cl.string("form"),
       json: c.json,
       replace: c.cl.flag("replace"),
     }, c.io);
   },
 };
-
-/** `--form`'s value, checked. */
-function formOf(v: string | undefined): "auto" | "agent" | "tree" | undefined {
-  if (v === undefined || v === "auto" || v === "agent" || v === "tree") {
-    return v;
-  }
-  throw new UsageError(`--form takes auto, agent or tree, not "${v}"`);
-}
 
 /** The commands of `compile.ts` with a command word. */
 export const COMPILE_COMMANDS: CommandTable<CompileContext> = {

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { loadPackage } from "../package/load_package.ts";
+import { loadPackage } from "../forms/validate_package.ts";
 import { checkTrust } from "../package/package_signature.ts";
 import { formOf } from "../forms/form_table.ts";
 import type { ServedPackage } from "../model_gateway/serving.ts";

@@ -10,25 +10,26 @@ import type { Episode, NormEpisode } from "../lineage/records.ts";
 import { normalizeAll } from "../lineage/normalize.ts";
 import { inferFidelity } from "../store/fidelity.ts";
 import { withoutDeadEnds } from "../forms/core_steps.ts";
-import { EmptyPackageError, isEmptyIr } from "../package/empty_package.ts";
+import { EmptyPackageError } from "../package/empty_package.ts";
+import { isEmptyIr } from "../forms/validate_package.ts";
 import type { Candidate } from "../package/candidate.ts";
 import type { Effects } from "../package/tool_effects.ts";
 import { type EffectsResolution, resolveEffects } from "./effects.ts";
 import type { CompiledBehavior } from "../package/ir.ts";
 import type { BehaviorPackage } from "../package/package.ts";
 import { buildPackage } from "./build_package.ts";
-import {
-  type AgentTuning,
-  agentTuning,
-  type CompiledForm,
-} from "../forms/form.ts";
+import type { CompiledForm } from "../forms/form.ts";
 import {
   promoteReplayVerified,
   type VerificationReport,
   verifiedClean,
 } from "../package/verification.ts";
-import type { CompilerModel } from "../forms/tree/residualize.ts";
-import { AUTO_ORDER, formNamed } from "../forms/form_table.ts";
+import {
+  FORM_TABLE,
+  type FormName,
+  type FormOptions,
+  type FormTable,
+} from "../forms/form_table.ts";
 import { type AppliesTo, openingRule } from "../package/applies_to.ts";
 
 /** What {@linkcode compileBehavior} returns. */
@@ -53,7 +54,7 @@ export interface CompileResult {
 }
 
 /** Options of {@linkcode compileBehavior}. */
-export interface CompileOptions extends AgentTuning {
+export interface CompileOptions extends FormOptions {
   /**
    * Behavior name.
    * @default "behavior"
@@ -63,24 +64,12 @@ export interface CompileOptions extends AgentTuning {
   taskFamily?: string;
   /** Host tool → logical id. */
   canonical?: Record<string, string> | null;
-  /** Fact key → contract source ids (lifts to E3). */
-  contracts?: Record<string, string[]> | null;
   /**
    * Tool → effect (`read`, `write`, `destructive`): wins over what the
    * captured episodes say (`resolveEffects`); tools it does not name are
    * resolved from the episodes' toolsets, hosts and names.
    */
   effects?: Effects | null;
-  /**
-   * Optional compiler model (wording only; no caller passes one yet).
-   * @internal
-   */
-  model?: CompilerModel | null;
-  /**
-   * Its id.
-   * @internal
-   */
-  compilerModelId?: string | null;
   /**
    * Capture fidelity. When absent it is the captures' own, as `capture
    * inspect` reads it from their events (the lowest when there are
@@ -95,12 +84,18 @@ export interface CompileOptions extends AgentTuning {
   /** Progress callback (stage, done, total). */
   onProgress?: (stage: string, done: number, total: number) => void;
   /**
-   * Which form: `tree` (one skeleton of core steps), `agent` (lookups and
-   * a choice leaf, for conversations), or `auto`: the tree when its replay
-   * of every training episode is clean, else the agent form.
+   * Which form: a name in the table of forms (`tree`: one skeleton of core
+   * steps; `agent`: lookups and a choice leaf, for conversations), or
+   * `auto`: each form in `AUTO_ORDER` in turn, kept when its replay of
+   * every training episode is clean, the last one whatever its replay.
    * @default "auto"
    */
-  form?: "auto" | "tree" | "agent";
+  form?: "auto" | FormName;
+  /**
+   * The table of forms to build from (the forms in `FORMS`, by default).
+   * @internal
+   */
+  table?: FormTable;
 }
 
 /** Why the episodes gave a package that would do nothing. */
@@ -240,31 +235,31 @@ export function compileBehavior(
   // Refused and failed calls are evidence about the tools (effects,
   // errors), never steps the package should reproduce.
   const training = normalized.map(withoutDeadEnds);
+  const table = options.table ?? FORM_TABLE;
   const form = options.form ?? "auto";
-  const tries = form === "auto" ? AUTO_ORDER : [formNamed(form)];
+  const tries = form === "auto" ? table.forms : [table.formNamed(form)];
   let built: CompiledForm | undefined;
   for (const [i, f] of tries.entries()) {
     const trial = i < tries.length - 1;
+    // Each form reads its own options from the caller's and ignores the rest.
     built = f.compile(training, {
+      ...options,
       name: options.name,
       effects,
       trial,
       onProgress: progress,
-      contracts: options.contracts,
-      model: options.model,
-      compilerModelId: options.compilerModelId,
-      ...agentTuning(options),
     });
     // A trial that does nothing proves nothing by replaying clean.
     if (
       !trial ||
-      (verifiedClean(built.verification) && !isEmptyIr(built.compiled.ir))
+      (verifiedClean(built.verification) &&
+        !isEmptyIr(built.compiled.ir, table))
     ) break;
   }
   // The loop ran at least once: `tries` is never empty.
   const chosen = built!;
   const { compiled, candidates, verification } = chosen;
-  if (isEmptyIr(compiled.ir)) {
+  if (isEmptyIr(compiled.ir, table)) {
     throw emptyPackage(normalized, training, verification);
   }
   const promoted = promoteReplayVerified(compiled, verification);

@@ -9,7 +9,7 @@
  * each form's pipeline, engine and drivers are `lib/forms/tree/` and
  * `lib/forms/agent/`, chosen through the table of forms
  * (`lib/forms/form_table.ts`). The IR's types are here because a package
- * carries them.
+ * carries them (each form's node types are its own, from `./forms`).
  *
  * Existing τ-bench, τ²-bench and OpenAI-message trajectories become captures
  * with `ingest.ts import` (the importers in `lib/importers/` are not a
@@ -24,26 +24,33 @@ export {
 } from "./compile_behavior.ts";
 export type { BehaviorPackage } from "../package/package.ts";
 export type {
-  ArgExpr,
   BehaviorIr,
-  BoundArg,
-  ChoiceTool,
-  Decides,
   IrNode,
   NodeProvenance,
-  Recovery,
   Signature,
   SignatureField,
 } from "../package/ir.ts";
+export type {
+  AgentCompileOptions,
+  AgentTuning,
+  AnyNode,
+  ArgExpr,
+  BoundArg,
+  ChoiceTool,
+  Decides,
+  FormName,
+  FormOptions,
+  Recovery,
+  TreeCompileOptions,
+} from "../forms/mod.ts";
 export type { GeneralPath, Source } from "../package/source.ts";
 export type { Candidate, Evidence } from "../package/candidate.ts";
 export type {
   SelfValidation,
   VerificationReport,
 } from "../package/verification.ts";
-export type { AgentTuning } from "../forms/form.ts";
 export type { Effects } from "../package/tool_effects.ts";
 export { describeEffects, type EffectsResolution } from "./effects.ts";
 export { type EffectSource } from "../package/tool_effects.ts";
-export { explainPackage } from "../package/explain.ts";
+export { explainPackage } from "../forms/explain_package.ts";
 export { EmptyPackageError } from "../package/empty_package.ts";

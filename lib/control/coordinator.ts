@@ -42,7 +42,7 @@ import {
   compileBehavior,
   type CompileOptions,
 } from "../compiler/compile_behavior.ts";
-import { summarizePackage } from "../package/explain.ts";
+import { summarizePackage } from "../package/summary.ts";
 import { join } from "node:path";
 import { CaptureFinishedError } from "../store/sink.ts";
 import { closestIds } from "./closest_ids.ts";

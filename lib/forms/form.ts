@@ -1,9 +1,11 @@
 /**
- * What a form is: the {@linkcode Form} interface each form implements (the
- * tree form in `tree/tree_form.ts`, the agent form in `agent/agent_form.ts`)
- * and the records that cross it: what a form's compile pipeline gives the
- * packaging step ({@linkcode CompiledForm}), its options, and what a
- * package is run with. The table of forms is `form_table.ts`.
+ * What a form is: the {@linkcode Form} interface each form implements in
+ * its own folder under `lib/forms/`, and the records that cross it: what a
+ * form's compile pipeline gives the packaging step
+ * ({@linkcode CompiledForm}), the options and capabilities every form
+ * shares (each form adds its own in its folder), and what a replay of one
+ * episode measured ({@linkcode ReplayMeasure}). The table of forms is
+ * `form_table.ts`; this file knows no form.
  *
  * @module
  */
@@ -13,18 +15,11 @@ import type { EventSink } from "../gateway/event_sink.ts";
 import type { ServedPackage } from "../model_gateway/serving.ts";
 import type { Candidate } from "../package/candidate.ts";
 import type { BehaviorIr, CompiledBehavior } from "../package/ir.ts";
+import type { NodeKinds } from "../package/node_kind.ts";
 import type { BehaviorPackage } from "../package/package.ts";
 import type { Effects } from "../package/tool_effects.ts";
 import type { VerificationReport } from "../package/verification.ts";
-import type { CompilerModel } from "./tree/residualize.ts";
-import type { ModelBinding } from "./tree/tree_run_types.ts";
-import type {
-  ConversationCapabilities,
-  TurnResult,
-} from "./agent/conversation_types.ts";
-
-/** The forms' names: what `--form` and a run's `form` say. */
-export type FormName = "tree" | "agent";
+import type { ToolRegistry } from "../runtime/runtime_types.ts";
 
 /** What one form's pipeline gives `buildPackage`. */
 export interface CompiledForm {
@@ -37,57 +32,11 @@ export interface CompiledForm {
 }
 
 /**
- * The agent form's tuning knobs (the tree form ignores them). Unset ones
- * are chosen by cross-validation on the training episodes when `tune` is
- * on, else their defaults.
+ * Options of {@linkcode Form.compile} that every form takes; each form
+ * reads its own beside them (its folder's options type) and ignores the
+ * rest.
  */
-export interface AgentTuning {
-  /** Fan-out cap per lookup node. @default 5 */
-  fanout?: number;
-  /** Extra lookups per training episode the lookups may cost. @default 3 */
-  extraLookupBudget?: number;
-  /** Least share of a lookup node's calls the agent made in training. @default 0.25 */
-  minYield?: number;
-  /** Adjacency share of paired user words. @default 0.8 */
-  adjacentShare?: number;
-  /** Coverage a contested binding needs to drive a lookup. @default 0.9 */
-  speculativeCoverage?: number;
-  /**
-   * Choose the knobs left unset by cross-validation on the training
-   * episodes (`agent/self_tuning.ts`); false: use the defaults.
-   * @default true
-   */
-  tune?: boolean;
-}
-
-/**
- * The agent form's tuning knobs of a larger options object, and nothing
- * else (to pass them on).
- *
- * @param o Options holding them.
- * @returns Just the knobs.
- */
-export function agentTuning(o: AgentTuning): AgentTuning {
-  const {
-    fanout,
-    extraLookupBudget,
-    minYield,
-    adjacentShare,
-    speculativeCoverage,
-    tune,
-  } = o;
-  return {
-    fanout,
-    extraLookupBudget,
-    minYield,
-    adjacentShare,
-    speculativeCoverage,
-    tune,
-  };
-}
-
-/** Options of {@linkcode Form.compile}: each form reads the ones it knows. */
-export interface FormCompileOptions extends AgentTuning {
+export interface FormCompileOptions {
   /**
    * Behavior name.
    * @default "behavior"
@@ -104,46 +53,29 @@ export interface FormCompileOptions extends AgentTuning {
   trial?: boolean;
   /** Progress callback (stage, done, total). */
   onProgress?: (stage: string, done: number, total: number) => void;
-  /** Tree form: fact key → contract source ids (lifts to E3). */
-  contracts?: Record<string, string[]> | null;
-  /** Tree form: optional compiler model (wording only). */
-  model?: CompilerModel | null;
-  /** Tree form: its id. */
-  compilerModelId?: string | null;
 }
 
-/** What a package is run with. */
-export interface PackageCapabilities extends ConversationCapabilities {
-  /** Tree form: the run's input (`text`, `task`, stores). */
-  input?: Record<string, unknown>;
-  /** Tree form: the module's own model binding for residual leaves (`chatBinding` wins when given). */
-  model?: ModelBinding | null;
+/** What every form's run is given; each form adds its own capabilities. */
+export interface RunCapabilities {
+  /** The tools, by name. */
+  tools: ToolRegistry;
   /** Judges the run afterwards (recorded as the episode's outcome when tracing). */
   outcome?: () => { success: boolean; [k: string]: unknown } | null;
 }
 
-/** Options of a run (`runPackage`, {@linkcode Form.run}). */
-export interface RunPackageOptions {
+/** Options of a run that every form takes; each form adds its own. */
+export interface FormRunOptions {
   /**
-   * The chat model: the agent form's (required for that form); the tree
-   * form answers its residual leaves with it (`chatModelBinding`) unless
-   * `chatBinding` is given.
+   * The chat model the package works with (a conversation form needs one;
+   * a form with model leaves answers them with it unless told otherwise).
    */
   chat?: ChatModel | null;
-  /** Tree form: the binding that answers the residual leaves (wins over `chat` and the module's). */
-  chatBinding?: ModelBinding | null;
-  /** Agent form: the user's messages, in order (a terminal's lines, a script). */
-  users?: AsyncIterable<string> | Iterable<string>;
-  /** Agent form: called after each user message with the turn's result. */
-  onTurn?: (user: string, turn: TurnResult) => void;
   /** Trace sink. */
   sink?: EventSink | null;
   /** Capture of the trace. */
   captureId?: string;
   /** Episode of the trace. */
   episodeId?: string;
-  /** Agent form: most model requests per user message. */
-  maxRequestsPerTurn?: number;
   /** Most tokens per model answer (`max_tokens` of each request); the API's default when absent. */
   maxTokens?: number;
 }
@@ -157,19 +89,63 @@ export interface FormReplayOptions {
 }
 
 /**
- * A form of compiled behavior: how it is compiled from episodes, replayed
- * against one, run live, served, and described. A third form is a new
- * folder under `lib/forms/` and a row in `form_table.ts`.
- *
- * @typeParam N Its name.
- * @typeParam R What a run returns.
- * @typeParam P What a replay of one episode returns.
+ * What replaying one recorded episode through a package measured, the
+ * same for every form: the evaluation sums it over held-out episodes.
+ * The recorded tools' results stand in for the tools and the agent's own
+ * answers for the model.
  */
-export interface Form<N extends FormName, R, P> {
-  /** Its name. */
-  readonly name: N;
+export interface ReplayMeasure {
+  /** Calls the package made itself, exactly as recorded, with no model call. */
+  deterministic: number;
+  /** State-changing calls the model made through the package's choice (one model call each). */
+  choices: number;
+  /** The tool of each read the model still asked for, in order. */
+  model_reads: string[];
+  /** State-changing calls the package made that the episode did not make (or made otherwise). */
+  wrong: number;
+  /** Why the package stopped the conversation (null: it did not). */
+  stop_reason: string | null;
+  /** Recorded calls after it stopped. */
+  after_stop: number;
+  /** Reads the package made that the episode did not make. */
+  extra_lookups: number;
+  /** Times a read's candidate calls passed its fan-out cap. */
+  capped: number;
+  /** For every argument of every choice the model made: how many values it could pick from. */
+  choice_candidates: number[];
+  /** Model calls the package made of its own (residual leaves), beside the agent's turns. */
+  model_calls: number;
+  /**
+   * Per recorded call, in order: whether the model still had to be asked
+   * for it (its turn stays); null when the package runs beside every one
+   * of the agent's turns (they all stay, and `model_calls` add to them).
+   */
+  needs_model: boolean[] | null;
+}
+
+/**
+ * A form of compiled behavior: its node kinds, how it is compiled from
+ * episodes, replayed against one, run live, served, explained and
+ * described. A form lives in its own folder under `lib/forms/`; a third
+ * form is a new folder and a row in `form_table.ts`.
+ *
+ * @typeParam R What a run returns.
+ * @typeParam O Its own compile options (beside {@linkcode FormCompileOptions}).
+ * @typeParam C What its run is given.
+ * @typeParam X Its run options.
+ */
+export interface Form<
+  R = unknown,
+  O extends object = object,
+  C extends RunCapabilities = RunCapabilities,
+  X extends FormRunOptions = FormRunOptions,
+> {
+  /** Its name: what `--form` and a run's `form` say. */
+  readonly name: string;
   /** Whether running it is a conversation: it needs a chat model and the user's messages. */
   readonly conversation: boolean;
+  /** Its node kinds: how a package's loader checks, walks and describes them. */
+  readonly kinds: NodeKinds;
   /**
    * Whether an IR is of this form (its root's kind).
    *
@@ -184,7 +160,10 @@ export interface Form<N extends FormName, R, P> {
    * @param options Name, effects and the form's own options.
    * @returns The compiled form, its candidates and its verification.
    */
-  compile(normalized: NormEpisode[], options: FormCompileOptions): CompiledForm;
+  compile(
+    normalized: NormEpisode[],
+    options: FormCompileOptions & O,
+  ): CompiledForm;
   /**
    * Replay one episode through a compiled behavior of this form, with the
    * recorded results standing in for the tools: how much of it the form
@@ -192,25 +171,38 @@ export interface Form<N extends FormName, R, P> {
    *
    * @param compiled The compiled behavior (or a package's IR and signatures).
    * @param options The episode and the tool effects.
-   * @returns The form's verdicts.
+   * @returns The measure.
    */
   replay(
     compiled: Pick<CompiledBehavior, "ir" | "signatures">,
     options: FormReplayOptions,
-  ): P;
+  ): ReplayMeasure;
+  /**
+   * The nodes that read ahead of the model (an agent form's lookups), in
+   * order; none for a form without such reads.
+   *
+   * @param ir An IR of this form.
+   * @returns Node ids.
+   */
+  lookups(ir: BehaviorIr): string[];
+  /**
+   * The package in the words of the person who recorded the sessions:
+   * which steps run without the model, which need it, and why (explain's
+   * first part, under its heading).
+   *
+   * @param pkg A package of this form.
+   * @returns The lines.
+   */
+  explain(pkg: BehaviorPackage): string[];
   /**
    * Run a validated package whose capabilities were checked.
    *
    * @param pkg The package.
-   * @param caps Tools (and schemas, instructions, input, model, outcome).
-   * @param options Chat model, user messages, tracing.
+   * @param caps Tools and the form's own capabilities.
+   * @param options The chat model, the form's own options, tracing.
    * @returns The run.
    */
-  run(
-    pkg: BehaviorPackage,
-    caps: PackageCapabilities,
-    options: RunPackageOptions,
-  ): Promise<R>;
+  run(pkg: BehaviorPackage, caps: C, options: X): Promise<R>;
   /**
    * Describe a run for people, a line each.
    *

@@ -4,7 +4,7 @@
  * what its training sessions opened with (the user's first message, the
  * text a host adds left out), stored in the package (`applies_to`), shown
  * by `compile explain`, and checked on each request's opening by the
- * gateway drivers ({@linkcode opensAsTrained}). Deterministic: the same
+ * gateway drivers ({@linkcode openingMisfit}). Deterministic: the same
  * openings give the same rule.
  *
  * - Every training session opened with the same text (whitespace aside):
@@ -160,20 +160,6 @@ export function openingMisfit(
     : `the conversation does not open as the ${rule.sessions} training sessions did (${
       JSON.stringify(clip(templateText(rule.words)))
     })`;
-}
-
-/**
- * Whether a conversation's opening fits the rule.
- *
- * @param rule The package's rule.
- * @param opening The conversation's first user message.
- * @returns True when it fits.
- */
-export function opensAsTrained(
-  rule: AppliesTo | undefined,
-  opening: string | null,
-): boolean {
-  return openingMisfit(rule, opening) === null;
 }
 
 function templateText(words: (string | null)[]): string {

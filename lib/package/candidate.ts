@@ -1,8 +1,8 @@
 /**
  * A consolidated claim and its evidence, as a package records it: the tree
- * form grades facts into candidates (`../tree/consolidate.ts`), the agent
- * form turns its learned bindings into candidates
- * (`../agent/agent_verify.ts`).
+ * form grades facts into candidates (`lib/forms/tree/consolidate.ts`), the
+ * agent form turns its learned bindings into candidates
+ * (`lib/forms/agent/agent_verify.ts`).
  *
  * @module
  */

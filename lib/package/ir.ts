@@ -1,7 +1,8 @@
 /**
  * The behavior IR (`harness.ir.v1`): a tree of nodes addressed by id, with
  * named stores (step results), variables (model choices) and typed
- * signatures for residual leaves. Its JSON Schema is
+ * signatures for residual leaves. The node kinds are the forms' own (see
+ * {@linkcode IrNode}). Its JSON Schema is
  * `docs/schema/harness.ir.v1.schema.json`.
  *
  * @module
@@ -10,130 +11,21 @@
 /** Version of the IR. */
 export const IR_VERSION = "harness.ir.v1";
 
-import type { Source } from "./source.ts";
-
-/** How an action argument gets its value. */
-export type ArgExpr =
-  | { const: unknown }
-  | { ref: string }
-  | { template: string };
-
-/** Bounded retry of an action on known error codes. */
-export interface Recovery {
-  /** Error codes that are retried. */
-  retry_on: string[];
-  /** Attempts in all (first call included). */
-  max_attempts: number;
-}
-
-/** What a predict leaf decides: a list index, an argument value, or which arm a branch takes. */
-export interface Decides {
-  /** `index`, `value` or `arm`. */
-  kind: "index" | "value" | "arm";
-  /** The action (index, value) or branch (arm) it serves. */
-  node: string;
-  /** The argument it feeds (index, value). */
-  arg?: string;
-  /** Value leaves with several outputs: output name → argument path. */
-  args?: Record<string, string>;
-  /**
-   * Value leaves that write a part of an argument: output name → the
-   * argument's template, in which the output's variable is one
-   * `$ref(variable)` (the part no earlier result determines; replay reads
-   * the recorded part by matching the recorded argument to the template).
-   */
-  within?: Record<string, string>;
-}
-
-/** A node of the IR. */
-export type IrNode =
-  | { id: string; kind: "sequence"; children: string[] }
-  | {
-    id: string;
-    kind: "action";
-    tool: string;
-    args: Record<string, ArgExpr>;
-    store: string;
-    effect: string;
-    recovery: Recovery | null;
-  }
-  | {
-    id: string;
-    kind: "branch";
-    on: string;
-    cases: { equals: unknown; then: string }[];
-    otherwise: string;
-  }
-  | {
-    id: string;
-    kind: "predict";
-    signature: string;
-    inputs: Record<string, string>;
-    outputs: Record<string, string>;
-    decides: Decides;
-  }
-  | {
-    id: string;
-    kind: "react";
-    signature: string;
-    tools: string[];
-    max_steps: number;
-    store: string;
-  }
-  | { id: string; kind: "stop"; reason: string }
-  | {
-    id: string;
-    kind: "agent";
-    lookups: string[];
-    choice: string | null;
-    fanout: number;
-  }
-  | {
-    id: string;
-    kind: "lookup";
-    tool: string;
-    args: BoundArg[];
-    /**
-     * This node's fan-out cap when training shows the agent calling the
-     * tool more often in one conversation than the agent root's cap.
-     */
-    fanout?: number;
-  }
-  | {
-    id: string;
-    kind: "choice";
-    signature: string;
-    tools: ChoiceTool[];
-    /**
-     * State-changing tools the package's effects know that training never
-     * made. Each argument of a call is checked against the sources of the
-     * arguments of the same name in `tools` (state-changing arguments pool
-     * their sources by name); an argument no tool above has is free for a
-     * `write` tool and refused for a `destructive` one.
-     */
-    unseen_tools?: { tool: string; effect: string }[];
-  };
-
-/** An argument of a lookup or a choice and where its values may come from. */
-export interface BoundArg {
-  /** Argument path (`order_id`; list items as `item_ids[*]`). */
-  path: string;
-  /** The union of sources (null: free text, only for tools that are not destructive). */
-  sources: Source[] | null;
-}
-
-/** A state-changing tool a choice leaf may pick, with its restricted arguments. */
-export interface ChoiceTool {
-  /** Tool. */
-  tool: string;
-  /** Its effect (`write`, `destructive`). */
-  effect: string;
-  /** Every argument seen in training. */
-  args: BoundArg[];
-}
-
-/** The kinds of node. */
-export type IrNodeKind = IrNode["kind"];
+/**
+ * A node of the IR: its id and its kind. Every other field is its kind's:
+ * each form defines its node kinds in its own folder (the tree form's in
+ * `lib/forms/tree/tree_nodes.ts`, the agent form's in
+ * `lib/forms/agent/agent_nodes.ts`) and says how they are checked, walked
+ * and described through the `NodeKind` contract (`node_kind.ts`).
+ */
+export type IrNode = {
+  /** Node id (its key in `nodes`). */
+  id: string;
+  /** Its kind: one of a form's node kinds. */
+  kind: string;
+  /** The kind's own fields. */
+  [field: string]: unknown;
+};
 
 /** A field of a signature. */
 export interface SignatureField {

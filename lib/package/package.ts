@@ -2,7 +2,7 @@
  * The package record: one portable, versioned JSON document
  * (`harness.package.v1`) holding a compiled behavior of either form, its
  * verification, candidates and evidence. The compiler assembles it
- * (`lib/compiler/build_package.ts`); `load_package.ts` reads and checks it.
+ * (`lib/compiler/build_package.ts`); `lib/forms/validate_package.ts` reads and checks it.
  *
  * @module
  */

@@ -2,7 +2,7 @@
  * Where an argument value of a lookup or a choice may come from in a
  * conversation (the `sources` of a `BoundArg` in the IR), and its
  * short text form. The candidate values a source offers are computed by the
- * agent form (`../agent/sources.ts`).
+ * agent form (`lib/forms/agent/sources.ts`).
  *
  * A source is one of:
  * - `result`: a leaf of an earlier successful call's result, by tool and

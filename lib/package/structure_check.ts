@@ -1,13 +1,15 @@
 /**
- * The structural check of a compiled behavior, for either form: the IR is
- * a tree without cycles, refs resolve to stores written earlier, tools
+ * The structural check of a compiled behavior, for any form: the IR is a
+ * tree without cycles, refs resolve to stores written earlier, tools
  * exist, no node is unreachable, signatures are typed. One iterative walk,
- * linear in the size of the IR whatever its shape.
+ * linear in the size of the IR whatever its shape; what each node reads,
+ * writes and names is its kind's to say (`NodeKind.check`).
  *
  * @module
  */
 import { parsePath } from "../lineage/paths.ts";
 import type { CompiledBehavior, IrNode, Signature } from "./ir.ts";
+import type { NodeKinds, StructureScope } from "./node_kind.ts";
 
 /**
  * Deepest nesting of IR nodes {@linkcode checkStructure} accepts: the tree
@@ -80,18 +82,17 @@ class Problems {
 interface Cursor {
   /** The node. */
   node: IrNode;
-  /** Its children (a branch's arms, an agent's lookups and choice). */
+  /** Its children (its kind's `children`). */
   list: readonly string[];
   /** The next child. */
   next: number;
   /** Their depth. */
   depth: number;
-  /** The scope to restore before each arm and after the last (-1: a sequence, none). */
+  /** The scope to restore before each child and after the last (-1: not scoped, none). */
   undo: number;
 }
 
 const VAR_IN_PATH = /\[\$([^\]]+)\]/g;
-const REF_IN_TEMPLATE = /\$ref\(([^)]*)\)/g;
 
 /** The walk of {@linkcode checkStructure}: each node once, iteratively. */
 class StructureWalk {
@@ -99,7 +100,16 @@ class StructureWalk {
   readonly #ir: CompiledBehavior["ir"];
   readonly #signatures: Record<string, Signature>;
   readonly #caps: Set<string> | null;
+  readonly #kinds: NodeKinds;
   readonly #scope = new Scope();
+  /** What a node's kind sees of the walk. */
+  readonly #view: StructureScope = {
+    needs: (path, where) => this.#needs(path, where),
+    writes: (key) => this.#scope.add(key),
+    tool: (node, tool) => this.#tool(node, tool),
+    signature: (node, name) => this.#signature(node, name),
+    problem: (text) => this.problems.push(text),
+  };
   /** Each node reached, with the parent it was reached from. */
   readonly #parentOf = new Map<string, string | null>();
   #tooDeep = false;
@@ -107,10 +117,12 @@ class StructureWalk {
   constructor(
     compiled: Pick<CompiledBehavior, "ir" | "signatures">,
     caps: Set<string> | null,
+    kinds: NodeKinds,
   ) {
     this.#ir = compiled.ir;
     this.#signatures = compiled.signatures;
     this.#caps = caps;
+    this.#kinds = kinds;
     this.#scope.add("input");
   }
 
@@ -171,7 +183,7 @@ class StructureWalk {
   #reachedAgain(id: string, parent: IrNode | null): void {
     const first = this.#parentOf.get(id);
     if (parent !== null && first === parent.id) {
-      if (parent.kind !== "branch") {
+      if (!this.#kinds.get(parent.kind)?.sharesChildren) {
         this.problems.push(`${parent.kind} ${parent.id} lists ${id} twice`);
       }
       return;
@@ -207,17 +219,11 @@ class StructureWalk {
 
   /** A cursor over a node's children, or null when it has none. */
   #cursor(n: IrNode, depth: number): Cursor | null {
-    const list = n.kind === "sequence"
-      ? n.children
-      : n.kind === "branch"
-      ? [...n.cases.map((c) => c.then), n.otherwise]
-      : n.kind === "agent"
-      ? (n.choice ? [...n.lookups, n.choice] : n.lookups)
-      : [];
+    const list = this.#kinds.children(n);
     if (list.length === 0) return null;
-    // Arms of a branch and the parts of an agent each start from the
+    // The children of a scoped node (a branch's arms) each start from the
     // node's own scope: what one writes is not visible after it.
-    const undo = n.kind === "sequence" ? -1 : this.#scope.mark();
+    const undo = this.#kinds.get(n.kind)?.scoped ? this.#scope.mark() : -1;
     return { node: n, list, next: 0, depth, undo };
   }
 
@@ -256,47 +262,16 @@ class StructureWalk {
     return undefined;
   }
 
-  /** Check one node against the scope it is entered with; add what it writes. */
+  /** Check one node against the scope it is entered with (its kind's check). */
   #check(n: IrNode): void {
-    const id = n.id;
-    switch (n.kind) {
-      case "action":
-        this.#tool(id, n.tool);
-        for (const arg in n.args) {
-          const e = n.args[arg];
-          if ("ref" in e) this.#needs(e.ref, `${id}.${arg}`);
-          if ("template" in e) {
-            for (const m of e.template.matchAll(REF_IN_TEMPLATE)) {
-              this.#needs(m[1], `${id}.${arg}`);
-            }
-          }
-        }
-        this.#scope.add(n.store);
-        return;
-      case "predict": {
-        const sig = this.#signature(id, n.signature);
-        for (const [name, f] of Object.entries(sig?.outputs ?? {})) {
-          if (!f.type) this.problems.push(`${id}: output ${name} has no type`);
-        }
-        for (const p of Object.values(n.inputs)) this.#needs(p, `${id} input`);
-        for (const v of Object.values(n.outputs)) this.#scope.add(v);
-        return;
-      }
-      case "react":
-        this.#signature(id, n.signature);
-        this.#scope.add(n.store);
-        return;
-      case "branch":
-        this.#needs(n.on, id);
-        return;
-      case "lookup":
-        this.#tool(id, n.tool);
-        return;
-      case "choice":
-        this.#signature(id, n.signature);
-        for (const t of n.tools) this.#tool(id, t.tool);
-        return;
+    const kind = this.#kinds.get(n.kind);
+    if (!kind) {
+      this.problems.push(
+        `node ${n.id} has kind ${n.kind}, which no form here knows`,
+      );
+      return;
     }
+    kind.check?.(n, this.#view);
   }
 }
 
@@ -311,11 +286,14 @@ class StructureWalk {
  *
  * @param compiled IR and signatures.
  * @param caps Available tools, or null to skip that check.
+ * @param kinds The node kinds the IR may hold (a form's own, or every
+ *   form's in the table).
  * @returns Problems, one sentence each.
  */
 export function checkStructure(
   compiled: Pick<CompiledBehavior, "ir" | "signatures">,
   caps: Set<string> | null,
+  kinds: NodeKinds,
 ): string[] {
-  return new StructureWalk(compiled, caps).run();
+  return new StructureWalk(compiled, caps, kinds).run();
 }

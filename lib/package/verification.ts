@@ -1,8 +1,9 @@
 /**
- * What verification reports, for either form: the report, and the
- * promotion of a cleanly replayed behavior to E4. The structural check is
- * in `structure_check.ts`; replay itself is per form: the tree form's in
- * `../tree/verify.ts`, the agent form's in `../agent/agent_verify.ts`.
+ * What verification reports, for any form: the report, and the promotion
+ * of a cleanly replayed behavior to E4. The structural check is in
+ * `structure_check.ts`; replay itself is per form: the tree form's in
+ * `lib/forms/tree/verify.ts`, the agent form's in
+ * `lib/forms/agent/agent_verify.ts`.
  *
  * @module
  */

@@ -7,7 +7,7 @@
  * @module
  */
 import type { BehaviorPackage } from "../package/package.ts";
-import { describeNode, nodeChildren } from "../package/explain.ts";
+import { describeNode, nodeChildren } from "../forms/explain_package.ts";
 
 /** A candidate as the report shows it. */
 export interface PackageReportCandidate {
@@ -106,7 +106,9 @@ export function packageReportData(pkg: BehaviorPackage): PackageReportData {
     seen.add(id);
     const p = prov.get(id);
     const children = nodeChildren(n).filter((c) => pkg.ir.nodes[c]);
-    const sig = "signature" in n ? pkg.signatures[n.signature] : undefined;
+    const sig = typeof n.signature === "string"
+      ? pkg.signatures[n.signature]
+      : undefined;
     nodes.push({
       id,
       kind: n.kind,

@@ -22,7 +22,7 @@ import {
   type SignedPackage,
   UntrustedPackageError,
 } from "../../lib/package/package_signature.ts";
-import { PackageError } from "../../lib/package/load_package.ts";
+import { PackageError } from "../../lib/package/package_error.ts";
 import { runCommand } from "../../lib/cli/cmd_run.ts";
 import { tempDir } from "../_helpers.ts";
 
@@ -260,7 +260,7 @@ Deno.test("compile.ts verify fails an edited package on the check it breaks", as
   assertEquals([stale.digest, stale.verdict], [false, false]);
   // A cycle: the structure check, not a stack overflow.
   const cyc = await failing((p) => {
-    const root = p.ir.nodes[p.ir.root] as { children: string[] };
+    const root = p.ir.nodes[p.ir.root] as unknown as { children: string[] };
     root.children.push(p.ir.root);
   });
   assertEquals([cyc.format, cyc.structure], [true, false]);
@@ -275,7 +275,7 @@ Deno.test("compile.ts run refuses a package whose IR was relabelled to a tool it
   tamper(file, (p) => {
     const notify = Object.values(p.ir.nodes).findLast((n) =>
       n.kind === "action" && n.tool === "notify"
-    ) as { tool: string };
+    ) as unknown as { tool: string };
     notify.tool = "wipe_account";
   });
   const err = await assertRejects(

@@ -1,4 +1,5 @@
-import type { BehaviorIr, IrNode } from "../../lib/package/ir.ts";
+import type { BehaviorIr } from "../../lib/package/ir.ts";
+import type { AnyNode as IrNode } from "../../lib/forms/form_table.ts";
 
 /** An agent-form IR whose only lookup is `node` (no choice leaf, cap 5). */
 export function agentIrWith(

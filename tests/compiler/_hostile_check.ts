@@ -10,8 +10,9 @@
  * @module
  */
 import { HOSTILE } from "./_hostile_packages.ts";
-import { validatePackage } from "../../lib/package/load_package.ts";
+import { validatePackage } from "../../lib/forms/validate_package.ts";
 import { checkStructure } from "../../lib/package/structure_check.ts";
+import { NODE_KINDS } from "../../lib/forms/form_table.ts";
 import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { cpuUsage } from "node:process";
 
@@ -24,7 +25,11 @@ let problems = 0;
 try {
   if (via === "validatePackage") validatePackage(doc);
   else {
-    const found = checkStructure(doc as unknown as BehaviorPackage, null);
+    const found = checkStructure(
+      doc as unknown as BehaviorPackage,
+      null,
+      NODE_KINDS,
+    );
     problems = found.length;
     if (found.length) message = found.join("\n");
   }

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { IR_VERSION, type IrNode } from "../../lib/package/ir.ts";
+import { IR_VERSION } from "../../lib/package/ir.ts";
+import type { AnyNode as IrNode } from "../../lib/forms/form_table.ts";
 import { PACKAGE_VERSION } from "../../lib/package/package.ts";
 import { packageDigest } from "../../lib/package/package_signature.ts";
 

@@ -16,8 +16,9 @@ import {
   AgentSession,
   ChoiceRefusedError,
 } from "../../lib/forms/agent/agent_session.ts";
-import { validatePackage } from "../../lib/package/load_package.ts";
-import { explainPackage } from "../../lib/package/explain.ts";
+import { validatePackage } from "../../lib/forms/validate_package.ts";
+import { explainPackage } from "../../lib/forms/explain_package.ts";
+import type { AnyNode as IrNode } from "../../lib/forms/form_table.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
 import {
   type DeclaredTool,
@@ -132,7 +133,7 @@ Deno.test("the agent engine: lookups due once their arguments bind, capped fan-o
   // Seven orders pass the node's cap: a lookup of one argument over a list
   // reads the first ones in the list's order up to the cap, and that it was
   // capped is counted; nothing more is due later.
-  const node = ir.nodes.lookup_get_order_details;
+  const node = ir.nodes.lookup_get_order_details as IrNode | undefined;
   assertOk(node?.kind === "lookup");
   const cap = node.fanout ?? 5;
   assertOk(cap < 7, `cap ${cap}`);

@@ -10,7 +10,7 @@ import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { consolidate } from "../../lib/forms/tree/consolidate.ts";
 import { normalizeAll } from "../../lib/lineage/normalize.ts";
 import { verify } from "../../lib/forms/tree/verify.ts";
-import type { IrNode } from "../../lib/package/ir.ts";
+import type { AnyNode as IrNode } from "../../lib/forms/form_table.ts";
 import { tempDir } from "../_helpers.ts";
 
 const CONTRACTS = {
@@ -27,10 +27,10 @@ async function deskEpisodes(count: number, first = 0): Promise<Episode[]> {
 }
 
 function nodesOf(
-  ir: { nodes: Record<string, IrNode> },
+  ir: { nodes: Record<string, unknown> },
   kind: string,
 ): IrNode[] {
-  return Object.values(ir.nodes).filter((n) => n.kind === kind);
+  return (Object.values(ir.nodes) as IrNode[]).filter((n) => n.kind === kind);
 }
 
 Deno.test("the order desk compiles: a guarded branch, refs, bounded retry, a residual choice, a constant, no noise; replay promotes to E4", async () => {

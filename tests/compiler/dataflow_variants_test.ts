@@ -13,8 +13,10 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
 import { runPackage } from "../../lib/forms/run_package.ts";
-import { explainPackage } from "../../lib/package/explain.ts";
-import type { ArgExpr, IrNode, Signature } from "../../lib/package/ir.ts";
+import { explainPackage } from "../../lib/forms/explain_package.ts";
+import type { Signature } from "../../lib/package/ir.ts";
+import type { AnyNode as IrNode } from "../../lib/forms/form_table.ts";
+import type { ArgExpr } from "../../lib/forms/tree/tree_nodes.ts";
 import type { BehaviorPackage } from "../../lib/package/package.ts";
 import type { ModelBinding } from "../../lib/forms/tree/tree_run_types.ts";
 import { createCapabilities } from "../../examples/claude_code/workspace_capabilities.ts";
@@ -127,7 +129,7 @@ Deno.test("compileBehavior() on seven recorded Claude Code dataflow sessions bin
     content,
     `order $ref(${order}.order_id)\ncustomer $ref(${order}.customer)\namount $ref(${order}.amount) $ref(${order}.currency)\nbalance $ref(${ledger.store}.stdout~word[1])\nstatus: $ref(${hole})\n`,
   );
-  const leaf = Object.values(pkg.ir.nodes).find((n) =>
+  const leaf = (Object.values(pkg.ir.nodes) as IrNode[]).find((n) =>
     n.kind === "predict" && Object.values(n.outputs).includes(hole)
   );
   assertOk(leaf?.kind === "predict", "a model leaf writes the status");

@@ -21,7 +21,7 @@ import type { Episode } from "../../lib/lineage/records.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { EmptyPackageError } from "../../lib/package/empty_package.ts";
 import { runPackage } from "../../lib/forms/run_package.ts";
-import { explainPackage } from "../../lib/package/explain.ts";
+import { explainPackage } from "../../lib/forms/explain_package.ts";
 import { HOSTS_DIR, tempDir } from "../_helpers.ts";
 import { scenarioFiles } from "../_server.ts";
 import { markSucceeded } from "./_outcome.ts";

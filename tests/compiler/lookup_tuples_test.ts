@@ -3,7 +3,7 @@ import { jointVariants } from "../../lib/forms/agent/lookup_variants.ts";
 import { AgentEngine } from "../../lib/forms/agent/agent_engine.ts";
 import { generalLeaves } from "../../lib/forms/agent/call_leaves.ts";
 import type { Binding } from "../../lib/forms/agent/binding_types.ts";
-import type { IrNode } from "../../lib/package/ir.ts";
+import type { AnyNode as IrNode } from "../../lib/forms/form_table.ts";
 import { agentIrWith } from "./_agent_ir.ts";
 import { describeSource, type Source } from "../../lib/package/source.ts";
 

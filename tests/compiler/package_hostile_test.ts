@@ -4,7 +4,10 @@ import {
   MAX_IR_DEPTH,
   MAX_STRUCTURE_PROBLEMS,
 } from "../../lib/package/structure_check.ts";
-import type { IrNode } from "../../lib/package/ir.ts";
+import {
+  type AnyNode as IrNode,
+  NODE_KINDS,
+} from "../../lib/forms/form_table.ts";
 import type { BehaviorPackage } from "../../lib/package/package.ts";
 import { HOSTILE, packageOf } from "./_hostile_packages.ts";
 
@@ -134,7 +137,7 @@ Deno.test("checkStructure() lists at most 200 problems and counts the rest", () 
   for (let i = 0; i < 1_000; i++) {
     doc.ir.nodes[`lost${i}`] = { id: `lost${i}`, kind: "stop", reason: "x" };
   }
-  const problems = checkStructure(doc, null);
+  const problems = checkStructure(doc, null, NODE_KINDS);
   assertEquals(problems.length, MAX_STRUCTURE_PROBLEMS + 1);
   assertEquals(problems[0], "node lost0 is unreachable");
   assertEquals(problems.at(-1), "… and 800 more problems");
@@ -165,9 +168,9 @@ Deno.test("checkStructure() still scopes each branch arm: a store one arm writes
     right: act("right", "x2", "made.id"),
     after: act("after", "x3", "made.id"),
   }, "root") as unknown as BehaviorPackage;
-  assertEquals(checkStructure(doc, new Set(["t"])), [
+  assertEquals(checkStructure(doc, new Set(["t"]), NODE_KINDS), [
     "right.q: made.id reads made before anything writes it",
     "after.q: made.id reads made before anything writes it",
   ]);
-  assertEquals(checkStructure(doc, new Set(["u"])).length, 6);
+  assertEquals(checkStructure(doc, new Set(["u"]), NODE_KINDS).length, 6);
 });

@@ -26,7 +26,7 @@ import {
   signPackage,
   UntrustedPackageError,
 } from "../../lib/package/package_signature.ts";
-import { validatePackage } from "../../lib/package/load_package.ts";
+import { validatePackage } from "../../lib/forms/validate_package.ts";
 import { tempDir } from "../_helpers.ts";
 
 async function deskPackage(): Promise<BehaviorPackage> {
@@ -106,7 +106,7 @@ Deno.test("checkTrust() refuses an unsigned package, a foreign key, and a signed
       (d: BehaviorPackage) => {
         const refund = Object.values(d.ir.nodes).find((n) =>
           n.kind === "action" && n.tool === "refund"
-        ) as { args: Record<string, unknown> };
+        ) as unknown as { args: Record<string, unknown> };
         refund.args.amount = { const: 0 };
       },
     ]

@@ -7,7 +7,7 @@ import { tempDir } from "../_helpers.ts";
 import { loadTauData } from "../../eval/tau_data.ts";
 import { withoutDeadEnds } from "../../lib/forms/core_steps.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { summarizePackage } from "../../lib/package/explain.ts";
+import { summarizePackage } from "../../lib/package/summary.ts";
 import { validateAgentForm } from "../../lib/forms/agent/self_validation.ts";
 import {
   tuneAgentForm,

@@ -9,7 +9,8 @@ import {
   validateAgentForm,
 } from "../../lib/forms/agent/self_validation.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { summarizePackage } from "../../lib/package/explain.ts";
+import { summarizePackage } from "../../lib/package/summary.ts";
+import { anyNodes } from "../../lib/forms/form_table.ts";
 import { learnBindings } from "../../lib/forms/agent/bindings.ts";
 import { AgentEngine } from "../../lib/forms/agent/agent_engine.ts";
 
@@ -70,13 +71,13 @@ Deno.test("self-validation: too few episodes to cross-validate is said, not hidd
 Deno.test("self-validation: lookups that saved nothing on validation are not shipped, each dropped with that reason", () => {
   const { effects, ok } = load("retail");
   const kept = buildAgentForm(ok, { effects });
-  const lookups = (kept.compiled.ir.nodes.agent as { lookups: string[] })
+  const lookups = (anyNodes(kept.compiled.ir).agent as { lookups: string[] })
     .lookups;
   assertOk(lookups.length > 0);
   const why = "validation: the lookups served none of 10 calls";
   const none = buildAgentForm(ok, { effects, dropLookups: why });
   assertEquals(
-    (none.compiled.ir.nodes.agent as { lookups: string[] }).lookups,
+    (anyNodes(none.compiled.ir).agent as { lookups: string[] }).lookups,
     [],
   );
   for (const id of lookups) {
@@ -106,7 +107,9 @@ Deno.test("unseen_tools: a state-changing tool training never made is checked by
   const { effects, ok } = load("retail");
   const full = compileBehavior(ok, { name: "retail", effects, form: "agent" })
     .package;
-  const choice = Object.values(full.ir.nodes).find((n) => n.kind === "choice")!;
+  const choice = Object.values(anyNodes(full.ir)).find((n) =>
+    n.kind === "choice"
+  )!;
   assertOk(choice.kind === "choice");
   const cancel = choice.tools.find((t) => t.tool === "cancel_pending_order")!;
   const ir = structuredClone(full.ir);
@@ -183,7 +186,8 @@ Deno.test("learned fan-out caps: a lookup whose tool the agent called more often
   const { effects, ok } = load("retail");
   const pkg = compileBehavior(ok, { name: "retail", effects, form: "agent" })
     .package;
-  const root = pkg.ir.nodes[pkg.ir.root];
+  const nodes = anyNodes(pkg.ir);
+  const root = nodes[pkg.ir.root];
   assertOk(root.kind === "agent");
   const most = (tool: string) =>
     Math.max(
@@ -197,7 +201,7 @@ Deno.test("learned fan-out caps: a lookup whose tool the agent called more often
     );
   let learned = 0;
   for (const id of root.lookups) {
-    const n = pkg.ir.nodes[id];
+    const n = nodes[id];
     assertOk(n.kind === "lookup");
     const m = Math.min(most(n.tool), 20);
     if (m > root.fanout) {
@@ -298,7 +302,7 @@ Deno.test("self-validation: when no training episode held out is served, no look
   // Built from every episode, the order lookup pays in training replay.
   const full = buildAgentForm(ok, { effects });
   assertEquals(
-    (full.compiled.ir.nodes.agent as { lookups: string[] }).lookups,
+    (anyNodes(full.compiled.ir).agent as { lookups: string[] }).lookups,
     ["lookup_get_order"],
   );
   // Held out in turn, no episode is served: the two that read an order

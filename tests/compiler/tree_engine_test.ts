@@ -12,7 +12,8 @@ import {
   type CompileResult,
 } from "../../lib/compiler/compile_behavior.ts";
 import { coreSteps } from "../../lib/forms/core_steps.ts";
-import type { BehaviorIr, IrNode } from "../../lib/package/ir.ts";
+import type { BehaviorIr } from "../../lib/package/ir.ts";
+import type { AnyNode as IrNode } from "../../lib/forms/form_table.ts";
 import { recordedOutputs } from "../../lib/forms/tree/recorded_choice.ts";
 import { verify } from "../../lib/forms/tree/verify.ts";
 import { replayEpisode } from "../../lib/forms/tree/tree_replay.ts";
@@ -326,4 +327,40 @@ Deno.test("walkTree() stops at a fallback stop, on an unresolved ref, and retrie
   assertEquals(other.asked, ["t1#1"]);
   assertEquals(other.result.reason, "a: t1 failed (no)");
   assertEquals(other.result.path, ["root", "a"]);
+});
+
+Deno.test("walkTree() runs only the tree form's node kinds: another form's node (a hand-mixed IR) is yielded as foreign and the walk stops there, whatever its kind", () => {
+  for (const kind of ["lookup", "echo"]) {
+    const ir: BehaviorIr = {
+      schema_version: "harness.ir.v1",
+      name: "t",
+      root: "root",
+      nodes: {
+        root: { id: "root", kind: "sequence", children: ["other"] },
+        other: { id: "other", kind, tool: "t1", args: [] },
+      },
+      stores: [],
+      variables: [],
+      inputs: [],
+    };
+    const asked: string[] = [];
+    const result = driveTree(
+      walkTree(ir, { input: { text: "hi" }, signatures: {} }),
+      (req) => {
+        asked.push(`${req.kind} ${req.node.id}`);
+      },
+    );
+    assertEquals(asked, ["foreign other"]);
+    assertEquals([result.status, result.end, result.node], [
+      "stopped",
+      "refused",
+      "other",
+    ]);
+    assertOk(
+      result.reason?.startsWith(
+        `other: a ${kind} node is not the tree form's`,
+      ),
+      result.reason ?? "",
+    );
+  }
 });

@@ -22,6 +22,7 @@ import {
 } from "../../examples/order_desk/order_desk.ts";
 import { tempDir } from "../_helpers.ts";
 import { EmptyPackageError } from "../../lib/package/empty_package.ts";
+import { anyNodes } from "../../lib/forms/form_table.ts";
 import { compileTraining } from "../compiler/_dataflow.ts";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -110,12 +111,12 @@ Deno.test("docs/schema: every package compiled here validates against harness.pa
   let unseen = 0, tuned = 0, holes = 0;
   for (const [name, pkg] of await compiledPackages()) {
     if (pkg.verification.tuning) tuned++;
-    for (const node of Object.values(pkg.ir.nodes)) {
+    for (const node of Object.values(anyNodes(pkg.ir))) {
       if (node.kind === "predict" && node.decides.within) holes++;
     }
     assertEquals(errorsOf(ajv, PACKAGE_SCHEMA, pkg), [], name);
     assertEquals(errorsOf(ajv, IR_SCHEMA, pkg.ir), [], name);
-    for (const node of Object.values(pkg.ir.nodes)) {
+    for (const node of Object.values(anyNodes(pkg.ir))) {
       kinds.add(node.kind);
       if (node.kind === "choice") unseen += node.unseen_tools?.length ?? 0;
     }

@@ -13,6 +13,7 @@ import {
   FORMS,
 } from "../../lib/forms/form_table.ts";
 import { UnservableError } from "../../lib/forms/unservable_error.ts";
+import { PackageError } from "../../lib/package/package_error.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import { agentIrWith } from "../compiler/_agent_ir.ts";
 import { compileTraining } from "../compiler/_dataflow.ts";
@@ -42,6 +43,17 @@ Deno.test("formOf() reads the form from the IR's root, and formNamed() refuses a
   assertEquals(formOf(treeIr as never).name, "tree");
   assertEquals(formNamed("tree"), FORMS.tree);
   assertEquals(AUTO_ORDER.map((f) => f.name), ["tree", "agent"]);
+  // A root no row owns (a lookup node alone is the agent form's part, not its root).
+  const stray = assertThrows(
+    () => formOf({ ...agentIr, root: "lookup_get_user_details" }),
+    PackageError,
+  );
+  assertOk(
+    stray.message.startsWith(
+      "No form runs this package: its root lookup_get_user_details is a lookup node",
+    ),
+    stray.message,
+  );
   const err = assertThrows(() => formNamed("graph"), TypeError);
   assertOk(
     /Unknown form "graph": expected one of tree, agent/.test(err.message),

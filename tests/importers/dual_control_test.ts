@@ -4,7 +4,7 @@ import { main } from "../../ingest.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import type { IrNode } from "../../lib/package/ir.ts";
+import type { AnyNode as IrNode } from "../../lib/forms/form_table.ts";
 import type { TraceEvent } from "../../lib/trace/event.ts";
 import { tempDir } from "../_helpers.ts";
 
@@ -127,7 +127,7 @@ Deno.test("compileBehavior() on telecom never makes a user-side call a step, nor
   const steps = r.normalized.flatMap((n) => n.steps.map((s) => s.logical_tool));
   assertEquals(steps.filter((t) => user.has(t)), []);
   assertEquals(new Set(steps), agent);
-  const offered = irTools(r.compiled.ir.nodes);
+  const offered = irTools(r.compiled.ir.nodes as Record<string, IrNode>);
   assertOk(offered.has("get_customer_by_phone"), [...offered].join(", "));
   assertEquals([...offered].filter((t) => user.has(t)), []);
   // What the device showed is bound with what the user said: simulation 3

@@ -57,7 +57,7 @@ import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import type { Episode } from "../../lib/lineage/records.ts";
 import type { BehaviorPackage } from "../../lib/package/package.ts";
 import type { Effects } from "../../lib/package/tool_effects.ts";
-import type { BoundArg, IrNode } from "../../lib/package/ir.ts";
+import type { AnyNode as IrNode, BoundArg } from "../../lib/forms/mod.ts";
 import { effectFromAnnotations } from "../../lib/compiler/effects.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
 import { sameContent } from "../../eval/envs/tau2/mod.ts";

@@ -137,7 +137,7 @@ for (const seed of [2, 1]) {
       const replay = replayAgent(pkg.ir, { episode: e.norm, effects });
       const byReplay: Record<string, number> = {};
       for (const [node, c] of Object.entries(replay.by_node)) {
-        const tool = (pkg.ir.nodes[node] as { tool: string }).tool;
+        const tool = (pkg.ir.nodes[node] as unknown as { tool: string }).tool;
         byReplay[tool] = (byReplay[tool] ?? 0) + c.issued;
       }
       const last = e.norm.steps.at(-1)?.state_before.input as

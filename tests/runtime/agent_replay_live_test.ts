@@ -80,7 +80,8 @@ Deno.test("the agent form behaves the same under replay and live: same lookups p
     { name: "retail", effects: slice.effects },
   ).package;
   const ir = pkg.ir;
-  const toolOf = (node: string) => (ir.nodes[node] as { tool: string }).tool;
+  const toolOf = (node: string) =>
+    (ir.nodes[node] as unknown as { tool: string }).tool;
   let compared = 0;
   for (const e of held) {
     const i = slice.episodes.indexOf(e);

@@ -16,13 +16,13 @@ import {
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
 import type { BehaviorPackage } from "../../lib/package/package.ts";
-import type { IrNode } from "../../lib/package/ir.ts";
+import type { AnyNode as IrNode } from "../../lib/forms/form_table.ts";
 import { packageDigest } from "../../lib/package/package_signature.ts";
 import {
   irTools,
   PackageError,
   validatePackage,
-} from "../../lib/package/load_package.ts";
+} from "../../lib/forms/validate_package.ts";
 import { runPackage } from "../../lib/forms/run_package.ts";
 import { MissingCapabilityError } from "../../lib/runtime/runtime_types.ts";
 import type { ChatModel } from "../../lib/models/chat_types.ts";
@@ -48,7 +48,9 @@ function relabel(
   list = false,
 ): { pkg: BehaviorPackage; node: string } {
   const doc = structuredClone(pkg);
-  const nodes = Object.values(doc.ir.nodes).filter((n) => n.kind === kind);
+  const nodes = (Object.values(doc.ir.nodes) as IrNode[]).filter((n) =>
+    n.kind === kind
+  );
   const node = nodes.at(-1) as IrNode & { tool: string };
   node.tool = tool;
   if (list) doc.manifest.required_capabilities.push(tool);

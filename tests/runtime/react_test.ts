@@ -2,7 +2,7 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import { sha256Digest } from "../../lib/trace/hash.ts";
 import { canonicalJson } from "../../lib/trace/mod.ts";
 import { BehaviorRuntime } from "../../lib/forms/tree/behavior_runtime.ts";
-import { validatePackage } from "../../lib/package/load_package.ts";
+import { validatePackage } from "../../lib/forms/validate_package.ts";
 import type { BehaviorPackage } from "../../lib/package/package.ts";
 
 function packageWithReact(maxSteps: number): BehaviorPackage {

@@ -12,7 +12,7 @@ import { MissingCapabilityError } from "../../lib/runtime/runtime_types.ts";
 import {
   PackageError,
   validatePackage,
-} from "../../lib/package/load_package.ts";
+} from "../../lib/forms/validate_package.ts";
 import {
   createCapabilities,
   deskModel,

@@ -1,6 +1,6 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { unseenToolSchema } from "../../lib/forms/agent/tool_schemas.ts";
-import type { ChoiceTool } from "../../lib/package/ir.ts";
+import type { ChoiceTool } from "../../lib/forms/agent/agent_nodes.ts";
 
 const tools: ChoiceTool[] = [{
   tool: "cancel_pending_order",

@@ -14,7 +14,7 @@ import {
   canonicalJson,
   MAX_CANONICAL_DEPTH,
 } from "../../lib/trace/canonical_json.ts";
-import { validatePackage } from "../../lib/package/load_package.ts";
+import { validatePackage } from "../../lib/forms/validate_package.ts";
 
 function nested(levels: number): unknown {
   let v: unknown = 1;

@@ -13,7 +13,13 @@
  */
 import type { LeafMemo } from "./call_leaves.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
-import type { BehaviorIr, ChoiceTool, IrNode } from "../../package/ir.ts";
+import type { BehaviorIr } from "../../package/ir.ts";
+import type {
+  AgentNode,
+  ChoiceNode,
+  ChoiceTool,
+  LookupNode,
+} from "./agent_nodes.ts";
 import type { CallRecord, ConversationState } from "./sources.ts";
 import { parsedResult } from "./call_leaves.ts";
 import {
@@ -54,10 +60,7 @@ export interface EngineCall extends CallRecord {
   unknown?: boolean;
 }
 
-/** The root node of an agent-form IR. */
-export type AgentNode = Extract<IrNode, { kind: "agent" }>;
-type LookupNode = Extract<IrNode, { kind: "lookup" }>;
-type ChoiceNode = Extract<IrNode, { kind: "choice" }>;
+export type { AgentNode };
 
 /** Default fan-out cap of a lookup node. */
 export const DEFAULT_FANOUT = 5;
@@ -101,7 +104,7 @@ export class AgentEngine {
     ir: BehaviorIr,
     options: { fanout?: number; words?: WordsMemo; leaves?: LeafMemo } = {},
   ) {
-    const root = ir.nodes[ir.root];
+    const root = ir.nodes[ir.root] as AgentNode | undefined;
     if (!root || root.kind !== "agent") {
       throw new TypeError(
         `The IR's root ${ir.root} is not an agent node; run it with BehaviorRuntime`,

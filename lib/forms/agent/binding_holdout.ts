@@ -19,13 +19,13 @@
  * own calls or, as `poolWriteSources` pools them, in another
  * state-changing tool's argument of the same name; the user's text allows
  * a string value when the other episodes show users writing such values
- * (`binding_typed.ts`).
+ * (`typed_values.ts`).
  *
  * @module
  */
 import { valueKey } from "./sources.ts";
 import { type Binding, type Observation, sourceKey } from "./binding_types.ts";
-import { stringWrites, typedEnough, typedEvidence } from "./binding_typed.ts";
+import { stringWrites, typedEnough, typedEvidence } from "./typed_values.ts";
 
 const CONST_PREFIX = '{"from":"const"';
 const USER_TEXT = sourceKey({ from: "user_text" });

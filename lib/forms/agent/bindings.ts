@@ -44,7 +44,7 @@ import {
 import type { Source } from "../../package/source.ts";
 import { linkAdjacentWords, poolWriteSources } from "./binding_links.ts";
 import { leaveOneEpisodeOut } from "./binding_holdout.ts";
-import { poolTypedValues } from "./binding_typed.ts";
+import { poolTypedValues } from "./typed_values.ts";
 import { datesInWords, isoYear } from "./user_dates.ts";
 import { saysValue } from "./user_phrases.ts";
 import {

@@ -22,13 +22,17 @@ import { learnBindings } from "./bindings.ts";
 import type { Binding } from "./binding_types.ts";
 import type {
   BehaviorIr,
-  BoundArg,
-  ChoiceTool,
   CompiledBehavior,
-  IrNode,
   NodeProvenance,
 } from "../../package/ir.ts";
 import { IR_VERSION } from "../../package/ir.ts";
+import type {
+  AgentFormNode,
+  BoundArg,
+  ChoiceTool,
+  LookupNode,
+} from "./agent_nodes.ts";
+import { agentNodes } from "./agent_nodes.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import { type AgentReplay, replayAgent } from "./agent_replay.ts";
 import { DEFAULT_FANOUT } from "./agent_engine.ts";
@@ -93,12 +97,12 @@ function safe(name: string): string {
   return name.replace(/[^A-Za-z0-9_]/g, "_");
 }
 
-function lookupNodes(bindings: Binding[], effects: Effects): IrNode[] {
+function lookupNodes(bindings: Binding[], effects: Effects): AgentFormNode[] {
   const byTool = new Map<string, Binding[]>();
   for (const b of bindings) {
     byTool.set(b.tool, [...(byTool.get(b.tool) ?? []), b]);
   }
-  const out: IrNode[] = [];
+  const out: AgentFormNode[] = [];
   for (const [tool, bs] of [...byTool].sort(([a], [b]) => a < b ? -1 : 1)) {
     if (effects[tool] !== "read") continue;
     const flat = bs.every((b) => /^[A-Za-z0-9_]+$/.test(b.path));
@@ -118,12 +122,12 @@ function lookupNodes(bindings: Binding[], effects: Effects): IrNode[] {
 
 function assemble(
   name: string,
-  lookups: IrNode[],
+  lookups: AgentFormNode[],
   tools: ChoiceTool[],
   fanout: number,
   unseen: { tool: string; effect: string }[],
 ): BehaviorIr {
-  const nodes: Record<string, IrNode> = {};
+  const nodes: Record<string, AgentFormNode> = {};
   for (const n of lookups) nodes[n.id] = n;
   const choice = tools.length ? "choice" : null;
   if (choice) {
@@ -164,7 +168,7 @@ function agentProvenance(
     byTool.set(b.tool, [...(byTool.get(b.tool) ?? []), b]);
   }
   const provenance: NodeProvenance[] = [];
-  for (const n of Object.values(ir.nodes)) {
+  for (const n of Object.values(agentNodes(ir))) {
     const bs = n.kind === "lookup"
       ? byTool.get(n.tool) ?? []
       : n.kind === "choice"
@@ -219,10 +223,10 @@ const MAX_LEARNED_FANOUT = 20;
  * did in any training episode, at most {@linkcode MAX_LEARNED_FANOUT}.
  */
 function withLearnedCaps(
-  nodes: IrNode[],
+  nodes: AgentFormNode[],
   episodes: NormEpisode[],
   fanout: number,
-): IrNode[] {
+): AgentFormNode[] {
   return nodes.map((n) => {
     if (n.kind !== "lookup") return n;
     let most = 0;
@@ -303,7 +307,7 @@ export function buildAgentForm(
   const signatures = choiceSignatures(tools, unseen);
   const required = [
     ...new Set([
-      ...lookups.map((n) => (n as Extract<IrNode, { kind: "lookup" }>).tool),
+      ...lookups.map((n) => (n as LookupNode).tool),
       ...tools.map((t) => t.tool),
     ]),
   ].sort();

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { BoundArg, ChoiceTool } from "../../package/ir.ts";
+import type { BoundArg, ChoiceTool } from "./agent_nodes.ts";
 import {
   allows,
   candidatesOf,

@@ -9,7 +9,8 @@
  * @module
  */
 import type { Effects } from "../../package/tool_effects.ts";
-import type { BoundArg, ChoiceTool, Signature } from "../../package/ir.ts";
+import type { Signature } from "../../package/ir.ts";
+import type { BoundArg, ChoiceTool } from "./agent_nodes.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import type { Binding } from "./binding_types.ts";
 

@@ -11,6 +11,7 @@
 import type { NormEpisode } from "../../lineage/records.ts";
 import type { CompiledForm } from "../form.ts";
 import { checkStructure } from "../../package/structure_check.ts";
+import { AGENT_KINDS } from "./agent_kinds.ts";
 import { type AgentFormOptions, buildAgentForm } from "./build_agent_form.ts";
 import { agentVerification } from "./agent_verify.ts";
 import { validateAgentForm } from "./self_validation.ts";
@@ -59,7 +60,11 @@ export function compileAgent(
   const compiled = agent.compiled;
   const verification = agentVerification(
     agent.replays,
-    checkStructure(compiled, new Set(compiled.required_capabilities)),
+    checkStructure(
+      compiled,
+      new Set(compiled.required_capabilities),
+      AGENT_KINDS,
+    ),
   );
   return {
     compiled,

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { agentNodes } from "./agent_nodes.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import type { BehaviorPackage } from "../../package/package.ts";
 import { changesState } from "../../package/tool_effects.ts";
@@ -76,7 +77,7 @@ export class GatewayDriver implements ServedPackage {
     this.#fanout = options.fanout;
     this.id = `${pkg.manifest.name}@${pkg.digest}`;
     const lookups = new Set<string>();
-    for (const n of Object.values(pkg.ir.nodes)) {
+    for (const n of Object.values(agentNodes(pkg.ir))) {
       if (n.kind === "lookup") {
         lookups.add(n.tool);
         this.#learn(n.tool, n.args.map((a) => a.path));

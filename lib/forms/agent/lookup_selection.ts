@@ -14,7 +14,8 @@
 import type { LeafMemo } from "./call_leaves.ts";
 import type { NormEpisode } from "../../lineage/records.ts";
 import type { Effects } from "../../package/tool_effects.ts";
-import type { BehaviorIr, IrNode } from "../../package/ir.ts";
+import type { BehaviorIr } from "../../package/ir.ts";
+import type { AgentFormNode, LookupNode } from "./agent_nodes.ts";
 import { replayAgent } from "./agent_replay.ts";
 import {
   adjacentVariants,
@@ -25,8 +26,6 @@ import {
 import type { Binding } from "./binding_types.ts";
 import type { WordsMemo } from "./user_words.ts";
 import { canonicalJson } from "../../trace/canonical_json.ts";
-
-type LookupNode = Extract<IrNode, { kind: "lookup" }>;
 
 /**
  * What an extra lookup costs against a call served without the model: a
@@ -48,7 +47,7 @@ type Yield = { issued: number; used: number };
 /** Options of {@linkcode selectLookups}. */
 export interface LookupSelectionOptions {
   /** The agent form's IR with these lookup nodes. */
-  irOf: (lookups: IrNode[]) => BehaviorIr;
+  irOf: (lookups: AgentFormNode[]) => BehaviorIr;
   /** Tool effects. */
   effects: Effects;
   /** Least share of a node's calls the agent must have made. */
@@ -136,12 +135,12 @@ export function selectLookups(
   episodes: NormEpisode[],
   options: LookupSelectionOptions & {
     /** Every lookup node whose arguments bind. */
-    lookups: IrNode[];
+    lookups: AgentFormNode[];
   },
-): { kept: IrNode[]; dropped: { node: string; why: string }[] } {
+): { kept: AgentFormNode[]; dropped: { node: string; why: string }[] } {
   const { lookups } = options;
   const { minYield, budget } = options;
-  const measured = (nodes: IrNode[]) =>
+  const measured = (nodes: AgentFormNode[]) =>
     measure(episodes, options.irOf(nodes), options);
   // A copy: the variants' figures are added to it, and measures are shared.
   const alone = { ...measured(lookups).totals };
@@ -184,7 +183,7 @@ export function selectLookups(
     const t = alone[id] ?? { issued: 0, used: 0 };
     return t.used - EXTRA_LOOKUP_COST * (t.issued - t.used);
   };
-  const toolOf = (n: IrNode) => (n as LookupNode).tool;
+  const toolOf = (n: AgentFormNode) => (n as LookupNode).tool;
   const plain = new Set(lookups.map((n) => n.id));
   const order = [...new Set(ranked.map(toolOf))].flatMap((tool) =>
     ranked.filter((n) => toolOf(n) === tool).sort((a, b) =>
@@ -193,7 +192,7 @@ export function selectLookups(
       (a.id < b.id ? -1 : 1)
     )
   );
-  const kept: IrNode[] = [];
+  const kept: AgentFormNode[] = [];
   const dropped: { node: string; why: string }[] = [];
   for (const n of [...order, ...fallbacks]) {
     const tool = toolOf(n);

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { IrNode } from "../../package/ir.ts";
+import type { LookupNode } from "./agent_nodes.ts";
 import {
   candidatesOf,
   type ConversationState,
@@ -16,8 +16,6 @@ import {
   recordValues,
   valueKey,
 } from "./sources.ts";
-
-type LookupNode = Extract<IrNode, { kind: "lookup" }>;
 
 /** Where each chosen value came from (only for arguments another is `with`). */
 type Origins = Record<string, RecordValue[]>;

@@ -8,14 +8,12 @@
  */
 import type { SourceMemo } from "./sources.ts";
 import type { NormEpisode } from "../../lineage/records.ts";
-import type { IrNode } from "../../package/ir.ts";
+import type { LookupNode } from "./agent_nodes.ts";
 import { statesOf } from "./bindings.ts";
 import type { Binding } from "./binding_types.ts";
 import { isRecordSource, type RecordSource } from "./sources.ts";
 import { generalLeaves, whereText } from "./call_leaves.ts";
 import { isMentioned, mentionStems } from "./mentions.ts";
-
-type LookupNode = Extract<IrNode, { kind: "lookup" }>;
 
 /**
  * The variant of a lookup whose result sources keep only leaves the user

@@ -6,13 +6,29 @@
  * @module
  */
 import type { BehaviorPackage } from "../../package/package.ts";
-import type { PackageCapabilities, RunPackageOptions } from "../form.ts";
+import type { FormRunOptions, RunCapabilities } from "../form.ts";
 import { type RunFailure, runFailure } from "../../runtime/run_failure.ts";
 import { Conversation } from "./conversation.ts";
 import type {
   ConversationCall,
+  ConversationCapabilities,
   ConversationStats,
+  TurnResult,
 } from "./conversation_types.ts";
+
+/** What an agent-form package's run is given. */
+export interface AgentCapabilities
+  extends RunCapabilities, ConversationCapabilities {}
+
+/** The agent form's own run options. */
+export interface AgentRunOptions extends FormRunOptions {
+  /** The user's messages, in order (a terminal's lines, a script). */
+  users?: AsyncIterable<string> | Iterable<string>;
+  /** Called after each user message with the turn's result. */
+  onTurn?: (user: string, turn: TurnResult) => void;
+  /** Most model requests per user message. */
+  maxRequestsPerTurn?: number;
+}
 
 /** A conversation's result. */
 export interface ConversationRun {
@@ -53,8 +69,8 @@ export interface ConversationRun {
  */
 export async function runConversation(
   pkg: BehaviorPackage,
-  caps: PackageCapabilities,
-  options: RunPackageOptions = {},
+  caps: AgentCapabilities,
+  options: AgentRunOptions = {},
 ): Promise<ConversationRun> {
   if (!options.chat) {
     throw new TypeError(

@@ -1,6 +1,6 @@
 /**
  * Binding sources: the candidate values each source (`Source`, in
- * `../core/source.ts`) offers in a conversation so
+ * `lib/package/source.ts`) offers in a conversation so
  * far. Shared by the binding learner (training), the agent-form runtime
  * (lookups and choice checks) and the replay that verifies and evaluates
  * both, so all three see the same candidates.

@@ -8,15 +8,16 @@
  *
  * @module
  */
+import { agentNodes } from "./agent_nodes.ts";
 import type { BehaviorPackage } from "../../package/package.ts";
-import type { ChoiceTool } from "../../package/ir.ts";
+import type { ChoiceTool } from "./agent_nodes.ts";
 import type { ChatTool, JsonSchema } from "../../models/chat_types.ts";
 
 type Obj = Record<string, unknown>;
 
 function argPaths(pkg: BehaviorPackage, tool: string): string[] {
   const out = new Set<string>();
-  for (const n of Object.values(pkg.ir.nodes)) {
+  for (const n of Object.values(agentNodes(pkg.ir))) {
     if (n.kind === "lookup" && n.tool === tool) {
       for (const a of n.args) out.add(a.path);
     }
@@ -138,7 +139,9 @@ export function packageOffer(
   const names = [...bound].sort();
   const effects = pkg.manifest.effects ?? {};
   const out = names.filter((t) => effects[t] === "read").map(schemaOf);
-  const choice = Object.values(pkg.ir.nodes).find((n) => n.kind === "choice");
+  const choice = Object.values(agentNodes(pkg.ir)).find((n) =>
+    n.kind === "choice"
+  );
   for (const spec of choice?.kind === "choice" ? choice.tools : []) {
     if (!names.includes(spec.tool)) continue;
     const s = constrainedToolSchema(schemaOf(spec.tool), {

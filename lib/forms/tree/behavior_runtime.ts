@@ -43,6 +43,7 @@ import {
 import type { EventSink } from "../../gateway/event_sink.ts";
 import type { BehaviorPackage } from "../../package/package.ts";
 import { walkTree } from "./tree_engine.ts";
+import { treeNodes } from "./tree_nodes.ts";
 import { driveTreeAsync, toolErrorRecord } from "./tree_drive.ts";
 import type { TreeAnswer, TreeObserver, TreeRequest } from "./tree_requests.ts";
 import { openReactLeaf, reactDecision, reactToolCall } from "./react_leaf.ts";
@@ -110,8 +111,8 @@ export class BehaviorRuntime {
     const missing = pkg.manifest.required_capabilities.filter((t) =>
       !isTool(this.#tools[t])
     );
-    const needsModel = Object.values(pkg.ir.nodes).some((n) =>
-      n.kind === "predict" || n.kind === "react" || n.kind === "choice"
+    const needsModel = Object.values(treeNodes(pkg.ir)).some((n) =>
+      n.kind === "predict" || n.kind === "react"
     );
     if (needsModel && !this.#model) missing.push("model");
     if (missing.length) throw new MissingCapabilityError(missing);

@@ -6,7 +6,7 @@
  */
 import { canonicalJson } from "../../trace/canonical_json.ts";
 import { resolvePath } from "../../lineage/paths.ts";
-import type { ArgExpr } from "../../package/ir.ts";
+import type { ArgExpr } from "./tree_nodes.ts";
 
 /** A ref that does not resolve on this instance. */
 export class UnresolvedRefError extends Error {

@@ -49,6 +49,8 @@ import type {
 import type { NormStep } from "../../lineage/records.ts";
 import { UnservableError } from "../unservable_error.ts";
 import { walkTree } from "./tree_engine.ts";
+import { TREE_KINDS } from "./tree_kinds.ts";
+import { treeNodes } from "./tree_nodes.ts";
 import { driveTree } from "./tree_drive.ts";
 import { recordedOutputs } from "./recorded_choice.ts";
 import { leafRefusals } from "./leaf_check.ts";
@@ -109,7 +111,7 @@ export class TreeGatewayDriver implements ServedPackage {
    */
   constructor(pkg: BehaviorPackage) {
     const root = pkg.ir.nodes[pkg.ir.root];
-    if (!root || ["agent", "lookup", "choice"].includes(root.kind)) {
+    if (!root || !TREE_KINDS.has(root.kind)) {
       throw new UnservableError(
         `${pkg.manifest.name} is not a tree-form package (its root is a ${
           root?.kind ?? "missing"
@@ -119,7 +121,7 @@ export class TreeGatewayDriver implements ServedPackage {
     this.#pkg = pkg;
     this.id = `${pkg.manifest.name}@${pkg.digest}`;
     this.#shapes = storeShapes(pkg.ir);
-    for (const n of Object.values(pkg.ir.nodes)) {
+    for (const n of Object.values(treeNodes(pkg.ir))) {
       if (n.kind !== "action") continue;
       const names = this.#argNames.get(n.tool) ?? new Set<string>();
       for (const p of Object.keys(n.args)) names.add(p.split(/[.[]/)[0]);
@@ -223,7 +225,7 @@ export class TreeGatewayDriver implements ServedPackage {
           }
           const same = this.#unanimous(r.node);
           if (same) return { outputs: same };
-          const action = this.#pkg.ir.nodes[r.node.decides.node];
+          const action = treeNodes(this.#pkg.ir)[r.node.decides.node];
           if (action?.kind !== "action" || r.node.decides.kind !== "value") {
             return halt({
               kind: "out",
@@ -343,7 +345,7 @@ export class TreeGatewayDriver implements ServedPackage {
    */
   #unanimous(leaf: PredictNode): Record<string, unknown> | null {
     const d = leaf.decides;
-    const action = this.#pkg.ir.nodes[d.node];
+    const action = treeNodes(this.#pkg.ir)[d.node];
     if (d.kind !== "value" || action?.kind !== "action") return null;
     const prov = this.#pkg.provenance.find((p) => p.node_id === leaf.id);
     const ids = new Set(prov?.candidate_ids ?? []);

@@ -12,7 +12,8 @@
  *
  * @module
  */
-import type { ArgExpr, BehaviorIr } from "../../package/ir.ts";
+import type { BehaviorIr } from "../../package/ir.ts";
+import { type ArgExpr, treeNodes } from "./tree_nodes.ts";
 
 /** How a store's value is read: the answer's text, or the host's record. */
 export type StoreShape = "text" | "host";
@@ -37,14 +38,14 @@ function refsOf(expr: ArgExpr): string[] {
  */
 export function storeShapes(ir: BehaviorIr): Map<string, StoreShape> {
   const refs: string[] = [];
-  for (const n of Object.values(ir.nodes)) {
+  for (const n of Object.values(treeNodes(ir))) {
     if (n.kind === "action") {
       for (const e of Object.values(n.args)) refs.push(...refsOf(e));
     }
     if (n.kind === "branch") refs.push(n.on);
   }
   const out = new Map<string, StoreShape>();
-  for (const n of Object.values(ir.nodes)) {
+  for (const n of Object.values(treeNodes(ir))) {
     if (n.kind !== "action") continue;
     const into = refs.some((r) =>
       r.startsWith(`${n.store}.`) || r.startsWith(`${n.store}[`)

@@ -10,7 +10,7 @@
  * @module
  */
 import { canonicalJson } from "../../trace/canonical_json.ts";
-import type { ArgExpr } from "../../package/ir.ts";
+import type { ArgExpr } from "./tree_nodes.ts";
 import type { NormToolCall } from "../../model_gateway/wire_types.ts";
 import type { Refusal } from "../../model_gateway/serving.ts";
 import { evalArg } from "./expressions.ts";

@@ -7,26 +7,8 @@
  * @module
  */
 import type { NormStep } from "../../lineage/records.ts";
-import type { IrNode } from "../../package/ir.ts";
+import type { PredictNode } from "./tree_nodes.ts";
 import { argAt } from "./expressions.ts";
-
-/**
- * The variables a predict leaf would write, from the step it serves.
- *
- * @param node The predict leaf.
- * @param target The episode's step the leaf's decision feeds (the next core step).
- * @returns Variable → recorded value.
- */
-export function recordedChoice(
-  node: Extract<IrNode, { kind: "predict" }>,
-  target: NormStep | undefined,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, variable] of Object.entries(node.outputs)) {
-    out[variable] = recordedOutput(node, name, target);
-  }
-  return out;
-}
 
 /**
  * The outputs a predict leaf's model must have answered, by output name
@@ -37,7 +19,7 @@ export function recordedChoice(
  * @returns Output name → recorded value.
  */
 export function recordedOutputs(
-  node: Extract<IrNode, { kind: "predict" }>,
+  node: PredictNode,
   target: NormStep | undefined,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -48,7 +30,7 @@ export function recordedOutputs(
 }
 
 function recordedOutput(
-  node: Extract<IrNode, { kind: "predict" }>,
+  node: PredictNode,
   name: string,
   target: NormStep | undefined,
 ): unknown {

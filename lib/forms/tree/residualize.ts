@@ -8,12 +8,8 @@
  * @module
  */
 import type { ModelDecision } from "../../lineage/records.ts";
-import type {
-  Decides,
-  IrNode,
-  Signature,
-  SignatureField,
-} from "../../package/ir.ts";
+import type { Signature, SignatureField } from "../../package/ir.ts";
+import type { Decides, TreeNode } from "./tree_nodes.ts";
 
 /** An optional compiler model: it may word a signature's instructions, nothing else. */
 export interface CompilerModel {
@@ -58,7 +54,7 @@ export interface ResidualizeOptions {
 export function residualizeDecision(
   decision: ModelDecision,
   options: ResidualizeOptions = {},
-): { signature: Signature; leaf: IrNode } {
+): { signature: Signature; leaf: TreeNode } {
   const id = `sig_${decision.node_id ?? `d${decision.index}`}`;
   const detail: DecisionDetail = options.detail ?? {
     inputs: Object.fromEntries(decision.inputs.map((k) => [k, k])),
@@ -102,7 +98,7 @@ export function residualizeDecision(
         ).join(", ")
       }.`;
   const leafId = `p_${decision.node_id ?? `d${decision.index}`}`;
-  const leaf: IrNode = options.react
+  const leaf: TreeNode = options.react
     ? {
       id: leafId,
       kind: "react",

@@ -13,7 +13,8 @@ import type { Effects } from "../../package/tool_effects.ts";
 import { coreNames, factKey } from "./facts.ts";
 import { evalArg } from "./expressions.ts";
 import type { Candidate } from "../../package/candidate.ts";
-import type { IrNode, NodeProvenance, Signature } from "../../package/ir.ts";
+import type { NodeProvenance, Signature } from "../../package/ir.ts";
+import type { TreeNode } from "./tree_nodes.ts";
 import {
   type CompilerModel,
   type DecisionDetail,
@@ -83,7 +84,7 @@ export interface SkeletonContext {
   /** Per episode: its store → the skeleton's store. */
   storeMaps: Map<string, string>[];
   /** Nodes built. */
-  nodes: Record<string, IrNode>;
+  nodes: Record<string, TreeNode>;
   /** Signatures built. */
   signatures: Record<string, Signature>;
   /** Provenance built. */
@@ -175,7 +176,7 @@ export function skeletonContext(
   const cores: CoreStep[][] = successful.map((e) => coreSteps(e, effects));
   const names: string[][] = cores.map((c) => coreNames(c).names);
   const storeMaps: Map<string, string>[] = cores.map(() => new Map());
-  const nodes: Record<string, IrNode> = {};
+  const nodes: Record<string, TreeNode> = {};
   const signatures: Record<string, Signature> = {};
   const provenance: NodeProvenance[] = [];
   const variables: string[] = [];

@@ -14,7 +14,7 @@ import { argumentLeaves } from "../../lineage/normalize.ts";
 import { factKey, renameStores } from "./facts.ts";
 import { evalArg } from "./expressions.ts";
 import type { Candidate } from "../../package/candidate.ts";
-import type { ArgExpr } from "../../package/ir.ts";
+import type { ArgExpr } from "./tree_nodes.ts";
 import type { DecisionDetail } from "./residualize.ts";
 import { mergedTemplate } from "./skeleton_template.ts";
 import { jsonType, safe, type SkeletonContext, type Trie } from "./skeleton.ts";

@@ -16,11 +16,8 @@ import { synthNodeId, synthStore } from "../../lineage/normalize.ts";
 import type { Effects } from "../../package/tool_effects.ts";
 import { factKey } from "./facts.ts";
 import type { Candidate } from "../../package/candidate.ts";
-import type {
-  BehaviorIr,
-  CompiledBehavior,
-  Recovery,
-} from "../../package/ir.ts";
+import type { BehaviorIr, CompiledBehavior } from "../../package/ir.ts";
+import type { Recovery } from "./tree_nodes.ts";
 import { IR_VERSION } from "../../package/ir.ts";
 import type { CompilerModel } from "./residualize.ts";
 import {

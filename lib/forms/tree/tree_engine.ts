@@ -14,6 +14,8 @@
  * @module
  */
 import type { BehaviorIr, IrNode, Signature } from "../../package/ir.ts";
+import { TREE_KINDS } from "./tree_kinds.ts";
+import type { TreeNode } from "./tree_nodes.ts";
 import {
   chooseCase,
   evalArgs,
@@ -74,25 +76,26 @@ class TreeWalk {
     }
   }
 
-  *#run(n: IrNode): Walk {
+  *#run(node: IrNode): Walk {
+    if (!TREE_KINDS.has(node.kind)) {
+      // Another form's node (a hand-made package that mixes forms): the
+      // walk does not run it.
+      const a = yield { kind: "foreign", node };
+      if (this.#halted(a, node.id)) return;
+      throw new TreeStop(
+        "stopped",
+        `${node.id}: a ${node.kind} node is not the tree form's; a package runs in the form its root names (formOf)`,
+        "refused",
+        node.id,
+      );
+    }
+    const n = node as TreeNode;
     switch (n.kind) {
       case "sequence":
         for (const c of n.children) yield* this.exec(c);
         return;
       case "stop":
         throw new TreeStop("stopped", n.reason, "stop_node", n.id);
-      case "agent":
-      case "lookup":
-      case "choice": {
-        const a = yield { kind: "foreign", node: n };
-        if (this.#halted(a, n.id)) return;
-        throw new TreeStop(
-          "stopped",
-          `${n.id}: an agent-form package runs a conversation; use AgentSession (lib/forms/agent/agent_session.ts)`,
-          "refused",
-          n.id,
-        );
-      }
       case "branch": {
         const value = tryResolve(this.board, n.on);
         const matched = chooseCase(value, n.cases);

@@ -13,6 +13,7 @@ import type { NormEpisode } from "../../lineage/records.ts";
 import { type CoreStep, coreSteps } from "../core_steps.ts";
 import type { Effects } from "../../package/tool_effects.ts";
 import type { BehaviorIr, CompiledBehavior } from "../../package/ir.ts";
+import { treeNodes } from "./tree_nodes.ts";
 import { recordedOutputs } from "./recorded_choice.ts";
 import { walkTree } from "./tree_engine.ts";
 import { driveTree } from "./tree_drive.ts";
@@ -29,7 +30,7 @@ const MISMATCH: TreeHalt = {
 
 /** The first tool a node's subtree calls before any branch (null: none). */
 function nextAction(ir: BehaviorIr, id: string): string | null {
-  const n = ir.nodes[id];
+  const n = treeNodes(ir)[id];
   if (!n) return null;
   if (n.kind === "action") return n.tool;
   if (n.kind === "sequence") {

@@ -10,20 +10,17 @@
  * @module
  */
 import type { IrNode, Signature, SignatureField } from "../../package/ir.ts";
+import type {
+  ActionNode,
+  BranchNode,
+  PredictNode,
+  ReactNode,
+} from "./tree_nodes.ts";
 
-/** An action node. */
-export type ActionNode = Extract<IrNode, { kind: "action" }>;
-/** A predict leaf. */
-export type PredictNode = Extract<IrNode, { kind: "predict" }>;
-/** A react leaf. */
-export type ReactNode = Extract<IrNode, { kind: "react" }>;
-/** A branch node. */
-export type BranchNode = Extract<IrNode, { kind: "branch" }>;
-/** A node of the agent form, which the tree walk does not run. */
-export type ForeignNode = Extract<
-  IrNode,
-  { kind: "agent" | "lookup" | "choice" }
->;
+export type { ActionNode, BranchNode, PredictNode, ReactNode };
+
+/** A node of a kind the tree form does not have (another form's), which the walk does not run. */
+export type ForeignNode = IrNode;
 
 /** A normalized tool error (`name`, `message`, and `code` when it is a string). */
 export interface ToolErrorRecord {
@@ -91,7 +88,7 @@ export type TreeRequest =
     tool: string;
     args: Record<string, unknown>;
   }
-  /** An agent-form node: answer nothing (the walk stops), or `{skip: true}`. */
+  /** A node of a kind the tree form does not have: answer nothing (the walk stops), or `{skip: true}`. */
   | { kind: "foreign"; node: ForeignNode };
 
 /** The driver ends the walk here (a mismatch with the episode, a missing model capability). */

@@ -13,6 +13,7 @@ import type { NormEpisode } from "../../lineage/records.ts";
 import type { Effects } from "../../package/tool_effects.ts";
 import type { CompiledBehavior } from "../../package/ir.ts";
 import { checkStructure } from "../../package/structure_check.ts";
+import { TREE_KINDS } from "./tree_kinds.ts";
 import type { VerificationReport } from "../../package/verification.ts";
 import { replayEpisode } from "./tree_replay.ts";
 
@@ -46,6 +47,7 @@ export function verify(
   const structural_problems = checkStructure(
     compiled,
     options.requiredCapabilities ?? null,
+    TREE_KINDS,
   );
   const report: VerificationReport = {
     structural_ok: structural_problems.length === 0,

@@ -1,15 +1,14 @@
 /**
- * A package in the words of the person who recorded the sessions (a Claude
- * Code user, say), not the compiler's: which steps run without the model,
- * which need it, and why, step by step in the order they run. `explain`
- * prints this first; the compiler's view (grades, evidence, candidates)
- * follows it.
+ * A tree package in the words of the person who recorded the sessions (a
+ * Claude Code user, say), not the compiler's ({@linkcode explainTree}):
+ * which steps run without the model, which need it, and why, step by step
+ * in the order they run. `explain` prints this first (`Form.explain`); the
+ * compiler's view (grades, evidence, candidates) follows it.
  *
  * @module
  */
-import type { BehaviorPackage } from "./package.ts";
-import type { ArgExpr, BoundArg, IrNode } from "./ir.ts";
-import { describeSource } from "./source.ts";
+import type { BehaviorPackage } from "../../package/package.ts";
+import type { ArgExpr, TreeNode } from "./tree_nodes.ts";
 
 /** A store, variable or input path as a person reads it. */
 function origin(
@@ -28,7 +27,7 @@ function origin(
   }
   const maker = by.get(head);
   if (maker) {
-    const n = pkg.ir.nodes[maker];
+    const n = pkg.ir.nodes[maker] as TreeNode | undefined;
     if (n?.kind === "predict") return "the model";
     if (n?.kind === "action") {
       // `list[$sel]`: the item of a list that a model leaf picks.
@@ -70,12 +69,6 @@ function argText(
   };
 }
 
-function boundText(a: BoundArg): string {
-  return a.sources === null
-    ? `${a.path} is free text`
-    : `${a.path} must be ${a.sources.map(describeSource).join(" or ")}`;
-}
-
 /** Why a leaf is the model's, from the evidence behind it. */
 function leafWhy(pkg: BehaviorPackage, nodeId: string): string {
   const p = pkg.provenance.find((x) => x.node_id === nodeId);
@@ -99,7 +92,7 @@ function leafWhy(pkg: BehaviorPackage, nodeId: string): string {
 /** Which node writes each store and variable. */
 function makers(pkg: BehaviorPackage): Map<string, string> {
   const by = new Map<string, string>();
-  for (const n of Object.values(pkg.ir.nodes)) {
+  for (const n of Object.values(pkg.ir.nodes) as TreeNode[]) {
     if (n.kind === "action") by.set(n.store, n.id);
     if (n.kind === "predict") {
       for (const v of Object.values(n.outputs)) by.set(v, n.id);
@@ -108,7 +101,13 @@ function makers(pkg: BehaviorPackage): Map<string, string> {
   return by;
 }
 
-function treeLines(pkg: BehaviorPackage): string[] {
+/**
+ * A tree package in plain words, a line per step in the order they run.
+ *
+ * @param pkg The package.
+ * @returns The lines (after the heading `explain` writes).
+ */
+export function explainTree(pkg: BehaviorPackage): string[] {
   const by = makers(pkg);
   const out: string[] = [];
   let step = 0;
@@ -116,7 +115,7 @@ function treeLines(pkg: BehaviorPackage): string[] {
   const visit = (id: string, depth: number) => {
     if (seen.has(id)) return;
     seen.add(id);
-    const n: IrNode | undefined = pkg.ir.nodes[id];
+    const n = pkg.ir.nodes[id] as TreeNode | undefined;
     if (!n) return;
     const pad = "  ".repeat(depth + 1);
     switch (n.kind) {
@@ -170,7 +169,7 @@ function treeLines(pkg: BehaviorPackage): string[] {
         return;
       }
       case "branch": {
-        const other = pkg.ir.nodes[n.otherwise];
+        const other = pkg.ir.nodes[n.otherwise] as TreeNode | undefined;
         const on = origin(n.on, by, pkg);
         out.push(
           `${pad}- then it goes one of ${n.cases.length} recorded ways, as ${
@@ -201,54 +200,4 @@ function treeLines(pkg: BehaviorPackage): string[] {
   };
   visit(pkg.ir.root, 0);
   return out;
-}
-
-function agentLines(pkg: BehaviorPackage): string[] {
-  const out: string[] = [];
-  const nodes = Object.values(pkg.ir.nodes);
-  for (const n of nodes) {
-    if (n.kind !== "lookup") continue;
-    out.push(
-      `  - ${n.tool} is called without asking the model, as soon as its arguments are known (${
-        n.args.map(boundText).join("; ")
-      }); the model sees the result as if it had asked`,
-    );
-  }
-  for (const n of nodes) {
-    if (n.kind !== "choice") continue;
-    for (const t of n.tools) {
-      out.push(
-        `  - ${t.tool} (it changes things): the model decides when, and the package refuses values the sessions never justified (${
-          t.args.map(boundText).join("; ") || "no arguments"
-        })`,
-      );
-    }
-  }
-  out.push(
-    "  - everything else (what to say, which other tools to call) is the model's, as without the package",
-  );
-  return out;
-}
-
-/**
- * The package in plain words: which steps run without the model, which
- * need it, and why.
- *
- * @param pkg The package.
- * @returns The lines.
- */
-export function plainExplanation(pkg: BehaviorPackage): string[] {
-  const root = pkg.ir.nodes[pkg.ir.root];
-  const n = pkg.manifest.episodes ?? pkg.provenance.length;
-  const head =
-    `What ${pkg.manifest.name} does, learned from ${n} recorded session${
-      n === 1 ? "" : "s"
-    }:`;
-  return root?.kind === "agent"
-    ? [
-      head,
-      "  it runs beside the model in a conversation:",
-      ...agentLines(pkg),
-    ]
-    : [head, ...treeLines(pkg)];
 }

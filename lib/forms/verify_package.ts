@@ -3,8 +3,8 @@
  * package alone, without its episodes, each check reported on its own:
  *
  * - `format`: a `harness.package.v1` object whose IR nodes, manifest and
- *   signature have their fields, and whose manifest lists every tool an
- *   action, lookup or choice node calls;
+ *   signature have their fields, and whose manifest lists every tool a
+ *   node calls (`irTools`);
  * - `digest`: `sha256:` over the canonical package without `digest` and
  *   `signature` is the recorded `digest`;
  * - `structure`: the structure check run again with the manifest's tools
@@ -19,8 +19,9 @@
  *   every graded node is E4; not promoted, none is; each provenance
  *   record names a node; the episode count and source digest match the
  *   source list;
- * - `effects`: each action's and choice tool's effect is the manifest's
- *   effect for that tool, and each lookup's tool is `read` there;
+ * - `effects`: each node's effects are the manifest's for its tools (its
+ *   kind's `effectProblems`: a tree's actions, an agent form's choice
+ *   tools, and its lookups, which must be `read` there);
  * - `signature`: unsigned, or a signature that verifies under the key it
  *   names; with trusted keys, signed by one of them.
  *
@@ -33,15 +34,16 @@
  */
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { sha256Digest } from "../trace/hash.ts";
-import { checkStructure } from "./structure_check.ts";
-import { verifiedClean } from "./verification.ts";
+import { checkStructure } from "../package/structure_check.ts";
+import { verifiedClean } from "../package/verification.ts";
 import {
   packageDigest,
   readSignature,
   type SignedPackage,
-} from "./package_signature.ts";
-import type { BehaviorPackage } from "./package.ts";
-import { checkPackageShape } from "./load_package.ts";
+} from "../package/package_signature.ts";
+import type { BehaviorPackage } from "../package/package.ts";
+import { checkPackageShape } from "./validate_package.ts";
+import { FORM_TABLE, type FormTable } from "./form_table.ts";
 
 /** One check of {@linkcode verifyPackage}. */
 export interface PackageCheck {
@@ -74,6 +76,8 @@ export interface VerifyPackageOptions {
    * signed by one of them.
    */
   trusted?: readonly string[];
+  /** The forms whose node kinds it may hold (every form's in `FORMS` by default). */
+  table?: FormTable;
 }
 
 const isCount = (v: unknown): v is number =>
@@ -168,29 +172,13 @@ function verdictProblems(pkg: BehaviorPackage, structure: string[]): string[] {
 }
 
 /** Where a node's effect disagrees with the manifest's effects. */
-function effectProblems(pkg: BehaviorPackage): string[] {
+function effectProblems(pkg: BehaviorPackage, table: FormTable): string[] {
   const effects = pkg.manifest.effects ?? {};
   const listed = (tool: string) =>
     Object.hasOwn(effects, tool) ? effects[tool] : undefined;
   const out: string[] = [];
-  const differs = (node: string, tool: string, effect: string) => {
-    const m = listed(tool);
-    if (m !== undefined && m !== effect) {
-      out.push(`${node}: ${tool} is ${effect} there, ${m} in the manifest`);
-    }
-  };
   for (const n of Object.values(pkg.ir.nodes)) {
-    if (n.kind === "action") differs(n.id, n.tool, n.effect);
-    if (n.kind === "choice") {
-      for (const t of n.tools) differs(n.id, t.tool, t.effect);
-      for (const t of n.unseen_tools ?? []) differs(n.id, t.tool, t.effect);
-    }
-    if (n.kind === "lookup") {
-      const m = listed(n.tool);
-      if (m !== undefined && m !== "read") {
-        out.push(`${n.id}: a lookup calls ${n.tool}, ${m} in the manifest`);
-      }
-    }
+    out.push(...table.kinds.get(n.kind)?.effectProblems?.(n, listed) ?? []);
   }
   return out;
 }
@@ -212,6 +200,7 @@ export async function verifyPackage(
   options: VerifyPackageOptions = {},
 ): Promise<PackageVerification> {
   const checks: PackageCheck[] = [];
+  const table = options.table ?? FORM_TABLE;
   const rec = (typeof doc === "object" && doc !== null ? doc : {}) as Record<
     string,
     unknown
@@ -219,7 +208,7 @@ export async function verifyPackage(
   const digest = typeof rec.digest === "string" ? rec.digest : null;
   let pkg: SignedPackage | null = null;
   try {
-    pkg = checkPackageShape(doc);
+    pkg = checkPackageShape(doc, table);
     checks.push({ check: "format", ok: true, detail: "harness.package.v1" });
   } catch (err) {
     checks.push({ check: "format", ok: false, detail: (err as Error).message });
@@ -236,6 +225,7 @@ export async function verifyPackage(
     const structure = checkStructure(
       pkg,
       new Set(pkg.manifest.required_capabilities),
+      table.kinds,
     );
     checks.push({
       check: "structure",
@@ -255,7 +245,7 @@ export async function verifyPackage(
           verifiedClean(v) ? "passed" : "did not pass"
         }: ${v.replay_passed}/${v.replay_checks} checks, ${v.episodes_clean}/${v.episodes_replayed} episodes clean; promoted_to_e4 ${pkg.manifest.promoted_to_e4}, consistent`,
     });
-    const effects = effectProblems(pkg);
+    const effects = effectProblems(pkg, table);
     checks.push({
       check: "effects",
       ok: effects.length === 0,
