@@ -11,7 +11,8 @@
  * - read: the request body and answer decoded and parsed (`JSON.parse`)
  * - wire: the wire reader (messages, their hashes, the SSE answer read)
  * - events: `exchangeEvents` (the recorder and its conversation book)
- * - redact: the store's redaction of each event's payload
+ * - redact: the store's redaction of each event's payload (a fresh rule
+ *   set each run, so each exchange is redacted once by a set)
  * - seal: canonical JSON, sha256 and the line (`HashChainer.prepare`)
  * - emit: `sink.emitMany` whole (redact, seal, spool write, index rows)
  * - flush: the index flush (SQLite transaction) of those rows
@@ -200,11 +201,13 @@ async function shapeRows(
   const events: UnsealedEvent[][] = raws.map((_, i) =>
     exchangeEvents(ex(i, book), { book })
   );
-  const set = redactionSet(DEFAULT_REDACTION_RULES);
-  rows.redact = measure(
-    n,
-    (i) => events[i].map((e) => redactPayload(e.payload, set)),
-  );
+  // A fresh rule set each run: each exchange is redacted once by a set, as
+  // the server meets it (a set remembers the strings it found clean).
+  let set = redactionSet(DEFAULT_REDACTION_RULES);
+  rows.redact = measure(n, (i) => {
+    if (i === 0) set = redactionSet(DEFAULT_REDACTION_RULES);
+    return events[i].map((e) => redactPayload(e.payload, set));
+  });
   let chainer = new HashChainer();
   rows.seal = measure(n, (i) => {
     if (i === 0) chainer = new HashChainer();

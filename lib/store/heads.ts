@@ -28,37 +28,6 @@ export function headsPath(root: string): string {
 }
 
 /**
- * Append receipts and fsync them.
- *
- * @param root Store root.
- * @param receipts Receipts to write.
- */
-export function appendReceipts(root: string, receipts: HeadReceipt[]): void {
-  if (!receipts.length) return;
-  const text = receipts.map((r) =>
-    JSON.stringify({
-      capture_id: r.capture_id,
-      sequence: r.sequence,
-      hash: r.hash,
-      at: r.at,
-    }) + "\n"
-  ).join("");
-  const file = Deno.openSync(headsPath(root), {
-    append: true,
-    create: true,
-    mode: 0o600,
-  });
-  try {
-    const bytes = new TextEncoder().encode(text);
-    let done = 0;
-    while (done < bytes.length) done += file.writeSync(bytes.subarray(done));
-    file.syncDataSync();
-  } finally {
-    file.close();
-  }
-}
-
-/**
  * The last receipt of a capture, if any (a torn last line is ignored).
  *
  * @param root Store root.

@@ -36,16 +36,12 @@ export const MAX_CANONICAL_DEPTH = 1000;
  */
 export function canonicalJson(value: unknown): string {
   try {
-    switch (scan(value, 0)) {
-      case IN_ORDER:
-        return JSON.stringify(value);
-      case UNSORTED:
-        // One native pass that meets each object in sorted order: no
-        // string per member and no re-walk of a subtree per level.
-        return JSON.stringify(value, sortedMembers);
-      default:
-        return write(value, 0);
-    }
+    const walk: Walk = { slow: false };
+    const view = sortedView(value, 0, walk);
+    // One native pass over the value, or over a copy of the parts whose
+    // members were out of order (made once, sorted): no string per member
+    // and no call back into script per value.
+    return walk.slow ? write(value, 0) : JSON.stringify(view);
   } catch (err) {
     if (err instanceof TypeError) {
       throw new TypeError(`${err.message} at ${findBadPath(value, "$")}`);
@@ -54,68 +50,97 @@ export function canonicalJson(value: unknown): string {
   }
 }
 
-/** {@linkcode scan}: the native serializer writes the value canonically. */
-const IN_ORDER = 0;
-/** {@linkcode scan}: it does once each object's members are in sorted order. */
-const UNSORTED = 1;
-/** {@linkcode scan}: only the member-by-member writer gets it right. */
-const SLOW = 2;
+/** What {@linkcode sortedView} found on its way. */
+interface Walk {
+  /**
+   * Only the member-by-member writer gets the value right: a `toJSON`
+   * method, a prototype that is not a plain object's, or an object out of
+   * order with a key that may be an array index (which every object lists
+   * first) or `__proto__` (which a copy would not hold as a member).
+   */
+  slow: boolean;
+}
 
 /**
  * Check a value the way {@linkcode write} would (the same errors, the same
- * depth limit) without writing it, and say how it can be serialized:
- * {@linkcode IN_ORDER} when `JSON.stringify` alone writes it canonically,
- * {@linkcode UNSORTED} when it does with {@linkcode sortedMembers}, else
- * {@linkcode SLOW} (a `toJSON` method; an object out of order with a key
- * that may be an array index, which every object lists first).
+ * depth limit) and give what `JSON.stringify` writes canonically: the
+ * value itself where every object's members are in sorted order, else a
+ * copy of the objects (and the arrays holding them) that are not, with
+ * their members sorted. Sets `walk.slow` (and returns at once) when only
+ * {@linkcode write} gets it right.
  */
-function scan(value: unknown, depth: number): number {
+function sortedView(value: unknown, depth: number, walk: Walk): unknown {
   switch (typeof value) {
     case "string":
     case "boolean":
-      return IN_ORDER;
+      return value;
     case "number":
       if (!Number.isFinite(value)) {
         throw new TypeError(
           `Cannot serialize ${value}: JSON has no non-finite numbers`,
         );
       }
-      return IN_ORDER;
+      return value;
     case "object": {
-      if (value === null) return IN_ORDER;
+      if (value === null) return value;
       if (depth >= MAX_CANONICAL_DEPTH) throw tooDeep();
-      let how = IN_ORDER;
       if (Array.isArray(value)) {
+        let out: unknown[] | null = null;
         for (let i = 0; i < value.length; i++) {
           const item = value[i];
+          // Strings first: most leaves are, and they need no call.
+          if (typeof item === "string") continue;
           if (item === undefined) {
             throw new TypeError("Cannot serialize undefined in an array");
           }
-          const h = scan(item, depth + 1);
-          if (h > how) how = h;
+          const r = sortedView(item, depth + 1, walk);
+          if (walk.slow) return value;
+          if (r !== item) {
+            if (out === null) out = value.slice();
+            out[i] = r;
+          }
         }
-        return how;
+        return out ?? value;
       }
       const obj = value as Record<string, unknown>;
-      if (typeof (obj as { toJSON?: unknown }).toJSON === "function") {
-        return SLOW;
+      if (
+        typeof (obj as { toJSON?: unknown }).toJSON === "function" ||
+        // for…in reads a plain object's keys without an array; an
+        // inherited enumerable key (not JSON's) needs the slow way.
+        !isPlainProto(obj)
+      ) {
+        walk.slow = true;
+        return value;
       }
-      // for…in over a plain object reads its keys without an array; an
-      // inherited enumerable key (not JSON's) sends it the slow way.
-      if (!isPlainProto(obj)) return SLOW;
-      let digitKey = false;
+      let inOrder = true;
+      let awkward = false;
+      let changed: Map<string, unknown> | null = null;
       let last: string | null = null;
       for (const key in obj) {
-        if (last !== null && how === IN_ORDER && last >= key) how = UNSORTED;
+        if (last !== null && inOrder && last >= key) inOrder = false;
         last = key;
         const c = key.charCodeAt(0);
-        if (c >= 48 && c <= 57) digitKey = true;
+        if ((c >= 48 && c <= 57) || key === "__proto__") awkward = true;
         const item = obj[key];
-        if (item === undefined) continue;
-        const h = scan(item, depth + 1);
-        if (h > how) how = h;
+        if (item === undefined || typeof item === "string") continue;
+        const r = sortedView(item, depth + 1, walk);
+        if (walk.slow) return value;
+        if (r !== item) (changed ??= new Map()).set(key, r);
       }
-      return how === UNSORTED && digitKey ? SLOW : how;
+      if (inOrder && changed === null) return value;
+      if (awkward) {
+        walk.slow = true;
+        return value;
+      }
+      const keys = Object.keys(obj);
+      if (!inOrder) keys.sort();
+      const out: Record<string, unknown> = {};
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i];
+        const item = obj[k];
+        out[k] = changed !== null && changed.has(k) ? changed.get(k) : item;
+      }
+      return out;
     }
     default:
       throw new TypeError(
@@ -128,31 +153,6 @@ function scan(value: unknown, depth: number): number {
 function isPlainProto(obj: object): boolean {
   const proto = Object.getPrototypeOf(obj);
   return proto === Object.prototype || proto === null;
-}
-
-/**
- * `JSON.stringify` replacer: an object whose members are out of order is
- * written as a copy with them sorted (values checked by {@linkcode scan}).
- */
-function sortedMembers(_key: string, value: unknown): unknown {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return value;
-  }
-  const obj = value as Record<string, unknown>;
-  let sorted = true;
-  let last: string | null = null;
-  for (const key in obj) {
-    if (last !== null && last >= key) {
-      sorted = false;
-      break;
-    }
-    last = key;
-  }
-  if (sorted) return value;
-  const keys = Object.keys(obj).sort();
-  const out: Record<string, unknown> = {};
-  for (let i = 0; i < keys.length; i++) out[keys[i]] = obj[keys[i]];
-  return out;
 }
 
 function tooDeep(): RangeError {

@@ -33,9 +33,6 @@ export const GENESIS_HEAD: ChainHead = Object.freeze({
   hash: GENESIS_HASH,
 });
 
-/** Marker before which `event_hash` sits in a canonical line. */
-const EVENT_ID_MEMBER = ',"event_id":';
-
 function bodyOf(
   ev: UnsealedEvent,
   sequence: number,
@@ -63,24 +60,6 @@ function bodyOf(
 }
 
 const q = JSON.stringify;
-
-/**
- * Canonical JSON of an event body, envelope written in its fixed sorted key
- * order (equal to `canonicalJson(body)`, faster).
- */
-function envelopeJson(b: Omit<TraceEvent, "event_hash">): string {
-  const s = b.source;
-  return '{"actor":' + q(b.actor) + ',"capture_id":' + q(b.capture_id) +
-    ',"episode_id":' + q(b.episode_id) + ',"event_id":' + q(b.event_id) +
-    ',"kind":' + q(b.kind) + ',"parent_event_id":' +
-    (b.parent_event_id === null ? "null" : q(b.parent_event_id)) +
-    ',"payload":' + canonicalJson(b.payload) + ',"prev_event_hash":' +
-    q(b.prev_event_hash) + ',"schema_version":' + q(b.schema_version) +
-    ',"sequence":' + canonicalJson(b.sequence) + ',"source":{"adapter":' +
-    q(s.adapter) + ',"host":' + q(s.host) + ',"model":' +
-    (s.model === null ? "null" : q(s.model)) + '},"timestamp":' +
-    q(b.timestamp) + "}";
-}
 
 /**
  * Compute the `event_hash` an event must carry.
@@ -130,13 +109,41 @@ export class HashChainer {
    */
   prepare(ev: UnsealedEvent): SealedEvent {
     const sequence = this.#sequence + 1;
-    const body = bodyOf(ev, sequence, this.#hash);
-    const text = envelopeJson(body);
-    const hash = DIGEST_PREFIX + sha256Hex(text);
-    const at = text.indexOf(EVENT_ID_MEMBER);
-    const line = text.slice(0, at + 1) + `"event_hash":"${hash}"` +
-      text.slice(at);
-    return { event: { ...body, event_hash: hash } as TraceEvent, line };
+    const prev = this.#hash;
+    const s = ev.source;
+    const model = s.model ?? null;
+    const parent = ev.parent_event_id ?? null;
+    // The canonical body in its fixed sorted key order (what
+    // `canonicalJson` writes for it), in two parts: `event_hash` goes
+    // between them in the line, so neither is searched for or cut.
+    const before = '{"actor":' + q(ev.actor) + ',"capture_id":' +
+      q(ev.capture_id) + ',"episode_id":' + q(ev.episode_id);
+    const after = ',"event_id":' + q(ev.event_id) + ',"kind":' + q(ev.kind) +
+      ',"parent_event_id":' + (parent === null ? "null" : q(parent)) +
+      ',"payload":' + canonicalJson(ev.payload) + ',"prev_event_hash":' +
+      q(prev) + ',"schema_version":' + q(ev.schema_version) +
+      ',"sequence":' + canonicalJson(sequence) + ',"source":{"adapter":' +
+      q(s.adapter) + ',"host":' + q(s.host) + ',"model":' +
+      (model === null ? "null" : q(model)) + '},"timestamp":' +
+      q(ev.timestamp) + "}";
+    const hash = DIGEST_PREFIX + sha256Hex(before + after);
+    // Explicit construction: exactly the envelope fields, nothing extra.
+    const event = {
+      schema_version: ev.schema_version,
+      event_id: ev.event_id,
+      capture_id: ev.capture_id,
+      episode_id: ev.episode_id,
+      sequence,
+      timestamp: ev.timestamp,
+      source: { host: s.host, adapter: s.adapter, model },
+      actor: ev.actor,
+      kind: ev.kind,
+      parent_event_id: parent,
+      payload: ev.payload,
+      prev_event_hash: prev,
+      event_hash: hash,
+    } as TraceEvent;
+    return { event, line: before + ',"event_hash":"' + hash + '"' + after };
   }
 
   /**

@@ -212,6 +212,67 @@ export interface RedactionSet {
   readonly rules: readonly RedactionRule[];
   /** Matches wherever any rule could; null when the sources cannot be joined. */
   readonly screen: RegExp | null;
+  /**
+   * Strings the screen found nothing in lately (the screen's answer for a
+   * string never changes, so a string met again is not screened again);
+   * absent for none.
+   */
+  readonly clean?: CleanStrings;
+}
+
+/** Fewest characters a string needs to be remembered as clean. */
+const CLEAN_MIN_CHARS = 16;
+/** Most characters a string may have to be remembered as clean. */
+const CLEAN_MAX_CHARS = 64 * 1024;
+/** Characters remembered per generation (two generations are kept). */
+const CLEAN_GENERATION_CHARS = 1024 * 1024;
+
+/**
+ * A bounded memory of strings a {@linkcode RedactionSet}'s screen found
+ * nothing in: what recording meets again and again (a system prompt, tool
+ * descriptions and schemas, model names, a conversation's earlier turns)
+ * is screened once. Two generations of at most
+ * {@linkcode CLEAN_GENERATION_CHARS} characters each: a string met in the
+ * older one moves to the newer, the older is let go when the newer fills.
+ * Matching a string against one remembered costs its hash and one
+ * comparison, against the screen's every alternative at every position.
+ */
+export class CleanStrings {
+  #young = new Set<string>();
+  #old = new Set<string>();
+  #chars = 0;
+
+  /**
+   * Whether a string was remembered as clean.
+   *
+   * @param text The string.
+   * @returns True when the screen found nothing in it lately.
+   */
+  has(text: string): boolean {
+    if (text.length < CLEAN_MIN_CHARS || text.length > CLEAN_MAX_CHARS) {
+      return false;
+    }
+    if (this.#young.has(text)) return true;
+    if (!this.#old.has(text)) return false;
+    this.add(text);
+    return true;
+  }
+
+  /**
+   * Remember a string the screen found nothing in.
+   *
+   * @param text The string.
+   */
+  add(text: string): void {
+    if (text.length < CLEAN_MIN_CHARS || text.length > CLEAN_MAX_CHARS) return;
+    if (this.#chars + text.length > CLEAN_GENERATION_CHARS) {
+      this.#old = this.#young;
+      this.#young = new Set();
+      this.#chars = 0;
+    }
+    this.#young.add(text);
+    this.#chars += text.length;
+  }
 }
 
 /** Counts of redactions by rule name. */
@@ -231,7 +292,12 @@ export function redactValue<T>(
 ): { value: T; counts: RedactionCounts } {
   const counts: RedactionCounts = {};
   const set = isRuleList(rules) ? redactionSet(rules) : rules;
-  const pass: Pass = { rules: set.rules, screen: set.screen, counts };
+  const pass: Pass = {
+    rules: set.rules,
+    screen: set.screen,
+    clean: set.screen ? set.clean ?? null : null,
+    counts,
+  };
   const out = walk(value, pass);
   return { value: out as T, counts };
 }
@@ -246,6 +312,8 @@ function isRuleList(
 interface Pass {
   rules: readonly RedactionRule[];
   screen: RegExp | null;
+  /** Strings the screen passed over lately (null: none kept). */
+  clean: CleanStrings | null;
   counts: RedactionCounts;
 }
 
@@ -263,7 +331,8 @@ interface Pass {
  * @returns The set.
  */
 export function redactionSet(rules: readonly RedactionRule[]): RedactionSet {
-  return { rules, screen: screenOf(rules) };
+  const screen = screenOf(rules);
+  return { rules, screen, ...(screen ? { clean: new CleanStrings() } : {}) };
 }
 
 function screenOf(rules: readonly RedactionRule[]): RegExp | null {
@@ -299,9 +368,14 @@ function screenOf(rules: readonly RedactionRule[]): RegExp | null {
 
 function walk(value: unknown, pass: Pass): unknown {
   if (typeof value === "string") {
-    return pass.screen && !pass.screen.test(value)
-      ? value
-      : redactString(value, pass.rules, pass.counts);
+    const { screen, clean } = pass;
+    if (screen === null) return redactString(value, pass.rules, pass.counts);
+    if (clean !== null && clean.has(value)) return value;
+    if (screen.test(value)) {
+      return redactString(value, pass.rules, pass.counts);
+    }
+    clean?.add(value);
+    return value;
   }
   if (typeof value !== "object" || value === null) return value;
   const { counts } = pass;

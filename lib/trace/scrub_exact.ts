@@ -134,12 +134,24 @@ export function scrubExact<T>(
   secrets: readonly string[],
   name: string = EXACT_SECRET_RULE,
 ): { value: T; counts: RedactionCounts } {
-  const forms = exactForms(secrets);
+  return scrubForms(value, exactForms(secrets), name);
+}
+
+/** {@linkcode scrubExact} with the forms worked out already. */
+function scrubForms<T>(
+  value: T,
+  forms: readonly string[],
+  name: string,
+): { value: T; counts: RedactionCounts } {
   const counts: RedactionCounts = {};
   if (forms.length === 0) return { value, counts };
   const marker = `[REDACTED:${name}]`;
+  // Longest first: the last is the shortest, and a string shorter than it
+  // holds none (most of an event's strings: names, ids, roles).
+  const shortest = forms[forms.length - 1].length;
   let n = 0;
   const scrub = (text: string): string => {
+    if (text.length < shortest) return text;
     let out = text;
     for (const f of forms) {
       if (!out.includes(f)) continue;
@@ -168,9 +180,10 @@ export function scrubExactEvents(
   events: readonly UnsealedEvent[],
   secrets: readonly string[],
 ): UnsealedEvent[] {
-  if (exactForms(secrets).length === 0) return [...events];
+  const forms = exactForms(secrets);
+  if (forms.length === 0) return [...events];
   return events.map((ev) => {
-    const { value, counts } = scrubExact(ev.payload, secrets);
+    const { value, counts } = scrubForms(ev.payload, forms, EXACT_SECRET_RULE);
     if (Object.keys(counts).length === 0) return ev;
     const had = (value.redactions ?? {}) as RedactionCounts;
     const merged: RedactionCounts = { ...had };

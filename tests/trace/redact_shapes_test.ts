@@ -120,6 +120,29 @@ Deno.test("the screen agrees with every rule on the new shapes and the words tha
   }
 });
 
+Deno.test("a set remembers the strings its screen found clean, never one it matched: the same secret is redacted each time, the same clean text left alone, a set built once gives what the rules give", () => {
+  const set = redactionSet(DEFAULT_REDACTION_RULES);
+  const unscreened = { rules: DEFAULT_REDACTION_RULES, screen: null };
+  const secret = `deploy with sk-ant-api03-${"a".repeat(24)} today`;
+  const clean = "a system prompt that every request carries again and again";
+  for (let round = 0; round < 3; round++) {
+    const v = { system: clean, user: secret, list: [clean, secret] };
+    const got = redactValue(v, set);
+    assertEquals(got, redactValue(v, unscreened));
+    assertEquals(got.counts, { anthropic_key: 2 });
+    assertOk(got.value.system === clean);
+  }
+  // Many clean strings (more than two generations hold) leave it as exact.
+  for (let i = 0; i < 40_000; i++) {
+    const t = `clean text number ${i} ${"x".repeat(40)}`;
+    assertOk(redactValue({ t }, set).value.t === t);
+  }
+  assertEquals(
+    redactValue({ secret }, set),
+    redactValue({ secret }, unscreened),
+  );
+});
+
 Deno.test("scrubExact: the exact client key goes from every string, as it is, JSON-escaped and URL-encoded; short or empty secrets scrub nothing", () => {
   const key = 'selfhosted-7c1f"0e22/x';
   const v = {

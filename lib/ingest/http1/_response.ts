@@ -122,24 +122,6 @@ export class AnswerEncoder {
   }
 }
 
-/**
- * One piece of a chunked body (`Transfer-Encoding: chunked`): its size in
- * hex, the bytes, CRLF. An empty piece is the last chunk.
- *
- * @param bytes The piece.
- * @returns Its bytes on the wire.
- */
-export function chunkFrame(bytes: Uint8Array): Uint8Array {
-  if (bytes.length === 0) return encoder.encode("0\r\n\r\n");
-  const size = encoder.encode(`${bytes.length.toString(16)}\r\n`);
-  const out = new Uint8Array(size.length + bytes.length + 2);
-  out.set(size);
-  out.set(bytes, size.length);
-  out[out.length - 2] = 13;
-  out[out.length - 1] = 10;
-  return out;
-}
-
 /** Bytes of a string in UTF-8, without encoding it. */
 function utf8Length(text: string): number {
   let n = text.length;

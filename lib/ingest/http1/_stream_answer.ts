@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { chunkFrame, writeAll } from "./_response.ts";
+import { writeAll } from "./_response.ts";
 import type { Connection } from "./_pool.ts";
 
 /** What {@linkcode writeStreamedAnswer} writes, and how it times writes. */
@@ -36,15 +36,7 @@ export async function writeStreamedAnswer(
   const { enterWrite } = answer;
   const pieces = answer.stream.getReader();
   // The head goes out with the first piece (one write, not two).
-  let head: Uint8Array | null = answer.headBytes;
-  const out = (bytes: Uint8Array) => {
-    if (head === null) return bytes;
-    const both = new Uint8Array(head.length + bytes.length);
-    both.set(head);
-    both.set(bytes, head.length);
-    head = null;
-    return both;
-  };
+  const frames = new ChunkFrames(answer.headBytes);
   try {
     for (;;) {
       c.state = "busy";
@@ -53,13 +45,98 @@ export async function writeStreamedAnswer(
       if (done) break;
       if (value.length === 0) continue;
       enterWrite();
-      await writeAll(c.conn, out(chunkFrame(value)));
+      await writeAll(c.conn, frames.frame(value));
     }
     enterWrite();
-    await writeAll(c.conn, out(chunkFrame(new Uint8Array(0))));
+    await writeAll(c.conn, frames.last());
     return true;
   } catch (err) {
     await pieces.cancel(err).catch(() => {});
     return false;
   }
+}
+
+/** Largest frame whose buffer is kept for the next piece. */
+const KEPT_FRAME_BYTES = 64 * 1024;
+
+const LAST_CHUNK = new Uint8Array([48, 13, 10, 13, 10]); // "0\r\n\r\n"
+
+/**
+ * A streamed answer's chunk frames (RFC 9112 §7.1: the size in hex, CRLF,
+ * the data, CRLF), the head before the first, each written into one buffer
+ * kept for the stream: each frame is written whole before the next is made,
+ * so a piece costs a copy, not a buffer (and no string for its size line).
+ */
+export class ChunkFrames {
+  #head: Uint8Array | null;
+  #buf = new Uint8Array(0);
+
+  /**
+   * Create a `ChunkFrames`.
+   *
+   * @param head The answer's head, sent before the first frame.
+   */
+  constructor(head: Uint8Array) {
+    this.#head = head;
+  }
+
+  /**
+   * The next frame (after the head, the first time). Valid until the next
+   * call.
+   *
+   * @param piece The piece (not empty).
+   * @returns The bytes to write.
+   */
+  frame(piece: Uint8Array): Uint8Array {
+    const head = this.#head;
+    const lead = head === null ? 0 : head.length;
+    const need = lead + 16 + piece.length + 2;
+    let buf = this.#buf;
+    if (buf.length < need) {
+      buf = new Uint8Array(Math.max(need, 1024));
+      if (need <= KEPT_FRAME_BYTES) this.#buf = buf;
+    }
+    let at = 0;
+    if (head !== null) {
+      buf.set(head);
+      at = lead;
+      this.#head = null;
+    }
+    at = writeHexLine(buf, at, piece.length);
+    buf.set(piece, at);
+    at += piece.length;
+    buf[at++] = 13;
+    buf[at++] = 10;
+    return buf.subarray(0, at);
+  }
+
+  /**
+   * The last chunk (after the head, when no piece came).
+   *
+   * @returns The bytes to write.
+   */
+  last(): Uint8Array {
+    const head = this.#head;
+    if (head === null) return LAST_CHUNK;
+    this.#head = null;
+    const out = new Uint8Array(head.length + LAST_CHUNK.length);
+    out.set(head);
+    out.set(LAST_CHUNK, head.length);
+    return out;
+  }
+}
+
+/** Write `n` in lower-case hex and CRLF at `at`; returns where it ends. */
+function writeHexLine(buf: Uint8Array, at: number, n: number): number {
+  let digits = 1;
+  while (digits < 13 && n >= 16 ** digits) digits++;
+  for (let i = digits - 1; i >= 0; i--) {
+    const d = n % 16;
+    buf[at + i] = d < 10 ? 48 + d : 87 + d;
+    n = Math.floor(n / 16);
+  }
+  at += digits;
+  buf[at++] = 13;
+  buf[at++] = 10;
+  return at;
 }
