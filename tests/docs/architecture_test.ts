@@ -13,6 +13,8 @@
  *   folder, and every `./name` written is an export;
  * - ARCHITECTURE.md has at most 150 lines and writes no counts (they go
  *   stale; a reader who wants one computes it);
+ * - its "Hosts" table maps the contract's `host_a`, `host_b`, `host_c` to
+ *   Claude Code (hooks), Gemini CLI (hooks) and OpenCode (plugin), once;
  * - their links resolve (files and `#anchors`), and so do the links into
  *   them from README.md and `docs/*.md`.
  *
@@ -269,6 +271,23 @@ Deno.test("ARCHITECTURE.md: at most 150 lines, and no counts written", () => {
   const lines = architecture.trimEnd().split("\n").length;
   assertOk(lines <= MAX_LINES, `ARCHITECTURE.md has ${lines} lines`);
   assertEquals(writtenCounts(architecture), []);
+});
+
+Deno.test("ARCHITECTURE.md: the contract's host names are mapped once, to the real hosts", () => {
+  const section = /^## Hosts\n([\s\S]*?)(?=^## )/m.exec(architecture)?.[1] ??
+    "";
+  const rows = section.split("\n").filter((l) => /^\| `host_[abc]` \|/.test(l))
+    .map((l) => l.split("|").slice(1, 5).map((c) => c.trim()));
+  assertEquals(rows, [
+    ["`host_a`", "Claude Code", "`claude-code`", "hooks"],
+    ["`host_b`", "Gemini CLI", "`gemini-cli`", "hooks"],
+    ["`host_c`", "OpenCode", "`opencode`", "plugin"],
+  ]);
+  // Once: no other table row of the map maps them again.
+  const elsewhere = architecture.replace(section, "").split("\n").filter((l) =>
+    /^\|.*`host_[abc]`/.test(l)
+  );
+  assertEquals(elsewhere, []);
 });
 
 Deno.test("ARCHITECTURE.md and docs/decisions.md: their links resolve", () => {
