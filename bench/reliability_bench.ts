@@ -1,10 +1,12 @@
 /**
- * `deno task bench reliability`: kill -9 of a real ingest server over HTTP
- * 200 times, a torn-tail sweep over every byte offset of a 4 KiB last
- * line, and a team database that never answers a query (every CLI call
- * errors within 10 s, the replicating server stops within 5 s); prints
- * what was lost (must be nothing). Then hostile OTLP: a gzip bomb on
- * `POST /v1/traces` (time to 413, the server's peak RSS above idle),
+ * `deno task bench reliability`: hooks failing open against a server that
+ * is down or silent (`_reliability_hooks.ts`), the structure check of
+ * hostile packages (`_reliability_packages.ts`), kill -9 of a real ingest
+ * server over HTTP 200 times, a torn-tail sweep over every byte offset of
+ * a 4 KiB last line, and a team database that never answers a query
+ * (every CLI call errors within 10 s, the replicating server stops within
+ * 5 s); prints what was lost (must be nothing). Then hostile OTLP: a gzip
+ * bomb on `POST /v1/traces` (time to 413, the server's peak RSS above idle),
  * `/health` while a maximal OTLP request is recorded, and the time to refuse
  * one span of 500,000 attributes. Then restart downtime (issue 44): a serve
  * process started on a store whose open capture holds 300,000 events, timed
@@ -23,6 +25,8 @@ import { proxyOrphanRow } from "./_reliability_proxy.ts";
 import { otlpWideSpan } from "./_otlp_wide_span.ts";
 import { fillOpenCapture, restartTimes } from "./_reliability_restart.ts";
 import { gatewayRows } from "./_reliability_gateway.ts";
+import { hookFailOpenRow } from "./_reliability_hooks.ts";
+import { hostilePackagesRow } from "./_reliability_packages.ts";
 
 /** The machine's 1-minute load average (the figures are CPU-sensitive). */
 function loadAverage(): string {
@@ -65,6 +69,8 @@ export async function reliabilityBench(): Promise<void> {
     ];
     const wide = await otlpWideSpan(g);
     const orphan = await proxyOrphanRow();
+    const hooks = await hookFailOpenRow();
+    const packages = await hostilePackagesRow();
     const restart = await restartRow(h, empty);
     const gateway = await gatewayRows(
       await Promise.all(
@@ -73,6 +79,8 @@ export async function reliabilityBench(): Promise<void> {
     );
     printTable("Reliability", [
       orphan,
+      hooks,
+      packages,
       {
         name: `kill -9 over HTTP, ${kill.kills} times (${
           ((t1 - t0) / 1000).toFixed(0)

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { assertEquals, assertOk } from "../_assert.ts";
 import { serve } from "../../lib/cli/cmd_serve.ts";
 import { tempDir } from "../_helpers.ts";
+import { waitFor } from "../_wait.ts";
 import { startUpstreams } from "../model_gateway/_upstreams.ts";
 
 Deno.test("serve's shutdown line counts the model gateway's events", async () => {
@@ -28,7 +29,7 @@ Deno.test("serve's shutdown line counts the model gateway's events", async () =>
     stopSignal,
     modelGateway: { upstreamOpenai: up.openaiBase },
   }, { out: (t) => lines.push(t), err: () => {} });
-  while (!lines.length) await new Promise((r) => setTimeout(r, 10));
+  await waitFor("the server's start line", () => lines.length);
   const url = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(lines[0])![1];
   const client = new OpenAI({
     baseURL: `${url}/v1`,

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { main } from "../../ingest.ts";
 import { serve } from "../../lib/cli/cmd_serve.ts";
 import { tempDir } from "../_helpers.ts";
+import { waitFor } from "../_wait.ts";
 
 const quiet = { out: () => {}, err: () => {} };
 
@@ -35,7 +36,7 @@ Deno.test({
       noRedact: false,
       stopSignal,
     }, { out: (t) => first ||= t, err: () => {} });
-    while (!first) await new Promise((r) => setTimeout(r, 10));
+    await waitFor("the server's start line", () => first);
     stop();
     assertEquals(await done, 0);
     assertEquals(mode(served), 0o700);

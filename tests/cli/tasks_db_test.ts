@@ -8,6 +8,7 @@
  */
 import { assertEquals, assertOk } from "../_assert.ts";
 import { fixedContext, tempDir } from "../_helpers.ts";
+import { waitFor } from "../_wait.ts";
 import { message } from "../../lib/trace/episode_events.ts";
 import { postgresAvailable, startCluster } from "../_postgres.ts";
 import { CHECKOUT, task } from "./_tasks.ts";
@@ -156,15 +157,12 @@ Deno.test({
       body: JSON.stringify(ev),
     });
     assertEquals(posted.status, 200, await posted.text());
-    // Replicated: the database lists the capture (bounded wait).
+    // Replicated: the database lists the capture.
     let listed = "";
-    for (let i = 0; i < 60 && !/"rep"|:rep"/.test(listed); i++) {
-      const list = await task(home, CAPTURE_LIST_DB_ENV, env);
-      listed = list.out;
-      if (!/"rep"|:rep"/.test(listed)) {
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
+    await waitFor("the database to list the capture", async () => {
+      listed = (await task(home, CAPTURE_LIST_DB_ENV, env)).out;
+      return /"rep"|:rep"/.test(listed);
+    }, { everyMs: 500 });
     assertOk(/rep"/.test(listed), listed);
     const stop = await task(home, ["ingest", "stop"], env);
     assertEquals(stop.code, 0, stop.err + stop.out);

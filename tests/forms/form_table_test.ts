@@ -15,7 +15,7 @@ import {
 import { UnservableError } from "../../lib/forms/unservable_error.ts";
 import { PackageError } from "../../lib/package/package_error.ts";
 import { compileBehavior } from "../../lib/compiler/compile_behavior.ts";
-import { agentIrWith } from "../compiler/_agent_ir.ts";
+import { agentIrWith } from "./_agent_ir.ts";
 import { compileTraining } from "../compiler/_dataflow.ts";
 import { TreeGatewayDriver } from "../../lib/forms/tree/gateway_driver.ts";
 

@@ -1,6 +1,13 @@
+/**
+ * The Deno forwarder (`ingest.ts hook`) forwards a payload and fails open:
+ * exit 0 with the host's answer whatever the server does. How soon it gives
+ * up is measured by `deno task bench reliability` (`_reliability_hooks.ts`),
+ * not here: a test on a busy machine checks what it does, not how fast.
+ */
 import { assertEquals, assertOk } from "../_assert.ts";
 import { HOSTS_DIR, silentServer } from "../_helpers.ts";
 import { startServer } from "../_server.ts";
+import { hangGuard } from "../_wait.ts";
 
 const INGEST = new URL("../../ingest.ts", import.meta.url).pathname;
 const PAYLOAD = Deno.readTextFileSync(
@@ -10,8 +17,7 @@ const PAYLOAD = Deno.readTextFileSync(
 async function forward(
   host: string,
   env: Record<string, string>,
-): Promise<{ code: number; stdout: string; ms: number }> {
-  const t0 = performance.now();
+): Promise<{ code: number; stdout: string }> {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -30,11 +36,11 @@ async function forward(
   const w = child.stdin.getWriter();
   await w.write(new TextEncoder().encode(PAYLOAD));
   await w.close();
+  using _guard = hangGuard(child);
   const out = await child.output();
   return {
     code: out.code,
     stdout: new TextDecoder().decode(out.stdout),
-    ms: performance.now() - t0,
   };
 }
 
@@ -55,7 +61,7 @@ Deno.test("ingest.ts hook prints {} for host_b and exits 0 when the server rejec
   assertEquals([r.code, r.stdout.trim()], [0, "{}"]);
 });
 
-Deno.test("ingest.ts hook exits 0 at once when the server is down", async () => {
+Deno.test("ingest.ts hook exits 0 and prints nothing for host_a when the server is down", async () => {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
@@ -63,18 +69,16 @@ Deno.test("ingest.ts hook exits 0 at once when the server is down", async () => 
     HARNESS_INGEST_URL: `http://127.0.0.1:${port}`,
     HARNESS_HOOK_TIMEOUT: "5000",
   });
-  assertEquals(r.code, 0);
-  assertOk(r.ms < 4000, `took ${r.ms} ms with a refused connection`);
+  assertEquals([r.code, r.stdout], [0, ""]);
 });
 
-Deno.test("ingest.ts hook exits 0 within its time-out when the server accepts and never answers", async () => {
+Deno.test("ingest.ts hook exits 0 when the server accepts and never answers: its time-out ends the wait", async () => {
   await using silent = silentServer();
   const r = await forward("host_a", {
     HARNESS_INGEST_URL: `http://127.0.0.1:${silent.port}`,
     HARNESS_HOOK_TIMEOUT: "300",
   });
-  assertEquals(r.code, 0);
-  assertOk(r.ms < 300 + 10_000, `took ${r.ms} ms with a 300 ms time-out`);
+  assertEquals([r.code, r.stdout], [0, ""], "killed: the hook waited on");
 });
 
 Deno.test("ingest.ts hook does not wait forever on a stdin the host never closes, and still forwards what arrived", async () => {
@@ -91,7 +95,10 @@ Deno.test("ingest.ts hook does not wait forever on a stdin the host never closes
     ],
     env: {
       HARNESS_INGEST_URL: srv.url,
-      HARNESS_HOOK_TIMEOUT: "200",
+      // The forwarder gives up on stdin at twice this (4 s), then posts
+      // within it: 2 s, not 200 ms, for the post to a real server to go
+      // through on a busy machine.
+      HARNESS_HOOK_TIMEOUT: "2000",
       HARNESS_CAPTURE_ID: "open_stdin",
     },
     stdin: "piped",
@@ -105,9 +112,8 @@ Deno.test("ingest.ts hook does not wait forever on a stdin the host never closes
     prompt: "hi",
   })));
   // The writer stays open: the forwarder must give up on stdin by itself.
-  const guard = setTimeout(() => child.kill(), 20_000);
+  using _guard = hangGuard(child);
   const out = await child.output();
-  clearTimeout(guard);
   await w.close().catch(() => {});
   assertEquals(out.code, 0, "killed: the forwarder waited on stdin");
   assertEquals(new TextDecoder().decode(out.stdout).trim(), "{}");
@@ -122,6 +128,9 @@ Deno.test("ingest.ts hook gives up at its deadline when the server's accept queu
   let full = false;
   for (let i = 0; i < 4096 && !full; i++) {
     const c = Deno.connect({ hostname: "127.0.0.1", port });
+    // A probe, not a wait: a connect still pending after 200 ms is taken
+    // for a full queue (taken too soon on a busy machine, the hook meets a
+    // server that never answers, and must exit 0 all the same).
     const r = await Promise.race([
       c,
       new Promise<null>((res) => setTimeout(() => res(null), 200)),
@@ -138,7 +147,6 @@ Deno.test("ingest.ts hook gives up at its deadline when the server's accept queu
       HARNESS_HOOK_TIMEOUT: "200",
     });
     assertEquals([r.code, r.stdout.trim()], [0, "{}"]);
-    assertOk(r.ms < 10_000, `took ${r.ms} ms with a 200 ms time-out`);
   } finally {
     for (const c of conns) c.close();
     l.close();

@@ -2,6 +2,7 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
 import { HOSTS_DIR, silentServer, tempDir } from "../_helpers.ts";
 import { startServer } from "../_server.ts";
+import { hangGuard } from "../_wait.ts";
 import {
   HOOK_CLIENT_PATH,
   hookCommand,
@@ -46,8 +47,7 @@ async function runHook(
   command: string,
   payload: string,
   o: { env?: Record<string, string>; keepStdinOpen?: boolean } = {},
-): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
-  const t0 = performance.now();
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = new Deno.Command("/bin/sh", {
     args: ["-c", command],
     env: o.env ?? {},
@@ -58,15 +58,13 @@ async function runHook(
   const w = child.stdin.getWriter();
   await w.write(new TextEncoder().encode(payload)).catch(() => {});
   if (!o.keepStdinOpen) await w.close().catch(() => {});
-  const guard = setTimeout(() => child.kill(), 20_000);
+  using _guard = hangGuard(child);
   const out = await child.output();
-  clearTimeout(guard);
   if (o.keepStdinOpen) await w.close().catch(() => {});
   return {
     code: out.code,
     stdout: new TextDecoder().decode(out.stdout),
     stderr: new TextDecoder().decode(out.stderr),
-    ms: performance.now() - t0,
   };
 }
 
@@ -121,7 +119,7 @@ Deno.test("the hook client sends HARNESS_INGEST_TOKEN as a bearer token, and wit
   assertEquals(srv.store.getCapture("tok")?.event_count, 1);
 });
 
-Deno.test("the hook client fails open: server down, server silent, stdin never closed", async () => {
+Deno.test("the hook client fails open: server down, server silent, stdin never closed (how soon: deno task bench reliability)", async () => {
   let port: number;
   {
     await using server = silentServer();
@@ -133,13 +131,15 @@ Deno.test("the hook client fails open: server down, server silent, stdin never c
     const env = { HARNESS_HOOK_TIMEOUT: "300" };
     const s = await runHook(silent, B_PAYLOAD, { env });
     assertEquals([s.code, s.stdout, s.stderr], [0, "{}\n", ""]);
-    assertOk(s.ms < 300 + 10_000, `took ${s.ms} ms with a 300 ms time-out`);
     const open = await runHook(silent, B_PAYLOAD, {
       env,
       keepStdinOpen: true,
     });
-    assertEquals([open.code, open.stdout], [0, "{}\n"], "killed at 20 s");
-    assertOk(open.ms < 300 + 10_000, `took ${open.ms} ms on an open stdin`);
+    assertEquals(
+      [open.code, open.stdout],
+      [0, "{}\n"],
+      "killed: the hook waited on",
+    );
   }
   const down = await runHook(
     clientCommand("host_a", {
@@ -150,7 +150,6 @@ Deno.test("the hook client fails open: server down, server silent, stdin never c
     { env: { HARNESS_HOOK_TIMEOUT: "5000" } },
   );
   assertEquals([down.code, down.stdout, down.stderr], [0, "", ""]);
-  assertOk(down.ms < 4000, `took ${down.ms} ms with a refused connection`);
 });
 
 Deno.test("without curl on PATH the hook client runs the Deno forwarder, which records the payload", async () => {

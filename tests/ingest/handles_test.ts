@@ -2,6 +2,7 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import { join } from "node:path";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { messageEventJson, tempDir } from "../_helpers.ts";
+import { waitFor } from "../_wait.ts";
 import { startServeProcess } from "../../bench/_reliability.ts";
 
 const event = (i: number) => messageEventJson(`evt_handles_${i}`, "handles");
@@ -32,16 +33,16 @@ Deno.test("ingest server out of file handles (200 idle connections under a 128 l
     }
     try {
       // While they are open, a new request is still answered (the oldest
-      // idle connections give their handles up), within a few seconds.
-      let status = 0;
-      for (let i = 0; i < 40 && status !== 200; i++) {
-        await new Promise((r) => setTimeout(r, 100));
+      // idle connections give their handles up).
+      const status = await waitFor("an answer while flooded", async () => {
         try {
           const res = await post(1);
-          status = res.status;
           await res.body?.cancel();
-        } catch { /* not accepted yet */ }
-      }
+          return res.status;
+        } catch {
+          return 0; // not accepted yet
+        }
+      }, { everyMs: 100 });
       assertEquals(status, 200, "the server answers while flooded");
       const health = await (await fetch(`${url}/health`)).json();
       const c = health.stats.connections;

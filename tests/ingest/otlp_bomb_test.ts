@@ -17,7 +17,7 @@ const GIB = 1024 * 1024 * 1024;
 
 Deno.test({
   name:
-    "POST /v1/traces: a gzip bomb (1 GiB of zeros in ~1 MiB) gets 413 within a second; the server's peak RSS stays under 64 MB above idle and it answers afterwards",
+    "POST /v1/traces: a gzip bomb (1 GiB of zeros in ~1 MiB) gets 413; the server's peak RSS stays under 64 MB above idle and it answers afterwards",
   ignore: Deno.build.os !== "linux",
   async fn() {
     await using dir = await tempDir();
@@ -26,7 +26,8 @@ Deno.test({
     const r = await otlpBomb(join(dir.path, "store"), bomb, GIB);
     assertEquals(r.status, 413);
     assertMatch(r.error, /larger than the limit of 8388608 bytes/);
-    assertOk(r.ms < 1000, `413 after ${r.ms} ms`);
+    // How soon the 413 comes is a row of `deno task bench reliability`
+    // ("413 < 1 s"), not a bound here.
     const grew = r.peak_kib - r.idle_kib;
     assertOk(
       grew < 64 * 1024,

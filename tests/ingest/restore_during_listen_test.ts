@@ -15,6 +15,7 @@ import { HarnessStore } from "../../lib/store/mod.ts";
 import { IngestServer } from "../../lib/ingest/server.ts";
 import type { TraceEvent } from "../../lib/trace/event.ts";
 import { tempDir } from "../_helpers.ts";
+import { waitFor } from "../_wait.ts";
 import { startUpstreams } from "../model_gateway/_upstreams.ts";
 
 const CAP = "cap_restart";
@@ -51,13 +52,13 @@ async function health(url: string): Promise<{
   return { status: res.status, stats: body.stats };
 }
 
-/** Ask `/health` until `held_for_restore` reaches `n` (bounded). */
+/** Ask `/health` until `held_for_restore` reaches `n`. */
 async function heldReaches(url: string, n: number): Promise<void> {
-  for (let i = 0; i < 2_000; i++) {
-    if ((await health(url)).stats.held_for_restore === n) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`held_for_restore never reached ${n}`);
+  await waitFor(
+    `held_for_restore to reach ${n}`,
+    async () => (await health(url)).stats.held_for_restore === n,
+    { everyMs: 5 },
+  );
 }
 
 async function spool(store: HarnessStore): Promise<TraceEvent[]> {
@@ -105,9 +106,12 @@ Deno.test("during a restore the listener answers /health at once, and hooks that
       0,
       "nothing recorded while the restore is held",
     );
-    // Every hook is held by now; the clock moves on before the release.
+    // Every hook is held by now; the clock moves on before the release (a
+    // wait for the clock itself, not for the server).
     heldBy = Date.now();
-    while (Date.now() <= heldBy + 5) await new Promise((r) => setTimeout(r, 1));
+    await waitFor("the clock to move on", () => Date.now() > heldBy + 5, {
+      everyMs: 1,
+    });
     // Other routes are not held: a capture list answers meanwhile.
     const list = await fetch(`${url}/captures`);
     assertEquals(list.status, 200);

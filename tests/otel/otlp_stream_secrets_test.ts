@@ -7,6 +7,7 @@ import { UsageError } from "../../lib/cli/io.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { generateDeskEpisodes } from "../../examples/order_desk/order_desk.ts";
 import { tempDir } from "../_helpers.ts";
+import { waitFor } from "../_wait.ts";
 
 const SECRET = "hunter2";
 
@@ -55,7 +56,7 @@ Deno.test("serve --export-otlp with a password in the URL: /health, status, the 
     },
     err: (t) => lines.push(t),
   });
-  while (!first) await new Promise((r) => setTimeout(r, 10));
+  await waitFor("the server's start line", () => first);
   const url = first.match(/on (http:\/\/[^ ]+)/)![1];
   const res = await fetch(`${url}/ingest`, {
     method: "POST",
@@ -63,12 +64,12 @@ Deno.test("serve --export-otlp with a password in the URL: /health, status, the 
     body: JSON.stringify(await deskEvents()),
   });
   assertEquals(res.status, 200, await res.text());
-  let health: { otlp_export: { endpoint: string; last_error: string | null } };
-  const deadline = Date.now() + 10_000;
-  do {
-    await new Promise((r) => setTimeout(r, 20));
-    health = await (await fetch(`${url}/health`)).json();
-  } while (!health.otlp_export.last_error && Date.now() < deadline);
+  const health: {
+    otlp_export: { endpoint: string; last_error: string | null };
+  } = await waitFor("the export's failure on /health", async () => {
+    const h = await (await fetch(`${url}/health`)).json();
+    return h.otlp_export.last_error ? h : null;
+  });
   assertOk(health.otlp_export.last_error, "the failure is shown");
   assertEquals(
     health.otlp_export.endpoint,

@@ -13,6 +13,7 @@ import { checkExportUrl, serve } from "../../lib/cli/cmd_serve.ts";
 import { UsageError } from "../../lib/cli/io.ts";
 import type { TraceEvent } from "../../lib/trace/mod.ts";
 import { tempDir } from "../_helpers.ts";
+import { waitFor } from "../_wait.ts";
 
 /** Desk events as a client would send them (unsealed). */
 async function deskEvents(episodes: number): Promise<TraceEvent[]> {
@@ -77,19 +78,6 @@ async function receiver() {
   };
 }
 
-/** Wait until `cond` holds, polling, failing after `ms`. */
-async function waitFor(
-  what: string,
-  cond: () => boolean | Promise<boolean>,
-  ms = 20_000,
-): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    assertOk(Date.now() < deadline, `timed out waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 async function health(url: string) {
   const res = await fetch(`${url}/health`);
   return await res.json();
@@ -143,7 +131,7 @@ async function startServe(
     },
     err: (t) => lines.push(t),
   });
-  while (!line) await new Promise((r) => setTimeout(r, 10));
+  await waitFor("the server's start line", () => line);
   const url = line.match(/on (http:\/\/[^ ]+)/)![1];
   return { url, lines, stop: async () => (stop(), await done) };
 }
@@ -308,7 +296,7 @@ Deno.test("serve --export-otlp: a 20,000-event burst while the collector is down
       `${st.buffered_spans} spans buffered`,
     );
     return st.lag_events === 0;
-  }, 60_000);
+  }, { limitMs: 120_000 });
   const end = (await health(s.url)).otlp_export;
   assertEquals(end.buffer_limit, 100);
   assertOk(

@@ -7,9 +7,10 @@
  * something that is not JSON-RPC (said at once, not after the time-out).
  *
  * No assertion here is on a wall clock: each waits on the condition (an
- * answer, an exit) with a bound of a minute that only keeps a broken proxy
- * from hanging the suite, and "at once" is asserted by what the answer says
- * (the reason, not "did not answer within", the call time-out's words).
+ * answer, an exit) guarded by `tests/_wait.ts` (a minute, which only keeps
+ * a broken proxy from hanging the suite), and "at once" is asserted by what
+ * the answer says (the reason, not "did not answer within", the call
+ * time-out's words).
  */
 import { assertEquals, assertMatch, assertOk } from "../_assert.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
@@ -17,16 +18,11 @@ import { StdioTransport } from "../../lib/proxy/stdio_transport.ts";
 import { tempDir } from "../_helpers.ts";
 import { cacheEverything, EVERYTHING } from "./_upstreams.ts";
 import { GARBAGE } from "./_hostile_server.ts";
+import { guarded, hangGuard } from "../_wait.ts";
 
 const PROXY = new URL("../../proxy.ts", import.meta.url).pathname;
 const HOSTILE = new URL("./_hostile_server.ts", import.meta.url).pathname;
 const MIB = 1024 * 1024;
-
-/**
- * How long a test waits for an answer or an exit before it fails: no
- * behaviour's time, only a bound against a hang.
- */
-const PATIENCE_MS = 60_000;
 
 /** A JSON-RPC message as read from the proxy. */
 type Message = {
@@ -104,29 +100,22 @@ class ProxyProcess {
     await this.#writer.write(new TextEncoder().encode(line + "\n"));
   }
 
-  /** Send a request and wait for its answer (at most {@linkcode PATIENCE_MS}). */
+  /** Send a request and wait for its answer (guarded against a hang). */
   async request(
     method: string,
     params: Record<string, unknown> = {},
   ): Promise<Message> {
     const id = this.#nextId++;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     const answer = new Promise<Message>((resolve, reject) => {
       this.#waiting.set(id, { resolve, reject });
-      timer = setTimeout(
-        () =>
-          reject(new Error(`No answer to ${method} within ${PATIENCE_MS} ms`)),
-        PATIENCE_MS,
-      );
     });
     answer.catch(() => {}); // awaited below unless the write fails first
     try {
       await this.writeLine(
         JSON.stringify({ jsonrpc: "2.0", id, method, params }),
       );
-      return await answer;
+      return await guarded(`an answer to ${method}`, answer);
     } finally {
-      clearTimeout(timer);
       this.#waiting.delete(id);
     }
   }
@@ -154,20 +143,10 @@ class ProxyProcess {
     await this.#writer.close();
   }
 
-  /**
-   * Wait for the exit, at most `ms`; null when it did not exit by then.
-   */
-  async exit(ms = PATIENCE_MS): Promise<number | null> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<null>((r) =>
-      timer = setTimeout(() => r(null), ms)
-    );
-    const code = await Promise.race([
-      this.child.status.then((s) => s.code),
-      late,
-    ]);
-    clearTimeout(timer);
-    return code;
+  /** The exit code (a proxy that never exits is killed by the guard: 137). */
+  async exit(): Promise<number> {
+    using _guard = hangGuard(this.child);
+    return (await this.child.status).code;
   }
 
   /** Kill what is left and wait for the streams. */

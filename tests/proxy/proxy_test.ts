@@ -238,12 +238,14 @@ Deno.test({
       {
         server: "slow",
         command: Deno.execPath(),
-        args: ["run", "--quiet", "-A", FLAKY, "--start-delay", "1500"],
+        args: ["run", "--quiet", "-A", FLAKY, "--start-delay", "3000"],
       },
       {
         sink: { emit: (e) => recorded.push(e as TraceEvent) },
         captureId: "cap_slow",
-        callTimeoutMs: 300,
+        // Shorter than the start (3 s), long enough for the call itself to
+        // be answered on a busy machine.
+        callTimeoutMs: 2000,
         stderr: "ignore",
       },
     );

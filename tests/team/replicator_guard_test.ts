@@ -2,6 +2,7 @@ import { assertOk } from "../_assert.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { Replicator } from "../../lib/team/replicator.ts";
 import { tempDir } from "../_helpers.ts";
+import { waitFor } from "../_wait.ts";
 
 Deno.test("an error npm:postgres throws from a timer after the database dropped the connection does not stop the process; the replicator notes it", async () => {
   await using dir = await tempDir();
@@ -12,9 +13,7 @@ Deno.test("an error npm:postgres throws from a timer after the database dropped 
   });
   rep.start();
   // Let the first round fail on its own (connection refused).
-  for (let i = 0; i < 100 && !rep.status.last_error; i++) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor("the first round to fail", () => rep.status.last_error);
   // What postgres.js 3.4.9 throws when a scheduled write meets a closed socket.
   const err = new TypeError("Cannot read properties of null (reading 'write')");
   err.stack = `${err.name}: ${err.message}
@@ -22,7 +21,10 @@ Deno.test("an error npm:postgres throws from a timer after the database dropped 
   setTimeout(() => {
     throw err;
   }, 0);
-  await new Promise((r) => setTimeout(r, 50));
+  await waitFor(
+    "the timer's error to reach the replicator",
+    () => /reading 'write'/.test(rep.status.last_error ?? ""),
+  );
   assertOk(
     /database connection failed: .*reading 'write'/.test(
       rep.status.last_error ?? "",

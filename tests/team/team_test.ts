@@ -16,6 +16,7 @@ import {
 import { postgresAvailable, startCluster } from "../_postgres.ts";
 import { tempDir } from "../_helpers.ts";
 import { runMain as main } from "../_cli.ts";
+import { waitFor } from "../_wait.ts";
 
 // In CI the cluster must be there (.ci/run installs it); elsewhere the
 // tests say why they did not run.
@@ -123,29 +124,32 @@ Deno.test({
       source: { host: "harness", adapter: "test", model: null },
     };
     let n = 0;
-    const emit = async (count: number) => {
+    const emit = (count: number) => {
       for (let i = 0; i < count; i++) {
         sink.emit(annotation(ctx, { type: "note", n: n++ }));
-        if (i % 50 === 0) await new Promise((r) => setTimeout(r, 5));
       }
     };
-    await emit(400);
+    emit(400);
+    // Mid-stream: the database has taken part of the capture.
+    await waitFor("the first events shipped", () => rep.status.shipped > 0);
     await pg.stop("immediate");
-    await emit(400); // capture goes on locally
+    emit(400); // capture goes on locally
     // The replicator notices the outage on its next round (a connect or a
     // statement that fails, bounded by its time-outs).
-    const noticed = Date.now() + 15_000;
-    while (rep.status.last_error === null && Date.now() < noticed) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitFor(
+      "the replicator to notice the outage",
+      () => rep.status.last_error !== null,
+      { everyMs: 50 },
+    );
     assertOk(rep.status.lag_events > 0, JSON.stringify(rep.status));
     assertOk(rep.status.last_error !== null, JSON.stringify(rep.status));
     await pg.start();
-    await emit(200);
-    const deadline = Date.now() + 20_000;
-    while (rep.status.lag_events > 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    emit(200);
+    await waitFor(
+      "the replicator to catch up",
+      () => rep.status.lag_events === 0,
+      { everyMs: 50 },
+    );
     await rep.stop();
     assertEquals(rep.status.lag_events, 0, JSON.stringify(rep.status));
     const sql = await connectDb(pg.url);

@@ -27,7 +27,7 @@ import {
   prompt,
   type Workspace,
   workspace,
-} from "./_dataflow.ts";
+} from "../compiler/_dataflow.ts";
 
 type Action = Extract<IrNode, { kind: "action" }>;
 
