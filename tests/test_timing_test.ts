@@ -119,9 +119,8 @@ const THEIRS: Record<string, number> = {
   "tests/store/crash_test.ts": 1,
   "tests/store/delete_capture_test.ts": 2,
   // Fixed sleeps to become waitFor on the condition they stand for.
-  "tests/store/evidence_test.ts": 2,
-  "tests/store/limits_test.ts": 3,
-  "tests/ingest/http1_test.ts": 9,
+  "tests/store/limits_test.ts": 2,
+  "tests/ingest/http1_test.ts": 8,
   "tests/installers/proxy_wrap_test.ts": 1,
   "tests/installers/_opencode_record.ts": 2,
   "tests/installers/_opencode_model.ts": 1,

@@ -2,6 +2,7 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { annotation } from "../../lib/trace/mod.ts";
 import { fixedContext, tempDir } from "../_helpers.ts";
+import { waitFor } from "../_wait.ts";
 
 function fill(store: HarnessStore, id: string, n: number) {
   const sink = store.sink(id);
@@ -246,11 +247,12 @@ Deno.test("a background index flush that fails (here: heads.log cannot be opened
   // In the way of the first receipt: a folder where heads.log goes.
   Deno.mkdirSync(`${dir.path}/heads.log`);
   fill(store, "c", 2);
-  await new Promise((r) => setTimeout(r, 300));
-  assertOk(store.indexFlushError !== null, "the failure is kept");
+  await waitFor("the failure kept", () => store.indexFlushError !== null);
   Deno.removeSync(`${dir.path}/heads.log`);
-  await new Promise((r) => setTimeout(r, 1500));
-  assertEquals(store.indexFlushError, null);
+  await waitFor(
+    "the flush to work again",
+    () => store.indexFlushError === null,
+  );
   assertOk(
     Deno.readTextFileSync(`${dir.path}/heads.log`).includes('"sequence":2'),
   );

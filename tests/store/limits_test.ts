@@ -3,6 +3,7 @@ import { HarnessStore } from "../../lib/store/mod.ts";
 import { annotation } from "../../lib/trace/mod.ts";
 import { fixedContext, messageEventJson, tempDir } from "../_helpers.ts";
 import { startServer } from "../_server.ts";
+import { waitFor } from "../_wait.ts";
 import { createIngestHandler } from "../../lib/ingest/mod.ts";
 
 Deno.test("ingest refuses bodies that are not UTF-8 with 400 instead of storing U+FFFD", async () => {
@@ -148,8 +149,12 @@ Deno.test("past its in-flight limit the handler (fetch API) answers 503 with Ret
       }),
     );
   });
-  await new Promise((r) => setTimeout(r, 50));
-  const busy = await handler(new Request("http://127.0.0.1:1/health"));
+  const busy = await waitFor("both slots taken", async () => {
+    const r = await handler(new Request("http://127.0.0.1:1/health"));
+    if (r.status === 503) return r;
+    await r.body?.cancel();
+    return null;
+  });
   assertEquals(busy.status, 503);
   assertEquals(busy.headers.get("retry-after"), "1");
   await busy.body?.cancel();
