@@ -11,7 +11,7 @@
  * - `install`, `uninstall`: `--allow-read --allow-write=<the host's config dir> --allow-env=HOME,XDG_CONFIG_HOME`
  *
  * ```sh
- * deno run --allow-read --allow-write=/tmp/harness-hook-state --allow-net=127.0.0.1 --allow-env=HARNESS_INGEST_URL,HARNESS_CAPTURE_ID,HARNESS_HOOK_TIMEOUT,HARNESS_INGEST_TOKEN ingest.ts hook host_a
+ * deno run --allow-read --allow-write=/tmp/harness-hook-state --allow-net=127.0.0.1 --allow-env=HARNESS_INGEST_URL,HARNESS_CAPTURE_ID,HARNESS_HOOK_TIMEOUT,HARNESS_INGEST_TOKEN ingest.ts hook claude-code
  * ```
  *
  * @module

@@ -40,13 +40,13 @@ export {
   ToolBindingError,
   ToolGateway,
   type ToolGatewayOptions,
-} from "./lib/gateway/mod.ts";
+} from "./lib/tool_gateway/mod.ts";
 export {
   type EventSink,
   HttpTraceSink,
   openRecordingSink,
   type RecordingSink,
-} from "./lib/gateway/mod.ts";
+} from "./lib/tool_gateway/mod.ts";
 export {
   annotation,
   type EventContext,

@@ -20,7 +20,7 @@ import { errorText } from "./lib/cli/help.ts";
 import { closestWord } from "./lib/cli/did_you_mean.ts";
 import { resolveRoot } from "./lib/cli/root.ts";
 import { readActiveCapture } from "./lib/store/active_capture.ts";
-import { openRecordingSink } from "./lib/gateway/open_sink.ts";
+import { openRecordingSink } from "./lib/tool_gateway/open_sink.ts";
 import { DEFAULT_PROXY_EPISODE, serveProxy } from "./lib/proxy/mod.ts";
 import { onShutdownSignals } from "./lib/proxy/shutdown_signals.ts";
 

@@ -19,7 +19,7 @@ import { canonicalJson } from "../lib/trace/canonical_json.ts";
 import { compileBehavior } from "../lib/compiler/compile_behavior.ts";
 import type { BehaviorPackage } from "../lib/package/package.ts";
 import { changesState, type Effects } from "../lib/package/tool_effects.ts";
-import { declareTool } from "../lib/gateway/parameters.ts";
+import { declareTool } from "../lib/tool_gateway/parameters.ts";
 import { Conversation } from "../lib/forms/mod.ts";
 import type { ToolRegistry } from "../lib/runtime/runtime_types.ts";
 import type { ChatModel, ChatTool } from "../lib/models/chat_types.ts";

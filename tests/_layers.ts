@@ -16,7 +16,7 @@ export const LAYERS: readonly string[] = [
   "forwarder",
   "installers",
   "adapters",
-  "gateway",
+  "tool_gateway",
   "proxy",
   "importers",
   "otel",

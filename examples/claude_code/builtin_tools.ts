@@ -17,7 +17,7 @@
  * @module
  */
 import { dirname, isAbsolute, relative, resolve } from "node:path";
-import { declareTool } from "../../lib/gateway/parameters.ts";
+import { declareTool } from "../../lib/tool_gateway/parameters.ts";
 import type { ToolRegistry } from "../../lib/runtime/runtime_types.ts";
 
 /** A path outside the working folder, or a call that cannot run. */

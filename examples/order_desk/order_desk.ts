@@ -10,8 +10,8 @@
  *
  * @module
  */
-import { ToolGateway } from "../../lib/gateway/tool_gateway.ts";
-import type { EventSink } from "../../lib/gateway/event_sink.ts";
+import { ToolGateway } from "../../lib/tool_gateway/tool_gateway.ts";
+import type { EventSink } from "../../lib/tool_gateway/event_sink.ts";
 import {
   episodeFinished,
   episodeStarted,

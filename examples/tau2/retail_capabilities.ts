@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import {
   type DeclaredTool,
   declareTool,
-} from "../../lib/gateway/parameters.ts";
+} from "../../lib/tool_gateway/parameters.ts";
 import type { ChatTool } from "../../lib/models/chat_types.ts";
 import {
   RETAIL_TOOL_SCHEMAS,

@@ -5,7 +5,7 @@
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import { InvalidIdError, validateId } from "../trace/ids.ts";
 import type { ToolCallCorrelator } from "./correlator.ts";
 import type { SessionMemory } from "./session_memory.ts";

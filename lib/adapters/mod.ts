@@ -1,8 +1,8 @@
 /**
- * Host adapters (host_a, host_b, host_c) that turn hook payloads into
- * canonical events, with what an ingest process shares between payloads (the
- * tool-call correlator, the session memory) and the OpenCode plugin
- * generator.
+ * Host adapters (Claude Code, Gemini CLI and OpenCode: the seed's `host_a`,
+ * `host_b`, `host_c`) that turn hook payloads into canonical events, with
+ * what an ingest process shares between payloads (the tool-call correlator,
+ * the session memory) and the OpenCode plugin generator.
  *
  * The installers (merging hooks, the plugin and proxy entries into a host's
  * settings and taking them out) are not a library face: they run as
@@ -23,10 +23,10 @@ export {
   type PendingCall,
   ToolCallCorrelator,
 } from "./correlator.ts";
-export { hostAToEvents } from "./host_a.ts";
-export { hostBToEvents } from "./host_b.ts";
-export { EnvelopeError, HOST_C_ENVELOPE, hostCToEvents } from "./host_c.ts";
-export { adapterFor, type HostName, HOSTS } from "./registry.ts";
+export { hostAToEvents } from "./claude_code.ts";
+export { hostBToEvents } from "./gemini_cli.ts";
+export { EnvelopeError, HOST_C_ENVELOPE, hostCToEvents } from "./opencode.ts";
+export { adapterFor, type HostName, HOSTS } from "./host_adapters.ts";
 export {
   type HostCPluginOptions,
   hostCPluginSource,

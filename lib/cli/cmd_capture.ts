@@ -10,7 +10,7 @@ import { HarnessStore } from "../store/store.ts";
 import { isStoreLocked, readLockOwner } from "../store/lock.ts";
 import { CaptureCoordinator } from "../control/coordinator.ts";
 import { serverCaughtUp } from "../control/server_caught_up.ts";
-import { HttpTraceSink } from "../gateway/event_sink.ts";
+import { HttpTraceSink } from "../tool_gateway/event_sink.ts";
 import { CaptureNotFoundError } from "../store/inspect.ts";
 import { formatInspection } from "./format_capture.ts";
 import { openForRead } from "./cmd_store.ts";

@@ -1,6 +1,7 @@
 /**
  * `ingest.ts hook <host> [--url URL] [--capture ID]`: the light hook
- * forwarder. It reads the host's payload on stdin, posts it to the ingest
+ * forwarder (`<host>`: `claude-code`, `gemini-cli`, `opencode`, or the
+ * seed's `host_a`, `host_b`, `host_c` that installs write). It reads the host's payload on stdin, posts it to the ingest
  * server, always exits 0 and prints only the host's neutral answer.
  *
  * @module
@@ -13,6 +14,7 @@ import {
   optionsFromEnv,
   readAll,
 } from "../forwarder/forward.ts";
+import { hostByName } from "../trace/hosts.ts";
 
 /** The variables the forwarder reads (and a command hook passes on). */
 export const FORWARDER_ENV: readonly string[] = [
@@ -30,7 +32,8 @@ export const FORWARDER_ENV: readonly string[] = [
  * @returns 0, always.
  */
 export async function hookCommand(args: string[], io: Io): Promise<number> {
-  const host = args[0] ?? "";
+  const word = args[0] ?? "";
+  const host = hostByName(word)?.seed ?? word;
   const flag = (name: string) => {
     const at = args.indexOf(name);
     return at > 0 ? args[at + 1] : undefined;

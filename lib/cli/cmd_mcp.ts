@@ -9,7 +9,7 @@
  */
 import { HarnessStore } from "../store/store.ts";
 import { isStoreLocked, readLockOwner } from "../store/lock.ts";
-import { HttpTraceSink } from "../gateway/event_sink.ts";
+import { HttpTraceSink } from "../tool_gateway/event_sink.ts";
 import { StdioTransport } from "../proxy/stdio_transport.ts";
 import { onShutdownSignals } from "../proxy/shutdown_signals.ts";
 import { buildMcpServer } from "../control/mcp_server.ts";

@@ -28,7 +28,7 @@
  */
 import type { ChatModel } from "../models/chat_types.ts";
 import type { PackageCapabilities } from "../forms/form_table.ts";
-import type { RecordingSink } from "../gateway/open_sink.ts";
+import type { RecordingSink } from "../tool_gateway/open_sink.ts";
 import type { Io } from "./io.ts";
 import { UsageError } from "./io.ts";
 import { annotation } from "../trace/episode_events.ts";
@@ -244,7 +244,7 @@ export async function runCommand(
     source: { host: "harness", adapter: "compile-run", model: null },
   };
   if (o.trace) {
-    const { openRecordingSink } = await import("../gateway/open_sink.ts");
+    const { openRecordingSink } = await import("../tool_gateway/open_sink.ts");
     sink = openRecordingSink(o.root, captureId, { role: "runtime" });
     if (own) {
       sink.emit(annotation(captureCtx, {

@@ -29,10 +29,9 @@ Usage:
   ingest.ts status | stop [--json]           is a server running for this store (its active capture, the
                                              model gateway's counters, served packages; how to start one)
                                              / stop it
-  ingest.ts hook <host_a|host_b|host_c> [--url URL]
-                                             forward one hook payload (stdin) to the server; always exits 0
-                                             (what install writes into the host: host_a is claude-code,
-                                             host_b gemini-cli, host_c opencode)
+  ingest.ts hook <host> [--url URL]          forward one hook payload (stdin) to the server; always exits 0
+                                             (what install writes into the host; host: claude-code, gemini-cli
+                                             or opencode, or the seed's host_a, host_b, host_c)
   ingest.ts install <host> [--project DIR | --user] [--command] [--url URL] [--capture ID] [--gateway]
                                              host: claude-code, gemini-cli or opencode (or host_a, host_b, host_c);
                                              --gateway (claude-code, opencode): the host's model calls go through

@@ -13,6 +13,7 @@ import { grantedEnv as env } from "./env.ts";
 import { UsageError } from "./io.ts";
 import { FORWARDER_ENV } from "./cmd_hook.ts";
 import { DEFAULT_INGEST_URL, hostAnswer } from "../forwarder/forward.ts";
+import { hostByName } from "../trace/hosts.ts";
 
 /** The flags of `install` and `uninstall`. */
 export const INSTALL_OPTIONS: Options = {
@@ -23,15 +24,6 @@ export const INSTALL_OPTIONS: Options = {
   capture: { type: "string" },
   proxy: { type: "string" },
   gateway: { type: "boolean", default: false },
-};
-
-/** The hosts' own names are accepted beside host_a|b|c. */
-const HOST_NAMES: Record<string, string> = {
-  "claude-code": "host_a",
-  "claude": "host_a",
-  "gemini-cli": "host_b",
-  "gemini": "host_b",
-  "opencode": "host_c",
 };
 
 /**
@@ -54,7 +46,8 @@ export async function installCommand(c: IngestContext): Promise<number> {
     DEFAULT_INGEST_URL;
   const capture = c.cl.string("capture");
   if (capture !== undefined) await checkCapture(capture);
-  const host = HOST_NAMES[name] ?? name;
+  // The hosts' real names and the seed's (host_a|b|c) both name a host.
+  const host = hostByName(name)?.seed ?? name;
   const a: InstallArgs = {
     host,
     // Under `deno task`, "here" is the folder the user ran it from.

@@ -15,9 +15,9 @@ import type { HarnessStore } from "../store/store.ts";
 import type { CaptureRecord } from "../store/index_records.ts";
 import type { UnsealedEvent } from "../trace/event.ts";
 import { annotation } from "../trace/episode_events.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import { validateId } from "../trace/ids.ts";
-import type { EventSink } from "../gateway/event_sink.ts";
+import type { EventSink } from "../tool_gateway/event_sink.ts";
 import {
   readActiveCapture,
   writeActiveCapture,

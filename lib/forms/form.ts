@@ -11,7 +11,7 @@
  */
 import type { NormEpisode } from "../lineage/records.ts";
 import type { ChatModel } from "../models/chat_types.ts";
-import type { EventSink } from "../gateway/event_sink.ts";
+import type { EventSink } from "../tool_gateway/event_sink.ts";
 import type { ServedPackage } from "../model_gateway/serving.ts";
 import type { Candidate } from "../package/candidate.ts";
 import type { BehaviorIr, CompiledBehavior } from "../package/ir.ts";

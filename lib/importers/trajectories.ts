@@ -33,7 +33,7 @@ import {
   episodeStarted,
   message,
 } from "../trace/episode_events.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import {
   toolCallCompleted,
   toolCallFailed,

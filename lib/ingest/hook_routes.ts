@@ -1,37 +1,48 @@
 /**
  * `POST /hook/<host>?cap=<id>`: a host's hook payload, mapped by its
  * adapter into events of the capture `cap` names (else the active capture,
- * else `default`). host_a answers 204 (silent for the host); host_b and
- * host_c 200 `{ok: true, capture_id, events, head}`. What goes wrong once
- * the hook is taken answers HTTP 200 `{ok: false, error}` (`errors.ts`).
+ * else `default`). `<host>` is the seed's name (`/hook/host_a`, the binding
+ * wire path) or the host's real name (`/hook/claude-code`): the two paths
+ * are one route, recording the same events (`source.host` is the seed's
+ * name either way; `lib/trace/hosts.ts`). Claude Code answers 204 (silent
+ * for the host); Gemini CLI and OpenCode 200 `{ok: true, capture_id,
+ * events, head}`. What goes wrong once the hook is taken answers HTTP 200
+ * `{ok: false, error}` (`errors.ts`).
  *
  * @module
  */
 import { checkJsonShape } from "../trace/validate.ts";
 import { validateId } from "../trace/ids.ts";
-import { adapterFor, HOSTS } from "../adapters/registry.ts";
+import { adapterFor, HOSTS } from "../adapters/host_adapters.ts";
+import { hostByName } from "../trace/hosts.ts";
 import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
 import { json, messageOf } from "./errors.ts";
 import type { HandlerContext } from "./handler_types.ts";
 import type { Route, RouteMatch } from "./route_table.ts";
 
 /**
- * The hook routes, one per host with an adapter.
+ * The hook routes: for each host with an adapter, its seed path
+ * (`/hook/host_a`) and its real-name path (`/hook/claude-code`), one
+ * handler.
  *
  * @param ctx What the handler's routes share.
  * @returns The routes.
  */
 export function hookRoutes(ctx: HandlerContext): Route[] {
-  return HOSTS.map((host) => ({
-    method: "POST",
-    path: `/hook/${host}`,
-    family: "hook",
-    auth: "bearer",
-    body: "json",
-    what: `${host}'s hook payloads, mapped to events by its adapter`,
-    handle: (req: IngestRequest, match: RouteMatch) =>
-      hook(ctx, { req, host, query: match.query }),
-  }));
+  return HOSTS.flatMap((host) => {
+    const { name, display } = hostByName(host)!;
+    return [host, name].map((word): Route => ({
+      method: "POST",
+      path: `/hook/${word}`,
+      family: "hook",
+      auth: "bearer",
+      body: "json",
+      what: `${display}'s hook payloads (/hook/${host} and /hook/${name}), ` +
+        `mapped to events by its adapter`,
+      handle: (req: IngestRequest, match: RouteMatch) =>
+        hook(ctx, { req, host, query: match.query }),
+    }));
+  });
 }
 
 async function hook(

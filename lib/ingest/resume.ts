@@ -20,8 +20,10 @@ import type { CallKey, ToolCallCorrelator } from "../adapters/correlator.ts";
 import type { SessionMemory } from "../adapters/session_memory.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
 import type { TraceEvent } from "../trace/event.ts";
+import { HOST_TABLE } from "../trace/hosts.ts";
 
-const HOSTS = new Set(["host_a", "host_b", "host_c"]);
+/** The seed names of the hosts (`source.host` of their records). */
+const HOSTS = new Set<string>(HOST_TABLE.map((h) => h.seed));
 
 /**
  * The restore gives the event loop a turn (a timer: only that lets the

@@ -22,7 +22,7 @@
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import { episodeStarted, message } from "../trace/episode_events.ts";
 import { modelRequested, modelResponded } from "../trace/model_events.ts";
 import {

@@ -10,7 +10,7 @@
 import type { UnsealedEvent } from "../trace/event.ts";
 import { sha256Hex } from "../trace/hash.ts";
 import { message } from "../trace/episode_events.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import { modelResponded } from "../trace/model_events.ts";
 import {
   toolCallCompleted,

@@ -22,7 +22,7 @@ import {
   episodeFinished,
   episodeStarted,
 } from "../trace/episode_events.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import { ImportError } from "../importers/import_error.ts";
 import { assertSealable } from "../importers/sealable.ts";
 import { decodeOtlpProtobuf } from "./protobuf_decode.ts";

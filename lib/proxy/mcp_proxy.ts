@@ -9,10 +9,10 @@
  */
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { UnsealedEvent } from "../trace/event.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import { toolsetExposed } from "../trace/tool_events.ts";
 import { validateId } from "../trace/ids.ts";
-import type { EventSink } from "../gateway/event_sink.ts";
+import type { EventSink } from "../tool_gateway/event_sink.ts";
 import type { ProxiedTool } from "./proxied_tool.ts";
 import {
   DEFAULT_PROXY_EPISODE,

@@ -12,7 +12,7 @@ import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { EventSink } from "../gateway/event_sink.ts";
+import type { EventSink } from "../tool_gateway/event_sink.ts";
 import { McpProxy, type McpProxyOptions } from "./mcp_proxy.ts";
 import { StdioTransport } from "./stdio_transport.ts";
 import type { StdioUpstream } from "./upstream.ts";

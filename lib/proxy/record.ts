@@ -4,13 +4,13 @@
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import {
   toolCallCompleted,
   toolCallFailed,
   toolCallStarted,
 } from "../trace/tool_events.ts";
-import type { EventSink } from "../gateway/event_sink.ts";
+import type { EventSink } from "../tool_gateway/event_sink.ts";
 import type { ProxiedTool } from "./proxied_tool.ts";
 
 /** Source of proxy events. */

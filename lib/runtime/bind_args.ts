@@ -12,7 +12,7 @@ import {
   type DeclaredTool,
   readParameters,
   ToolBindingError,
-} from "../gateway/parameters.ts";
+} from "../tool_gateway/parameters.ts";
 
 /** A tool as a registry holds it: a function, or one with declared parameters. */
 export type BoundTool =

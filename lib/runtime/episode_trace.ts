@@ -7,14 +7,14 @@
  *
  * @module
  */
-import type { EventSink } from "../gateway/event_sink.ts";
+import type { EventSink } from "../tool_gateway/event_sink.ts";
 import type { UnsealedEvent } from "../trace/event.ts";
 import {
   annotation,
   episodeFinished,
   episodeStarted,
 } from "../trace/episode_events.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import { runFailedEvent, type RunFailure } from "./run_failure.ts";
 
 /** The episode frame of one traced run. */

@@ -8,7 +8,7 @@
  */
 import type { UnsealedEvent } from "../trace/event.ts";
 import { annotation } from "../trace/episode_events.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 
 /** The error a run failed on, as its result and its trace keep it. */
 export interface RunFailure {

@@ -9,15 +9,15 @@
  *
  * @module
  */
-import type { EventSink } from "../gateway/event_sink.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventSink } from "../tool_gateway/event_sink.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import {
   toolCallCompleted,
   toolCallFailed,
   toolCallStarted,
 } from "../trace/tool_events.ts";
 import { callWithArgs, type NamedCall } from "./bind_args.ts";
-import { ToolBindingError } from "../gateway/parameters.ts";
+import { ToolBindingError } from "../tool_gateway/parameters.ts";
 
 /** What a traced call gave back. */
 export interface TracedCallResult {

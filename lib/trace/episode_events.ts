@@ -6,7 +6,11 @@
  * @module
  */
 import type { Payload, UnsealedEvent } from "./event.ts";
-import { type EventContext, type EventOptions, makeEvent } from "./events.ts";
+import {
+  type EventContext,
+  type EventOptions,
+  makeEvent,
+} from "./make_event.ts";
 
 /** Payload of `episode.started`. */
 export interface EpisodeStartedPayload extends Payload {

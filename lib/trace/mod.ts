@@ -2,7 +2,8 @@
  * Canonical `harness.trace.v1` events, for producers: the event envelope,
  * the context and options every constructor takes, the constructors of an
  * episode's events (start, finish, messages, annotations) and of tool calls,
- * and canonical JSON (the form of a spool line, which its hash covers).
+ * the hosts by every name they go by (`HOST_TABLE`), and canonical JSON
+ * (the form of a spool line, which its hash covers).
  *
  * Recording the events, reading them back and checking their hash chain is
  * `./store`. The constructors of the other kinds (model, toolset, runtime)
@@ -17,7 +18,8 @@ export type {
   TraceEvent,
   UnsealedEvent,
 } from "./event.ts";
-export type { EventContext, EventOptions } from "./events.ts";
+export type { EventContext, EventOptions } from "./make_event.ts";
+export { type Host, HOST_TABLE, hostByName, hostLabel } from "./hosts.ts";
 export {
   annotation,
   type AnnotationPayload,

@@ -4,7 +4,11 @@
  * @module
  */
 import type { Payload, UnsealedEvent } from "./event.ts";
-import { type EventContext, type EventOptions, makeEvent } from "./events.ts";
+import {
+  type EventContext,
+  type EventOptions,
+  makeEvent,
+} from "./make_event.ts";
 
 /** Payload of `model.requested`. */
 export interface ModelRequestedPayload extends Payload {

@@ -5,7 +5,11 @@
  * @module
  */
 import type { Payload, UnsealedEvent } from "./event.ts";
-import { type EventContext, type EventOptions, makeEvent } from "./events.ts";
+import {
+  type EventContext,
+  type EventOptions,
+  makeEvent,
+} from "./make_event.ts";
 
 /** Payload of `node.enter` / `node.exit`. */
 export interface NodePayload extends Payload {

@@ -1,8 +1,8 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { HOSTS_DIR } from "../_helpers.ts";
 import { scenarioFiles } from "../_server.ts";
-import { hostAToEvents } from "../../lib/adapters/host_a.ts";
-import { hostBToEvents } from "../../lib/adapters/host_b.ts";
+import { hostAToEvents } from "../../lib/adapters/claude_code.ts";
+import { hostBToEvents } from "../../lib/adapters/gemini_cli.ts";
 import { ToolCallCorrelator } from "../../lib/adapters/correlator.ts";
 import { SessionMemory } from "../../lib/adapters/session_memory.ts";
 import type { UnsealedEvent } from "../../lib/trace/event.ts";

@@ -11,7 +11,7 @@ import {
   assistantTurns,
   withTranscript,
 } from "../../lib/forwarder/transcript.ts";
-import { hostAToEvents } from "../../lib/adapters/host_a.ts";
+import { hostAToEvents } from "../../lib/adapters/claude_code.ts";
 import {
   assistantTexts,
   captureEvents,

@@ -1,7 +1,7 @@
 import { assertEquals } from "../_assert.ts";
 import { HOSTS_DIR } from "../_helpers.ts";
 import { scenarioFiles, startServer } from "../_server.ts";
-import { hostBToEvents } from "../../lib/adapters/host_b.ts";
+import { hostBToEvents } from "../../lib/adapters/gemini_cli.ts";
 import { captureEvents } from "./_host_a_replay.ts";
 
 const INTERACTIVE = `${HOSTS_DIR}/host_b/interactive`;

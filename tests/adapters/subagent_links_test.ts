@@ -1,7 +1,7 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { HOSTS_DIR, tempDir } from "../_helpers.ts";
 import { scenarioFiles, startServer } from "../_server.ts";
-import { hostAToEvents } from "../../lib/adapters/host_a.ts";
+import { hostAToEvents } from "../../lib/adapters/claude_code.ts";
 import { ToolCallCorrelator } from "../../lib/adapters/correlator.ts";
 import { SessionMemory } from "../../lib/adapters/session_memory.ts";
 import { hostCPluginSource } from "../../lib/installers/host_c_plugin.ts";

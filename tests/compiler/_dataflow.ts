@@ -9,7 +9,7 @@
  */
 import { assertEquals } from "../_assert.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
-import { hostAToEvents } from "../../lib/adapters/host_a.ts";
+import { hostAToEvents } from "../../lib/adapters/claude_code.ts";
 import { ToolCallCorrelator } from "../../lib/adapters/correlator.ts";
 import { SessionMemory } from "../../lib/adapters/session_memory.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";

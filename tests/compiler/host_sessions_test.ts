@@ -13,7 +13,7 @@ import {
 } from "../_assert.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { inspectCapture } from "../../lib/store/inspect.ts";
-import { hostAToEvents } from "../../lib/adapters/host_a.ts";
+import { hostAToEvents } from "../../lib/adapters/claude_code.ts";
 import { ToolCallCorrelator } from "../../lib/adapters/correlator.ts";
 import { SessionMemory } from "../../lib/adapters/session_memory.ts";
 import { loadEpisodes } from "../../lib/lineage/episodes.ts";

@@ -311,7 +311,7 @@ Deno.test("links into ARCHITECTURE.md and docs/decisions.md resolve", () => {
 
 Deno.test("the checks catch what they are for", () => {
   const wrong = [
-    "- **`lib/trace/`** (`./trace`): `events.ts`, `no_such_file.ts`.",
+    "- **`lib/trace/`** (`./trace`): `make_event.ts`, `no_such_file.ts`.",
     "- **`lib/no_such_folder/`** (no export): `x.ts`.",
     "- **`lib/store/`** (`./trace`): the store.",
     "See `lib/nowhere/`, `docs/gone.md`, `application/json`, `/hook/host_a`.",

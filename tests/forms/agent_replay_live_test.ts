@@ -6,7 +6,7 @@ import { replayAgent } from "../../lib/forms/agent/agent_replay.ts";
 import { changesState } from "../../lib/package/tool_effects.ts";
 import { Conversation } from "../../lib/forms/agent/conversation.ts";
 import { canonicalJson } from "../../lib/trace/canonical_json.ts";
-import { declareTool } from "../../lib/gateway/parameters.ts";
+import { declareTool } from "../../lib/tool_gateway/parameters.ts";
 import {
   scriptFromTau2,
   ScriptWalker,

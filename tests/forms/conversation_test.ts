@@ -6,7 +6,7 @@ import { canonicalJson } from "../../lib/trace/canonical_json.ts";
 import {
   type DeclaredTool,
   declareTool,
-} from "../../lib/gateway/parameters.ts";
+} from "../../lib/tool_gateway/parameters.ts";
 import type {
   ChatModel,
   ChatRequest,

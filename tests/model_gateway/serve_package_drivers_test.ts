@@ -39,7 +39,7 @@ import { AgentSession } from "../../lib/forms/agent/agent_session.ts";
 import { GatewayDriver } from "../../lib/forms/agent/gateway_driver.ts";
 import { openaiChatWire } from "../../lib/model_gateway/openai_chat_wire.ts";
 import { ANSWER_HEADERS } from "../../lib/model_gateway/answer_headers.ts";
-import { declareTool } from "../../lib/gateway/parameters.ts";
+import { declareTool } from "../../lib/tool_gateway/parameters.ts";
 import type { ToolRegistry } from "../../lib/runtime/runtime_types.ts";
 import { openModel } from "../../lib/models/open_model.ts";
 import { RETAIL_TOOL_SCHEMAS, RetailEnv } from "../../eval/envs/tau2/mod.ts";

@@ -4,7 +4,7 @@ import {
   declareTool,
   readParameters,
   ToolBindingError,
-} from "../../lib/gateway/parameters.ts";
+} from "../../lib/tool_gateway/parameters.ts";
 
 function refuses(f: () => unknown, pattern: RegExp) {
   let err: unknown = null;

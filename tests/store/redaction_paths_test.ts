@@ -10,7 +10,7 @@ import { startServer } from "../_server.ts";
 import { tempDir } from "../_helpers.ts";
 import { runMain } from "../_cli.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
-import { ToolGateway } from "../../lib/gateway/tool_gateway.ts";
+import { ToolGateway } from "../../lib/tool_gateway/tool_gateway.ts";
 import { toolCallStarted } from "../../lib/trace/tool_events.ts";
 
 const SECRET = "sk-ant-api03-" + "Zq9x".repeat(10);

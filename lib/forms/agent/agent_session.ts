@@ -11,12 +11,12 @@
  *
  * @module
  */
-import type { EventSink } from "../../gateway/event_sink.ts";
+import type { EventSink } from "../../tool_gateway/event_sink.ts";
 import type { BehaviorPackage } from "../../package/package.ts";
 import { AgentEngine, type LookupCall } from "./agent_engine.ts";
 import { changesState } from "../../package/tool_effects.ts";
 import { message } from "../../trace/episode_events.ts";
-import type { EventContext } from "../../trace/events.ts";
+import type { EventContext } from "../../trace/make_event.ts";
 import { isTool } from "../../runtime/bind_args.ts";
 import { tracedCall } from "../../runtime/traced_call.ts";
 import {

@@ -27,7 +27,7 @@ import type { RunFailure } from "../../runtime/run_failure.ts";
 import type { BehaviorPackage } from "../../package/package.ts";
 import { changesState } from "../../package/tool_effects.ts";
 import { message } from "../../trace/episode_events.ts";
-import type { EventContext } from "../../trace/events.ts";
+import type { EventContext } from "../../trace/make_event.ts";
 import type {
   ChatMessage,
   ChatModel,
@@ -44,7 +44,7 @@ import {
 import { isTool } from "../../runtime/bind_args.ts";
 import { tracedCall } from "../../runtime/traced_call.ts";
 import { derivedToolSchema, packageOffer } from "./tool_schemas.ts";
-import { chatRequested, chatResponded } from "../../runtime/model_events.ts";
+import { chatRequested, chatResponded } from "../../runtime/chat_events.ts";
 import {
   lookupMessages,
   PACKAGE_NOTE,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { EventSink } from "../../gateway/event_sink.ts";
+import type { EventSink } from "../../tool_gateway/event_sink.ts";
 import type { ChatModel, ChatTool } from "../../models/chat_types.ts";
 import type { ToolRegistry } from "../../runtime/runtime_types.ts";
 

@@ -11,9 +11,9 @@
  *
  * @module
  */
-import { traceUsage } from "../../runtime/model_events.ts";
+import { traceUsage } from "../../runtime/chat_events.ts";
 import { callWithArgs, isTool } from "../../runtime/bind_args.ts";
-import { ToolBindingError } from "../../gateway/parameters.ts";
+import { ToolBindingError } from "../../tool_gateway/parameters.ts";
 import {
   runFailedEvent,
   type RunFailure,
@@ -27,7 +27,7 @@ import {
   episodeStarted,
   message,
 } from "../../trace/episode_events.ts";
-import type { EventContext } from "../../trace/events.ts";
+import type { EventContext } from "../../trace/make_event.ts";
 import { modelRequested, modelResponded } from "../../trace/model_events.ts";
 import {
   blackboardWrite,
@@ -40,7 +40,7 @@ import {
   toolCallStarted,
   toolsetExposed,
 } from "../../trace/tool_events.ts";
-import type { EventSink } from "../../gateway/event_sink.ts";
+import type { EventSink } from "../../tool_gateway/event_sink.ts";
 import type { BehaviorPackage } from "../../package/package.ts";
 import { walkTree } from "./tree_engine.ts";
 import { treeNodes } from "./tree_nodes.ts";

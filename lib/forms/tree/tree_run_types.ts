@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { EventSink } from "../../gateway/event_sink.ts";
+import type { EventSink } from "../../tool_gateway/event_sink.ts";
 import type { Signature } from "../../package/ir.ts";
 import type { RunFailure } from "../../runtime/run_failure.ts";
 import type { RunStep, TreeModelCall } from "./tree_requests.ts";

@@ -6,8 +6,8 @@ import {
 } from "../_assert.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import type { TraceEvent } from "../../lib/trace/mod.ts";
-import { ToolGateway } from "../../lib/gateway/tool_gateway.ts";
-import { openRecordingSink } from "../../lib/gateway/open_sink.ts";
+import { ToolGateway } from "../../lib/tool_gateway/tool_gateway.ts";
+import { openRecordingSink } from "../../lib/tool_gateway/open_sink.ts";
 import { tempDir } from "../_helpers.ts";
 import { startServer } from "../_server.ts";
 

@@ -27,7 +27,7 @@
  *
  * @module
  */
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import type { ToolCallCorrelator } from "./correlator.ts";
 import type { SessionMemory } from "./session_memory.ts";
 import type { UnsealedEvent } from "../trace/event.ts";

@@ -1,6 +1,6 @@
 /**
  * The shape of host_c's envelope (checked by `parseHostCEnvelope` in
- * `host_c.ts`).
+ * `opencode.ts`).
  *
  * @module
  */

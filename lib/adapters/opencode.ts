@@ -30,7 +30,7 @@
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import {
   annotation,
   episodeFinished,
@@ -38,8 +38,8 @@ import {
   message,
 } from "../trace/episode_events.ts";
 import { modelResponded } from "../trace/model_events.ts";
-import { toolEnded, toolStarted } from "./_host_c_tools.ts";
-import type { HostCEnvelope } from "./_host_c_envelope.ts";
+import { toolEnded, toolStarted } from "./_opencode_tools.ts";
+import type { HostCEnvelope } from "./_opencode_envelope.ts";
 import { linkToCall, subagentCall } from "./subagent_links.ts";
 
 export type { HostCEnvelope };

@@ -6,7 +6,7 @@
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import { modelRequested, modelResponded } from "../trace/model_events.ts";
 import type {
   ChatRequest,

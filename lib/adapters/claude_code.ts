@@ -55,8 +55,11 @@ import {
   parseJsonText,
   requireString,
 } from "./common.ts";
-import { transcriptCarries, transcriptEvents } from "./_host_a_transcript.ts";
-import type { EventContext } from "../trace/events.ts";
+import {
+  transcriptCarries,
+  transcriptEvents,
+} from "./_claude_code_transcript.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import type { ToolCallCorrelator } from "./correlator.ts";
 import type { SessionMemory } from "./session_memory.ts";
 import { linkToCall, subagentCall } from "./subagent_links.ts";

@@ -14,7 +14,7 @@
 import { readParameters } from "./parameters.ts";
 import type { EventSource, UnsealedEvent } from "../trace/event.ts";
 import { annotation } from "../trace/episode_events.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import {
   toolCallCompleted,
   toolCallFailed,

@@ -69,7 +69,7 @@ export interface MakeEventOptions extends EventOptions {
  *
  * @example
  * ```ts
- * import { makeEvent } from "./events.ts";
+ * import { makeEvent } from "./make_event.ts";
  * const ev = makeEvent(
  *   { captureId: "cap_1", episodeId: "ep_1", source: { host: "harness", adapter: "demo", model: null } },
  *   { kind: "annotation", payload: { label: "hello" } },

@@ -21,7 +21,7 @@
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import { annotation, message } from "../trace/episode_events.ts";
 import { modelResponded } from "../trace/model_events.ts";
 import { objectField } from "./common.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import type { UnsealedEvent } from "../trace/event.ts";
-import type { EventContext } from "../trace/events.ts";
+import type { EventContext } from "../trace/make_event.ts";
 import {
   toolCallCompleted,
   toolCallFailed,
@@ -14,7 +14,7 @@ import {
 } from "../trace/tool_events.ts";
 import type { ToolCallCorrelator } from "./correlator.ts";
 import { mcpLogicalId, parseJsonText } from "./common.ts";
-import type { HostCEnvelope } from "./_host_c_envelope.ts";
+import type { HostCEnvelope } from "./_opencode_envelope.ts";
 
 const HOST = "host_c";
 
