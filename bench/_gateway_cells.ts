@@ -11,6 +11,8 @@ import {
   type ChatMessage,
   chatRequest,
   conversationStart,
+  GEMINI_MODEL,
+  geminiRequest,
   singleRequest,
   toolResult,
 } from "./_model_upstream.ts";
@@ -72,11 +74,14 @@ function expectOk(status: number, what: string): void {
  *
  * @param res The answer.
  * @param t0 When the request was sent.
+ * @param complete Whether the stream came whole (Chat's ends with
+ *   `[DONE]`; Gemini's last event has a `finishReason`).
  * @returns First and last body byte.
  */
 export async function readStream(
   res: Response,
   t0: number,
+  complete: (text: string) => boolean = (t) => t.endsWith("data: [DONE]\n\n"),
 ): Promise<Sample> {
   expectOk(res.status, "stream");
   const reader = res.body!.getReader();
@@ -90,7 +95,7 @@ export async function readStream(
     text += dec.decode(value, { stream: true });
   }
   const last = performance.now() - t0;
-  if (!text.endsWith("data: [DONE]\n\n")) {
+  if (!complete(text)) {
     throw new Error(`stream ended early: ${JSON.stringify(text.slice(-80))}`);
   }
   return { first, last };
@@ -108,6 +113,43 @@ export function fetchSingle(stream: boolean): Cell["job"] {
         body,
       });
       if (stream) return [await readStream(res, t0)];
+      const answer = await res.json();
+      const t = performance.now() - t0;
+      expectOk(res.status, JSON.stringify(answer).slice(0, 200));
+      return [{ first: t, last: t }];
+    });
+}
+
+/** One Gemini `generateContent` request at a time through fetch, whole or streamed. */
+export function fetchGemini(stream: boolean): Cell["job"] {
+  return (base, extra = {}) =>
+    Promise.resolve(async (n) => {
+      const body = JSON.stringify(geminiRequest(n));
+      const t0 = performance.now();
+      const res = await fetch(
+        `${base}/v1beta/models/${GEMINI_MODEL}:${
+          stream ? "streamGenerateContent?alt=sse" : "generateContent"
+        }`,
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "x-goog-api-key": "bench-not-a-key",
+            ...extra,
+          },
+          body,
+        },
+      );
+      if (stream) {
+        return [
+          await readStream(
+            res,
+            t0,
+            (t) =>
+              t.endsWith("\r\n\r\n") && t.includes('"finishReason":"STOP"'),
+          ),
+        ];
+      }
       const answer = await res.json();
       const t = performance.now() - t0;
       expectOk(res.status, JSON.stringify(answer).slice(0, 200));
@@ -222,5 +264,7 @@ export function allCells(lastTurn: number[]): Cell[] {
     cell(CONVERSATION, 8, fetchConversation(lastTurn), { perJob: TURNS }),
     cell("openai SDK, JSON", 1, sdkSingle(false)),
     cell("openai SDK, SSE", 1, sdkSingle(true), { stream: true }),
+    cell("fetch, Gemini JSON", 1, fetchGemini(false)),
+    cell("fetch, Gemini SSE", 1, fetchGemini(true), { stream: true }),
   ];
 }

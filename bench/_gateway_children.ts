@@ -34,8 +34,11 @@ export async function gatewayChild(
   const server = new IngestServer(store, {
     port: 0,
     modelGateway: {
-      upstreamOpenai: `${upstream}/v1`,
-      upstreamAnthropic: upstream,
+      upstreams: {
+        openai: `${upstream}/v1`,
+        anthropic: upstream,
+        gemini: upstream,
+      },
       ...(record ? {} : { record: false }),
     },
   });

@@ -2,6 +2,8 @@
  * The model side of the gateway benchmark: a minimal, fast OpenAI Chat
  * Completions upstream (`deno run --allow-net=127.0.0.1
  * bench/_model_upstream.ts` prints `port <n>`; `POST /v1/chat/completions`,
+ * and Gemini's `POST /v1beta/models/{m}:generateContent` and
+ * `:streamGenerateContent` with the same answer in three chunks;
  * whole JSON or SSE in nine chunks, each answer a short text, one tool call
  * and the usage; it answers at once, or like a model for the model names of
  * {@linkcode MODEL_LIKE}), and the request bodies the benchmark
@@ -314,6 +316,75 @@ function modelLikeChunks(n: number, promptChars: number): Uint8Array[] {
   ];
 }
 
+/** The Gemini model the benchmark's Gemini cells name (in the path). */
+export const GEMINI_MODEL = "gemini-bench-flash";
+
+/**
+ * A single-turn Gemini `generateContent` body: the same system prompt,
+ * user message and tools as {@linkcode singleRequest}, in Gemini's shape.
+ *
+ * @param n Request number.
+ * @returns The body object.
+ */
+export function geminiRequest(n: number): Record<string, unknown> {
+  return {
+    systemInstruction: { parts: [{ text: SYSTEM }] },
+    contents: [{
+      role: "user",
+      parts: [{
+        text: `Hi, where is my order #W${
+          String(n).padStart(7, "0")
+        }? It should have arrived by now.`,
+      }],
+    }],
+    tools: [{
+      functionDeclarations: BENCH_TOOLS.map((t) => ({
+        name: t.function.name,
+        description: t.function.description,
+        parametersJsonSchema: t.function.parameters,
+      })),
+    }],
+    generationConfig: { temperature: 0 },
+  };
+}
+
+/** Gemini answer `n`'s pieces: the text in two, then the call with the finish and usage (one piece when whole). */
+function geminiPieces(
+  n: number,
+  promptChars: number,
+): Record<string, unknown>[] {
+  const prompt = Math.ceil(promptChars / 4);
+  const usageMetadata = (out: number) => ({
+    promptTokenCount: prompt,
+    candidatesTokenCount: out,
+    totalTokenCount: prompt + out,
+  });
+  const piece = (parts: unknown[], out: number, last: boolean) => ({
+    candidates: [{
+      content: { role: "model", parts },
+      ...(last ? { finishReason: "STOP" } : {}),
+      index: 0,
+    }],
+    usageMetadata: usageMetadata(out),
+    modelVersion: GEMINI_MODEL,
+    responseId: `gemini-bench-${n}`,
+  });
+  return [
+    piece([{ text: TEXT[0] }], 4, false),
+    piece([{ text: TEXT[1] }], 8, false),
+    piece(
+      [{
+        functionCall: {
+          name: TOOL,
+          args: { order_id: `#W${String(n).padStart(7, "0")}` },
+        },
+      }],
+      24,
+      true,
+    ),
+  ];
+}
+
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -328,6 +399,44 @@ export function serveModelUpstream(port = 0): Deno.HttpServer<Deno.NetAddr> {
     { hostname: "127.0.0.1", port, onListen: () => {} },
     async (req) => {
       const path = new URL(req.url).pathname;
+      const gemini =
+        /^\/v1beta\/models\/[^/:]+:(generateContent|streamGenerateContent)$/
+          .exec(path);
+      if (req.method === "POST" && gemini) {
+        const text = await req.text();
+        n++;
+        const pieces = geminiPieces(n, text.length);
+        if (gemini[1] === "generateContent") {
+          const last = pieces[pieces.length - 1];
+          return Response.json({
+            ...last,
+            candidates: [{
+              content: {
+                role: "model",
+                parts: pieces.flatMap((p) =>
+                  (p.candidates as { content: { parts: unknown[] } }[])[0]
+                    .content.parts
+                ),
+              },
+              finishReason: "STOP",
+              index: 0,
+            }],
+          });
+        }
+        const events = pieces.map((p) =>
+          enc.encode(`data: ${JSON.stringify(p)}\r\n\r\n`)
+        );
+        let i = 0;
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            pull(ctrl) {
+              if (i < events.length) ctrl.enqueue(events[i++]);
+              else ctrl.close();
+            },
+          }, { highWaterMark: 0 }),
+          { headers: { "content-type": "text/event-stream" } },
+        );
+      }
       if (req.method !== "POST" || path !== "/v1/chat/completions") {
         return Response.json({
           error: { type: "not_found", message: `No route ${path}` },

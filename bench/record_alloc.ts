@@ -25,7 +25,7 @@
  * @module
  */
 import { HarnessStore } from "../lib/store/mod.ts";
-import { openaiChatWire } from "../lib/model_gateway/openai_chat_wire.ts";
+import { openaiChatWire } from "../lib/model_gateway/wires/openai_chat/read.ts";
 import { identify } from "../lib/model_gateway/episode_identity.ts";
 import { ConversationBook } from "../lib/model_gateway/conversation_book.ts";
 import {

@@ -5,27 +5,68 @@
  */
 import assert from "node:assert/strict";
 
-/** Deep strict equality. */
-export const assertEquals: <T>(
+// Declared as functions over `node:assert/strict` (not assigned from it):
+// its typings differ when an npm package brings `@types/node` into the
+// type graph (the message is then `string` only with rest arguments).
+
+/**
+ * Deep strict equality.
+ *
+ * @param actual What came.
+ * @param expected What should have.
+ * @param message Said when they differ.
+ */
+export function assertEquals<T>(
   actual: unknown,
   expected: T,
   message?: string,
-) => asserts actual is T = assert.deepStrictEqual;
-/** Deep strict inequality. */
-export const assertNotEquals: (
+): asserts actual is T {
+  if (message === undefined) assert.deepStrictEqual(actual, expected);
+  else assert.deepStrictEqual(actual, expected, message);
+}
+
+/**
+ * Deep strict inequality.
+ *
+ * @param actual What came.
+ * @param expected What it should not be.
+ * @param message Said when they are equal.
+ */
+export function assertNotEquals(
   actual: unknown,
   expected: unknown,
   message?: string,
-) => void = assert.notDeepStrictEqual;
-/** A string matches a pattern. */
-export const assertMatch: (
+): void {
+  if (message === undefined) assert.notDeepStrictEqual(actual, expected);
+  else assert.notDeepStrictEqual(actual, expected, message);
+}
+
+/**
+ * A string matches a pattern.
+ *
+ * @param value The string.
+ * @param pattern The pattern.
+ * @param message Said when it does not match.
+ */
+export function assertMatch(
   value: string,
   pattern: RegExp,
   message?: string,
-) => void = assert.match;
-/** Truthiness. */
-export const assertOk: (value: unknown, message?: string) => asserts value =
-  assert.ok;
+): void {
+  if (message === undefined) assert.match(value, pattern);
+  else assert.match(value, pattern, message);
+}
+
+/**
+ * Truthiness.
+ *
+ * @param value The value.
+ * @param message Said when it is falsy.
+ */
+export function assertOk(value: unknown, message?: string): asserts value {
+  if (message === undefined) assert.ok(value);
+  else assert.ok(value, message);
+}
 
 /**
  * Assert that a function throws, optionally an instance of a class or with a

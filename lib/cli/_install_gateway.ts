@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
   applyGateway,
   claudeGatewayPlan,
@@ -16,14 +16,35 @@ import {
   type GatewayRecord,
   opencodeGatewayPlan,
   opencodeRouting,
+  PROVIDER_BASE_URLS,
   revertGateway,
 } from "../installers/gateway_settings.ts";
+import {
+  GEMINI_BASE_URL_VAR,
+  GEMINI_HEADERS_VAR,
+  type GeminiAuth,
+  geminiAuth,
+  type GeminiEnvEdit,
+  geminiEnvTarget,
+  parseEnvFile,
+  pointEnvText,
+  unpointEnvText,
+} from "../installers/gemini_env.ts";
 import type { Settings } from "../installers/hook_settings.ts";
 import type { InstallArgs } from "./install_args.ts";
-import { type Io, UsageError } from "./io.ts";
+import { exists, type Io, UsageError } from "./io.ts";
+import { UPSTREAMS } from "../model_gateway/wires/registry.ts";
+
+/** The providers' own base URLs: the registry's upstreams' and other spellings of them. */
+const PROVIDERS: readonly string[] = [
+  ...UPSTREAMS.map((u) => u.default),
+  ...PROVIDER_BASE_URLS,
+];
 import {
+  baseDir,
   freshBackupPath,
   opencodeConfigFiles,
+  parseJsonc,
   readSettings,
   readText,
   sameJson,
@@ -45,12 +66,12 @@ interface OpencodeState {
  * Refuse `--gateway` for a host whose model base URL install cannot set.
  *
  * @param a Arguments.
- * @throws {UsageError} For `gateway` with a host other than host_a and host_c.
+ * @throws {UsageError} For `gateway` with a host other than host_a, host_b and host_c.
  */
 export function checkGatewayHost(a: InstallArgs): void {
-  if (a.gateway && a.host !== "host_a" && a.host !== "host_c") {
+  if (a.gateway && !["host_a", "host_b", "host_c"].includes(a.host)) {
     throw new UsageError(
-      `--gateway is for claude-code and opencode, not gemini-cli: install gemini-cli without --gateway`,
+      `--gateway is for claude-code, gemini-cli and opencode, not ${a.host}`,
     );
   }
 }
@@ -91,7 +112,11 @@ export function gatewayEdit(
   if (!apply) return reverted;
   try {
     return {
-      ...applyGateway(reverted.settings, gatewayPlan(a, reverted.settings)),
+      ...applyGateway(
+        reverted.settings,
+        gatewayPlan(a, reverted.settings),
+        PROVIDERS,
+      ),
       kept: reverted.kept,
     };
   } catch (err) {
@@ -311,4 +336,197 @@ function removeIfThere(path: string): void {
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
+}
+
+/** Where and what a Gemini CLI gateway install wrote (kept in the install's state file). */
+export interface GeminiEnvState extends GeminiEnvEdit {
+  /** The env file edited. */
+  file: string;
+  /** The install created it. */
+  created_file: boolean;
+  /** The install created its folder (`.gemini/`). */
+  created_dir: boolean;
+}
+
+/** A Gemini CLI gateway change, worked out before anything is written. */
+export interface GeminiGatewayChange {
+  /** What the install set, as `doctor` reads it (undefined: the gateway is out). */
+  record?: GatewayRecord;
+  /** Where and what (undefined when nothing of the gateway is left). */
+  where?: GeminiEnvState;
+  /** Write it. */
+  write(): void;
+}
+
+/** An environment variable, or undefined when it is not set or not granted. */
+function envOf(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The auth type of the Gemini CLI settings a project's sessions read. */
+function geminiAuthOf(a: InstallArgs, base: string): GeminiAuth {
+  const files = [
+    ...(a.user ? [] : [join(base, ".gemini", "settings.json")]),
+    ...(a.home ? [join(a.home, ".gemini", "settings.json")] : []),
+  ];
+  return geminiAuth(
+    files.map((file) => {
+      let selectedType: unknown = undefined;
+      try {
+        const s = parseJsonc(readText(file) ?? "{}") as {
+          security?: { auth?: { selectedType?: unknown } };
+        };
+        selectedType = s.security?.auth?.selectedType;
+      } catch { /* unreadable settings: Gemini CLI says so itself */ }
+      return { file, selectedType };
+    }),
+    envOf,
+  );
+}
+
+const trimUrl = (u: string) => u.replace(/\/+$/, "");
+
+/**
+ * host_b's gateway (Gemini CLI): `GOOGLE_GEMINI_BASE_URL` (and with
+ * `--capture`, an `x-harness-capture` entry in `GEMINI_CLI_CUSTOM_HEADERS`)
+ * in the env file Gemini CLI reads for the project
+ * (`lib/installers/gemini_env.ts` says which, and why a new project file
+ * is not made when another would be hidden). The earlier install's lines
+ * are taken out first; worked out before anything is written (refusing
+ * then); the returned change writes it.
+ *
+ * @param a Arguments.
+ * @param how Where the earlier install wrote, whether to take it out
+ *   (`remove`), output.
+ * @returns The change.
+ * @throws {Error} When the file Gemini CLI reads is not the project's own,
+ *   or a different base URL is set there or exported.
+ */
+export function geminiGateway(
+  a: InstallArgs,
+  how: { where?: GeminiEnvState; remove: boolean; io: Io },
+): GeminiGatewayChange {
+  const { where, io } = how;
+  const apply = !!a.gateway && !how.remove;
+  const base = baseDir(a);
+  const home = a.home ?? envOf("HOME") ?? base;
+  const target = apply
+    ? geminiEnvTarget({ dir: base, home, exists }, a.user)
+    : null;
+  const url = trimUrl(a.url);
+  if (target && "refused" in target) {
+    throw new Error(
+      `${target.refused}; nothing was changed. Add ${GEMINI_BASE_URL_VAR}=${url} to ${target.reads} yourself, or export it where Gemini CLI starts${
+        a.user ? "" : ", or install with --user (the user's env file)"
+      }; to record with hooks only, install without --gateway`,
+    );
+  }
+  // The earlier install's lines go first (its file may not be the one
+  // wanted now).
+  const old = where ? readText(where.file) : null;
+  const undone = where && old !== null
+    ? unpointEnvText(old, where)
+    : { text: old, kept: [] as string[] };
+  for (const k of undone.kept) {
+    io.out(
+      `host_b: left ${k} in ${where?.file} as it is: it was changed after the gateway install`,
+    );
+  }
+  const takeOut = () => {
+    if (!where || old === null || undone.text === old) return;
+    if (where.created_file && undone.text === "") {
+      Deno.removeSync(where.file);
+      io.out(`host_b: removed ${where.file} (the install had created it)`);
+      if (where.created_dir) {
+        try {
+          Deno.removeSync(dirname(where.file)); // only when empty
+        } catch { /* other files there: kept */ }
+      }
+    } else {
+      Deno.writeTextFileSync(where.file, undone.text!);
+      io.out(`host_b: took the model gateway out of ${where.file}`);
+    }
+  };
+  if (!target) return { write: takeOut };
+  const file = target.file;
+  const sameFile = where?.file === file;
+  const before = sameFile ? undone.text : readText(file);
+  const current = parseEnvFile(before ?? "")[GEMINI_BASE_URL_VAR];
+  for (
+    const [value, place] of [
+      [current, file],
+      [envOf(GEMINI_BASE_URL_VAR), "this shell (exported)"],
+    ] as const
+  ) {
+    if (
+      value === undefined || trimUrl(value) === url ||
+      PROVIDERS.includes(trimUrl(value))
+    ) continue;
+    throw new Error(
+      place === file
+        ? `${file}: ${GEMINI_BASE_URL_VAR} is already ${
+          JSON.stringify(value)
+        } (another gateway or proxy, which the model gateway cannot forward to yet); nothing was changed. To record the model calls, remove it from ${file} if Gemini CLI may reach the Gemini API directly, then install again; to record with hooks only, install without --gateway`
+        : `${GEMINI_BASE_URL_VAR} is exported as ${
+          JSON.stringify(value)
+        } in this shell, and an exported variable wins over Gemini CLI's env file: its model calls would keep going there; nothing was changed. Unset it (or point it at ${url}) where Gemini CLI starts, then install again`,
+    );
+  }
+  const { text, edit } = pointEnvText(before, {
+    base_url: url,
+    capture: a.capture,
+  });
+  const next: GeminiEnvState = {
+    file,
+    created_file: sameFile ? where!.created_file : before === null,
+    created_dir: sameFile ? where!.created_dir : !exists(dirname(file)),
+    ...edit,
+  };
+  const auth = geminiAuthOf(a, base);
+  return {
+    record: {
+      base_url: url,
+      ...(a.capture !== undefined ? { capture: a.capture } : {}),
+      edits: [{ path: [GEMINI_BASE_URL_VAR], value: url }],
+      created: [],
+    },
+    where: next,
+    write() {
+      if (!sameFile) takeOut();
+      if (text !== before) {
+        Deno.mkdirSync(dirname(file), { recursive: true });
+        Deno.writeTextFileSync(file, text);
+      }
+      io.out(
+        `host_b: set ${GEMINI_BASE_URL_VAR}=${url} in ${file}${
+          next.created_file ? " (created)" : ""
+        }: Gemini CLI started in ${base} sends its model calls through the harness model gateway (${
+          a.capture ? `capture ${a.capture}` : "the active capture"
+        }); keep the server running while it is in use ("ingest.ts serve"), or "ingest.ts uninstall gemini-cli": without the server Gemini CLI cannot reach its model`,
+      );
+      io.out(
+        "host_b: the model's side is the gateway's (the hooks leave out BeforeToolSelection and AfterModel): one model.requested/model.responded per model call, the router's classifier call included",
+      );
+      if (!auth.follows_base_url) {
+        io.err(
+          `harness: warning: host_b: Gemini CLI signs in with ${auth.type} (${auth.from}): its model calls then go to ${
+            auth.type === "vertex-ai"
+              ? "Vertex AI (GOOGLE_VERTEX_BASE_URL)"
+              : "Google's Code Assist endpoint"
+          }, not to ${GEMINI_BASE_URL_VAR}, so the gateway records none of them. To record them, use a Gemini API key (in Gemini CLI: /auth, "Use Gemini API Key")`,
+        );
+      }
+      if (a.token) {
+        io.out(
+          `host_b: the server takes a token, which Gemini CLI's model calls must carry or get 401; install writes no token into ${file} (files in .gemini/ are listed to the model): export ${GEMINI_HEADERS_VAR}="x-harness-token: <token>${
+            a.capture ? `, x-harness-capture: ${a.capture}` : ""
+          }" where Gemini CLI starts (an exported value wins over the file's)`,
+        );
+      }
+    },
+  };
 }

@@ -130,6 +130,7 @@ export async function checkHooks(
   }
   out.push(await checkPlugin(base, options));
   const claude = join(base, ".claude", "settings.json");
+  const gemini = join(base, ".gemini", "settings.json");
   const opencode = opencodeConfigFiles({
     user: !!options.user,
     home: base,
@@ -146,6 +147,7 @@ export async function checkHooks(
   for (
     const g of [
       { host: "host_a", file: claude, state: `${claude}.harness-state.json` },
+      { host: "host_b", file: gemini, state: `${gemini}.harness-state.json` },
       { host: "host_c", file: opencode.file, state: opencode.state },
     ] as const
   ) {

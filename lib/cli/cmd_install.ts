@@ -14,12 +14,13 @@
  *   `lib/installers/hook_settings.ts`.
  * - host_c: `<dir>/.opencode/plugin/harness.js` — the capture plugin.
  *
- * `--gateway` (host_a and host_c) also points the host's model base URL at
- * the server's model gateway (`lib/installers/gateway_settings.ts`):
- * `env.ANTHROPIC_BASE_URL` in host_a's settings, the `anthropic` and
- * `openai` providers' `options.baseURL` in `<dir>/opencode.json` (its state
- * and backups kept in `.opencode/`); `--capture` pins the capture by
- * header. What was there before is recorded, and `uninstall` (with or
+ * `--gateway` also points the host's model base URL at the server's model
+ * gateway (`lib/installers/gateway_settings.ts`): `env.ANTHROPIC_BASE_URL`
+ * in host_a's settings, `GOOGLE_GEMINI_BASE_URL` in the env file Gemini CLI
+ * reads for the project (`lib/installers/gemini_env.ts`; its hooks then
+ * leave the model's side to the gateway), the `anthropic` and `openai`
+ * providers' `options.baseURL` in `<dir>/opencode.json` (its state and
+ * backups kept in `.opencode/`); `--capture` pins the capture by header. What was there before is recorded, and `uninstall` (with or
  * without `--gateway`: a base URL left pointing at a stopped server would
  * cut the host off its model) puts it back; installing again without
  * `--gateway` takes it out.
@@ -59,6 +60,8 @@ import {
   gatewayEdit,
   gatewayNotes,
   gatewayPlan,
+  type GeminiEnvState,
+  geminiGateway,
   opencodeGateway,
   recordOf,
 } from "./_install_gateway.ts";
@@ -74,6 +77,8 @@ interface SettingsState {
   had_hooks_key: boolean;
   /** What `--gateway` changed, while it is installed. */
   gateway?: GatewayRecord;
+  /** host_b: the env file `--gateway` edited (its record is `gateway`). */
+  gemini_env?: GeminiEnvState;
 }
 
 /** Marker line at the top of the host_c plugin file. */
@@ -129,7 +134,6 @@ function hookUrl(a: InstallArgs): string {
  * @param a Arguments.
  * @param io Output.
  * @returns Exit code.
- * @throws {UsageError} For `gateway` with host_b.
  * @throws {Error} When the settings are not JSON, or (`gateway`) already send model calls to another base URL; nothing is changed then.
  */
 export function install(a: InstallArgs, io: Io): number {
@@ -156,12 +160,19 @@ export function install(a: InstallArgs, io: Io): number {
     created_dir: !exists(dirname(file)),
     had_hooks_key: settings.hooks !== undefined,
   };
-  const gw = gatewayEdit(a, {
-    file,
-    settings,
-    record: state.gateway,
-    apply: !!a.gateway,
-  });
+  // Gemini CLI's base URL is in its env file, not in settings.json.
+  const gemini = a.host === "host_b"
+    ? geminiGateway(a, { where: state.gemini_env, remove: false, io })
+    : null;
+  const gw = gemini
+    ? { settings, kept: [], record: undefined }
+    : gatewayEdit(a, {
+      file,
+      settings,
+      record: state.gateway,
+      apply: !!a.gateway,
+    });
+  const gwRecord = gemini ? gemini.record : gw.record;
   // host_a blanks credential-like variables in http hook headers, so with
   // a token every event goes through the forwarder, which sends it.
   const mode = a.token && a.mode === "http" ? "command" : a.mode;
@@ -180,14 +191,22 @@ export function install(a: InstallArgs, io: Io): number {
       // With the model gateway, a turn end reads no transcript.
       transcript: !a.gateway,
     })
-    : hostBPlan({ command });
+    : hostBPlan({ command, model: !a.gateway });
   const next = addHarnessHooks(gw.settings, plan);
   const text = JSON.stringify(next, null, 2) + "\n";
-  const { gateway: _, ...rest } = state;
-  const stateOut =
-    JSON.stringify(gw.record ? { ...rest, gateway: gw.record } : rest) + "\n";
+  const { gateway: _, gemini_env: _env, ...rest } = state;
+  const stateOut = JSON.stringify(
+    gwRecord
+      ? {
+        ...rest,
+        gateway: gwRecord,
+        ...(gemini?.where ? { gemini_env: gemini.where } : {}),
+      }
+      : rest,
+  ) + "\n";
   if (text === before && (stateText ?? stateOut) === stateOut) {
     io.out(`${a.host}: ${file} already has the harness hooks`);
+    gemini?.write();
     return 0;
   }
   Deno.mkdirSync(dirname(file), { recursive: true });
@@ -203,7 +222,10 @@ export function install(a: InstallArgs, io: Io): number {
       maskUrlCredentials(a.url)
     }${a.capture ? `, capture ${a.capture}` : ", the active capture"})`,
   );
-  gatewayNotes({ args: a, file, change: gw, earlier: state.gateway }, io);
+  if (gemini) gemini.write();
+  else {
+    gatewayNotes({ args: a, file, change: gw, earlier: state.gateway }, io);
+  }
   if (a.host === "host_b") {
     io.out(
       "host_b runs hooks only in trusted folders: trust this folder in the host",
@@ -241,7 +263,6 @@ function installPlugin(
  * @param a Arguments.
  * @param io Output.
  * @returns Exit code.
- * @throws {UsageError} For `gateway` with host_b.
  * @throws {Error} When the host_c plugin file is not the harness plugin.
  */
 export function uninstall(a: InstallArgs, io: Io): number {
@@ -272,9 +293,15 @@ export function uninstall(a: InstallArgs, io: Io): number {
     ? JSON.parse(stateText)
     : { created_file: false, created_dir: false, had_hooks_key: true };
   const settings = parseJsonc(before) as Settings;
-  const record = state.gateway ??
+  const gemini = a.host === "host_b"
+    ? geminiGateway(a, { where: state.gemini_env, remove: true, io })
+    : null;
+  // host_b's gateway is in its env file (taken out by `gemini`).
+  const record = gemini ? undefined : state.gateway ??
     (a.gateway ? recordOf(gatewayPlan(a, settings)) : undefined);
-  const gw = gatewayEdit(a, { file, settings, record, apply: false });
+  const gw = gemini
+    ? { settings, kept: [], record: undefined }
+    : gatewayEdit(a, { file, settings, record, apply: false });
   const next = removeHarnessHooks(gw.settings, a.host, state.had_hooks_key);
   if (state.created_file && Object.keys(next).length === 0) {
     Deno.removeSync(file);
@@ -295,7 +322,8 @@ export function uninstall(a: InstallArgs, io: Io): number {
       );
     } else io.out(`${a.host}: no harness hooks in ${file}`);
   }
-  gatewayNotes({ args: a, file, change: gw }, io);
+  if (gemini) gemini.write();
+  else gatewayNotes({ args: a, file, change: gw }, io);
   if (stateText !== null) Deno.removeSync(statePath);
   // What install made goes too: its backups, and the folder it created.
   for (const b of backupsOf(file)) Deno.removeSync(b);

@@ -12,11 +12,8 @@ import {
   parseRedactionRules,
 } from "../trace/redact.ts";
 import { type Io, UsageError } from "./io.ts";
-import {
-  DEFAULT_UPSTREAM_ANTHROPIC,
-  DEFAULT_UPSTREAM_OPENAI,
-  type ModelGatewayOptions,
-} from "../model_gateway/options.ts";
+import { UPSTREAMS, WIRE_SPECS } from "../model_gateway/wires/registry.ts";
+import type { ModelGatewayOptions } from "../model_gateway/options.ts";
 import { OtlpStreamer } from "../otel/stream.ts";
 import type { OtlpProtocol } from "../otel/send.ts";
 import { maskUrlCredentials } from "../trace/mask_url.ts";
@@ -368,23 +365,33 @@ export function gatewayLines(
   url: string,
   gw: ModelGatewayOptions,
 ): string[] {
-  const openai = gw.upstreamOpenai ?? DEFAULT_UPSTREAM_OPENAI;
-  const anthropic = gw.upstreamAnthropic ?? DEFAULT_UPSTREAM_ANTHROPIC;
-  const lines = [
-    "model gateway (point the SDKs here):",
-    `  OPENAI_BASE_URL=${url}/v1 → ${openai}`,
-    `  ANTHROPIC_BASE_URL=${url} → ${anthropic}`,
-  ];
-  if (new URL(openai).pathname === "/") {
-    lines.push(
-      `  note: the OpenAI upstream has no path, so requests go to ${openai}/chat/completions; most OpenAI-compatible servers answer at ${openai}/v1 (set that if this one answers 404)`,
-    );
+  const given: Record<string, string | undefined> = {
+    ...(gw.upstreamOpenai ? { openai: gw.upstreamOpenai } : {}),
+    ...(gw.upstreamAnthropic ? { anthropic: gw.upstreamAnthropic } : {}),
+    ...gw.upstreams,
+  };
+  const lines = ["model gateway (point the SDKs here):"];
+  for (const u of UPSTREAMS) {
+    const to = given[u.name] ?? u.default;
+    lines.push(`  ${u.sdk_env}=${url}${u.sdk_path} → ${to}`);
+    if (u.strip !== "" && new URL(to).pathname === "/") {
+      // The path a request would get there (the catch-all wire's, last).
+      const wire = WIRE_SPECS.findLast((s) => s.upstream === u)!;
+      const first = String(wire.paths.find((p) => p.recorded)!.path);
+      lines.push(
+        `  note: the ${u.title} upstream has no path, so requests go to ${to}${
+          first.slice(u.strip.length)
+        }; most ${u.title}-compatible servers answer at ${to}${u.strip} (set that if this one answers 404)`,
+      );
+    }
   }
   for (const name of Object.keys(gw.packages ?? {})) {
     const id = gw.packages![name].id;
     const base = name === "" ? url : `${url}/p/${name}`;
     lines.push(
-      `  serving package ${id}: OPENAI_BASE_URL=${base}/v1, ANTHROPIC_BASE_URL=${base}`,
+      `  serving package ${id}: ${
+        UPSTREAMS.map((u) => `${u.sdk_env}=${base}${u.sdk_path}`).join(", ")
+      }`,
     );
   }
   return lines;

@@ -25,7 +25,7 @@ interface GatewayHealth {
   client_aborts: number;
   queued: number;
   last_request_at: string | null;
-  upstreams: { openai: string; anthropic: string };
+  upstreams: Record<string, string>;
   packages?: Record<string, string>;
   served?: number;
   passed_through?: number;
@@ -100,7 +100,9 @@ function gatewayLines(g: GatewayHealth, url: string): string[] {
     }, ${plural(g.client_aborts, "client abort")}; last request ${
       g.last_request_at ?? "never"
     }`,
-    `  upstreams: OpenAI ${g.upstreams.openai}, Anthropic ${g.upstreams.anthropic}`,
+    `  upstreams: ${
+      Object.entries(g.upstreams).map(([n, o]) => `${n} ${o}`).join(", ")
+    }`,
   ];
   const packages = Object.entries(g.packages ?? {});
   for (const [route, id] of packages) {

@@ -5,6 +5,11 @@
  * @module
  */
 import { DEFAULT_HOOK_TIMEOUT_MS } from "../forwarder/forward.ts";
+import {
+  upstreamEnv,
+  upstreamFlag,
+  UPSTREAMS,
+} from "../model_gateway/wires/registry.ts";
 
 /** Every command of `ingest.ts`, its flags, and the environment it reads. */
 export const INGEST_USAGE: string =
@@ -18,11 +23,18 @@ Usage:
                   [--redact-rules FILE] [--no-redact] [--replicate postgres://…]
                   [--export-otlp URL [--protocol http/json|http/protobuf] [--headers K=V,…]
                    [--export-otlp-queue N]]   (spans per request and in memory; a remote collector needs --allow-net for its host)
-                  [--upstream-openai URL (https://api.openai.com/v1)] [--upstream-anthropic URL (https://api.anthropic.com)]
+${
+    UPSTREAMS.map((u) =>
+      `                  [--${upstreamFlag(u)} URL (${u.default})]`
+    )
+      .join("\n")
+  }
                   [--upstream-timeout SECONDS (600)] [--no-model-gateway]
                   [--package FILE | --package NAME=FILE ... [--trust KEY|KEYFILE ...]]
                                              run the loopback ingest server (default 127.0.0.1:8848); it also
-                                             speaks the OpenAI and Anthropic APIs: agents record through
+                                             speaks the model APIs (${
+    UPSTREAMS.map((u) => u.title).join(", ")
+  }): agents record through
                                              OPENAI_BASE_URL=http://127.0.0.1:8848/v1, ANTHROPIC_BASE_URL=http://127.0.0.1:8848;
                                              --package serves a compiled package there (agent or tree form; NAME=FILE
                                              at /p/NAME/v1), only signed by a --trust key when one is given
@@ -34,7 +46,7 @@ Usage:
                                              or opencode, or the seed's host_a, host_b, host_c)
   ingest.ts install <host> [--project DIR | --user] [--command] [--url URL] [--capture ID] [--gateway]
                                              host: claude-code, gemini-cli or opencode (or host_a, host_b, host_c);
-                                             --gateway (claude-code, opencode): the host's model calls go through
+                                             --gateway: the host's model calls go through
                                              the server, which records them (keep it running while the host is in use)
   ingest.ts doctor [--project DIR | --user] [--json]
                                              can the installed hooks record, does model traffic reach the
@@ -86,5 +98,6 @@ Options:
   -h, --help   this text
 
 Environment: HARNESS_ROOT, HARNESS_INGEST_URL, HARNESS_CAPTURE_ID, HARNESS_HOOK_TIMEOUT (milliseconds,
-default ${DEFAULT_HOOK_TIMEOUT_MS}), HARNESS_INGEST_TOKEN (required with --allow-remote), OTEL_EXPORTER_OTLP_HEADERS, HARNESS_UPSTREAM_OPENAI and
-HARNESS_UPSTREAM_ANTHROPIC (the model gateway's upstreams: the serve task grants exactly these hosts).`;
+default ${DEFAULT_HOOK_TIMEOUT_MS}), HARNESS_INGEST_TOKEN (required with --allow-remote), OTEL_EXPORTER_OTLP_HEADERS, ${
+    UPSTREAMS.map(upstreamEnv).join(", ")
+  } (the model gateway's upstreams: the serve task grants exactly these hosts).`;

@@ -12,6 +12,11 @@ import type { OtlpProtocol } from "../otel/send.ts";
 import { dbSpec, dbTarget, grantedEnv as env } from "./env.ts";
 import { type Io, UsageError } from "./io.ts";
 import type { CommandLine } from "./command.ts";
+import {
+  upstreamEnv,
+  upstreamFlag,
+  UPSTREAMS,
+} from "../model_gateway/wires/registry.ts";
 
 /** The flags of `serve`. */
 export const SERVE_OPTIONS: Options = {
@@ -30,8 +35,9 @@ export const SERVE_OPTIONS: Options = {
   "export-otlp-queue": { type: "string" },
   protocol: { type: "string" },
   headers: { type: "string" },
-  "upstream-openai": { type: "string" },
-  "upstream-anthropic": { type: "string" },
+  ...Object.fromEntries(
+    UPSTREAMS.map((u) => [upstreamFlag(u), { type: "string" as const }]),
+  ),
   "upstream-timeout": { type: "string" },
   "no-model-gateway": { type: "boolean", default: false },
   package: { type: "string", multiple: true },
@@ -112,23 +118,17 @@ async function detachedPermissions(
     `--allow-net=${host}${port ? `:${port}` : ""}${
       exportHost ? `,${exportHost}` : ""
     }`,
-    "--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN,OTEL_EXPORTER_OTLP_HEADERS,HARNESS_UPSTREAM_OPENAI,HARNESS_UPSTREAM_ANTHROPIC",
+    `--allow-env=HARNESS_ROOT,HARNESS_INGEST_TOKEN,OTEL_EXPORTER_OTLP_HEADERS,${
+      UPSTREAMS.map(upstreamEnv).join(",")
+    }`,
   ];
   if (!cl.flag("no-model-gateway")) {
     // Exactly the upstreams this server will forward to.
-    const { parseUpstream, UPSTREAM_ENV } = await import("./upstreams.ts");
-    const { DEFAULT_UPSTREAM_ANTHROPIC, DEFAULT_UPSTREAM_OPENAI } =
-      await import("../model_gateway/options.ts");
-    for (
-      const [which, fallback] of [
-        ["openai", DEFAULT_UPSTREAM_OPENAI],
-        ["anthropic", DEFAULT_UPSTREAM_ANTHROPIC],
-      ] as const
-    ) {
-      const flag = `--upstream-${which}`;
-      const given = cl.string(`upstream-${which}`) ??
-        env(UPSTREAM_ENV[which]);
-      const u = parseUpstream(given ?? fallback, flag);
+    const { parseUpstream } = await import("./upstreams.ts");
+    for (const up of UPSTREAMS) {
+      const flag = `--${upstreamFlag(up)}`;
+      const given = cl.string(upstreamFlag(up)) ?? env(upstreamEnv(up));
+      const u = parseUpstream(given ?? up.default, flag);
       permissions[2] += `,${u.hostname}:${
         u.port || (u.protocol === "https:" ? "443" : "80")
       }`;
@@ -162,7 +162,7 @@ async function detachedPermissions(
   return permissions;
 }
 
-/** The model gateway's upstreams (`--upstream-openai` …), or false with `--no-model-gateway`. */
+/** The model gateway's upstreams (`--upstream-<name>` …), or false with `--no-model-gateway`. */
 async function gatewayOptions(
   cl: CommandLine,
   host: string,
@@ -196,8 +196,9 @@ async function gatewayOptions(
   }
   const packages = await servedPackages(cl.strings("package") ?? [], trusted);
   const options = upstreamOptions({
-    openai: cl.string("upstream-openai"),
-    anthropic: cl.string("upstream-anthropic"),
+    given: Object.fromEntries(
+      UPSTREAMS.map((u) => [u.name, cl.string(upstreamFlag(u))]),
+    ),
     timeoutMs: seconds(cl, "upstream-timeout"),
     env,
     warn,

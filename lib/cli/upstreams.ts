@@ -1,33 +1,33 @@
 /**
- * The model gateway's upstreams from `serve`'s flags and environment:
- * `--upstream-openai URL` (else `HARNESS_UPSTREAM_OPENAI`, else OpenAI's
- * public API) and `--upstream-anthropic URL` (else
- * `HARNESS_UPSTREAM_ANTHROPIC`, else Anthropic's), each written as its
+ * The model gateway's upstreams from `serve`'s flags and environment: for
+ * each upstream of the registry (`lib/model_gateway/wires/registry.ts`:
+ * `openai`, `anthropic`, `gemini` …), `--upstream-<name> URL`, else
+ * `HARNESS_UPSTREAM_<NAME>`, else the provider's public API, written as its
  * SDK's base URL; and the network grant the deno tasks give for them
  * (`ingest.ts gateway net`), so a task grants exactly the upstreams named.
  *
  * @module
  */
-import {
-  DEFAULT_UPSTREAM_ANTHROPIC,
-  DEFAULT_UPSTREAM_OPENAI,
-} from "../model_gateway/options.ts";
 import type { ModelGatewayOptions } from "../model_gateway/options.ts";
+import {
+  upstreamEnv,
+  upstreamFlag,
+  UPSTREAMS,
+} from "../model_gateway/wires/registry.ts";
 import { UsageError } from "./io.ts";
 import { maskUrlCredentials } from "../trace/mask_url.ts";
 
-/** The environment variable that names each upstream. */
-export const UPSTREAM_ENV = {
-  openai: "HARNESS_UPSTREAM_OPENAI",
-  anthropic: "HARNESS_UPSTREAM_ANTHROPIC",
-} as const;
+/** The environment variable that names each upstream, by its name. */
+export const UPSTREAM_ENV: Readonly<Record<string, string>> = Object
+  .fromEntries(UPSTREAMS.map((u) => [u.name, upstreamEnv(u)]));
+
+/** The `serve` flags of the upstreams (`upstream-openai` …). */
+export const UPSTREAM_FLAGS: readonly string[] = UPSTREAMS.map(upstreamFlag);
 
 /** The flags and environment `serve` reads the upstreams from. */
 export interface UpstreamSources {
-  /** `--upstream-openai`. */
-  openai?: string;
-  /** `--upstream-anthropic`. */
-  anthropic?: string;
+  /** `--upstream-<name>` given, by the upstream's name. */
+  given: Record<string, string | undefined>;
   /** `--upstream-timeout`, in ms. */
   timeoutMs?: number;
   /** Reads a granted environment variable. */
@@ -50,7 +50,9 @@ export function parseUpstream(url: string, flag: string): URL {
     u = new URL(url);
   } catch {
     throw new UsageError(
-      `${flag} takes the API's base URL as its SDK writes it (https://api.openai.com/v1, https://api.anthropic.com, http://127.0.0.1:8000/v1), not ${
+      `${flag} takes the API's base URL as its SDK writes it (${
+        UPSTREAMS.map((u) => u.default).join(", ")
+      }, http://127.0.0.1:8000/v1), not ${
         JSON.stringify(maskUrlCredentials(url))
       }`,
     );
@@ -79,9 +81,9 @@ export function upstreamOptions(
   s: UpstreamSources,
   own: string,
 ): ModelGatewayOptions {
-  const pick = (which: "openai" | "anthropic", fallback: string) => {
+  const pick = (which: string, fallback: string) => {
     const flag = `--upstream-${which}`;
-    const given = s[which] ?? s.env(UPSTREAM_ENV[which]);
+    const given = s.given[which] ?? s.env(UPSTREAM_ENV[which]);
     const u = parseUpstream(given ?? fallback, given ? flag : fallback);
     if (u.host === own || (u.port && `localhost:${u.port}` === own)) {
       throw new UsageError(
@@ -111,8 +113,9 @@ export function upstreamOptions(
     return u.href.replace(/\/$/, "");
   };
   return {
-    upstreamOpenai: pick("openai", DEFAULT_UPSTREAM_OPENAI),
-    upstreamAnthropic: pick("anthropic", DEFAULT_UPSTREAM_ANTHROPIC),
+    upstreams: Object.fromEntries(
+      UPSTREAMS.map((u) => [u.name, pick(u.name, u.default)]),
+    ),
     ...(s.timeoutMs !== undefined ? { upstreamTimeoutMs: s.timeoutMs } : {}),
   };
 }
@@ -128,22 +131,18 @@ export function upstreamOptions(
  * ```ts
  * import { upstreamNetGrant } from "./upstreams.ts";
  * import { equal } from "node:assert/strict";
- * equal(upstreamNetGrant(() => undefined), ",api.openai.com:443,api.anthropic.com:443");
+ * equal(upstreamNetGrant(() => undefined), ",api.openai.com:443,api.anthropic.com:443,generativelanguage.googleapis.com:443");
  * const env = (n: string) =>
  *   n === "HARNESS_UPSTREAM_OPENAI" ? "http://10.1.2.3:8000/v1" : undefined;
- * equal(upstreamNetGrant(env), ",10.1.2.3:8000,api.anthropic.com:443");
+ * equal(upstreamNetGrant(env), ",10.1.2.3:8000,api.anthropic.com:443,generativelanguage.googleapis.com:443");
  * ```
  */
 export function upstreamNetGrant(
   env: (name: string) => string | undefined,
 ): string {
   let out = "";
-  for (
-    const [name, fallback] of [
-      [UPSTREAM_ENV.openai, DEFAULT_UPSTREAM_OPENAI],
-      [UPSTREAM_ENV.anthropic, DEFAULT_UPSTREAM_ANTHROPIC],
-    ]
-  ) {
+  for (const u of UPSTREAMS) {
+    const [name, fallback] = [upstreamEnv(u), u.default];
     try {
       const u = new URL(env(name) || fallback);
       if (!/^[A-Za-z0-9.\-\[\]:]+$/.test(u.hostname)) continue;

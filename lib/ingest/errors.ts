@@ -37,7 +37,8 @@ import { CaptureNotFoundError } from "../store/inspect.ts";
 import { CaptureFinishedError } from "../store/sink.ts";
 import { ImportRepeatError } from "../importers/import_repeat.ts";
 import { SpoolError } from "../store/spool.ts";
-import { apiError, type ApiFamily } from "../model_gateway/api_errors.ts";
+import { apiError } from "../model_gateway/api_errors.ts";
+import type { WireSpec } from "../model_gateway/wires/wire_spec.ts";
 import type { IngestAnswer } from "./http1/mod.ts";
 import { PayloadTooLargeError } from "./payload_too_large.ts";
 import { HttpProtocolError } from "./http1/_errors.ts";
@@ -57,7 +58,7 @@ import {
  */
 export type ErrorShape =
   | { family: "control" | "hook" | "otlp" }
-  | { family: "model"; api: ApiFamily };
+  | { family: "model"; api: WireSpec };
 
 /**
  * A JSON answer.

@@ -183,7 +183,10 @@ export function errorShapeOf(
   }
   if (!route || route.family === "ingest") return { family: "control" };
   if (route.family === "model") {
-    return { family: "model", api: route.api?.(req, path) ?? "openai" };
+    return {
+      family: "model",
+      api: route.api?.(req, path) ?? modelApiOf(req, path),
+    };
   }
   return { family: route.family };
 }

@@ -55,6 +55,7 @@ export { fromRequest, toResponse } from "./exchange.ts";
 export { PayloadTooLargeError } from "./payload_too_large.ts";
 export { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 export {
+  type CleanStrings,
   DEFAULT_REDACTION_RULES,
   parseRedactionRules,
   type RedactionCounts,

@@ -10,7 +10,7 @@
  */
 import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
 import { MethodNotAllowedError, RouteNotFoundError } from "./refusals.ts";
-import type { ApiFamily } from "../model_gateway/api_errors.ts";
+import type { WireSpec } from "../model_gateway/wires/wire_spec.ts";
 
 /**
  * A route's family: its error answers' shape (`errors.ts`) and its
@@ -72,7 +72,7 @@ export interface Route {
   api?: (
     req: Pick<IngestRequest, "method" | "header">,
     path: string,
-  ) => ApiFamily;
+  ) => WireSpec;
   /**
    * Its answers may take long (streams): the listener watches the client
    * and lets the handler outlive `handlerTimeoutMs`.

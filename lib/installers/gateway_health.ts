@@ -15,6 +15,12 @@
 import { join } from "node:path";
 import { gatewayInPlace, type GatewayRecord } from "./gateway_settings.ts";
 import type { Settings } from "./hook_settings.ts";
+import {
+  GEMINI_BASE_URL_VAR,
+  geminiAuth,
+  geminiEnvFile,
+  parseEnvFile,
+} from "./gemini_env.ts";
 
 /** The `model_gateway` counters of `/health` that the verdict reads. */
 export interface GatewayCounters {
@@ -144,9 +150,12 @@ export interface GatewayProbe {
 
 /** One host's gateway install, as `doctor` finds it. */
 export interface GatewayInstall {
-  /** `host_a` or `host_c`. */
-  host: "host_a" | "host_c";
-  /** The settings file the install edited. */
+  /** `host_a`, `host_b` or `host_c`. */
+  host: "host_a" | "host_b" | "host_c";
+  /**
+   * The settings file the install edited (host_b: its hooks' settings; the
+   * env file the install edited is named in the state file).
+   */
   file: string;
   /** The install's state file (its `gateway` is the record). */
   state: string;
@@ -169,13 +178,36 @@ export async function checkGatewayInstall(
 ): Promise<GatewayVerdict | null> {
   const record = readRecord(g.state, probe);
   if (!record) return null;
-  const settings = readSettings(g.file, probe);
+  const envFile = g.host === "host_b" ? readEnvFileName(g.state, probe) : null;
+  const file = envFile ?? g.file;
+  const settings = envFile !== null
+    ? readEnv(envFile, probe)
+    : readSettings(g.file, probe);
   if (settings === null || !gatewayInPlace(settings, record)) {
     return {
       state: "absent",
       detail:
-        `model gateway: installed, but ${g.file} no longer sends the host's model calls to ${record.base_url} — install again with --gateway, or uninstall`,
+        `model gateway: installed, but ${file} no longer sends the host's model calls to ${record.base_url} — install again with --gateway, or uninstall`,
     };
+  }
+  if (envFile !== null) {
+    const home = probe.env("HOME");
+    const reads = home === undefined ? envFile : geminiEnvFile({
+      dir: g.user ? home : g.base,
+      home,
+      exists: (p) => probe.read(p) !== null,
+    });
+    if (reads !== envFile) {
+      return {
+        state: "broken",
+        detail:
+          `model gateway: Gemini CLI reads exactly one env file, and started in ${
+            g.user ? "your home" : g.base
+          } it reads ${
+            reads ?? "none"
+          }, not ${envFile} (where install set ${GEMINI_BASE_URL_VAR}): its model calls do not reach the gateway — install again with --gateway (or move the line there)`,
+      };
+    }
   }
   const local = g.host === "host_a" && !g.user
     ? join(g.base, ".claude", "settings.local.json")
@@ -250,6 +282,23 @@ function readRecord(path: string, probe: GatewayProbe): GatewayRecord | null {
   }
 }
 
+/** The env file a host_b gateway install edited (its state's `gemini_env.file`). */
+function readEnvFileName(path: string, probe: GatewayProbe): string | null {
+  try {
+    const s = JSON.parse(probe.read(path) ?? "null") as {
+      gemini_env?: { file?: unknown };
+    } | null;
+    return typeof s?.gemini_env?.file === "string" ? s.gemini_env.file : null;
+  } catch {
+    return null;
+  }
+}
+
+function readEnv(path: string, probe: GatewayProbe): Settings | null {
+  const text = probe.read(path);
+  return text === null ? null : parseEnvFile(text);
+}
+
 function readSettings(path: string, probe: GatewayProbe): Settings | null {
   const text = probe.read(path);
   if (text === null) return null;
@@ -315,6 +364,42 @@ function waitingHints(
         : "the host's model calls send x-harness-token (the server takes a token; without it every model call gets 401)",
     ]
     : [];
+  if (g.host === "host_b") {
+    const hints = [
+      `Gemini CLI was started in ${
+        g.user ? "a folder with no env file of its own" : g.base
+      }, a trusted folder (Gemini CLI reads no .gemini/.env in an untrusted one)`,
+      ...token.map((t) =>
+        t.replace(
+          "send x-harness-token",
+          "send x-harness-token (export GEMINI_CLI_CUSTOM_HEADERS)",
+        )
+      ),
+    ];
+    const shell = probe.env(GEMINI_BASE_URL_VAR);
+    if (shell && trim(shell) !== record.base_url) {
+      hints.push(
+        `this shell exports ${GEMINI_BASE_URL_VAR}=${shell}, which wins over the env file: unset it where Gemini CLI starts`,
+      );
+    }
+    const home = probe.env("HOME");
+    const settings = [
+      ...(g.user ? [] : [join(g.base, ".gemini", "settings.json")]),
+      ...(home ? [join(home, ".gemini", "settings.json")] : []),
+    ].map((file) => ({
+      file,
+      selectedType: (readSettings(file, probe) as {
+        security?: { auth?: { selectedType?: unknown } };
+      } | null)?.security?.auth?.selectedType,
+    }));
+    const auth = geminiAuth(settings, probe.env);
+    if (!auth.follows_base_url) {
+      hints.push(
+        `Gemini CLI signs in with ${auth.type} (${auth.from}): its model calls then go to Google's endpoint for it, not to ${GEMINI_BASE_URL_VAR} — use a Gemini API key (/auth in Gemini CLI)`,
+      );
+    }
+    return hints;
+  }
   if (g.host === "host_c") {
     return [
       where,

@@ -43,14 +43,13 @@ export const OPENCODE_GATEWAY_PROVIDERS: readonly string[] = [
 ];
 
 /**
- * The providers' own base URLs: a setting that names one of them is not
- * another gateway (the model gateway forwards there itself), so it does
- * not stand in the way.
+ * Spellings of the providers' own base URLs beside the ones the model
+ * gateway's registry names (`cli/_install_gateway.ts` adds those): a
+ * setting that names one is not another gateway (the model gateway forwards
+ * there itself), so it does not stand in the way.
  */
 export const PROVIDER_BASE_URLS: readonly string[] = [
-  "https://api.anthropic.com",
   "https://api.anthropic.com/v1",
-  "https://api.openai.com/v1",
 ];
 
 /** One value a gateway install wants in the settings. */
@@ -305,6 +304,7 @@ function valueAt(settings: Settings, path: string[]): unknown {
  *
  * @param settings The settings, without earlier gateway edits (revert them first).
  * @param plan What to set.
+ * @param providers The providers' own base URLs (not in the way).
  * @returns New settings (the input is not changed) and the record that undoes them.
  * @throws {GatewayConflictError} When an exclusive value (a base URL) is already set to something else.
  * @throws {TypeError} When a key on the way is there but is not an object.
@@ -312,13 +312,14 @@ function valueAt(settings: Settings, path: string[]): unknown {
 export function applyGateway(
   settings: Settings,
   plan: GatewayPlan,
+  providers: readonly string[] = PROVIDER_BASE_URLS,
 ): { settings: Settings; record: GatewayRecord } {
   for (const v of plan.values) {
     const current = valueAt(settings, v.path);
     if (
       v.exclusive && current !== undefined &&
       !(typeof current === "string" &&
-        [v.value, ...PROVIDER_BASE_URLS].includes(trimUrl(current)))
+        [v.value, ...providers].includes(trimUrl(current)))
     ) {
       throw new GatewayConflictError(v.path, current, v.value);
     }

@@ -182,16 +182,33 @@ export function hostAPlan(o: HostAPlanOptions): HookPlan {
 }
 
 /**
+ * host_b events whose only record is the model's side (`model.requested`,
+ * `model.responded`): left out when the model gateway records every model
+ * call (`install gemini-cli --gateway`), so each call has one pair, the
+ * gateway's (the router's classifier call too, which no hook sees).
+ */
+export const HOST_B_MODEL_EVENTS: ReadonlySet<string> = new Set([
+  "BeforeToolSelection",
+  "AfterModel",
+]);
+
+/**
  * The host_b plan: command hooks (the hook client) with a 10,000 ms
- * time-out.
+ * time-out; with `model: false` (the model gateway records the model's
+ * side) without {@linkcode HOST_B_MODEL_EVENTS}.
  *
- * @param o The command hook.
+ * @param o The command hook; whether the hooks record the model's side
+ *   (default true).
  * @returns The plan.
  */
-export function hostBPlan(o: { command: string }): HookPlan {
+export function hostBPlan(
+  o: { command: string; model?: boolean },
+): HookPlan {
   return {
     host: "host_b",
-    events: HOST_B_EVENTS.map((event) => ({
+    events: HOST_B_EVENTS.filter((e) =>
+      o.model !== false || !HOST_B_MODEL_EVENTS.has(e)
+    ).map((event) => ({
       event,
       entry: {
         type: "command",

@@ -5,8 +5,7 @@
  * @module
  */
 
-/** Which API's error shape. */
-export type ApiFamily = "openai" | "anthropic";
+import type { WireSpec } from "./wires/wire_spec.ts";
 
 /** An answer of the gateway (the ingest handler's answer shape). */
 export interface GatewayAnswer {
@@ -22,67 +21,17 @@ export interface GatewayAnswer {
   stream?: ReadableStream<Uint8Array>;
 }
 
-const OPENAI_TYPES: Record<number, string> = {
-  400: "invalid_request_error",
-  401: "authentication_error",
-  404: "not_found_error",
-  413: "invalid_request_error",
-  502: "api_error",
-  503: "api_error",
-  504: "timeout",
-};
-
-const ANTHROPIC_TYPES: Record<number, string> = {
-  400: "invalid_request_error",
-  401: "authentication_error",
-  404: "not_found_error",
-  413: "request_too_large",
-  502: "api_error",
-  503: "overloaded_error",
-  504: "timeout_error",
-};
-
 /**
  * An error answer in an API's own shape.
  *
- * @param family The API.
- * @param status HTTP status.
- * @param message What went wrong and what to do (never a credential).
+ * @param spec The wire the client speaks.
+ * @param error HTTP status, and what went wrong and what to do (never a credential).
  * @returns The answer.
- *
- * @example
- * ```ts
- * import { apiError } from "./api_errors.ts";
- * import { equal } from "node:assert/strict";
- * const a = apiError("anthropic", { status: 502, message: "upstream down" });
- * equal(JSON.parse(a.body!).error.type, "api_error");
- * const slow = apiError("openai", { status: 504, message: "slow" });
- * equal(JSON.parse(slow.body!).error.type, "timeout");
- * ```
  */
 export function apiError(
-  family: ApiFamily,
+  spec: WireSpec,
   { status, message }: { status: number; message: string },
 ): GatewayAnswer {
-  const body = family === "anthropic"
-    ? {
-      type: "error",
-      error: { type: ANTHROPIC_TYPES[status] ?? "api_error", message },
-    }
-    : {
-      error: {
-        message,
-        type: OPENAI_TYPES[status] ?? "api_error",
-        param: null,
-        code: null,
-      },
-    };
-  return {
-    status,
-    headers: {
-      "content-type": "application/json",
-      "x-harness-gateway-error": "1",
-    },
-    body: JSON.stringify(body),
-  };
+  const a = spec.error(status, message);
+  return { status: a.status, headers: a.headers, body: a.body };
 }

@@ -127,10 +127,7 @@ export function clientEpisode(
   }
   // After previous_response_id: the Responses API's conversation, then
   // other gateways' session ids.
-  const conv = request.wire === "openai_responses"
-    ? text(body.conversation) ??
-      (isObject(body.conversation) ? text(body.conversation.id) : null)
-    : null;
+  const conv = text(request.conversation);
   if (conv) {
     return {
       first: null,

@@ -6,42 +6,40 @@
  * exchange recorded after the answer is on its way, off the request's path:
  * a recording that fails never touches the answer, it is counted.
  *
- * | route | upstream | recorded |
- * | --- | --- | --- |
- * | `POST /v1/chat/completions` | OpenAI | yes |
- * | `POST /v1/responses` | OpenAI | yes |
- * | `POST /v1/messages` | Anthropic | yes |
- * | `POST /v1/messages/count_tokens` | Anthropic | no |
- * | `GET /v1/models`, any other `/v1/…` | Anthropic when `anthropic-version` or `x-api-key` is sent, else OpenAI | no |
+ * The routes are the wires' (`wires/registry.ts`: one spec per API, its
+ * paths, readers, writer, error shape and upstream); a path no wire claims
+ * goes to the OpenAI upstream, forwarded.
  *
  * @module
  */
 import type { TraceEvent } from "../trace/event.ts";
-import { apiError, type ApiFamily, type GatewayAnswer } from "./api_errors.ts";
+import { apiError, type GatewayAnswer } from "./api_errors.ts";
 import { ANSWER_HEADERS } from "./answer_headers.ts";
 import { answerKey, ConversationBook } from "./conversation_book.ts";
 import { clientEpisode, identify } from "./episode_identity.ts";
 import {
   DEFAULT_MAX_ANSWER_BYTES,
   DEFAULT_MAX_KEPT_BYTES,
-  DEFAULT_UPSTREAM_ANTHROPIC,
-  DEFAULT_UPSTREAM_OPENAI,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
   type ModelGatewayContext,
   type ModelGatewayOptions,
   type ModelGatewayStats,
 } from "./options.ts";
-import { anthropicMessagesWire } from "./anthropic_wire.ts";
-import { openaiChatWire } from "./openai_chat_wire.ts";
-import { openaiResponsesWire } from "./openai_responses_wire.ts";
+import {
+  API_PREFIXES,
+  UPSTREAMS,
+  WIRE_SPECS,
+  wireOf,
+} from "./wires/registry.ts";
+import type { HookJoin, WireSpec } from "./wires/wire_spec.ts";
 import { GATEWAY_SOURCE, MAX_BODY_MESSAGES } from "./recorder.ts";
 import {
   type Pending,
   readPendingAnswer,
   RecordQueue,
 } from "./record_queue.ts";
-import { concat, errorOf, headerText, safeJson } from "./exchange_bytes.ts";
-import type { NormRequest, Wire, WireReader } from "./wire_types.ts";
+import { concat, headerText, safeJson } from "./exchange_bytes.ts";
+import type { NormRequest } from "./wire_types.ts";
 import { isValidId } from "../trace/ids.ts";
 import { BookRestorer } from "./restore.ts";
 import { requestSecrets } from "../trace/scrub_exact.ts";
@@ -51,17 +49,16 @@ import { BodyPieces, heldPiece } from "./body_pieces.ts";
 import { TimeSlices } from "./time_slices.ts";
 import { readRequest } from "./request_reading.ts";
 import type { ServedPackage } from "./serving.ts";
-import type { GatewayRequest, RequestTicket } from "./gateway_request.ts";
+import type {
+  GatewayRequest,
+  RecordedRoute,
+  RequestTicket,
+} from "./gateway_request.ts";
 import { answerWithPackage } from "./package_serving.ts";
-import { answerHeaders, upstreamFailure } from "./upstream_answer.ts";
-import { UpstreamDeadline } from "./upstream_deadline.ts";
+import { answerHeaders } from "./upstream_answer.ts";
+import { forwardUpstream } from "./upstream_forward.ts";
+import type { UpstreamDeadline } from "./upstream_deadline.ts";
 import { resolveApiPath, upstreamUrl } from "./upstream_url.ts";
-
-const WIRES: Record<string, { wire: Wire; reader: WireReader }> = {
-  "/v1/chat/completions": { wire: "openai_chat", reader: openaiChatWire },
-  "/v1/responses": { wire: "openai_responses", reader: openaiResponsesWire },
-  "/v1/messages": { wire: "anthropic_messages", reader: anthropicMessagesWire },
-};
 
 /** Request headers never passed on (hop by hop, ours, the encoding we negotiate). */
 const DROP_REQUEST = new Set([
@@ -82,27 +79,8 @@ const DROP_REQUEST = new Set([
   "x-harness-token",
 ]);
 
-/**
- * Whether a path is one of the model API routes: everything under `/v1/`
- * but OTLP's `/v1/traces`, and under `/p/<package>/v1/` (a named package).
- */
-export function isModelRoute(path: string): boolean {
-  return (path.startsWith("/v1/") && path !== "/v1/traces") ||
-    /^\/p\/[^/]+\/v1\//.test(path);
-}
-
-/**
- * The package a model route names and the API path under it.
- *
- * @param path `/v1/…` or `/p/<name>/v1/…`.
- * @returns The package name ("" for the plain `/v1/…`) and the API path.
- */
-export function splitModelRoute(path: string): { name: string; api: string } {
-  const m = /^\/p\/([^/]+)(\/v1\/.*)$/.exec(path);
-  return m
-    ? { name: decodeURIComponent(m[1]), api: m[2] }
-    : { name: "", api: path };
-}
+export { isModelRoute, splitModelRoute } from "./routes.ts";
+import { splitModelRoute } from "./routes.ts";
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, "");
@@ -111,8 +89,10 @@ function trimSlash(url: string): string {
 /** The model API routes over one store. */
 export class ModelGateway {
   readonly #ctx: ModelGatewayContext;
-  readonly #openai: string;
-  readonly #anthropic: string;
+  /** Each upstream's base URL, by name. */
+  readonly #upstreams: Map<string, string>;
+  /** The wires' joins of host hooks' episodes (Gemini CLI's), by wire. */
+  readonly #joins: Map<WireSpec, HookJoin>;
   readonly #timeoutMs: number;
   readonly #book: ConversationBook;
   readonly #packages: Map<string, ServedPackage>;
@@ -135,9 +115,18 @@ export class ModelGateway {
     this.#book = new ConversationBook({
       maxMessages: options.maxConversationMessages,
     });
-    this.#openai = trimSlash(options.upstreamOpenai ?? DEFAULT_UPSTREAM_OPENAI);
-    this.#anthropic = trimSlash(
-      options.upstreamAnthropic ?? DEFAULT_UPSTREAM_ANTHROPIC,
+    const given: Record<string, string | undefined> = {
+      ...(options.upstreamOpenai ? { openai: options.upstreamOpenai } : {}),
+      ...(options.upstreamAnthropic
+        ? { anthropic: options.upstreamAnthropic }
+        : {}),
+      ...options.upstreams,
+    };
+    this.#upstreams = new Map(
+      UPSTREAMS.map((u) => [u.name, trimSlash(given[u.name] ?? u.default)]),
+    );
+    this.#joins = new Map(
+      WIRE_SPECS.flatMap((s) => s.hooks ? [[s, s.hooks()]] : []),
     );
     this.#timeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
     this.#packages = new Map(Object.entries(options.packages ?? {}));
@@ -152,10 +141,9 @@ export class ModelGateway {
       queued: 0,
       pending_calls: 0,
       last_request_at: null,
-      upstreams: {
-        openai: new URL(this.#openai).origin,
-        anthropic: new URL(this.#anthropic).origin,
-      },
+      upstreams: Object.fromEntries(
+        [...this.#upstreams].map(([n, url]) => [n, new URL(url).origin]),
+      ),
       ...(this.#packages.size
         ? {
           packages: Object.fromEntries(
@@ -242,6 +230,7 @@ export class ModelGateway {
       ev.source.host !== GATEWAY_SOURCE && ev.source.host.startsWith("host_")
     ) {
       this.#book.noteHookEpisode(ev.capture_id, ev.episode_id);
+      for (const j of this.#joins.values()) j.observe(ev);
     }
   }
 
@@ -261,29 +250,32 @@ export class ModelGateway {
     const pkg = this.#packages.get(name) ?? null;
     // Dot segments resolved here, so the route, the recording and the
     // upstream's path all read the same path; one that leaves /v1/ is refused.
-    const path = resolveApiPath(asked);
-    const route = req.method === "POST" && path !== null
-      ? WIRES[path]
+    const path = resolveApiPath(asked, API_PREFIXES);
+    const matched = wireOf(req.method, path ?? asked, (h) => req.header(h));
+    const family = matched.spec;
+    const route: RecordedRoute | undefined = path !== null &&
+        matched.route.recorded
+      ? {
+        spec: family,
+        wire: family.wire,
+        reader: family.reader(matched.route),
+      }
       : undefined;
-    const family: ApiFamily = route
-      ? (route.wire === "anthropic_messages" ? "anthropic" : "openai")
-      : (path ?? asked).startsWith("/v1/messages") ||
-          req.header("anthropic-version") !== null ||
-          req.header("x-api-key") !== null
-      ? "anthropic"
-      : "openai";
     const q = req.target.indexOf("?");
     const query = q < 0 ? "" : req.target.slice(q);
-    const url = path === null
+    const up = family.upstream;
+    const url = path === null || !path.startsWith(up.strip)
       ? null
-      : family === "anthropic"
-      ? upstreamUrl(this.#anthropic, path, query)
-      : upstreamUrl(this.#openai, path.slice(3), query);
+      : upstreamUrl(
+        this.#upstreams.get(up.name)!,
+        path.slice(up.strip.length),
+        query,
+      );
     if (url === null || path === null) {
       return apiError(family, {
         status: 400,
         message:
-          "The request's path leaves the API's base path (dot segments are resolved, and may not go above /v1/)",
+          "The request's path leaves the API's base path (dot segments are resolved, and may not go above the API version's folder)",
       });
     }
     let body: Uint8Array | null = null;
@@ -380,24 +372,12 @@ export class ModelGateway {
           : {}),
       }
       : null;
-    const deadline = new UpstreamDeadline(this.#timeoutMs, req.signal);
-    // Aborted by the client or the time-out; `upstreamFailure` asks the
-    // client first, so the rest is the time-out.
-    const signal = deadline.signal;
-    const failed = (err: unknown) => {
-      const a = upstreamFailure({
-        family,
-        url,
-        err,
-        client: req.signal,
-        timeout: signal,
-        timeoutMs: this.#timeoutMs,
-      }, stats);
+    const failed = (a: GatewayAnswer) => {
       if (record) {
         // No answer reached the client: recorded as such, and the same
         // request again is a retry in the same episode.
         record.status = a.status;
-        record.error = errorOf(
+        record.error = family.errorOf(
           safeJson(new TextEncoder().encode(a.body ?? "")),
           a.status,
         );
@@ -406,19 +386,12 @@ export class ModelGateway {
       }
       return stamp(a);
     };
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: req.method,
-        headers,
-        body: body && body.length > 0 ? body as Uint8Array<ArrayBuffer> : null,
-        signal,
-        redirect: "manual",
-      });
-    } catch (err) {
-      deadline.end();
-      return failed(err);
-    }
+    const sent = await forwardUpstream(
+      { url, method: req.method, headers, body, client: req.signal },
+      { family, timeoutMs: this.#timeoutMs, stats },
+    );
+    if ("answer" in sent) return failed(sent.answer);
+    const { res, deadline } = sent;
     const out = answerHeaders(res);
     if (record) record.status = res.status;
     if (skipped !== null) {
@@ -452,8 +425,7 @@ export class ModelGateway {
     try {
       whole = await this.#readWhole(res);
     } catch (err) {
-      deadline.end();
-      return failed(err);
+      return failed(sent.fail(err));
     }
     if (whole.rest) {
       // Larger than the gateway holds: what was read goes out, then the
@@ -499,7 +471,7 @@ export class ModelGateway {
   async #admit(
     req: GatewayRequest,
     { route, body, started }: {
-      route: { wire: Wire; reader: WireReader };
+      route: RecordedRoute;
       body: Uint8Array;
       started: Date;
     },
@@ -517,7 +489,7 @@ export class ModelGateway {
       // answers others meanwhile).
       request = await readRequest(
         route.reader,
-        route.wire,
+        route.spec,
         parsed,
         new TimeSlices(ADMIT_SLICE_MS),
         (done, of) => {
@@ -540,11 +512,17 @@ export class ModelGateway {
       return why;
     }
     const body_ = parsed as Record<string, unknown>;
-    const identity = identify(this.#book, {
-      capture,
-      request,
-      client: clientEpisode((h) => req.header(h), body_, request),
-    });
+    let client = clientEpisode((h) => req.header(h), body_, request);
+    const join = this.#joins.get(route.spec);
+    if (join && client.first === null && client.later === null) {
+      // No id the client sends: its host's hooks may tell the episode
+      // (Gemini CLI's, by the prompt that starts the turn).
+      const hooks = join.episodeOf(capture, request);
+      if (hooks !== null) {
+        client = { first: { id: hooks, source: "host_hooks" }, later: null };
+      }
+    }
+    const identity = identify(this.#book, { capture, request, client });
     // The request's id is given now: a later request (or a spilled tape)
     // names it by this id, recorded or not yet.
     const requestEventId = `evt_${crypto.randomUUID()}`;
@@ -571,7 +549,7 @@ export class ModelGateway {
             ? answerKey(answer.text, answer.tool_calls.map((c) => c.id))
             : null,
         });
-        if (answer?.id && request.wire === "openai_responses") {
+        if (answer?.id && route.spec.continues_by_id) {
           book.rememberResponse(identity.conversation, answer.id);
         }
       },

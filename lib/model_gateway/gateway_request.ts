@@ -6,7 +6,8 @@
  * @module
  */
 import type { Identity } from "./episode_identity.ts";
-import type { NormRequest, NormResponse } from "./wire_types.ts";
+import type { NormRequest, NormResponse, WireReader } from "./wire_types.ts";
+import type { WireSpec } from "./wires/wire_spec.ts";
 
 /** A request, as the gateway reads it (the ingest server's request). */
 export interface GatewayRequest {
@@ -45,4 +46,14 @@ export interface RequestTicket {
    * answer as read, or null when none reached it (an error, a time-out).
    */
   settle(answer: NormResponse | null): void;
+}
+
+/** A request on a recorded route: its wire and the reader of this exchange. */
+export interface RecordedRoute {
+  /** The wire. */
+  spec: WireSpec;
+  /** The wire's name (`spec.wire`). */
+  wire: string;
+  /** The reader of this exchange (`spec.reader(route)`). */
+  reader: WireReader;
 }

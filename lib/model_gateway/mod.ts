@@ -1,8 +1,8 @@
 /**
- * The model gateway: the ingest server's OpenAI and Anthropic API routes,
+ * The model gateway: the ingest server's model API routes (the wires),
  * which forward each request to its upstream, relay the answer (streams
  * chunk by chunk) and record the exchange as canonical events. Not to be
- * confused with `lib/gateway/` (the tool gateway, `ToolGateway`).
+ * confused with `lib/tool_gateway/` (the tool gateway, `ToolGateway`).
  *
  * @module
  */
@@ -25,7 +25,25 @@ export type {
   Wire,
 } from "./wire_types.ts";
 export type { GatewayRequest } from "./gateway_request.ts";
-export type { ApiFamily, GatewayAnswer } from "./api_errors.ts";
+export type { GatewayAnswer } from "./api_errors.ts";
+export type {
+  HookJoin,
+  WireError,
+  WireErrorAnswer,
+  WireKey,
+  WirePath,
+  WireRoute,
+  WireSpec,
+  WireUpstream,
+} from "./wires/wire_spec.ts";
+export type { StreamAccumulator, WireReader } from "./wire_types.ts";
+export type {
+  Obj,
+  OwnAnswer,
+  WireWriter,
+  WrittenAnswer,
+} from "./wire_writers.ts";
+export { UPSTREAMS, WIRE_SPECS } from "./wires/registry.ts";
 export {
   DEFAULT_UPSTREAM_ANTHROPIC,
   DEFAULT_UPSTREAM_OPENAI,

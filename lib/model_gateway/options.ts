@@ -5,13 +5,17 @@
  */
 
 import type { ServedPackage } from "./serving.ts";
+import { OPENAI_UPSTREAM } from "./wires/openai_chat/mod.ts";
+import { anthropicMessagesWireSpec } from "./wires/anthropic_messages/mod.ts";
 import type { HarnessStore } from "../store/store.ts";
 import type { UnsealedEvent } from "../trace/event.ts";
 
-/** OpenAI's public API, as its SDK's base URL (with `/v1`). */
-export const DEFAULT_UPSTREAM_OPENAI = "https://api.openai.com/v1";
-/** Anthropic's public API, as its SDK's base URL (without `/v1`). */
-export const DEFAULT_UPSTREAM_ANTHROPIC = "https://api.anthropic.com";
+/** OpenAI's public API, as its SDK's base URL (with `/v1`): the `openai` upstream's default (its wire folder has it). */
+export const DEFAULT_UPSTREAM_OPENAI: string = OPENAI_UPSTREAM.default;
+/** Anthropic's public API, as its SDK's base URL (without `/v1`): the `anthropic` upstream's default. */
+export const DEFAULT_UPSTREAM_ANTHROPIC: string =
+  anthropicMessagesWireSpec.upstream
+    .default;
 /** How long an upstream may take to answer in full (ms): the SDKs' own default. */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 600_000;
 /**
@@ -27,9 +31,15 @@ export const DEFAULT_MAX_KEPT_BYTES = 128 * 1024 * 1024;
 
 /** Options of the model API routes. */
 export interface ModelGatewayOptions {
-  /** OpenAI-compatible upstream, as the OpenAI SDK's base URL. @default DEFAULT_UPSTREAM_OPENAI */
+  /**
+   * Each upstream's base URL, as its SDK takes it, by the upstream's name
+   * (`openai`, `anthropic`, `gemini`: `wires/registry.ts`'s `UPSTREAMS`);
+   * one not given is its public API.
+   */
+  upstreams?: Record<string, string>;
+  /** The `openai` upstream (as `upstreams.openai`, which wins). */
   upstreamOpenai?: string;
-  /** Anthropic upstream, as the Anthropic SDK's base URL. @default DEFAULT_UPSTREAM_ANTHROPIC */
+  /** The `anthropic` upstream (as `upstreams.anthropic`, which wins). */
   upstreamAnthropic?: string;
   /** Milliseconds an upstream may take to answer in full; then 504. @default 600000 */
   upstreamTimeoutMs?: number;
@@ -116,8 +126,8 @@ export interface ModelGatewayStats {
   busy?: { what: "reading" | "recording"; done: number; of: number } | null;
   /** When the last request arrived (ISO 8601), or null. */
   last_request_at: string | null;
-  /** The upstreams (origins only). */
-  upstreams: { openai: string; anthropic: string };
+  /** The upstreams (origins only), by name. */
+  upstreams: Record<string, string>;
   /** Packages served: route → `name@digest`. */
   packages?: Record<string, string>;
   /** Answers a package made itself (its lookups). */

@@ -7,33 +7,31 @@
  *
  * @module
  */
-import { apiError, type ApiFamily, type GatewayAnswer } from "./api_errors.ts";
+import { apiError, type GatewayAnswer } from "./api_errors.ts";
+import type { WireSpec } from "./wires/wire_spec.ts";
 import { ANSWER_HEADERS } from "./answer_headers.ts";
-import type { GatewayRequest, RequestTicket } from "./gateway_request.ts";
+import type {
+  GatewayRequest,
+  RecordedRoute,
+  RequestTicket,
+} from "./gateway_request.ts";
 import type { ModelGatewayContext, ModelGatewayStats } from "./options.ts";
 import type { PackageOutcome, RefusedAttempt } from "./recorder.ts";
 import type { RecordQueue } from "./record_queue.ts";
 import {
   concat,
-  errorOf,
   headerText,
   readOwn,
   safeJson,
   streamOf,
 } from "./exchange_bytes.ts";
-import {
-  isObject,
-  type NormResponse,
-  type Wire,
-  type WireReader,
-} from "./wire_types.ts";
+import { isObject, type NormResponse } from "./wire_types.ts";
 import { BodyPieces } from "./body_pieces.ts";
 import type { KeptBytes } from "./kept_bytes.ts";
 import { SseParser } from "./sse.ts";
 import type { ServedPackage, ServingDecision } from "./serving.ts";
-import { WRITERS } from "./wire_writer_table.ts";
-import { answerHeaders, upstreamFailure } from "./upstream_answer.ts";
-import { UpstreamDeadline } from "./upstream_deadline.ts";
+import { answerHeaders } from "./upstream_answer.ts";
+import { forwardUpstream } from "./upstream_forward.ts";
 
 /** Re-asks after a refused answer, at most. */
 const MAX_REASKS = 2;
@@ -42,10 +40,10 @@ const MAX_REASKS = 2;
 export interface PackagedRequest {
   /** The package served at the request's route. */
   pkg: ServedPackage;
-  /** The route's wire and its reader. */
-  route: { wire: Wire; reader: WireReader };
+  /** The route's wire and the exchange's reader. */
+  route: RecordedRoute;
   /** Which API's error shape. */
-  family: ApiFamily;
+  family: WireSpec;
   /** The upstream URL. */
   url: string;
   /** The headers passed on. */
@@ -129,7 +127,7 @@ export async function answerWithPackage(
   }
   const { request, parsed } = ticket;
   const route = a.route;
-  const writer = WRITERS[route.wire];
+  const writer = route.spec.writer;
   const stream = request.stream;
   const usage = isObject(parsed.stream_options) &&
     parsed.stream_options.include_usage === true;
@@ -204,7 +202,7 @@ export async function answerWithPackage(
             type: "upstream",
             message: "the upstream could not be reached while asking again",
           }
-          : errorOf(
+          : a.family.errorOf(
             safeJson(new TextEncoder().encode(got.answer.body ?? "")),
             got.answer.status,
           ),
@@ -249,7 +247,9 @@ export async function answerWithPackage(
         response: norm,
         duration_ms: Date.now() - a.started.getTime(),
         refused_attempts: refused,
-        ...(norm ? {} : { error: errorOf(safeJson(bytes), res.status) }),
+        ...(norm
+          ? {}
+          : { error: a.family.errorOf(safeJson(bytes), res.status) }),
         package: outcome("forwarded"),
       });
       return {
@@ -324,7 +324,7 @@ function looksLikeSse(bytes: Uint8Array): boolean {
  * relayed.
  */
 function readChecked(
-  route: { wire: Wire; reader: WireReader },
+  route: RecordedRoute,
   { bytes, chunks }: { bytes: Uint8Array; chunks: Uint8Array[] | null },
 ): { norm: NormResponse | null; problem: string | null } {
   const pieces = chunks ?? (looksLikeSse(bytes) ? [bytes] : null);
@@ -332,12 +332,7 @@ function readChecked(
   try {
     if (pieces === null) {
       const json = safeJson(bytes);
-      if (
-        route.wire === "openai_chat" && isObject(json) &&
-        Array.isArray(json.choices) &&
-        (json.choices.length > 1 ||
-          json.choices.some((c) => isObject(c) && (c.index ?? 0) !== 0))
-      ) others = true;
+      if (route.spec.others?.(json)) others = true;
       const norm = route.reader.response(json);
       return others
         ? { norm, problem: "the answer has more than one choice" }
@@ -346,12 +341,10 @@ function readChecked(
     const acc = route.reader.streamReader();
     const parser = new SseParser((e, d) => {
       acc.add(e, d);
-      if (route.wire === "openai_chat" && !others && d !== "[DONE]") {
-        const chunk = safeJson(new TextEncoder().encode(d));
-        if (
-          isObject(chunk) && Array.isArray(chunk.choices) &&
-          chunk.choices.some((c) => isObject(c) && (c.index ?? 0) !== 0)
-        ) others = true;
+      if (route.spec.others && !others && d !== "[DONE]") {
+        if (route.spec.others(safeJson(new TextEncoder().encode(d)))) {
+          others = true;
+        }
       }
     });
     for (const c of pieces) parser.push(c);
@@ -391,19 +384,17 @@ async function forwardBuffered(
     chunks: Uint8Array[] | null;
   }
 > {
-  const deadline = new UpstreamDeadline(deps.timeoutMs, a.req.signal);
-  // Aborted by the client or the time-out (`upstreamFailure` asks the
-  // client first).
-  const signal = deadline.signal;
+  const sent = await forwardUpstream({
+    url: a.url,
+    method: "POST",
+    headers: a.headers,
+    body: JSON.stringify(a.sent),
+    client: a.req.signal,
+  }, { family: a.family, timeoutMs: deps.timeoutMs, stats: deps.stats });
+  if ("answer" in sent) return { answer: sent.answer };
+  const { res, deadline } = sent;
   let taken = 0;
   try {
-    const res = await fetch(a.url, {
-      method: "POST",
-      headers: a.headers,
-      body: JSON.stringify(a.sent),
-      signal,
-      redirect: "manual",
-    });
     const headers = answerHeaders(res);
     const isStream = (res.headers.get("content-type") ?? "").includes(
       "text/event-stream",
@@ -445,16 +436,7 @@ async function forwardBuffered(
       chunks: isStream ? chunks : null,
     };
   } catch (err) {
-    return {
-      answer: upstreamFailure({
-        family: a.family,
-        url: a.url,
-        err,
-        client: a.req.signal,
-        timeout: signal,
-        timeoutMs: deps.timeoutMs,
-      }, deps.stats),
-    };
+    return { answer: sent.fail(err) };
   } finally {
     deadline.end();
     // Held only while read and checked: the client's copy is the answer's.

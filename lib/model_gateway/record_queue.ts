@@ -30,6 +30,7 @@ import {
 } from "./recorder.ts";
 import type { NormRequest, NormResponse, WireReader } from "./wire_types.ts";
 import type { TraceEvent, UnsealedEvent } from "../trace/event.ts";
+import { specOfWire } from "./wires/registry.ts";
 import { errorOf } from "./exchange_bytes.ts";
 import type { KeptBytes } from "./kept_bytes.ts";
 import type { StreamKeep } from "./stream_keep.ts";
@@ -368,7 +369,10 @@ export class RecordQueue {
         } catch {
           // Not JSON: the status says it.
         }
-        ex.error = errorOf(json, p.status);
+        ex.error = (specOfWire(p.request.wire)?.errorOf ?? errorOf)(
+          json,
+          p.status,
+        );
         return ex;
       }
       const norm = readPendingAnswer(p);

@@ -37,6 +37,7 @@ import type { Conversation, ConversationBook } from "./conversation_book.ts";
 import type { Identity } from "./episode_identity.ts";
 import { extendPrefix } from "./message_hash.ts";
 import { sideCallOf } from "./side_call.ts";
+import { specOfWire } from "./wires/registry.ts";
 import type {
   NormRequest,
   NormResponse,
@@ -115,21 +116,24 @@ export interface RecordContext {
  * A request body without the first `known` messages of its conversation
  * (`messages`, or the Responses API's `input` list).
  */
-function withoutHistory(body: unknown, known: number): unknown {
-  if (typeof body !== "object" || body === null) return body;
-  const b = body as Record<string, unknown>;
-  for (const key of ["messages", "input"]) {
-    const list = b[key];
-    if (!Array.isArray(list)) continue;
-    if (list.length - known > MAX_BODY_MESSAGES) {
-      // Each message is recorded as its own events; a list this long is
-      // not kept again as one value (sealing it held the loop for seconds).
-      const { [key]: _, ...rest } = b;
-      return rest;
-    }
-    return known === 0 ? body : { ...b, [key]: list.slice(known) };
+function withoutHistory(
+  body: unknown,
+  known: number,
+  key: string | undefined,
+): unknown {
+  if (typeof body !== "object" || body === null || key === undefined) {
+    return body;
   }
-  return body;
+  const b = body as Record<string, unknown>;
+  const list = b[key];
+  if (!Array.isArray(list)) return body;
+  if (list.length - known > MAX_BODY_MESSAGES) {
+    // Each message is recorded as its own events; a list this long is
+    // not kept again as one value (sealing it held the loop for seconds).
+    const { [key]: _, ...rest } = b;
+    return rest;
+  }
+  return known === 0 ? body : { ...b, [key]: list.slice(known) };
 }
 
 /**
@@ -192,6 +196,7 @@ export function* exchangeEventStream(
 ): Generator<UnsealedEvent | typeof MAY_PAUSE, void, undefined> {
   const { book } = rc;
   const req = ex.request;
+  const spec = specOfWire(req.wire);
   const cap = ex.capture_id;
   const id = ex.identity;
   const conv = id.conversation;
@@ -287,7 +292,7 @@ export function* exchangeEventStream(
       new_messages: fresh.length,
       // The body as sent, but for the history the conversation's earlier
       // requests hold already (`messages_before` of its messages).
-      body: withoutHistory(ex.body, known),
+      body: withoutHistory(ex.body, known, spec?.history.key),
       ...(known > 0 ? { messages_before: known } : {}),
       ...(fresh.length > MAX_BODY_MESSAGES
         ? { body_messages_omitted: fresh.length }
@@ -382,7 +387,7 @@ export function* exchangeEventStream(
     head,
     length: hashes.length,
   };
-  if (res?.id && req.wire === "openai_responses") {
+  if (res?.id && spec?.continues_by_id) {
     book.rememberResponse(conv, res.id);
   }
 }

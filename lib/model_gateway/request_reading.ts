@@ -8,41 +8,17 @@
  */
 import { messageHash } from "./message_hash.ts";
 import type { TimeSlices } from "./time_slices.ts";
-import {
-  isObject,
-  type NormRequest,
-  type Wire,
-  type WireReader,
-} from "./wire_types.ts";
+import type { NormRequest, WireReader } from "./wire_types.ts";
+import type { WireSpec } from "./wires/wire_spec.ts";
 
 /** Conversations up to this many messages are read in one go. */
 const SMALL = 256;
 
 /**
- * The list a wire's conversation is read from (`messages`, or the
- * Responses API's `input`), or null when the body has none.
- *
- * @param wire The wire.
- * @param body The parsed body.
- * @returns The list's items.
- */
-export function conversationItems(wire: Wire, body: unknown): unknown[] | null {
-  if (!isObject(body)) return null;
-  if (wire === "openai_responses") {
-    return typeof body.input === "string"
-      ? [body.input]
-      : Array.isArray(body.input)
-      ? body.input
-      : null;
-  }
-  return Array.isArray(body.messages) ? body.messages : null;
-}
-
-/**
  * Read a request, hashing a long conversation's messages in slices.
  *
- * @param reader The wire's reader.
- * @param wire The wire.
+ * @param reader The exchange's reader.
+ * @param spec The wire (where its body holds the conversation).
  * @param body The parsed body.
  * @param slices Where to yield.
  * @param progress Told how far it got before each yield.
@@ -51,12 +27,12 @@ export function conversationItems(wire: Wire, body: unknown): unknown[] | null {
  */
 export async function readRequest(
   reader: WireReader,
-  wire: Wire,
+  spec: WireSpec,
   body: unknown,
   slices: TimeSlices,
   progress?: (done: number, of: number) => void,
 ): Promise<NormRequest> {
-  const items = conversationItems(wire, body);
+  const items = spec.history.items(body);
   if (items === null || items.length <= SMALL) return reader.request(body);
   const hashes: string[] = new Array(items.length);
   for (let i = 0; i < items.length; i++) {

@@ -29,12 +29,10 @@ import {
 } from "./conversation_book.ts";
 import { GATEWAY_SOURCE } from "./recorder.ts";
 import { isObject } from "./wire_types.ts";
+import { specOfWire, WIRE_SPECS } from "./wires/registry.ts";
 
-const WIRES = new Set([
-  "openai_chat",
-  "openai_responses",
-  "anthropic_messages",
-]);
+/** The recorded wires (the registry's). */
+const WIRES = new Set(WIRE_SPECS.map((s) => s.wire));
 const HASH = /^[0-9a-f]{64}$/;
 
 /**
@@ -251,7 +249,7 @@ function replay(
       : { state: "failed", answer: null, read: null, owner: null };
     if (
       res && typeof res.id === "string" &&
-      ev.source.adapter === "openai_responses"
+      specOfWire(ev.source.adapter ?? "")?.continues_by_id
     ) {
       book.rememberResponse(c, res.id);
     }

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { apiError, type ApiFamily, type GatewayAnswer } from "./api_errors.ts";
+import { apiError, type GatewayAnswer } from "./api_errors.ts";
+import type { WireSpec } from "./wires/wire_spec.ts";
 import type { ModelGatewayStats } from "./options.ts";
 
 /** Answer headers the server writes itself (or that no longer hold). */
@@ -33,8 +34,8 @@ export function answerHeaders(res: Response): Record<string, string> {
 
 /** What failed on the way to the upstream. */
 export interface UpstreamFailure {
-  /** Which API's error shape. */
-  family: ApiFamily;
+  /** The wire (its error shape, its upstream's flag). */
+  family: WireSpec;
   /** The upstream URL asked (only its origin is said). */
   url: string;
   /** What fetch or the body read threw. */
@@ -77,6 +78,6 @@ export function upstreamFailure(
     status: 502,
     message: `The model gateway could not reach the upstream ${origin}: ${
       reason.replaceAll(f.url, origin)
-    } (check serve --upstream-openai / --upstream-anthropic)`,
+    } (check serve --upstream-${f.family.upstream.name})`,
   });
 }

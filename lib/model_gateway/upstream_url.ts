@@ -19,11 +19,12 @@ function dotKind(segment: string): 0 | 1 | 2 {
 }
 
 /**
- * An API path with its dot segments resolved, or null when it leaves
- * `/v1/` (or is not under it).
+ * An API path with its dot segments resolved, or null when it leaves its
+ * API version's folder (`/v1/`, `/v1beta/` …) or is under none.
  *
  * @param path `/v1/…` (no query).
- * @returns The resolved path, `/v1/…`, or null.
+ * @param prefixes The API folders (`/v1/` by default).
+ * @returns The resolved path, under the same folder, or null.
  *
  * @example
  * ```ts
@@ -32,10 +33,15 @@ function dotKind(segment: string): 0 | 1 | 2 {
  * equal(resolveApiPath("/v1/models/../chat/completions"), "/v1/chat/completions");
  * equal(resolveApiPath("/v1/../../outside-the-api"), null);
  * equal(resolveApiPath("/v1/%2e%2e/x"), null);
+ * equal(resolveApiPath("/v1beta/models/m:generateContent", ["/v1/", "/v1beta/"]), "/v1beta/models/m:generateContent");
  * ```
  */
-export function resolveApiPath(path: string): string | null {
-  if (!path.startsWith("/v1/")) return null;
+export function resolveApiPath(
+  path: string,
+  prefixes: readonly string[] = ["/v1/"],
+): string | null {
+  const prefix = prefixes.find((p) => path.startsWith(p));
+  if (prefix === undefined) return null;
   // The common case: nothing to resolve.
   if (!/[.\\%]/.test(path)) return path;
   const parts = path.replaceAll("\\", "/").split("/");
@@ -54,7 +60,8 @@ export function resolveApiPath(path: string): string | null {
       if (last) out.push("");
     }
   }
-  if (out[0] !== "v1" || out.length < 2) return null;
+  const folder = prefix.slice(1, -1);
+  if (out[0] !== folder || out.length < 2) return null;
   return `/${out.join("/")}`;
 }
 

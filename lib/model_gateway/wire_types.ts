@@ -7,8 +7,11 @@
  */
 import type { ExposedTool } from "../trace/tool_events.ts";
 
-/** The model APIs the gateway speaks. */
-export type Wire = "openai_chat" | "openai_responses" | "anthropic_messages";
+/**
+ * A model API the gateway speaks, by the name its spec records
+ * (`wires/registry.ts` lists them: `openai_chat`, `gemini_generate_content` …).
+ */
+export type Wire = string;
 
 /** A tool call the model made. */
 export interface NormToolCall {
@@ -66,6 +69,8 @@ export interface NormRequest {
   session_id: string | null;
   /** Responses API: the response this one continues. */
   previous_response_id: string | null;
+  /** Responses API: the conversation it belongs to (`conversation`, a string or `{id}`). */
+  conversation?: string | null;
 }
 
 /** Token usage, as the upstream counted. */

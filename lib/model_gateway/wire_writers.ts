@@ -4,7 +4,7 @@
  * refused tools' answers, and answers of its own (tool calls, or words) in
  * the shape the client asked for, whole or streamed: the shapes and the
  * helpers the three wires share (each wire's writer is its own file; the
- * table is `wire_writer_table.ts`).
+ * wires are in `wires/registry.ts`).
  *
  * @module
  */

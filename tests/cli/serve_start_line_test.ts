@@ -97,13 +97,13 @@ Deno.test("serve --package NAME=FILE prints the package's OpenAI and Anthropic b
   const u = serve.url;
   assertOk(
     new RegExp(
-      `  serving package retail@\\S+: OPENAI_BASE_URL=${u}/p/retail/v1, ANTHROPIC_BASE_URL=${u}/p/retail\n`,
+      `  serving package retail@\\S+: OPENAI_BASE_URL=${u}/p/retail/v1, ANTHROPIC_BASE_URL=${u}/p/retail[,\n]`,
     ).test(said),
     said,
   );
   assertOk(
     new RegExp(
-      `  serving package retail@\\S+: OPENAI_BASE_URL=${u}/v1, ANTHROPIC_BASE_URL=${u}\n`,
+      `  serving package retail@\\S+: OPENAI_BASE_URL=${u}/v1, ANTHROPIC_BASE_URL=${u}[,\n]`,
     ).test(said),
     said,
   );

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { anthropicMessagesWire } from "../../lib/model_gateway/anthropic_wire.ts";
+import { anthropicMessagesWire } from "../../lib/model_gateway/wires/anthropic_messages/read.ts";
 import type { NormRequest } from "../../lib/model_gateway/wire_types.ts";
 import { DATAFLOW_PROMPT } from "../../tools/_dataflow_model.ts";
 import {

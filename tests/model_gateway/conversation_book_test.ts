@@ -12,7 +12,7 @@ import {
   exchangeEvents,
 } from "../../lib/model_gateway/recorder.ts";
 import { extendPrefix } from "../../lib/model_gateway/message_hash.ts";
-import { openaiChatWire } from "../../lib/model_gateway/openai_chat_wire.ts";
+import { openaiChatWire } from "../../lib/model_gateway/wires/openai_chat/read.ts";
 import type { NormResponse } from "../../lib/model_gateway/wire_types.ts";
 
 /**

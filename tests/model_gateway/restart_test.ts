@@ -132,7 +132,7 @@ Deno.test("restoreBook() rebuilds each conversation's end from a long spool in o
   );
   const { restoreBook } = await import("../../lib/model_gateway/restore.ts");
   const { openaiChatWire } = await import(
-    "../../lib/model_gateway/openai_chat_wire.ts"
+    "../../lib/model_gateway/wires/openai_chat/read.ts"
   );
   await using dir = await tempDir();
   const store = new HarnessStore(dir.path, { role: "ingest-server" });

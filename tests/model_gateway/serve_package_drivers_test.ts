@@ -37,7 +37,7 @@ import { replayAgent } from "../../lib/forms/agent/agent_replay.ts";
 import { Conversation } from "../../lib/forms/agent/conversation.ts";
 import { AgentSession } from "../../lib/forms/agent/agent_session.ts";
 import { GatewayDriver } from "../../lib/forms/agent/gateway_driver.ts";
-import { openaiChatWire } from "../../lib/model_gateway/openai_chat_wire.ts";
+import { openaiChatWire } from "../../lib/model_gateway/wires/openai_chat/read.ts";
 import { ANSWER_HEADERS } from "../../lib/model_gateway/answer_headers.ts";
 import { declareTool } from "../../lib/tool_gateway/parameters.ts";
 import type { ToolRegistry } from "../../lib/runtime/runtime_types.ts";

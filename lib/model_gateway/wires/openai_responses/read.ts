@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { ExposedTool } from "../trace/tool_events.ts";
-import { messageHash } from "./message_hash.ts";
-import { contentText } from "./openai_chat_wire.ts";
+import type { ExposedTool } from "../../../trace/tool_events.ts";
+import { messageHash } from "../../message_hash.ts";
+import { contentText } from "../openai_chat/read.ts";
 import {
   exposedTool,
   isObject,
@@ -19,7 +19,7 @@ import {
   type StreamAccumulator,
   type WireReader,
   WireShapeError,
-} from "./wire_types.ts";
+} from "../../wire_types.ts";
 
 const PARAMS = [
   "temperature",
@@ -111,7 +111,8 @@ function toolsOf(body: Record<string, unknown>): ExposedTool[] {
   return out;
 }
 
-function usageOf(u: unknown): NormUsage | null {
+/** Usage of an answer, as the neutral usage. */
+export function usageOf(u: unknown): NormUsage | null {
   if (!isObject(u)) return null;
   const input = numberOrNull(u.input_tokens);
   const output = numberOrNull(u.output_tokens);
@@ -245,6 +246,12 @@ export const openaiResponsesWire: WireReader = {
       session_id: null,
       previous_response_id: typeof body.previous_response_id === "string"
         ? body.previous_response_id
+        : null,
+      conversation: typeof body.conversation === "string"
+        ? body.conversation
+        : isObject(body.conversation) &&
+            typeof body.conversation.id === "string"
+        ? body.conversation.id
         : null,
     };
   },

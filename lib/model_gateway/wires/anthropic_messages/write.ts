@@ -13,7 +13,7 @@ import {
   sse,
   uid,
   type WireWriter,
-} from "./wire_writers.ts";
+} from "../../wire_writers.ts";
 
 /** Anthropic Messages. */
 export const messages: WireWriter = {

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { ExposedTool } from "../trace/tool_events.ts";
-import { messageHash } from "./message_hash.ts";
+import type { ExposedTool } from "../../../trace/tool_events.ts";
+import { messageHash } from "../../message_hash.ts";
 import {
   exposedTool,
   isObject,
@@ -18,7 +18,7 @@ import {
   type StreamAccumulator,
   type WireReader,
   WireShapeError,
-} from "./wire_types.ts";
+} from "../../wire_types.ts";
 
 /** Request fields kept as the exchange's parameters. */
 const PARAMS = [

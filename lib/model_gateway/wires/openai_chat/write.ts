@@ -13,8 +13,8 @@ import {
   sse,
   uid,
   type WireWriter,
-} from "./wire_writers.ts";
-import { isObject } from "./wire_types.ts";
+} from "../../wire_writers.ts";
+import { isObject } from "../../wire_types.ts";
 
 /** Chat Completions. */
 export const chat: WireWriter = {

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { ExposedTool } from "../trace/tool_events.ts";
-import { messageHash } from "./message_hash.ts";
+import type { ExposedTool } from "../../../trace/tool_events.ts";
+import { messageHash } from "../../message_hash.ts";
 import {
   exposedTool,
   isObject,
@@ -20,7 +20,7 @@ import {
   type StreamAccumulator,
   type WireReader,
   WireShapeError,
-} from "./wire_types.ts";
+} from "../../wire_types.ts";
 
 const PARAMS = [
   "max_tokens",
@@ -120,8 +120,8 @@ function toolsOf(body: Record<string, unknown>): ExposedTool[] {
   return out;
 }
 
-/** Usage of a Messages answer. */
-function usageOf(u: unknown): NormUsage | null {
+/** Usage of a Messages answer, as the neutral usage. */
+export function usageOf(u: unknown): NormUsage | null {
   if (!isObject(u)) return null;
   const input = numberOrNull(u.input_tokens);
   const output = numberOrNull(u.output_tokens);

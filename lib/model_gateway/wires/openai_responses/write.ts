@@ -14,7 +14,7 @@ import {
   sse,
   uid,
   type WireWriter,
-} from "./wire_writers.ts";
+} from "../../wire_writers.ts";
 
 /** OpenAI Responses. */
 export const responses: WireWriter = {

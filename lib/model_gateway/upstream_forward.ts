@@ -1,0 +1,98 @@
+/**
+ * {@linkcode forwardUpstream}: the one way a model request goes to its
+ * upstream, for the plain path (which relays the answer as it comes) and
+ * for package serving (which reads it whole to check it, and may ask
+ * again): the upstream deadline started, the request sent as given, and a
+ * failure — unreachable, too slow, the client gone — turned into the 502 or
+ * 504 in the API's shape (`upstream_answer.ts`).
+ *
+ * @module
+ */
+import type { GatewayAnswer } from "./api_errors.ts";
+import type { ModelGatewayStats } from "./options.ts";
+import { upstreamFailure } from "./upstream_answer.ts";
+import { UpstreamDeadline } from "./upstream_deadline.ts";
+import type { WireSpec } from "./wires/wire_spec.ts";
+
+/** A request on its way to the upstream. */
+export interface UpstreamCall {
+  /** The upstream URL. */
+  url: string;
+  /** Method. */
+  method: string;
+  /** Headers passed on. */
+  headers: Headers;
+  /** Body bytes or text, or null. */
+  body: Uint8Array | string | null;
+  /** The client's signal (aborted when it goes away). */
+  client: AbortSignal | undefined;
+}
+
+/** What forwarding needs of the gateway. */
+export interface ForwardDeps {
+  /** The wire (its error shape). */
+  family: WireSpec;
+  /** Milliseconds the upstream may take to answer in full. */
+  timeoutMs: number;
+  /** The gateway's counters. */
+  stats: ModelGatewayStats;
+}
+
+/** An upstream that answered: its response, its running deadline, and how a later failure reads. */
+export interface Forwarded {
+  /** The upstream's response (its body not read yet). */
+  res: Response;
+  /** The deadline, running until the caller ends it (the answer read or relayed). */
+  deadline: UpstreamDeadline;
+  /**
+   * The answer for a failure while the body is read (the deadline ended).
+   *
+   * @param err What the read threw.
+   * @returns The 502 or 504.
+   */
+  fail(err: unknown): GatewayAnswer;
+}
+
+/**
+ * Send a request to its upstream.
+ *
+ * @param call The request.
+ * @param deps The wire, the time-out, the counters.
+ * @returns The upstream's response with its deadline, or the gateway's
+ *   502/504 (the deadline ended) when there is none.
+ */
+export async function forwardUpstream(
+  call: UpstreamCall,
+  deps: ForwardDeps,
+): Promise<Forwarded | { answer: GatewayAnswer }> {
+  const deadline = new UpstreamDeadline(deps.timeoutMs, call.client);
+  // Aborted by the client or the time-out; `upstreamFailure` asks the
+  // client first, so the rest is the time-out.
+  const signal = deadline.signal;
+  const fail = (err: unknown) => {
+    deadline.end();
+    return upstreamFailure({
+      family: deps.family,
+      url: call.url,
+      err,
+      client: call.client,
+      timeout: signal,
+      timeoutMs: deps.timeoutMs,
+    }, deps.stats);
+  };
+  try {
+    const body = call.body;
+    const res = await fetch(call.url, {
+      method: call.method,
+      headers: call.headers,
+      body: body === null || body.length === 0
+        ? null
+        : body as Uint8Array<ArrayBuffer> | string,
+      signal,
+      redirect: "manual",
+    });
+    return { res, deadline, fail };
+  } catch (err) {
+    return { answer: fail(err) };
+  }
+}
