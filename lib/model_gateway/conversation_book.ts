@@ -60,8 +60,8 @@ export interface RecordedState {
   length: number;
 }
 
-/** One conversation as last seen. */
-export interface Conversation {
+/** One conversation as the book last saw it (the agent form's running conversation is `lib/forms/agent/conversation.ts`'s `Conversation`). */
+export interface ConversationEntry {
   /** Capture it records into. */
   capture_id: string;
   /** Episode it records into. */
@@ -159,20 +159,28 @@ const key = (...parts: string[]) => parts.join("\u0000");
 /** The indexes of one capture's conversations. */
 interface CaptureIndex {
   /** Last message's hash → conversations whose end ends with it. */
-  byLast: Map<string, Conversation[]>;
+  byLast: Map<string, ConversationEntry[]>;
   /** First message's hash → conversations (oldest first). */
-  byFirst: Map<string, Conversation[]>;
+  byFirst: Map<string, ConversationEntry[]>;
   /** Episode → its conversations (oldest first). */
-  byEpisode: Map<string, Conversation[]>;
+  byEpisode: Map<string, ConversationEntry[]>;
 }
 
-function addTo<K>(m: Map<K, Conversation[]>, k: K, c: Conversation): void {
+function addTo<K>(
+  m: Map<K, ConversationEntry[]>,
+  k: K,
+  c: ConversationEntry,
+): void {
   const list = m.get(k);
   if (list) list.push(c);
   else m.set(k, [c]);
 }
 
-function removeFrom<K>(m: Map<K, Conversation[]>, k: K, c: Conversation): void {
+function removeFrom<K>(
+  m: Map<K, ConversationEntry[]>,
+  k: K,
+  c: ConversationEntry,
+): void {
   const list = m.get(k);
   if (!list) return;
   const i = list.indexOf(c);
@@ -200,8 +208,8 @@ export function answerKey(text: string, callIds: string[]): AnswerKey {
 export class ConversationBook {
   readonly #captures = new Map<string, CaptureIndex>();
   /** Every conversation, least recently used first. */
-  readonly #recent = new Set<Conversation>();
-  readonly #byResponse: Lru<Conversation>;
+  readonly #recent = new Set<ConversationEntry>();
+  readonly #byResponse: Lru<ConversationEntry>;
   readonly #pending: Lru<PendingCall>;
   readonly #answered: Lru<true>;
   readonly #episodes: Lru<{ toolsets: Set<string> }>;
@@ -234,7 +242,7 @@ export class ConversationBook {
   /** Forget the least recently used conversations while over the bound of messages. */
   #trim(): void {
     while (this.#messages > this.#maxMessages && this.#recent.size > 0) {
-      this.drop(this.#recent.values().next().value as Conversation);
+      this.drop(this.#recent.values().next().value as ConversationEntry);
     }
   }
 
@@ -254,7 +262,7 @@ export class ConversationBook {
    * @param lastHash The hash.
    * @returns Them (do not change the list).
    */
-  endingWith(capture: string, lastHash: string): readonly Conversation[] {
+  endingWith(capture: string, lastHash: string): readonly ConversationEntry[] {
     return this.#captures.get(capture)?.byLast.get(lastHash) ?? [];
   }
 
@@ -265,7 +273,10 @@ export class ConversationBook {
    * @param firstHash The hash.
    * @returns Them, oldest first (do not change the list).
    */
-  startingWith(capture: string, firstHash: string): readonly Conversation[] {
+  startingWith(
+    capture: string,
+    firstHash: string,
+  ): readonly ConversationEntry[] {
     return this.#captures.get(capture)?.byFirst.get(firstHash) ?? [];
   }
 
@@ -276,7 +287,7 @@ export class ConversationBook {
    * @param episode Episode.
    * @returns Them, oldest first (do not change the list).
    */
-  ofEpisode(capture: string, episode: string): readonly Conversation[] {
+  ofEpisode(capture: string, episode: string): readonly ConversationEntry[] {
     return this.#captures.get(capture)?.byEpisode.get(episode) ?? [];
   }
 
@@ -286,7 +297,7 @@ export class ConversationBook {
    * @param c The conversation (its hashes, end and recorded state set).
    * @returns The same conversation.
    */
-  add(c: Conversation): Conversation {
+  add(c: ConversationEntry): ConversationEntry {
     const ix = this.#index(c.capture_id);
     if (c.hashes.length > 0) {
       addTo(ix.byLast, c.hashes[c.hashes.length - 1], c);
@@ -301,7 +312,7 @@ export class ConversationBook {
     this.#recent.add(c);
     this.#messages += c.hashes.length;
     while (this.#recent.size > this.#max) {
-      this.drop(this.#recent.values().next().value as Conversation);
+      this.drop(this.#recent.values().next().value as ConversationEntry);
     }
     this.#trim();
     return c;
@@ -314,7 +325,7 @@ export class ConversationBook {
    * @param hashes The request's messages' hashes.
    * @param end Its state.
    */
-  advance(c: Conversation, hashes: string[], end: ConversationEnd): void {
+  advance(c: ConversationEntry, hashes: string[], end: ConversationEnd): void {
     c.end = end;
     this.touch(c);
     if (c.dropped) return;
@@ -341,7 +352,7 @@ export class ConversationBook {
    * @param c The conversation.
    * @param more The new messages' hashes.
    */
-  append(c: Conversation, more: readonly string[]): void {
+  append(c: ConversationEntry, more: readonly string[]): void {
     this.touch(c);
     if (c.dropped || more.length === 0) return;
     const ix = this.#index(c.capture_id);
@@ -359,7 +370,7 @@ export class ConversationBook {
    *
    * @param c The conversation.
    */
-  touch(c: Conversation): void {
+  touch(c: ConversationEntry): void {
     if (c.dropped) return;
     this.#recent.delete(c);
     this.#recent.add(c);
@@ -370,7 +381,7 @@ export class ConversationBook {
    *
    * @param c The conversation.
    */
-  drop(c: Conversation): void {
+  drop(c: ConversationEntry): void {
     if (c.dropped) return;
     c.dropped = true;
     this.#recent.delete(c);
@@ -398,7 +409,7 @@ export class ConversationBook {
    * @param settled The new state, and the answer or its reader.
    */
   settle(
-    c: Conversation,
+    c: ConversationEntry,
     owner: object,
     settled: {
       state: "answered" | "failed";
@@ -421,7 +432,7 @@ export class ConversationBook {
    * @param c The conversation.
    * @returns The answer, or null (none, or not readable).
    */
-  answerOf(c: Conversation): AnswerKey | null {
+  answerOf(c: ConversationEntry): AnswerKey | null {
     const end = c.end;
     if (end.answer !== null) return end.answer;
     if (end.read === null) return null;
@@ -445,7 +456,7 @@ export class ConversationBook {
    * @param responseId The previous response's id.
    * @returns The conversation, or null.
    */
-  byResponse(capture: string, responseId: string): Conversation | null {
+  byResponse(capture: string, responseId: string): ConversationEntry | null {
     const c = this.#byResponse.get(key(capture, responseId)) ?? null;
     return c && !c.dropped ? c : null;
   }
@@ -472,7 +483,7 @@ export class ConversationBook {
    * @param c The conversation.
    * @param responseId The answer's id.
    */
-  rememberResponse(c: Conversation, responseId: string): void {
+  rememberResponse(c: ConversationEntry, responseId: string): void {
     this.#byResponse.set(key(c.capture_id, responseId), c);
   }
 

@@ -40,8 +40,8 @@ import { sha256Hex } from "../trace/hash.ts";
 import { isValidId } from "../trace/ids.ts";
 import {
   type AnswerKey,
-  type Conversation,
   type ConversationBook,
+  type ConversationEntry,
   pendingEnd,
 } from "./conversation_book.ts";
 import { isObject, type NormMessage, type NormRequest } from "./wire_types.ts";
@@ -57,7 +57,7 @@ export interface ClientEpisode {
 /** What the gateway decided for one request. */
 export interface Identity {
   /** The conversation the request is now the end of. */
-  conversation: Conversation;
+  conversation: ConversationEntry;
   /** Its episode. */
   episode_id: string;
   /** Messages of the request the episode holds already (the rest are new). */
@@ -66,11 +66,11 @@ export interface Identity {
    * The conversation whose latest recorded request this one continues
    * (`conversation.previous`), or null.
    */
-  from: Conversation | null;
+  from: ConversationEntry | null;
   /** The answer the continued request got (an assistant message repeating it is not new). */
   previous_answer: AnswerKey | null;
   /** A new episode's link to the conversation it shares the most with. */
-  forked_from: { conversation: Conversation; messages: number } | null;
+  forked_from: { conversation: ConversationEntry; messages: number } | null;
   /** Where a client-sent id came from, or null (the conversation decided). */
   named: string | null;
   /** The same request again after the last exchange failed. */
@@ -177,7 +177,11 @@ function sameIds(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** Whether `c`'s end is the first `k` of `hashes`. */
-function endIsPrefix(c: Conversation, hashes: readonly string[], k: number) {
+function endIsPrefix(
+  c: ConversationEntry,
+  hashes: readonly string[],
+  k: number,
+) {
   const h = c.hashes;
   if (h.length !== k) return false;
   // From the end back: conversations that differ differ late.
@@ -188,7 +192,7 @@ function endIsPrefix(c: Conversation, hashes: readonly string[], k: number) {
 /** How a request stands to a conversation's end it begins with. */
 function continues(
   book: ConversationBook,
-  c: Conversation,
+  c: ConversationEntry,
   req: NormRequest,
   k: number,
 ): { answer: AnswerKey | null; retry: boolean } | null {
@@ -229,7 +233,12 @@ function findEnd(
   hashes: readonly string[],
   only: string | null,
 ):
-  | { c: Conversation; k: number; answer: AnswerKey | null; retry: boolean }
+  | {
+    c: ConversationEntry;
+    k: number;
+    answer: AnswerKey | null;
+    retry: boolean;
+  }
   | null {
   for (let k = hashes.length; k >= 1; k--) {
     const list = book.endingWith(capture, hashes[k - 1]);
@@ -249,11 +258,11 @@ function findEnd(
  * equals), of candidates that share its first `from` messages already.
  */
 function longestShared(
-  candidates: readonly Conversation[],
+  candidates: readonly ConversationEntry[],
   hashes: readonly string[],
   from = 0,
-): { c: Conversation; shared: number } | null {
-  let best: Conversation | null = null;
+): { c: ConversationEntry; shared: number } | null {
+  let best: ConversationEntry | null = null;
   let most = 0;
   // The oldest of equals: the conversation the others forked from.
   for (const c of candidates) {
@@ -374,7 +383,7 @@ function fresh(
   capture: string,
   episode: string,
   hashes: string[],
-): Conversation {
+): ConversationEntry {
   return {
     capture_id: capture,
     episode_id: episode,

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { AnswerKey, Conversation } from "./conversation_book.ts";
+import type { AnswerKey, ConversationEntry } from "./conversation_book.ts";
 import type { Identity } from "./episode_identity.ts";
 import type { Exchange, PackageOutcome, RefusedAttempt } from "./recorder.ts";
 import type { NormRequest, NormResponse, Wire } from "./wire_types.ts";
@@ -168,7 +168,7 @@ function standIn(
   capture: string,
   episode: string,
   requestEventId: string | null,
-): Conversation {
+): ConversationEntry {
   return {
     capture_id: capture,
     episode_id: episode,

@@ -33,7 +33,10 @@ import {
 } from "../trace/tool_events.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { sha256Hex } from "../trace/hash.ts";
-import type { Conversation, ConversationBook } from "./conversation_book.ts";
+import type {
+  ConversationBook,
+  ConversationEntry,
+} from "./conversation_book.ts";
 import type { Identity } from "./episode_identity.ts";
 import { extendPrefix } from "./message_hash.ts";
 import { sideCallOf } from "./side_call.ts";
@@ -418,7 +421,7 @@ function claudeSubagent(body: unknown): boolean {
 function* conversationHead(
   hashes: readonly string[],
   known: number,
-  from: Conversation | null,
+  from: ConversationEntry | null,
 ): Generator<typeof MAY_PAUSE, string, undefined> {
   let head = "";
   let at = 0;

@@ -23,8 +23,8 @@ import { canonicalJson } from "../trace/canonical_json.ts";
 import { sha256Hex } from "../trace/hash.ts";
 import {
   answerKey,
-  type Conversation,
   type ConversationBook,
+  type ConversationEntry,
   pendingEnd,
 } from "./conversation_book.ts";
 import { GATEWAY_SOURCE } from "./recorder.ts";
@@ -55,8 +55,8 @@ function hashesOf(v: unknown): string[] | null {
 export class BookRestorer {
   readonly #book: ConversationBook;
   /** Per capture: each conversation by the event id of its latest request. */
-  readonly #tips = new Map<string, Map<string, Conversation>>();
-  readonly #seen = new Set<Conversation>();
+  readonly #tips = new Map<string, Map<string, ConversationEntry>>();
+  readonly #seen = new Set<ConversationEntry>();
 
   /**
    * Create a `BookRestorer`.
@@ -155,8 +155,8 @@ export async function restoreBook(
 function replay(
   book: ConversationBook,
   ev: TraceEvent,
-  tips: Map<string, Conversation>,
-  seen: Set<Conversation>,
+  tips: Map<string, ConversationEntry>,
+  seen: Set<ConversationEntry>,
 ): void {
   const cap = ev.capture_id;
   const ep = book.episode(cap, ev.episode_id).state;
@@ -189,7 +189,7 @@ function replay(
     ) return;
     const prevId = typeof conv.previous === "string" ? conv.previous : null;
     const prev = prevId !== null ? tips.get(prevId) : undefined;
-    let c: Conversation;
+    let c: ConversationEntry;
     if (
       prev && !prev.dropped && typeof conv.previous_response_id === "string"
     ) {
