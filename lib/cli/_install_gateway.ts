@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { hostLabel } from "../trace/hosts.ts";
 import { dirname, join } from "node:path";
 import {
   applyGateway,
@@ -178,7 +179,7 @@ export function gatewayNotes(
   const { args: a, file, change, earlier } = done;
   for (const e of change.kept) {
     io.out(
-      `${a.host}: left "${
+      `${hostLabel(a.host)}: left "${
         e.path.join(".")
       }" in ${file} as it is: it was changed after the gateway install`,
     );
@@ -189,21 +190,27 @@ export function gatewayNotes(
       ? "the anthropic and openai providers' model calls go"
       : "model calls go";
     io.out(
-      `${a.host}: ${where} through the harness model gateway at ${r.base_url} (${
+      `${
+        hostLabel(a.host)
+      }: ${where} through the harness model gateway at ${r.base_url} (${
         r.capture ? `capture ${r.capture}` : "the active capture"
-      }); keep the server running while the host is in use ("ingest.ts serve"), or "ingest.ts uninstall ${a.host}": without the server the host cannot reach its model`,
+      }); keep the server running while the host is in use ("ingest.ts serve"), or "ingest.ts uninstall ${
+        hostLabel(a.host)
+      }": without the server the host cannot reach its model`,
     );
     if (a.host === "host_c") opencodeRoutingNotes(change.settings, r, io);
     if (a.token) {
       io.out(
         a.host === "host_c"
-          ? `host_c: the server takes a token: ${file} sends it from HARNESS_INGEST_TOKEN, so start OpenCode where that is set`
-          : `host_a: the server takes a token, which Claude Code's model calls must carry or get 401; install does not write it into settings: add the line "x-harness-token: <token>" to env.ANTHROPIC_CUSTOM_HEADERS in .claude/settings.local.json (git ignores it; copy the x-harness-capture line there too if you pinned one)`,
+          ? `opencode: the server takes a token: ${file} sends it from HARNESS_INGEST_TOKEN, so start OpenCode where that is set`
+          : `claude-code: the server takes a token, which Claude Code's model calls must carry or get 401; install does not write it into settings: add the line "x-harness-token: <token>" to env.ANTHROPIC_CUSTOM_HEADERS in .claude/settings.local.json (git ignores it; copy the x-harness-capture line there too if you pinned one)`,
       );
     }
   } else if (earlier) {
     io.out(
-      `${a.host}: took the model gateway out of ${file} (install with --gateway to keep it)`,
+      `${
+        hostLabel(a.host)
+      }: took the model gateway out of ${file} (install with --gateway to keep it)`,
     );
   }
 }
@@ -226,17 +233,17 @@ function opencodeRoutingNotes(
     const at = m.base_url ? ` (${m.base_url})` : "";
     const upstream = m.base_url ?? "<its base URL>";
     io.err(
-      `harness: warning: host_c: this project's ${m.key} "${m.model}" is from provider "${m.provider}", which keeps its own base URL${at}: its model calls do not go through the gateway, so the capture gets the plugin's events without the model's requests and answers. To record them, start the server with --upstream-openai ${upstream} (an OpenAI-compatible provider; --upstream-anthropic for an Anthropic one) and set provider.${m.provider}.options.baseURL to ${r.base_url} in opencode.json (uninstall does not undo that edit)`,
+      `harness: warning: opencode: this project's ${m.key} "${m.model}" is from provider "${m.provider}", which keeps its own base URL${at}: its model calls do not go through the gateway, so the capture gets the plugin's events without the model's requests and answers. To record them, start the server with --upstream-openai ${upstream} (an OpenAI-compatible provider; --upstream-anthropic for an Anthropic one) and set provider.${m.provider}.options.baseURL to ${r.base_url} in opencode.json (uninstall does not undo that edit)`,
     );
   }
   if (!routing.names_model) {
     io.out(
-      `host_c: opencode.json names no model: OpenCode's model calls go through the gateway only when that model is an anthropic or openai one`,
+      `opencode: opencode.json names no model: OpenCode's model calls go through the gateway only when that model is an anthropic or openai one`,
     );
   }
   if (routing.others.length > 0) {
     io.out(
-      `host_c: not through the gateway (their own base URLs): ${
+      `opencode: not through the gateway (their own base URLs): ${
         routing.others.map((o) =>
           `provider "${o.provider}"${o.base_url ? ` (${o.base_url})` : ""}`
         ).join(", ")
@@ -282,7 +289,7 @@ export function opencodeGateway(
         before !== null && state?.created_file && Object.keys(next).length === 0
       ) {
         Deno.removeSync(file);
-        io.out(`host_c: removed ${file} (the install had created it)`);
+        io.out(`opencode: removed ${file} (the install had created it)`);
       } else if (before !== null) {
         const text = state?.original != null && sameJson(state.original, next)
           ? state.original
@@ -290,7 +297,7 @@ export function opencodeGateway(
         if (text !== before) {
           Deno.writeTextFileSync(file, text);
           io.out(
-            `host_c: took the model gateway out of ${file}${
+            `opencode: took the model gateway out of ${file}${
               remove ? "" : " (install with --gateway to keep it)"
             }`,
           );
@@ -320,7 +327,7 @@ export function opencodeGateway(
         );
         Deno.writeTextFileSync(backup, before);
         if (!next.backups.includes(backup)) next.backups.push(backup);
-        io.out(`host_c: backed up ${file} to ${backup}`);
+        io.out(`opencode: backed up ${file} to ${backup}`);
       }
       Deno.writeTextFileSync(file, text);
     }
@@ -433,14 +440,14 @@ export function geminiGateway(
     : { text: old, kept: [] as string[] };
   for (const k of undone.kept) {
     io.out(
-      `host_b: left ${k} in ${where?.file} as it is: it was changed after the gateway install`,
+      `gemini-cli: left ${k} in ${where?.file} as it is: it was changed after the gateway install`,
     );
   }
   const takeOut = () => {
     if (!where || old === null || undone.text === old) return;
     if (where.created_file && undone.text === "") {
       Deno.removeSync(where.file);
-      io.out(`host_b: removed ${where.file} (the install had created it)`);
+      io.out(`gemini-cli: removed ${where.file} (the install had created it)`);
       if (where.created_dir) {
         try {
           Deno.removeSync(dirname(where.file)); // only when empty
@@ -448,7 +455,7 @@ export function geminiGateway(
       }
     } else {
       Deno.writeTextFileSync(where.file, undone.text!);
-      io.out(`host_b: took the model gateway out of ${where.file}`);
+      io.out(`gemini-cli: took the model gateway out of ${where.file}`);
     }
   };
   if (!target) return { write: takeOut };
@@ -502,18 +509,18 @@ export function geminiGateway(
         Deno.writeTextFileSync(file, text);
       }
       io.out(
-        `host_b: set ${GEMINI_BASE_URL_VAR}=${url} in ${file}${
+        `gemini-cli: set ${GEMINI_BASE_URL_VAR}=${url} in ${file}${
           next.created_file ? " (created)" : ""
         }: Gemini CLI started in ${base} sends its model calls through the harness model gateway (${
           a.capture ? `capture ${a.capture}` : "the active capture"
         }); keep the server running while it is in use ("ingest.ts serve"), or "ingest.ts uninstall gemini-cli": without the server Gemini CLI cannot reach its model`,
       );
       io.out(
-        "host_b: the model's side is the gateway's (the hooks leave out BeforeToolSelection and AfterModel): one model.requested/model.responded per model call, the router's classifier call included",
+        "gemini-cli: the model's side is the gateway's (the hooks leave out BeforeToolSelection and AfterModel): one model.requested/model.responded per model call, the router's classifier call included",
       );
       if (!auth.follows_base_url) {
         io.err(
-          `harness: warning: host_b: Gemini CLI signs in with ${auth.type} (${auth.from}): its model calls then go to ${
+          `harness: warning: gemini-cli: Gemini CLI signs in with ${auth.type} (${auth.from}): its model calls then go to ${
             auth.type === "vertex-ai"
               ? "Vertex AI (GOOGLE_VERTEX_BASE_URL)"
               : "Google's Code Assist endpoint"
@@ -522,7 +529,7 @@ export function geminiGateway(
       }
       if (a.token) {
         io.out(
-          `host_b: the server takes a token, which Gemini CLI's model calls must carry or get 401; install writes no token into ${file} (files in .gemini/ are listed to the model): export ${GEMINI_HEADERS_VAR}="x-harness-token: <token>${
+          `gemini-cli: the server takes a token, which Gemini CLI's model calls must carry or get 401; install writes no token into ${file} (files in .gemini/ are listed to the model): export ${GEMINI_HEADERS_VAR}="x-harness-token: <token>${
             a.capture ? `, x-harness-capture: ${a.capture}` : ""
           }" where Gemini CLI starts (an exported value wins over the file's)`,
         );

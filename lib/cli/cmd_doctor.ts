@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { hostLabel } from "../trace/hosts.ts";
 import { join } from "node:path";
 import { isHarnessEntry, type Settings } from "../installers/hook_settings.ts";
 import {
@@ -313,13 +314,6 @@ async function checkPlugin(
   };
 }
 
-/** A host's id in events and settings, and the name its users know. */
-const USER_HOST_NAMES: Record<string, string> = {
-  host_a: "claude-code",
-  host_b: "gemini-cli",
-  host_c: "opencode",
-};
-
 /**
  * Print the findings.
  *
@@ -336,7 +330,7 @@ export function printFindings(
   else {
     for (const f of findings) {
       // The hosts by the names users know (the JSON keeps host_a|b|c).
-      const host = USER_HOST_NAMES[f.host] ?? f.host;
+      const host = hostLabel(f.host);
       io.out(
         `${host.padEnd(11)} ${f.state.padEnd(7)} ${f.detail} (${f.file})`,
       );

@@ -33,6 +33,7 @@
  *
  * @module
  */
+import { hostLabel } from "../trace/hosts.ts";
 import { commandParts } from "./cmd_doctor.ts";
 import { basename, dirname, join } from "node:path";
 import { hostCPluginSource } from "../installers/host_c_plugin.ts";
@@ -178,7 +179,7 @@ export function install(a: InstallArgs, io: Io): number {
   const mode = a.token && a.mode === "http" ? "command" : a.mode;
   if (mode !== a.mode) {
     io.out(
-      "host_a: HARNESS_INGEST_TOKEN is set, so the hooks run the forwarder (it sends the token)",
+      "claude-code: HARNESS_INGEST_TOKEN is set, so the hooks run the forwarder (it sends the token)",
     );
   }
   const command = a.clientCommand ?? a.forwarderCommand;
@@ -205,7 +206,7 @@ export function install(a: InstallArgs, io: Io): number {
       : rest,
   ) + "\n";
   if (text === before && (stateText ?? stateOut) === stateOut) {
-    io.out(`${a.host}: ${file} already has the harness hooks`);
+    io.out(`${hostLabel(a.host)}: ${file} already has the harness hooks`);
     gemini?.write();
     return 0;
   }
@@ -214,11 +215,13 @@ export function install(a: InstallArgs, io: Io): number {
   if (before !== null && text !== before) {
     const backup = freshBackupPath(`${file}.harness-backup-`);
     Deno.writeTextFileSync(backup, before);
-    io.out(`${a.host}: backed up ${file} to ${backup}`);
+    io.out(`${hostLabel(a.host)}: backed up ${file} to ${backup}`);
   }
   Deno.writeTextFileSync(file, text);
   io.out(
-    `${a.host}: installed ${plan.events.length} hooks in ${file} (posting to ${
+    `${
+      hostLabel(a.host)
+    }: installed ${plan.events.length} hooks in ${file} (posting to ${
       maskUrlCredentials(a.url)
     }${a.capture ? `, capture ${a.capture}` : ", the active capture"})`,
   );
@@ -228,7 +231,7 @@ export function install(a: InstallArgs, io: Io): number {
   }
   if (a.host === "host_b") {
     io.out(
-      "host_b runs hooks only in trusted folders: trust this folder in the host",
+      "gemini-cli runs hooks only in trusted folders: trust this folder in the host",
     );
   }
   return 0;
@@ -243,13 +246,13 @@ function installPlugin(
 ): void {
   const source = hostCPluginSource({ url: a.url, capture: a.capture });
   if (before === source) {
-    io.out(`host_c: ${file} is already installed`);
+    io.out(`opencode: ${file} is already installed`);
     return;
   }
   Deno.mkdirSync(dirname(file), { recursive: true });
   Deno.writeTextFileSync(file, source);
   io.out(
-    `host_c: wrote the capture plugin ${file} (posts to ${
+    `opencode: wrote the capture plugin ${file} (posts to ${
       maskUrlCredentials(a.url)
     })`,
   );
@@ -275,16 +278,16 @@ export function uninstall(a: InstallArgs, io: Io): number {
     }
     const gateway = opencodeGateway(a, { remove: true, io });
     if (before === null) {
-      io.out(`host_c: no plugin to remove (${file} does not exist)`);
+      io.out(`opencode: no plugin to remove (${file} does not exist)`);
     } else {
       Deno.removeSync(file);
-      io.out(`host_c: removed ${file}`);
+      io.out(`opencode: removed ${file}`);
     }
     gateway?.();
     return 0;
   }
   if (before === null) {
-    io.out(`${a.host}: nothing to remove (${file} does not exist)`);
+    io.out(`${hostLabel(a.host)}: nothing to remove (${file} does not exist)`);
     return 0;
   }
   const statePath = `${file}.harness-state.json`;
@@ -305,7 +308,9 @@ export function uninstall(a: InstallArgs, io: Io): number {
   const next = removeHarnessHooks(gw.settings, a.host, state.had_hooks_key);
   if (state.created_file && Object.keys(next).length === 0) {
     Deno.removeSync(file);
-    io.out(`${a.host}: removed ${file} (the install had created it)`);
+    io.out(
+      `${hostLabel(a.host)}: removed ${file} (the install had created it)`,
+    );
   } else {
     // Give back the user's own bytes when the result equals the settings
     // as they were before the first install.
@@ -316,11 +321,11 @@ export function uninstall(a: InstallArgs, io: Io): number {
     if (text !== before) {
       Deno.writeTextFileSync(file, text);
       io.out(
-        `${a.host}: removed the harness hooks${
+        `${hostLabel(a.host)}: removed the harness hooks${
           record ? " and the model gateway settings" : ""
         } from ${file}`,
       );
-    } else io.out(`${a.host}: no harness hooks in ${file}`);
+    } else io.out(`${hostLabel(a.host)}: no harness hooks in ${file}`);
   }
   if (gemini) gemini.write();
   else gatewayNotes({ args: a, file, change: gw }, io);
@@ -331,7 +336,9 @@ export function uninstall(a: InstallArgs, io: Io): number {
     try {
       Deno.removeSync(dirname(file)); // only when empty
       io.out(
-        `${a.host}: removed ${dirname(file)} (the install had created it)`,
+        `${hostLabel(a.host)}: removed ${
+          dirname(file)
+        } (the install had created it)`,
       );
     } catch { /* the folder holds other files: keep it */ }
   }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { hostLabel } from "../trace/hosts.ts";
 import { basename, join } from "node:path";
 import { unwrapServerEntry, wrapServerEntry } from "../installers/mcp_wrap.ts";
 import type { InstallArgs } from "./install_args.ts";
@@ -88,7 +89,9 @@ export function proxyEntry(
     const rec = saved[name];
     if (!rec) {
       io.out(
-        `${a.host}: MCP server "${name}" is not behind the harness proxy in ${file}`,
+        `${
+          hostLabel(a.host)
+        }: MCP server "${name}" is not behind the harness proxy in ${file}`,
       );
       return 0;
     }
@@ -105,7 +108,11 @@ export function proxyEntry(
     if (Object.keys(saved).length) {
       Deno.writeTextFileSync(sidecar, JSON.stringify(saved, null, 2) + "\n");
     } else Deno.removeSync(sidecar);
-    io.out(`${a.host}: MCP server "${name}" in ${file} runs directly again`);
+    io.out(
+      `${
+        hostLabel(a.host)
+      }: MCP server "${name}" in ${file} runs directly again`,
+    );
     return 0;
   }
   const { config: next, original } = wrapServerEntry(config, {
@@ -121,7 +128,9 @@ export function proxyEntry(
   saved[name] = { original, before: text };
   Deno.writeTextFileSync(sidecar, JSON.stringify(saved, null, 2) + "\n");
   io.out(
-    `${a.host}: MCP server "${name}" in ${file} now runs behind the harness proxy (calls recorded as ${name}__<tool>)`,
+    `${
+      hostLabel(a.host)
+    }: MCP server "${name}" in ${file} now runs behind the harness proxy (calls recorded as ${name}__<tool>)`,
   );
   return 0;
 }
