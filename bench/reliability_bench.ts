@@ -11,10 +11,14 @@
  * one span of 500,000 attributes. Then restart downtime (issue 44): a serve
  * process started on a store whose open capture holds 300,000 events, timed
  * to its first answer while it restores the hooks' and the gateway's state.
- * Last, the model gateway against hostile upstreams and requests (issue 44,
- * items 3–6, `_reliability_gateway.ts`): a gzip answer inflating to 256 MiB,
+ * Last, the model gateway against hostile upstreams and requests (issue 44):
+ * a served package whose model's streams never end (item 2,
+ * `_reliability_package_stream.ts`); a gzip answer inflating to 256 MiB,
  * 24 streams of 32 MiB at once, `/health` while a request of 200,000
- * messages goes through, conversations of 100,000 messages.
+ * messages goes through, conversations of 100,000 messages (items 3–6,
+ * `_reliability_gateway.ts`); events claiming the gateway's source posted to
+ * `/ingest`, then a restart after one long conversation (item 7,
+ * `_reliability_poison.ts`).
  *
  * @module
  */
@@ -27,6 +31,8 @@ import { fillOpenCapture, restartTimes } from "./_reliability_restart.ts";
 import { gatewayRows } from "./_reliability_gateway.ts";
 import { hookFailOpenRow } from "./_reliability_hooks.ts";
 import { hostilePackagesRow } from "./_reliability_packages.ts";
+import { packageEndlessStreamsRow } from "./_reliability_package_stream.ts";
+import { gatewayPoisonRow } from "./_reliability_poison.ts";
 
 /** The machine's 1-minute load average (the figures are CPU-sensitive). */
 function loadAverage(): string {
@@ -72,11 +78,14 @@ export async function reliabilityBench(): Promise<void> {
     const hooks = await hookFailOpenRow();
     const packages = await hostilePackagesRow();
     const restart = await restartRow(h, empty);
-    const gateway = await gatewayRows(
-      await Promise.all(
-        [0, 1, 2, 3].map(() => Deno.makeTempDir({ prefix: "harness_rel_" })),
-      ).then((dirs) => (gatewayDirs.push(...dirs), dirs)),
-    );
+    const dirs = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map(() =>
+        Deno.makeTempDir({ prefix: "harness_rel_" })
+      ),
+    ).then((made) => (gatewayDirs.push(...made), made));
+    const packageStreams = await packageEndlessStreamsRow(dirs[4]);
+    const gateway = await gatewayRows(dirs.slice(0, 4));
+    const poison = await gatewayPoisonRow(dirs[5]);
     printTable("Reliability", [
       orphan,
       hooks,
@@ -176,7 +185,9 @@ export async function reliabilityBench(): Promise<void> {
           : "NO",
       },
       restart,
+      packageStreams,
       ...gateway,
+      poison,
     ]);
   } finally {
     for (const dir of gatewayDirs) {
