@@ -1,13 +1,15 @@
 /**
  * The OpenAI Chat Completions request as the scripted model server reads
  * it: checked field by field (a malformed request is a
- * {@linkcode ChatRequestError} with OpenAI's error fields) and turned into
- * the provider-neutral {@linkcode ChatMessage}s the walker reads.
+ * {@linkcode ChatRequestError} with OpenAI's error fields) and read, by the
+ * OpenAI Chat wire's own reader, into the neutral {@linkcode ChatMessage}s
+ * the walker reads.
  *
  * @module
  */
-import type { ChatMessage, ChatToolCall } from "../lib/models/chat_types.ts";
-import { contentText, type WireMessage } from "./token_count.ts";
+import type { ChatMessage } from "../lib/models/chat_types.ts";
+import { chatMessagesOfOpenAi } from "../lib/model_gateway/wires/openai_chat/chat.ts";
+import type { WireMessage } from "./token_count.ts";
 
 /** A request the server cannot read, with the OpenAI error fields. */
 export class ChatRequestError extends TypeError {
@@ -141,61 +143,16 @@ export function parseChatRequest(body: unknown): WireRequest {
   };
 }
 
-function parsedArguments(raw: string): Pick<
-  ChatToolCall,
-  "arguments" | "arguments_error"
-> {
-  try {
-    const v = JSON.parse(raw);
-    return isObject(v)
-      ? { arguments: v }
-      : { arguments: null, arguments_error: "not a JSON object" };
-  } catch (err) {
-    return { arguments: null, arguments_error: (err as Error).message };
-  }
-}
-
 /**
- * The chat contract's messages for wire messages (`developer` becomes
- * `system`; a tool message takes its name from the call it answers).
+ * The chat contract's messages for wire messages, read by the OpenAI Chat
+ * wire's reader (`lib/model_gateway/wires/openai_chat/chat.ts`): `developer`
+ * becomes `system`; a tool message takes its name from the call it answers.
  *
- * @param messages Wire messages.
+ * @param messages Wire messages (checked by {@linkcode parseChatRequest}).
  * @returns Chat messages.
  */
 export function chatMessagesOf(
   messages: readonly WireMessage[],
 ): ChatMessage[] {
-  const names = new Map<string, string>();
-  return messages.map((m): ChatMessage => {
-    const text = contentText(m.content);
-    switch (m.role) {
-      case "assistant": {
-        const calls = (m.tool_calls ?? []).map((t): ChatToolCall => {
-          names.set(t.id ?? "", t.function.name);
-          return {
-            id: t.id ?? "",
-            name: t.function.name,
-            raw_arguments: t.function.arguments,
-            ...parsedArguments(t.function.arguments),
-          };
-        });
-        return {
-          role: "assistant",
-          content: m.content === null || m.content === undefined ? null : text,
-          ...(calls.length ? { tool_calls: calls } : {}),
-        };
-      }
-      case "tool":
-        return {
-          role: "tool",
-          tool_call_id: m.tool_call_id ?? "",
-          name: names.get(m.tool_call_id ?? "") ?? m.name ?? "",
-          content: text,
-        };
-      case "user":
-        return { role: "user", content: text };
-      default:
-        return { role: "system", content: text };
-    }
-  });
+  return chatMessagesOfOpenAi(messages);
 }

@@ -10,7 +10,6 @@
 /** The folders of `lib/`, lowest layer first. */
 export const LAYERS: readonly string[] = [
   "trace",
-  "models",
   "store",
   "team",
   "forwarder",
@@ -21,6 +20,7 @@ export const LAYERS: readonly string[] = [
   "importers",
   "otel",
   "model_gateway",
+  "models",
   "ingest",
   "lineage",
   "package",

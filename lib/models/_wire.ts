@@ -1,43 +1,14 @@
 /**
- * Checks the two bindings share on what a model sent: tool arguments
- * (a JSON object, or null with the reason) and structured output (JSON).
+ * Checks the two bindings share on what a model sent: structured output
+ * (JSON); tool arguments are read by the neutral chat shape's
+ * `parseToolArguments`, re-exported here.
  *
  * @module
  */
 import { ModelResponseError } from "./errors.ts";
 
-/**
- * Parse a tool call's arguments as the model sent them. Whitespace only
- * (some servers send `""` for a tool without parameters) is `{}`.
- *
- * @param raw The arguments text.
- * @returns The object, or null with why.
- */
-export function parseToolArguments(
-  raw: string,
-): { arguments: Record<string, unknown> | null; arguments_error?: string } {
-  if (raw.trim() === "") return { arguments: {} };
-  let v: unknown;
-  try {
-    v = JSON.parse(raw);
-  } catch (err) {
-    return {
-      arguments: null,
-      arguments_error: `the arguments are not valid JSON (${
-        (err as Error).message
-      })`,
-    };
-  }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) {
-    return {
-      arguments: null,
-      arguments_error: `the arguments are JSON but not an object (${
-        Array.isArray(v) ? "an array" : v === null ? "null" : typeof v
-      })`,
-    };
-  }
-  return { arguments: v as Record<string, unknown> };
-}
+/** How a tool call's arguments text becomes the chat shape's arguments. */
+export { parseToolArguments } from "../model_gateway/chat_shape.ts";
 
 /**
  * Check that an answer asked for structured output is JSON.

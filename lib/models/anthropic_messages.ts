@@ -1,16 +1,14 @@
 /**
  * The Anthropic binding: {@linkcode ChatModel} over the Messages API
  * through the official `@anthropic-ai/sdk` (loaded on the first request,
- * named at run time so no module graph holds it).
+ * named at run time so no module graph holds it). The body it sends and
+ * the answer it reads go through the wire's folder
+ * (`lib/model_gateway/wires/anthropic_messages/chat.ts`), as the gateway's
+ * do.
  *
  * @module
  */
-import type {
-  ChatModel,
-  ChatRequest,
-  ChatResponse,
-  ChatToolCall,
-} from "./chat_types.ts";
+import type { ChatModel, ChatRequest, ChatResponse } from "./chat_types.ts";
 import { ModelResponseError, redactSecret } from "./errors.ts";
 import {
   bindingSettings,
@@ -20,12 +18,13 @@ import {
   type SdkErrorClasses,
   SILENT_LOGGER,
 } from "./_sdk.ts";
-import { checkStructuredJson, excerptOf, isObject } from "./_wire.ts";
+import { checkStructuredJson, excerptOf } from "./_wire.ts";
+import { WireShapeError } from "../model_gateway/wire_types.ts";
 import {
   anthropicBody,
-  finishReason,
   type OutputTool,
-} from "./_anthropic_wire.ts";
+  readAnthropicChatAnswer,
+} from "../model_gateway/wires/anthropic_messages/chat.ts";
 
 /** The SDK's import specifier (mapped in deno.json to `npm:@anthropic-ai/sdk@1.12.0`). */
 export const ANTHROPIC_SDK = "@anthropic-ai/sdk";
@@ -200,78 +199,23 @@ export class AnthropicMessagesModel implements ChatModel {
   }
 
   #readAnswer(raw: unknown, output: OutputTool | null): ChatResponse {
-    const bad = (what: string): never => {
+    let read;
+    try {
+      read = readAnthropicChatAnswer(raw, { model: this.#model, output });
+    } catch (err) {
+      if (!(err instanceof WireShapeError)) throw err;
       throw new ModelResponseError(
-        `The answer of ${this.id} from ${this.#baseUrl} is not a Messages API response (${what}); check that the URL is an Anthropic-compatible API`,
+        `The answer of ${this.id} from ${this.#baseUrl} is not a Messages API response (${err.message}); check that the URL is an Anthropic-compatible API`,
         { excerpt: redactSecret(excerptOf(raw), this.#apiKey) },
       );
-    };
-    if (!isObject(raw)) return bad("not a JSON object");
-    if (!Array.isArray(raw.content)) return bad("no content list");
-    const texts: string[] = [];
-    const tool_calls: ChatToolCall[] = [];
-    let structured: string | null = null;
-    raw.content.forEach((b, i) => {
-      if (!isObject(b) || typeof b.type !== "string") {
-        return bad(`content[${i}] is not a block`);
-      }
-      if (b.type === "text") {
-        if (typeof b.text !== "string") {
-          return bad(`content[${i}].text is not text`);
-        }
-        texts.push(b.text);
-      } else if (b.type === "tool_use") {
-        if (typeof b.name !== "string") {
-          return bad(`content[${i}].name is not text`);
-        }
-        const rawArgs = JSON.stringify(b.input ?? null);
-        if (output && b.name === output.name) {
-          const v = output.wrapped && isObject(b.input)
-            ? b.input.value
-            : b.input;
-          structured = JSON.stringify(v ?? null);
-          return;
-        }
-        tool_calls.push({
-          id: typeof b.id === "string" && b.id ? b.id : `toolu_${i}`,
-          name: b.name,
-          ...(isObject(b.input) ? { arguments: b.input } : {
-            arguments: null,
-            arguments_error: `the input is not an object (${rawArgs})`,
-          }),
-          raw_arguments: rawArgs,
-        });
-      }
-    });
-    const text = texts.length ? texts.join("") : null;
-    let finish = finishReason(raw.stop_reason);
-    let refusal: string | null = null;
-    let content: string | null = structured ?? text;
-    if (finish === "refusal") {
-      refusal = text || "The model refused to answer (stop_reason refusal)";
-      content = null;
-    } else if (structured !== null && tool_calls.length === 0) {
-      finish = "stop";
-    } else if (output && structured === null && content !== null) {
-      // a server that ignored the forced tool: its text must be the JSON
-      checkStructuredJson(content, { name: output.name, model: this.id });
     }
-    const u = raw.usage;
-    const n = (v: unknown) => (typeof v === "number" ? v : 0);
-    const usage = isObject(u) && typeof u.input_tokens === "number"
-      ? {
-        prompt_tokens: u.input_tokens + n(u.cache_creation_input_tokens) +
-          n(u.cache_read_input_tokens),
-        completion_tokens: n(u.output_tokens),
-      }
-      : null;
-    return {
-      content,
-      tool_calls,
-      finish_reason: finish,
-      refusal,
-      usage,
-      model: typeof raw.model === "string" ? raw.model : this.#model,
-    };
+    const { answer } = read;
+    if (output && read.unchecked_output && answer.content !== null) {
+      checkStructuredJson(answer.content, {
+        name: output.name,
+        model: this.id,
+      });
+    }
+    return answer;
   }
 }

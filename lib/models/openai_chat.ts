@@ -3,17 +3,13 @@
  * Completions API through the official `openai` SDK (loaded on the first
  * request, named at run time so no module graph holds it). It speaks to
  * OpenAI itself and to the servers that copy its API (vLLM, Ollama,
- * llama.cpp, LM Studio).
+ * llama.cpp, LM Studio). The body it sends and the answer it reads go
+ * through the wire's folder (`lib/model_gateway/wires/openai_chat/chat.ts`),
+ * as the gateway's do.
  *
  * @module
  */
-import type {
-  ChatMessage,
-  ChatModel,
-  ChatRequest,
-  ChatResponse,
-  ChatToolCall,
-} from "./chat_types.ts";
+import type { ChatModel, ChatRequest, ChatResponse } from "./chat_types.ts";
 import { ModelResponseError, redactSecret } from "./errors.ts";
 import {
   bindingSettings,
@@ -23,12 +19,12 @@ import {
   type SdkErrorClasses,
   SILENT_LOGGER,
 } from "./_sdk.ts";
+import { checkStructuredJson, excerptOf } from "./_wire.ts";
+import { WireShapeError } from "../model_gateway/wire_types.ts";
 import {
-  checkStructuredJson,
-  excerptOf,
-  isObject,
-  parseToolArguments,
-} from "./_wire.ts";
+  openaiChatBody,
+  readOpenAiChatAnswer,
+} from "../model_gateway/wires/openai_chat/chat.ts";
 
 /** The SDK's import specifier (mapped in deno.json to `npm:openai@7.57.0`). */
 export const OPENAI_SDK = "openai";
@@ -167,38 +163,10 @@ export class OpenAiChatModel implements ChatModel {
    * @returns The JSON body.
    */
   wireRequest(request: ChatRequest): Record<string, unknown> {
-    const body: Record<string, unknown> = {
+    return openaiChatBody(request, {
       model: this.#model,
-      messages: request.messages.map(wireMessage),
-    };
-    if (request.tools && request.tools.length > 0) {
-      body.tools = request.tools.map((t) => ({
-        type: "function",
-        function: {
-          name: t.name,
-          ...(t.description ? { description: t.description } : {}),
-          parameters: t.parameters,
-        },
-      }));
-      if (request.tool_choice) body.tool_choice = request.tool_choice;
-    }
-    if (request.response_format) {
-      body.response_format = {
-        type: "json_schema",
-        json_schema: {
-          name: request.response_format.name,
-          schema: request.response_format.schema,
-          strict: true,
-        },
-      };
-    }
-    if (request.max_tokens !== undefined) {
-      body[this.#maxTokensField] = request.max_tokens;
-    }
-    if (request.temperature !== undefined) {
-      body.temperature = request.temperature;
-    }
-    return body;
+      maxTokensField: this.#maxTokensField,
+    });
   }
 
   /**
@@ -253,102 +221,14 @@ export class OpenAiChatModel implements ChatModel {
   }
 
   #readAnswer(raw: unknown): ChatResponse {
-    const bad = (what: string): never => {
+    try {
+      return readOpenAiChatAnswer(raw, this.#model);
+    } catch (err) {
+      if (!(err instanceof WireShapeError)) throw err;
       throw new ModelResponseError(
-        `The answer of ${this.id} from ${this.#baseUrl} is not a Chat Completions response (${what}); check that the URL is an OpenAI-compatible API`,
+        `The answer of ${this.id} from ${this.#baseUrl} is not a Chat Completions response (${err.message}); check that the URL is an OpenAI-compatible API`,
         { excerpt: redactSecret(excerptOf(raw), this.#apiKey) },
       );
-    };
-    if (!isObject(raw)) return bad("not a JSON object");
-    const choices = raw.choices;
-    if (!Array.isArray(choices) || choices.length === 0) {
-      return bad("no choices");
     }
-    const choice = choices[0];
-    if (!isObject(choice) || !isObject(choice.message)) {
-      return bad("no message in choices[0]");
-    }
-    const msg = choice.message;
-    if (msg.content != null && typeof msg.content !== "string") {
-      return bad("message.content is not text");
-    }
-    const rawCalls = msg.tool_calls ?? [];
-    if (!Array.isArray(rawCalls)) {
-      return bad("message.tool_calls is not a list");
-    }
-    const tool_calls: ChatToolCall[] = rawCalls.map((c, i) => {
-      if (!isObject(c) || !isObject(c.function)) {
-        return bad(`tool_calls[${i}] has no function`);
-      }
-      const f = c.function;
-      if (typeof f.name !== "string") {
-        return bad(`tool_calls[${i}].function.name is not text`);
-      }
-      const rawArgs = typeof f.arguments === "string"
-        ? f.arguments
-        : f.arguments === undefined
-        ? ""
-        : JSON.stringify(f.arguments);
-      return {
-        id: typeof c.id === "string" && c.id ? c.id : `call_${i}`,
-        name: f.name,
-        ...parseToolArguments(rawArgs),
-        raw_arguments: rawArgs,
-      };
-    });
-    const refusal = typeof msg.refusal === "string" && msg.refusal
-      ? msg.refusal
-      : null;
-    const usage = isObject(raw.usage) &&
-        typeof raw.usage.prompt_tokens === "number"
-      ? {
-        prompt_tokens: raw.usage.prompt_tokens,
-        completion_tokens: typeof raw.usage.completion_tokens === "number"
-          ? raw.usage.completion_tokens
-          : 0,
-      }
-      : null;
-    const finish = typeof choice.finish_reason === "string"
-      ? choice.finish_reason
-      : tool_calls.length > 0
-      ? "tool_calls"
-      : "stop";
-    return {
-      content: (msg.content as string | null | undefined) ?? null,
-      tool_calls,
-      finish_reason: refusal ? "refusal" : finish,
-      refusal,
-      usage,
-      model: typeof raw.model === "string" ? raw.model : this.#model,
-    };
-  }
-}
-
-function wireMessage(m: ChatMessage): Record<string, unknown> {
-  switch (m.role) {
-    case "system":
-    case "user":
-      return { role: m.role, content: m.content };
-    case "tool":
-      return { role: "tool", tool_call_id: m.tool_call_id, content: m.content };
-    case "assistant":
-      return {
-        role: "assistant",
-        content: m.content,
-        ...(m.tool_calls && m.tool_calls.length > 0
-          ? {
-            tool_calls: m.tool_calls.map((c) => ({
-              id: c.id,
-              type: "function",
-              function: {
-                name: c.name,
-                arguments: c.arguments === null
-                  ? c.raw_arguments
-                  : JSON.stringify(c.arguments),
-              },
-            })),
-          }
-          : {}),
-      };
   }
 }

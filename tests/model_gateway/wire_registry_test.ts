@@ -31,6 +31,14 @@ const KNOWN: Record<string, Record<string, string>> = {
     anthropic_messages:
       "DEFAULT_UPSTREAM_ANTHROPIC and the upstreamAnthropic option, likewise",
   },
+  "lib/models/openai_chat.ts": {
+    openai_chat:
+      "the OpenAI SDK binding writes its body and reads its answer through the wire's chat.ts",
+  },
+  "lib/models/anthropic_messages.ts": {
+    anthropic_messages:
+      "the Anthropic SDK binding writes its body and reads its answer through the wire's chat.ts",
+  },
   "lib/cli/_install_gateway.ts": {
     openai_chat:
       "OpenCode's advice for a custom provider (--upstream-openai): a host's, not the gateway's",

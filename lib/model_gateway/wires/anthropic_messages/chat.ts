@@ -1,11 +1,24 @@
 /**
- * The Anthropic Messages wire format of a {@linkcode ChatRequest}: system
- * text apart, strictly alternating user/assistant turns of content blocks,
- * tools with `input_schema`, and structured output as a forced tool.
+ * The neutral chat shape (`../../chat_shape.ts`) on Anthropic Messages: the
+ * body of a {@linkcode ChatRequest} (system text apart, strictly
+ * alternating user/assistant turns of content blocks, tools with
+ * `input_schema`, and structured output as a forced tool), and an answer
+ * read back into a {@linkcode ChatResponse} through this wire's reader
+ * ({@linkcode readAnthropicChatAnswer}). The Anthropic binding
+ * (`lib/models/anthropic_messages.ts`) uses these; the gateway records
+ * through `read.ts` itself.
  *
  * @module
  */
-import type { ChatMessage, ChatRequest, JsonSchema } from "./chat_types.ts";
+import type {
+  ChatMessage,
+  ChatRequest,
+  ChatResponse,
+  ChatToolCall,
+  JsonSchema,
+} from "../../chat_shape.ts";
+import { isObject, WireShapeError } from "../../wire_types.ts";
+import { anthropicMessagesWire } from "./read.ts";
 
 /** Default `max_tokens` (the Messages API requires one). */
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
@@ -175,4 +188,108 @@ export function finishReason(stop: unknown): string {
     default:
       return typeof stop === "string" ? stop : "stop";
   }
+}
+
+/** A Messages answer read as a chat answer. */
+export interface AnthropicChatAnswer {
+  /** The answer. */
+  answer: ChatResponse;
+  /**
+   * Structured output was asked for, the model did not answer through its
+   * tool, and `content` is its text: the caller checks that it is JSON.
+   */
+  unchecked_output: boolean;
+}
+
+/**
+ * Read a whole Messages answer as a chat answer: checked strictly (a block
+ * without a type, a text block without text, a tool use without a name is
+ * not this API's answer), then read by this wire's reader (model, stop
+ * reason, usage, text). The structured output's tool call, when asked for,
+ * is the answer's content (as JSON text) and not a tool call.
+ *
+ * @param raw The parsed answer.
+ * @param options The model name to report when the answer names none, and
+ *   how the structured output travels (null when none was asked for).
+ * @returns The answer.
+ * @throws {WireShapeError} Saying what is not the Messages shape.
+ */
+export function readAnthropicChatAnswer(
+  raw: unknown,
+  options: { model: string; output: OutputTool | null },
+): AnthropicChatAnswer {
+  const { output } = options;
+  const bad = (what: string): never => {
+    throw new WireShapeError(what);
+  };
+  if (!isObject(raw)) return bad("not a JSON object");
+  if (!Array.isArray(raw.content)) return bad("no content list");
+  let texts = 0;
+  const tool_calls: ChatToolCall[] = [];
+  let structured: string | null = null;
+  raw.content.forEach((b, i) => {
+    if (!isObject(b) || typeof b.type !== "string") {
+      return bad(`content[${i}] is not a block`);
+    }
+    if (b.type === "text") {
+      if (typeof b.text !== "string") {
+        return bad(`content[${i}].text is not text`);
+      }
+      texts++;
+    } else if (b.type === "tool_use") {
+      if (typeof b.name !== "string") {
+        return bad(`content[${i}].name is not text`);
+      }
+      const rawArgs = JSON.stringify(b.input ?? null);
+      if (output && b.name === output.name) {
+        const v = output.wrapped && isObject(b.input) ? b.input.value : b.input;
+        structured = JSON.stringify(v ?? null);
+        return;
+      }
+      tool_calls.push({
+        id: typeof b.id === "string" && b.id ? b.id : `toolu_${i}`,
+        name: b.name,
+        ...(isObject(b.input) ? { arguments: b.input } : {
+          arguments: null,
+          arguments_error: `the input is not an object (${rawArgs})`,
+        }),
+        raw_arguments: rawArgs,
+      });
+    }
+  });
+  const read = anthropicMessagesWire.response(raw);
+  // Every text block was checked to be text: the reader joined them all.
+  const text = texts ? read.text : null;
+  let finish = finishReason(read.stop_reason);
+  let refusal: string | null = null;
+  let content: string | null = structured ?? text;
+  let unchecked = false;
+  if (finish === "refusal") {
+    refusal = text || "The model refused to answer (stop_reason refusal)";
+    content = null;
+  } else if (structured !== null && tool_calls.length === 0) {
+    finish = "stop";
+  } else if (output && structured === null && content !== null) {
+    // a server that ignored the forced tool: its text must be the JSON
+    unchecked = true;
+  }
+  const u = read.usage;
+  const usage = u && u.input_tokens !== null
+    ? {
+      prompt_tokens: u.input_tokens + (u.cache_creation_input_tokens ?? 0) +
+        (u.cache_read_input_tokens ?? 0),
+      completion_tokens: u.output_tokens ?? 0,
+    }
+    : null;
+  return {
+    answer: {
+      content,
+      tool_calls,
+      finish_reason: finish,
+      refusal,
+      usage,
+      model: read.model ?? options.model,
+    },
+    unchecked_output: unchecked,
+  };
 }
