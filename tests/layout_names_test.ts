@@ -32,13 +32,7 @@ const PLUGIN_FOLDERS = ["lib/forms", "lib/model_gateway/wires"];
  * Names that break a rule today, each with why it waits. A name leaves this
  * list with the rename that fixes it (the test fails on a stale entry).
  */
-const PENDING: Record<string, string> = {
-  // Two rooms' errors.ts: the model bindings' error classes and the ingest
-  // server's error answers. Issue 47 item 3 (one error model) reshapes both;
-  // each takes a name that says what it holds there.
-  "lib/models/errors.ts": "renamed with issue 47 item 3 (one error model)",
-  "lib/ingest/errors.ts": "renamed with issue 47 item 3 (one error model)",
-};
+const PENDING: Record<string, string> = {};
 
 /** Every `.ts` file under `lib/`, repository-relative, sorted. */
 function libFiles(): string[] {

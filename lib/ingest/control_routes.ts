@@ -10,7 +10,7 @@
 import { validateId } from "../trace/ids.ts";
 import { inspectCapture } from "../store/inspect.ts";
 import type { IngestAnswer } from "./http1/mod.ts";
-import { json } from "./errors.ts";
+import { json } from "./json_answer.ts";
 import { ForbiddenRequestError } from "./refusals.ts";
 import { sameSecret } from "./secret.ts";
 import type { HandlerContext } from "./handler_types.ts";

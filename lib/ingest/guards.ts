@@ -2,7 +2,7 @@
  * The checks every request passes before its route answers: no web page
  * (Origin), the server's own Host, the server's token as its route takes
  * it, and a body its route reads. Each refusal is a typed error
- * (`refusals.ts`); `errors.ts` answers it.
+ * (`refusals.ts`); `errorAnswer` (`error_answer.ts`) answers it.
  *
  * @module
  */

@@ -8,8 +8,9 @@
  * (`ingest_route.ts`), OTLP (`otlp_intake.ts`), the read and control routes
  * (`control_routes.ts`) and the model APIs (`lib/model_gateway/routes.ts`).
  * A request is found in the table, checked (`guards.ts`), then answered by
- * its route; whatever any step throws is answered by `errors.ts` in the
- * shape of the route's family. The table:
+ * its route; whatever any step throws (the model gateway's own errors
+ * included) is answered by `errorAnswer` (`error_answer.ts`) in the shape
+ * of the route's family. The table:
  *
  * | route | family | answer |
  * | --- | --- | --- |
@@ -41,7 +42,7 @@ import { MODEL_ROUTES, modelApiOf } from "../model_gateway/routes.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import { fromRequest, toResponse } from "./exchange.ts";
 import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
-import { errorAnswer, type ErrorShape, statusOf } from "./errors.ts";
+import { errorAnswer, type ErrorShape, statusOf } from "./error_answer.ts";
 import { createOtlpIntake } from "./otlp_intake.ts";
 import { withBytes } from "./_handler_helpers.ts";
 import { checkRequest } from "./guards.ts";

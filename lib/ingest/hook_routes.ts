@@ -7,7 +7,7 @@
  * name either way; `lib/trace/hosts.ts`). Claude Code answers 204 (silent
  * for the host); Gemini CLI and OpenCode 200 `{ok: true, capture_id,
  * events, head}`. What goes wrong once the hook is taken answers HTTP 200
- * `{ok: false, error}` (`errors.ts`).
+ * `{ok: false, error}` (`error_answer.ts`).
  *
  * @module
  */
@@ -16,7 +16,8 @@ import { validateId } from "../trace/ids.ts";
 import { adapterFor, HOSTS } from "../adapters/host_adapters.ts";
 import { hostByName } from "../trace/hosts.ts";
 import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
-import { json, messageOf } from "./errors.ts";
+import { messageOf } from "./error_answer.ts";
+import { json } from "./json_answer.ts";
 import type { HandlerContext } from "./handler_types.ts";
 import type { Route, RouteMatch } from "./route_table.ts";
 

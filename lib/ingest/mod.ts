@@ -3,7 +3,8 @@
  * listener, its options and defaults), the same routes as a fetch handler
  * ({@linkcode createIngestHandler} with {@linkcode fromRequest} and
  * {@linkcode toResponse}), its route table ({@linkcode RouteTable}), the one
- * map from errors to answers ({@linkcode errorAnswer}) and the refusals it
+ * function from errors to answers ({@linkcode errorAnswer}), the base of the
+ * errors that carry their status ({@linkcode HttpError}) and the refusals it
  * throws, the body limit, and redaction of secrets before sealing. The active capture pointer is the store's (`./store`).
  *
  * @module
@@ -36,8 +37,13 @@ export {
   errorAnswer,
   errorHeaders,
   type ErrorShape,
+  httpErrorOf,
   statusOf,
-} from "./errors.ts";
+} from "./error_answer.ts";
+export {
+  HttpError,
+  type HttpErrorOptions,
+} from "../model_gateway/http_error.ts";
 export {
   ForbiddenRequestError,
   MethodNotAllowedError,

@@ -16,7 +16,7 @@
  * the event loop between them (`lib/otel/bounded_steps.ts`), so every other
  * route answers meanwhile. OTLP requests are worked one at a time, in the
  * order their bodies arrived. Errors are thrown and answered as on every
- * route (`errors.ts`, in OTLP's shape): 409 for a finished capture, 413 too
+ * route (`error_answer.ts`, in OTLP's shape): 409 for a finished capture, 413 too
  * large, 415 an encoding other than gzip, 422 a bad capture id, 400 a body
  * that is not OTLP.
  *
@@ -31,7 +31,8 @@ import type { BoundedOtlp, OtlpLimits } from "../otel/bounded_caps.ts";
 import { readOtlpSteps } from "../otel/bounded_decode.ts";
 import { TimeSlicer } from "../otel/bounded_steps.ts";
 import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
-import { json, messageOf, statusOf } from "./errors.ts";
+import { messageOf, statusOf } from "./error_answer.ts";
+import { json } from "./json_answer.ts";
 import { UnsupportedMediaTypeError } from "./refusals.ts";
 import { gunzipBounded } from "./bounded_gunzip.ts";
 

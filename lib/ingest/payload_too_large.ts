@@ -4,8 +4,10 @@
  * @module
  */
 
+import { HttpError } from "../model_gateway/http_error.ts";
+
 /** A request body over the size limit. */
-export class PayloadTooLargeError extends RangeError {
+export class PayloadTooLargeError extends HttpError {
   /** The limit in bytes. */
   readonly limit: number;
   /**
@@ -14,7 +16,9 @@ export class PayloadTooLargeError extends RangeError {
    * @param limit The limit in bytes.
    */
   constructor(limit: number) {
-    super(`Request body is larger than the limit of ${limit} bytes`);
+    super(413, `Request body is larger than the limit of ${limit} bytes`, {
+      code: "payload_too_large",
+    });
     this.name = "PayloadTooLargeError";
     this.limit = limit;
   }

@@ -1,13 +1,16 @@
 /**
- * The ingest server's refusals of a request as typed errors: the route
- * table and the guards throw them, and `errors.ts` alone turns them (and
- * every other error) into a status and a body shape.
+ * The ingest server's refusals of a request as typed errors, each an
+ * {@linkcode HttpError} that carries its status and headers: the route
+ * table and the guards throw them, and `errorAnswer` (`error_answer.ts`)
+ * alone turns them (and every other error) into an answer in the route's
+ * body shape.
  *
  * @module
  */
+import { HttpError } from "../model_gateway/http_error.ts";
 
 /** No route has this path (404). */
-export class RouteNotFoundError extends Error {
+export class RouteNotFoundError extends HttpError {
   /** The path asked for. */
   readonly path: string;
   /**
@@ -16,7 +19,9 @@ export class RouteNotFoundError extends Error {
    * @param path The path, without the query.
    */
   constructor(path: string) {
-    super(`No route ${path}` + baseUrlHint(path));
+    super(404, `No route ${path}` + baseUrlHint(path), {
+      code: "route_not_found",
+    });
     this.name = "RouteNotFoundError";
     this.path = path;
   }
@@ -82,7 +87,7 @@ export function baseUrlHint(path: string): string {
 }
 
 /** The path has routes, none for this method (405 with `Allow`). */
-export class MethodNotAllowedError extends Error {
+export class MethodNotAllowedError extends HttpError {
   /** The methods the path takes, for the `Allow` header. */
   readonly allow: readonly string[];
   /**
@@ -94,9 +99,14 @@ export class MethodNotAllowedError extends Error {
     options: { method: string; path: string; allow: readonly string[] },
   ) {
     super(
+      405,
       `Method ${options.method} is not allowed on ${options.path}: use ${
         options.allow.join(", ")
       }`,
+      {
+        code: "method_not_allowed",
+        headers: { allow: options.allow.join(", ") },
+      },
     );
     this.name = "MethodNotAllowedError";
     this.allow = options.allow;
@@ -107,46 +117,49 @@ export class MethodNotAllowedError extends Error {
  * The request may not come here (403): it comes from a web page (Origin),
  * names another host (DNS rebinding), or carries a wrong admin key.
  */
-export class ForbiddenRequestError extends Error {
+export class ForbiddenRequestError extends HttpError {
   /**
    * Create a `ForbiddenRequestError`.
    *
    * @param message Why, and what is accepted instead.
    */
   constructor(message: string) {
-    super(message);
+    super(403, message, { code: "forbidden" });
     this.name = "ForbiddenRequestError";
   }
 }
 
 /** The server's token is missing or wrong (401 with `WWW-Authenticate`). */
-export class UnauthorizedError extends Error {
+export class UnauthorizedError extends HttpError {
   /**
    * Create a `UnauthorizedError`.
    *
    * @param message Where to send the token.
    */
   constructor(message: string) {
-    super(message);
+    super(401, message, {
+      code: "unauthorized",
+      headers: { "www-authenticate": "Bearer" },
+    });
     this.name = "UnauthorizedError";
   }
 }
 
 /** The body's Content-Type or Content-Encoding is not one the route reads (415). */
-export class UnsupportedMediaTypeError extends TypeError {
+export class UnsupportedMediaTypeError extends HttpError {
   /**
    * Create a `UnsupportedMediaTypeError`.
    *
    * @param message What was sent and what to send.
    */
   constructor(message: string) {
-    super(message);
+    super(415, message, { code: "unsupported_media_type" });
     this.name = "UnsupportedMediaTypeError";
   }
 }
 
 /** Too many requests are in flight (503 with `Retry-After`). */
-export class ServerBusyError extends Error {
+export class ServerBusyError extends HttpError {
   /** Seconds to wait before retrying. */
   readonly retryAfterSeconds: number;
   /**
@@ -155,7 +168,10 @@ export class ServerBusyError extends Error {
    * @param retryAfterSeconds Seconds to wait before retrying.
    */
   constructor(retryAfterSeconds = 1) {
-    super("The ingest server is busy: retry shortly");
+    super(503, "The ingest server is busy: retry shortly", {
+      code: "server_busy",
+      headers: { "retry-after": String(retryAfterSeconds) },
+    });
     this.name = "ServerBusyError";
     this.retryAfterSeconds = retryAfterSeconds;
   }

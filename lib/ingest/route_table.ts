@@ -13,7 +13,7 @@ import { MethodNotAllowedError, RouteNotFoundError } from "./refusals.ts";
 import type { WireSpec } from "../model_gateway/wires/wire_spec.ts";
 
 /**
- * A route's family: its error answers' shape (`errors.ts`) and its
+ * A route's family: its error answers' shape (`error_answer.ts`) and its
  * counters (`hook` and `ingest` count what they refuse).
  */
 export type RouteFamily = "hook" | "ingest" | "control" | "otlp" | "model";
@@ -87,7 +87,8 @@ export interface Route {
    * @param req The request.
    * @param match Its path, query and parameters.
    * @returns The answer.
-   * @throws Any error: `errors.ts` answers it in the family's shape.
+   * @throws Any error: `errorAnswer` (`error_answer.ts`) answers it in the
+   *   family's shape.
    */
   handle(req: IngestRequest, match: RouteMatch): Promise<IngestAnswer>;
 }

@@ -9,7 +9,7 @@
 import { ToolCallCorrelator } from "../adapters/correlator.ts";
 import { SessionMemory } from "../adapters/session_memory.ts";
 import { restoreHookState } from "./resume.ts";
-import { errorAnswer } from "./errors.ts";
+import { errorAnswer } from "./error_answer.ts";
 import { Http1Server } from "./http1/mod.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./body.ts";
 import type { HarnessStore } from "../store/store.ts";

@@ -1,11 +1,15 @@
 /**
- * Errors the gateway itself answers, in the shape of the API the client
- * speaks, so an SDK reads them as it reads the provider's own.
+ * A model API's own error, for an error the gateway or the ingest server
+ * raises on a model route: its body in the shape of the API the client
+ * speaks (the wire's `error`, `wires/<wire>/errors.ts`), so an SDK reads it
+ * as it reads the provider's own. `errorAnswer` (`lib/ingest/error_answer.ts`)
+ * is its one caller for answers; the gateway reads it back only to record
+ * what the client was told ({@linkcode recordedError}).
  *
  * @module
  */
 
-import type { WireSpec } from "./wires/wire_spec.ts";
+import type { WireError, WireSpec } from "./wires/wire_spec.ts";
 
 /** An answer of the gateway (the ingest handler's answer shape). */
 export interface GatewayAnswer {
@@ -34,4 +38,25 @@ export function apiError(
 ): GatewayAnswer {
   const a = spec.error(status, message);
   return { status: a.status, headers: a.headers, body: a.body };
+}
+
+/**
+ * The error a request's record keeps when the gateway answered it with its
+ * own error: the API's error, read back as an upstream's would be.
+ *
+ * @param spec The wire the client speaks.
+ * @param error HTTP status and message of the error the client got.
+ * @returns Its type and message in a few words.
+ */
+export function recordedError(
+  spec: WireSpec,
+  { status, message }: { status: number; message: string },
+): WireError {
+  let json: unknown = null;
+  try {
+    json = JSON.parse(spec.error(status, message).body);
+  } catch {
+    // Read as an upstream's error that is not JSON.
+  }
+  return spec.errorOf(json, status);
 }

@@ -13,7 +13,8 @@
  * @module
  */
 import type { TraceEvent } from "../trace/event.ts";
-import { apiError, type GatewayAnswer } from "./api_errors.ts";
+import { type GatewayAnswer, recordedError } from "./api_errors.ts";
+import { GatewayError } from "./gateway_error.ts";
 import { ANSWER_HEADERS } from "./answer_headers.ts";
 import { answerKey, ConversationBook } from "./conversation_book.ts";
 import { clientEpisode, identify } from "./episode_identity.ts";
@@ -38,7 +39,7 @@ import {
   readPendingAnswer,
   RecordQueue,
 } from "./record_queue.ts";
-import { concat, headerText, safeJson } from "./exchange_bytes.ts";
+import { concat, headerText } from "./exchange_bytes.ts";
 import type { NormRequest } from "./wire_types.ts";
 import { isValidId } from "../trace/ids.ts";
 import { BookRestorer } from "./restore.ts";
@@ -239,7 +240,11 @@ export class ModelGateway {
    *
    * @param req The request.
    * @param path Its path (no query).
-   * @returns The upstream's answer as it came, or the API's own error.
+   * @returns The upstream's answer as it came (its error answers too), or
+   *   the package's own answer.
+   * @throws {GatewayError} When the gateway answers itself (a path outside
+   *   the API, a body too large, no such package, no answer from the
+   *   upstream): `errorAnswer` words it in the API's shape.
    */
   async answer(req: GatewayRequest, fullPath: string): Promise<GatewayAnswer> {
     const stats = this.stats;
@@ -272,11 +277,11 @@ export class ModelGateway {
         query,
       );
     if (url === null || path === null) {
-      return apiError(family, {
-        status: 400,
-        message:
-          "The request's path leaves the API's base path (dot segments are resolved, and may not go above the API version's folder)",
-      });
+      throw new GatewayError(
+        family,
+        "path_outside_api",
+        "The request's path leaves the API's base path (dot segments are resolved, and may not go above the API version's folder)",
+      );
     }
     let body: Uint8Array | null = null;
     if (req.method !== "GET" && req.method !== "HEAD") {
@@ -285,22 +290,24 @@ export class ModelGateway {
           ? await req.bytes(this.#ctx.maxBodyBytes)
           : new TextEncoder().encode(await req.text(this.#ctx.maxBodyBytes));
       } catch (err) {
-        return apiError(family, {
-          status: 413,
-          message:
-            `The request body is larger than the gateway takes (${this.#ctx.maxBodyBytes} bytes; serve --max-body-bytes raises it): ${
-              (err as Error).message
-            }`,
-        });
+        throw new GatewayError(
+          family,
+          "body_too_large",
+          `The request body is larger than the gateway takes (${this.#ctx.maxBodyBytes} bytes; serve --max-body-bytes raises it): ${
+            (err as Error).message
+          }`,
+          err,
+        );
       }
     }
     if (name !== "" && pkg === null) {
-      return apiError(family, {
-        status: 404,
-        message: `No package named ${
+      throw new GatewayError(
+        family,
+        "package_not_found",
+        `No package named ${
           JSON.stringify(name)
         } is served here (serve --package ${name}=FILE serves one)`,
-      });
+      );
     }
     const headers = new Headers();
     if (req.headers) {
@@ -314,7 +321,8 @@ export class ModelGateway {
       ? await this.#admit(req, { route, body, started })
       : null;
     const ticket = typeof admitted === "string" ? null : admitted;
-    const stamp = (a: GatewayAnswer): GatewayAnswer => {
+    // Every answer names the request's episode, an error thrown too.
+    const stamp = <A extends { headers: Record<string, string> }>(a: A): A => {
       if (ticket) {
         a.headers[ANSWER_HEADERS.episode] = ticket.identity.episode_id;
       }
@@ -343,7 +351,9 @@ export class ModelGateway {
           maxAnswerBytes: this.#maxAnswer,
           kept: this.#kept,
         },
-      );
+      ).catch((err) => {
+        throw err instanceof GatewayError ? stamp(err) : err;
+      });
       // A request the package does not fit goes the plain way, untouched.
       if ("skip" in served) skipped = served.skip;
       else return stamp(served);
@@ -372,25 +382,22 @@ export class ModelGateway {
           : {}),
       }
       : null;
-    const failed = (a: GatewayAnswer) => {
+    const failed = (err: GatewayError): never => {
       if (record) {
         // No answer reached the client: recorded as such, and the same
         // request again is a retry in the same episode.
-        record.status = a.status;
-        record.error = family.errorOf(
-          safeJson(new TextEncoder().encode(a.body ?? "")),
-          a.status,
-        );
+        record.status = err.status;
+        record.error = recordedError(family, err);
         this.#settle(record, false);
         this.#records.enqueue(record);
       }
-      return stamp(a);
+      throw stamp(err);
     };
     const sent = await forwardUpstream(
       { url, method: req.method, headers, body, client: req.signal },
       { family, timeoutMs: this.#timeoutMs, stats },
     );
-    if ("answer" in sent) return failed(sent.answer);
+    if ("error" in sent) return failed(sent.error);
     const { res, deadline } = sent;
     const out = answerHeaders(res);
     if (record) record.status = res.status;

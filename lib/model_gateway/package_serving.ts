@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { apiError, type GatewayAnswer } from "./api_errors.ts";
+import { type GatewayAnswer, recordedError } from "./api_errors.ts";
+import { GatewayError, type GatewayErrorCode } from "./gateway_error.ts";
 import type { WireSpec } from "./wires/wire_spec.ts";
 import { ANSWER_HEADERS } from "./answer_headers.ts";
 import type {
@@ -93,6 +94,9 @@ export interface PackageServingDeps {
  * @param a The request, read and addressed.
  * @param deps The gateway's context, counters, recording and time-out.
  * @returns The answer, or why the package does not fit.
+ * @throws {GatewayError} No answer the client may get (the upstream
+ *   unreachable, or its answer could not be checked): recorded, then
+ *   thrown.
  */
 export async function answerWithPackage(
   a: PackagedRequest,
@@ -181,19 +185,19 @@ export async function answerWithPackage(
   let failed: string | null = null;
   for (let attempt = 0; attempt <= MAX_REASKS; attempt++) {
     const got = await forwardBuffered({ ...a, sent }, deps);
-    if ("answer" in got && refused.length > 0 && !a.req.signal?.aborted) {
+    if ("error" in got && refused.length > 0 && !a.req.signal?.aborted) {
       failed =
-        `the upstream could not be reached while asked again (${got.answer.status})`;
+        `the upstream could not be reached while asked again (${got.error.status})`;
       break;
     }
-    if ("answer" in got) {
+    if ("error" in got) {
       // No answer reached the client (the same request again is a retry);
       // the answers refused before are recorded all the same.
       ticket.settle(null);
       records.ready({
         ...base,
         body: sent,
-        status: got.answer.status,
+        status: got.error.status,
         response: null,
         duration_ms: Date.now() - a.started.getTime(),
         refused_attempts: refused,
@@ -202,13 +206,10 @@ export async function answerWithPackage(
             type: "upstream",
             message: "the upstream could not be reached while asking again",
           }
-          : a.family.errorOf(
-            safeJson(new TextEncoder().encode(got.answer.body ?? "")),
-            got.answer.status,
-          ),
+          : recordedError(a.family, got.error),
         package: outcome("forwarded"),
       });
-      return got.answer;
+      throw got.error;
     }
     const { res, headers, bytes, chunks } = got;
     const ok = res.status >= 200 && res.status < 300;
@@ -226,8 +227,8 @@ export async function answerWithPackage(
         error: { type: "unchecked", message: read.problem },
         package: outcome("unchecked", read.problem),
       });
-      return unchecked(a, deps, {
-        status: 502,
+      throw unchecked(a, deps, {
+        code: "answer_unchecked",
         message:
           `The served package could not check the upstream's answer, so it is not relayed: ${read.problem}`,
       });
@@ -298,15 +299,15 @@ export async function answerWithPackage(
   };
 }
 
-/** Count an answer the package could not check, and say so in the API's shape. */
+/** Count an answer the package could not check; the error that says so. */
 function unchecked(
   a: PackagedRequest,
   deps: PackageServingDeps,
-  { status, message }: { status: number; message: string },
-): GatewayAnswer {
+  { code, message }: { code: GatewayErrorCode; message: string },
+): GatewayError {
   deps.stats.unchecked = (deps.stats.unchecked ?? 0) + 1;
   deps.stats.last_unchecked = message.slice(0, 300);
-  return apiError(a.family, { status, message });
+  return new GatewayError(a.family, code, message);
 }
 
 /** Whether a body is server-sent events, whatever its content type says. */
@@ -370,13 +371,13 @@ function readChecked(
  * piece by piece, so it is relayed as it came once checked): at most
  * `maxAnswerBytes` (as decompressed), each piece taken from the gateway's
  * budget while it is read; past either, the answer is not relayed (it
- * cannot be checked whole) and the client gets the API's error.
+ * cannot be checked whole): the error the client gets instead.
  */
 async function forwardBuffered(
   a: PackagedRequest & { sent: Record<string, unknown> },
   deps: PackageServingDeps,
 ): Promise<
-  | { answer: GatewayAnswer }
+  | { error: GatewayError }
   | {
     res: Response;
     headers: Record<string, string>;
@@ -391,7 +392,7 @@ async function forwardBuffered(
     body: JSON.stringify(a.sent),
     client: a.req.signal,
   }, { family: a.family, timeoutMs: deps.timeoutMs, stats: deps.stats });
-  if ("answer" in sent) return { answer: sent.answer };
+  if ("error" in sent) return { error: sent.error };
   const { res, deadline } = sent;
   let taken = 0;
   try {
@@ -408,17 +409,17 @@ async function forwardBuffered(
         if (over || !deps.kept.take(p.length)) {
           await pieces.cancel();
           return {
-            answer: unchecked(
+            error: unchecked(
               a,
               deps,
               over
                 ? {
-                  status: 502,
+                  code: "answer_unchecked",
                   message:
                     `The upstream's answer is larger than a served package reads to check it (${deps.maxAnswerBytes} bytes): it is not relayed`,
                 }
                 : {
-                  status: 503,
+                  code: "gateway_full",
                   message:
                     "The gateway holds as many answers as it may right now: try again",
                 },
@@ -436,7 +437,7 @@ async function forwardBuffered(
       chunks: isStream ? chunks : null,
     };
   } catch (err) {
-    return { answer: sent.fail(err) };
+    return { error: sent.fail(err) };
   } finally {
     deadline.end();
     // Held only while read and checked: the client's copy is the answer's.

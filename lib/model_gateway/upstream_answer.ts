@@ -1,10 +1,10 @@
 /**
  * The upstream's answer as the gateway passes it on: the headers it keeps,
- * or, when there is no answer, the 502 or 504 it says instead.
+ * or, when there is no answer, the error (502 or 504) it throws instead.
  *
  * @module
  */
-import { apiError, type GatewayAnswer } from "./api_errors.ts";
+import { GatewayError } from "./gateway_error.ts";
 import type { WireSpec } from "./wires/wire_spec.ts";
 import type { ModelGatewayStats } from "./options.ts";
 
@@ -49,35 +49,44 @@ export interface UpstreamFailure {
 }
 
 /**
- * 502 (unreachable, or the client went away) or 504 (too slow), in the
- * API's shape; counted in `stats`.
+ * The error for a request that got no answer: the client went away (502),
+ * the upstream was too slow (504) or could not be reached (502); counted in
+ * `stats`.
  *
  * @param f What failed.
  * @param stats The gateway's counters (`client_aborts`, `upstream_errors`).
- * @returns The answer for the client.
+ * @returns The error (the caller records it, then throws it).
  */
 export function upstreamFailure(
   f: UpstreamFailure,
   stats: ModelGatewayStats,
-): GatewayAnswer {
+): GatewayError {
   const origin = new URL(f.url).origin;
   if (f.client?.aborted) {
     stats.client_aborts++;
-    return apiError(f.family, { status: 502, message: "The client went away" });
+    return new GatewayError(
+      f.family,
+      "client_gone",
+      "The client went away",
+      f.err,
+    );
   }
   stats.upstream_errors++;
   if (f.timeout.aborted) {
-    return apiError(f.family, {
-      status: 504,
-      message:
-        `The upstream ${origin} did not answer within ${f.timeoutMs} ms (the gateway's upstream time-out)`,
-    });
+    return new GatewayError(
+      f.family,
+      "upstream_timeout",
+      `The upstream ${origin} did not answer within ${f.timeoutMs} ms (the gateway's upstream time-out)`,
+      f.err,
+    );
   }
   const reason = f.err instanceof Error ? f.err.message : String(f.err);
-  return apiError(f.family, {
-    status: 502,
-    message: `The model gateway could not reach the upstream ${origin}: ${
+  return new GatewayError(
+    f.family,
+    "upstream_unreachable",
+    `The model gateway could not reach the upstream ${origin}: ${
       reason.replaceAll(f.url, origin)
     } (check serve --upstream-${f.family.upstream.name})`,
-  });
+    f.err,
+  );
 }

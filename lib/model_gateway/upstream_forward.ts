@@ -3,12 +3,13 @@
  * upstream, for the plain path (which relays the answer as it comes) and
  * for package serving (which reads it whole to check it, and may ask
  * again): the upstream deadline started, the request sent as given, and a
- * failure — unreachable, too slow, the client gone — turned into the 502 or
- * 504 in the API's shape (`upstream_answer.ts`).
+ * failure — unreachable, too slow, the client gone — turned into the
+ * gateway's error, 502 or 504 (`upstream_answer.ts`), for the caller to
+ * record and throw.
  *
  * @module
  */
-import type { GatewayAnswer } from "./api_errors.ts";
+import type { GatewayError } from "./gateway_error.ts";
 import type { ModelGatewayStats } from "./options.ts";
 import { upstreamFailure } from "./upstream_answer.ts";
 import { UpstreamDeadline } from "./upstream_deadline.ts";
@@ -45,12 +46,12 @@ export interface Forwarded {
   /** The deadline, running until the caller ends it (the answer read or relayed). */
   deadline: UpstreamDeadline;
   /**
-   * The answer for a failure while the body is read (the deadline ended).
+   * The error for a failure while the body is read (the deadline ended).
    *
    * @param err What the read threw.
    * @returns The 502 or 504.
    */
-  fail(err: unknown): GatewayAnswer;
+  fail(err: unknown): GatewayError;
 }
 
 /**
@@ -59,12 +60,12 @@ export interface Forwarded {
  * @param call The request.
  * @param deps The wire, the time-out, the counters.
  * @returns The upstream's response with its deadline, or the gateway's
- *   502/504 (the deadline ended) when there is none.
+ *   error, 502 or 504 (the deadline ended), when there is none.
  */
 export async function forwardUpstream(
   call: UpstreamCall,
   deps: ForwardDeps,
-): Promise<Forwarded | { answer: GatewayAnswer }> {
+): Promise<Forwarded | { error: GatewayError }> {
   const deadline = new UpstreamDeadline(deps.timeoutMs, call.client);
   // Aborted by the client or the time-out; `upstreamFailure` asks the
   // client first, so the rest is the time-out.
@@ -93,6 +94,6 @@ export async function forwardUpstream(
     });
     return { res, deadline, fail };
   } catch (err) {
-    return { answer: fail(err) };
+    return { error: fail(err) };
   }
 }

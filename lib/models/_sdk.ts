@@ -13,7 +13,7 @@ import {
   ModelResponseError,
   redactSecret,
   retryCannotHelp,
-} from "./errors.ts";
+} from "./binding_errors.ts";
 
 /** Per-attempt time-out of both bindings, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 60_000;

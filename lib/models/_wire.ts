@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ModelResponseError } from "./errors.ts";
+import { ModelResponseError } from "./binding_errors.ts";
 
 /** How a tool call's arguments text becomes the chat shape's arguments. */
 export { parseToolArguments } from "../model_gateway/chat_shape.ts";

@@ -9,7 +9,7 @@
  * @module
  */
 import type { ChatModel, ChatRequest, ChatResponse } from "./chat_types.ts";
-import { ModelResponseError, redactSecret } from "./errors.ts";
+import { ModelResponseError, redactSecret } from "./binding_errors.ts";
 import {
   bindingSettings,
   countingFetch,

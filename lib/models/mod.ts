@@ -37,7 +37,7 @@ export {
   type ModelApiFailure,
   ModelConfigError,
   ModelResponseError,
-} from "./errors.ts";
+} from "./binding_errors.ts";
 export { OpenAiChatModel, type OpenAiChatOptions } from "./openai_chat.ts";
 export {
   AnthropicMessagesModel,

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ChatModel } from "./chat_types.ts";
-import { ModelConfigError } from "./errors.ts";
+import { ModelConfigError } from "./binding_errors.ts";
 import { isLoopbackUrl } from "./_sdk.ts";
 import { OpenAiChatModel } from "./openai_chat.ts";
 import { AnthropicMessagesModel } from "./anthropic_messages.ts";

@@ -1,5 +1,5 @@
 /**
- * The one error map (`lib/ingest/errors.ts`) on who may call and when,
+ * The one error map (`errorAnswer`, `lib/ingest/error_answer.ts`) on who may call and when,
  * pinned through the real server on 127.0.0.1: a request from a web page
  * (403), one without the token (401 with WWW-Authenticate), one past
  * `maxInFlight` (503 with Retry-After) — each in its route family's shape.

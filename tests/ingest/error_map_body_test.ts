@@ -1,5 +1,5 @@
 /**
- * The one error map (`lib/ingest/errors.ts`) on request bodies, pinned
+ * The one error map (`errorAnswer`, `lib/ingest/error_answer.ts`) on request bodies, pinned
  * through the real server on 127.0.0.1: a body that is not JSON, one for a
  * finished capture, a bad capture id or event, one past the limit, one of
  * the wrong type — each answers one status in its route family's shape.

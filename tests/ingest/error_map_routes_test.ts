@@ -1,5 +1,5 @@
 /**
- * The one error map (`lib/ingest/errors.ts`) on routing, pinned through the
+ * The one error map (`errorAnswer`, `lib/ingest/error_answer.ts`) on routing, pinned through the
  * real server on 127.0.0.1: unknown paths (404) and wrong methods (405 with
  * Allow) in each route family's shape, and the model routes' registration.
  */

@@ -9,7 +9,7 @@ import {
   ModelApiError,
   ModelConfigError,
   ModelResponseError,
-} from "../../lib/models/errors.ts";
+} from "../../lib/models/binding_errors.ts";
 import type { ChatRequest } from "../../lib/models/chat_types.ts";
 import {
   anthropicError,

@@ -5,7 +5,10 @@ import {
   assertRejects,
 } from "../_assert.ts";
 import { AnthropicMessagesModel } from "../../lib/models/anthropic_messages.ts";
-import { ModelApiError, ModelResponseError } from "../../lib/models/errors.ts";
+import {
+  ModelApiError,
+  ModelResponseError,
+} from "../../lib/models/binding_errors.ts";
 import type { ChatRequest } from "../../lib/models/chat_types.ts";
 import {
   anthropicError,

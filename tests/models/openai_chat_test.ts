@@ -9,7 +9,7 @@ import {
   ModelApiError,
   ModelConfigError,
   ModelResponseError,
-} from "../../lib/models/errors.ts";
+} from "../../lib/models/binding_errors.ts";
 import type { ChatRequest } from "../../lib/models/chat_types.ts";
 import { apiError, completion, startOpenAiServer } from "./_openai_server.ts";
 import { closedPort } from "./_scripted_server.ts";

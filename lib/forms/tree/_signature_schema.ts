@@ -12,7 +12,7 @@
  */
 import type { Signature, SignatureField } from "../../package/ir.ts";
 import type { JsonSchema } from "../../models/chat_types.ts";
-import { ModelResponseError } from "../../models/errors.ts";
+import { ModelResponseError } from "../../models/binding_errors.ts";
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);

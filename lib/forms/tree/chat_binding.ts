@@ -17,7 +17,7 @@ import type {
   ChatUsage,
   JsonSchema,
 } from "../../models/chat_types.ts";
-import { ModelResponseError } from "../../models/errors.ts";
+import { ModelResponseError } from "../../models/binding_errors.ts";
 import {
   decodeOutputs,
   fieldSchema,
