@@ -29,6 +29,7 @@ import {
   writeOpencodeProject,
 } from "./_opencode.ts";
 import { startOpencodeModel } from "./_opencode_model.ts";
+import { waitFor } from "../_wait.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 const DEMO = "/home/dev/agent-demo";
@@ -163,14 +164,15 @@ async function main(): Promise<void> {
     stderr: "piped",
   }).spawn();
   try {
-    for (let i = 0; i < 400; i++) {
+    await waitFor("the server to answer /health", async () => {
       try {
         const res = await fetch(`${url}/health`);
         await res.body?.cancel();
-        if (res.ok) break;
-      } catch { /* not up yet */ }
-      await new Promise((r) => setTimeout(r, 50));
-    }
+        return res.ok;
+      } catch {
+        return false; // not up yet
+      }
+    }, { everyMs: 50 });
     const installed = await deno([
       "run",
       "-A",

@@ -5,6 +5,7 @@ import { isHarnessEntry } from "../../lib/installers/hook_settings.ts";
 import { HOSTS_DIR, tempDir } from "../_helpers.ts";
 import { startServer } from "../_server.ts";
 import { quiet } from "./_quiet.ts";
+import { hangGuard } from "../_wait.ts";
 
 const SCENARIO = `${HOSTS_DIR}/host_b/interactive`;
 
@@ -29,8 +30,7 @@ interface Entry {
 async function runHook(
   entry: Entry,
   o: { body: string; cwd: string },
-): Promise<{ code: number; stdout: string; ms: number }> {
-  const t0 = performance.now();
+): Promise<{ code: number; stdout: string }> {
   const child = new Deno.Command("/bin/sh", {
     args: ["-c", entry.command],
     cwd: o.cwd,
@@ -39,17 +39,16 @@ async function runHook(
     stdout: "piped",
     stderr: "null",
   }).spawn();
-  // The host kills a hook at its time-out; so does this test (at twice it).
-  const guard = setTimeout(() => child.kill(), entry.timeout * 2);
+  // The host kills a hook at its time-out; how soon a hook ends is
+  // `deno task bench hooks`'s to measure. Here only a hang is cut short.
+  using _guard = hangGuard(child);
   const w = child.stdin.getWriter();
   await w.write(new TextEncoder().encode(o.body)).catch(() => {});
   await w.close().catch(() => {});
   const out = await child.output();
-  clearTimeout(guard);
   return {
     code: out.code,
     stdout: new TextDecoder().decode(out.stdout),
-    ms: performance.now() - t0,
   };
 }
 
@@ -62,7 +61,7 @@ async function kinds(
   return out;
 }
 
-Deno.test("an interactive Gemini CLI session played through the installed hook commands: no hook near its time-out, order kept, every event arrives", async () => {
+Deno.test("an interactive Gemini CLI session played through the installed hook commands: every hook exits 0 with {}, order kept, every event arrives", async () => {
   const { main } = await import("../../ingest.ts");
   await using srv = await startServer();
   await using dir = await tempDir();
@@ -91,13 +90,6 @@ Deno.test("an interactive Gemini CLI session played through the installed hook c
     for (const entry of hooksOf(p.event)) {
       const r = await runHook(entry, { body: p.body, cwd: dir.path });
       assertEquals([r.code, r.stdout], [0, "{}\n"], p.event);
-      // A wide margin: the speed itself is measured by `bench hooks`.
-      assertOk(
-        r.ms < entry.timeout / 2,
-        `${p.event} took ${
-          r.ms.toFixed(0)
-        } ms of its ${entry.timeout} ms time-out`,
-      );
       played.push(p);
     }
   }

@@ -7,6 +7,7 @@ import { HarnessStore } from "../../lib/store/mod.ts";
 import { wrapServerEntry } from "../../lib/installers/mcp_wrap.ts";
 import { cacheEverything, EVERYTHING } from "../proxy/_upstreams.ts";
 import { tempDir } from "../_helpers.ts";
+import { waitFor } from "../_wait.ts";
 
 const quiet = { out: () => {}, err: () => {} };
 
@@ -75,15 +76,15 @@ Deno.test({
       text: "The sum of 40 and 2 is 42.",
     }]);
     await client.close();
-    let events = 0;
-    for (let i = 0; i < 100 && events < 3; i++) {
+    // The proxy lets go of the store once its client is gone.
+    const events = await waitFor("the proxy to release the store", () => {
       try {
         using store = new HarnessStore(root);
-        events = store.getCapture("cap_wrapped")?.event_count ?? 0;
+        return store.getCapture("cap_wrapped")?.event_count ?? 0;
       } catch {
-        await new Promise((res) => setTimeout(res, 50)); // the proxy still holds the store
+        return 0; // the proxy still holds the store
       }
-    }
+    });
     assertEquals(events, 3); // toolset.exposed, started, completed
     assertEquals(
       await main([

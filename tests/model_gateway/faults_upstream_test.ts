@@ -7,6 +7,7 @@
 import { assertEquals, assertOk } from "../_assert.ts";
 import { startServer } from "../_server.ts";
 import { events, health, KEY, upstream } from "./_faults.ts";
+import { guarded } from "../_wait.ts";
 
 Deno.test("upstream down: 502 in the API's shape; silent: 504 within the gateway's time-out", async () => {
   // Silent until the gateway gives up (then the request is aborted).
@@ -41,7 +42,6 @@ Deno.test("upstream down: 502 in the API's shape; silent: 504 within the gateway
   const err = await down.json();
   assertEquals(err.error.type, "api_error");
   assertOk(!JSON.stringify(err).includes(KEY));
-  const t0 = Date.now();
   const slow = await fetch(`${s.url}/v1/messages`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-api-key": KEY },
@@ -50,8 +50,9 @@ Deno.test("upstream down: 502 in the API's shape; silent: 504 within the gateway
   assertEquals(slow.status, 504);
   const body = await slow.json();
   assertEquals(body.type, "error");
+  // The gateway's own time-out (300 ms) answered: a 504 timeout_error,
+  // not the client giving up.
   assertEquals(body.error.type, "timeout_error");
-  assertOk(Date.now() - t0 < 5000);
   const gw = (await health(s.url)).model_gateway as Record<string, number>;
   assertEquals(gw.upstream_errors, 2);
   await silent.close();
@@ -194,9 +195,6 @@ Deno.test("a client that goes away mid-stream aborts the upstream request", asyn
   await reader.read();
   ctrl.abort();
   await reader.cancel().catch(() => {});
-  const timeout = new Promise((_, no) =>
-    setTimeout(() => no(new Error("the upstream was never aborted")), 5000)
-  );
-  await Promise.race([upstreamCancelled, timeout]);
+  await guarded("the upstream request to be aborted", upstreamCancelled);
   await up.close();
 });

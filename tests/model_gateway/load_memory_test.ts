@@ -9,6 +9,7 @@ import { assertEquals, assertOk } from "../_assert.ts";
 import { tempDir } from "../_helpers.ts";
 import { health, upstream } from "./_faults.ts";
 import { spawnGateway } from "./_spawned.ts";
+import { waitFor } from "../_wait.ts";
 
 Deno.test("256 concurrent model-like streams: the gateway stays under 512 MB resident and records each", async () => {
   const enc = new TextEncoder();
@@ -75,14 +76,13 @@ Deno.test("256 concurrent model-like streams: the gateway stays under 512 MB res
     const rss = await gw.rssMb();
     assertOk(rss <= 512, `the gateway holds ${rss.toFixed(0)} MB`);
     // Every exchange recorded (the spill takes what memory does not).
-    for (;;) {
+    const g = await waitFor("every exchange recorded", async () => {
       const g = (await health(gw.url)).model_gateway as Record<string, number>;
-      if (g.queued === 0 && g.recorded + g.record_misses >= streams) {
-        assertEquals([g.recorded, g.record_misses], [streams, 0]);
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
+      return g.queued === 0 && g.recorded + g.record_misses >= streams
+        ? g
+        : null;
+    }, { everyMs: 50 });
+    assertEquals([g.recorded, g.record_misses], [streams, 0]);
   } finally {
     await gw.stop();
     await up.close();

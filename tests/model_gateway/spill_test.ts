@@ -14,6 +14,7 @@ import { startServer } from "../_server.ts";
 import { tempDir } from "../_helpers.ts";
 import { upstream } from "./_faults.ts";
 import { spawnGateway } from "./_spawned.ts";
+import { waitFor } from "../_wait.ts";
 
 /** A key of no known shape: only the gateway's exact scrub can hide it. */
 const ODD_KEY = "hostedtok-QUOKKA-7h3-unknown-shape-99";
@@ -165,10 +166,12 @@ Deno.test("what a killed gateway left in its spill is recorded at the next start
     messages.push({ role: "assistant", content: text });
   }
   // Each is written to the spill once its answer is on its way.
-  while (
-    ((await (await fetch(`${child.url}/health`)).json()).model_gateway
-      .spilled ?? 0) < 5
-  ) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(
+    "5 exchanges spilled",
+    async () =>
+      ((await (await fetch(`${child.url}/health`)).json()).model_gateway
+        .spilled ?? 0) >= 5,
+  );
   const spill = `${root}/model_gateway/spill.jsonl`;
   const tapes = Deno.readTextFileSync(spill).trim().split("\n");
   assertEquals(tapes.length, 5);

@@ -345,7 +345,6 @@ Deno.test("AnthropicMessagesModel.complete() rejects a body that is not JSON or 
 
 Deno.test("AnthropicMessagesModel.complete() fails fast on a closed port, saying the URL cannot be reached", async () => {
   const url = `http://127.0.0.1:${closedPort()}`;
-  const t0 = performance.now();
   const err = await assertRejects(
     () => model(url, { maxRetries: 1 }).complete(HELLO),
     ModelApiError,
@@ -356,6 +355,6 @@ Deno.test("AnthropicMessagesModel.complete() fails fast on a closed port, saying
     err.message,
     /Cannot reach the model API at http:\/\/127\.0\.0\.1:\d+ /,
   );
-  // One back-off (under 1 s), not a request time-out (60 s).
-  assertOk(performance.now() - t0 < 30_000);
+  // One back-off, not a request time-out: a time-out would say failure
+  // "timeout", not "connection".
 });

@@ -305,14 +305,12 @@ Deno.test("OpenAiChatModel.complete() rejects a body that is not JSON", async ()
   assertMatch(e3.message, /no choices/);
 });
 
-Deno.test("OpenAiChatModel.complete() fails within seconds when nothing listens at the URL", async () => {
+Deno.test("OpenAiChatModel.complete() fails as a connection failure, not a time-out, when nothing listens at the URL", async () => {
   const url = `http://127.0.0.1:${closedPort()}/v1`;
-  const t0 = performance.now();
   const err = await assertRejects(
     () => model(url).complete(HELLO),
     ModelApiError,
   ) as ModelApiError;
-  const ms = performance.now() - t0;
   assertEquals(err.failure, "connection");
   assertEquals(err.status, null);
   assertEquals(err.attempts, 4);
@@ -321,9 +319,8 @@ Deno.test("OpenAiChatModel.complete() fails within seconds when nothing listens 
     /Cannot reach the model API at http:\/\/127\.0\.0\.1/,
   );
   assertMatch(err.message, /check the URL/);
-  // Three back-offs (0.5 + 1 + 2 s at most), no request time-out (60 s):
-  // 40 s is ten times that and still short of one time-out.
-  assertOk(ms < 40_000, `took ${ms} ms`);
+  // Three back-offs, no request time-out: a time-out would say
+  // failure "timeout", not "connection".
 });
 
 Deno.test("OpenAiChatModel.complete() times out a server that does not answer", async () => {
