@@ -80,7 +80,7 @@ const DROP_REQUEST = new Set([
   "x-harness-token",
 ]);
 
-export { isModelRoute, splitModelRoute } from "./routes.ts";
+export { splitModelRoute } from "./routes.ts";
 import { splitModelRoute } from "./routes.ts";
 
 function trimSlash(url: string): string {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-export { isModelRoute, ModelGateway, splitModelRoute } from "./gateway.ts";
+export { ModelGateway, splitModelRoute } from "./gateway.ts";
 export type {
   Narrowing,
   Refusal,

@@ -67,19 +67,6 @@ export const MODEL_ROUTES: readonly ModelRouteSpec[] = [
 ];
 
 /**
- * Whether a path is one of the model API routes: everything under an API
- * prefix (`/v1/`, `/v1beta/` …) but OTLP's `/v1/traces`, and the same under
- * `/p/<package>/` (a named package).
- *
- * @param path The path (no query).
- * @returns Whether the model gateway answers it.
- */
-export function isModelRoute(path: string): boolean {
-  const { api } = splitModelRoute(path);
-  return api !== "/v1/traces" && API_PREFIXES.some((p) => api.startsWith(p));
-}
-
-/**
  * The package a model route names and the API path under it.
  *
  * @param path `/v1/…`, `/v1beta/…` or `/p/<name>/…`.
