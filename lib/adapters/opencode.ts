@@ -1,7 +1,7 @@
 /**
  * host_c (OpenCode) → canonical events, through the stable envelope
  * `harness.host_c-hook.v1` that the harness plugin posts (see
- * ARCHITECTURE.md for its fields).
+ * docs/capture.md for its fields).
  *
  * | envelope hook | events |
  * | --- | --- |
