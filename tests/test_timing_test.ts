@@ -128,11 +128,8 @@ const THEIRS: Record<string, number> = {
   "tests/model_gateway/_upstreams.ts": 3,
   "tests/model_gateway/faults_upstream_test.ts": 1,
   "tests/model_gateway/load_memory_test.ts": 1,
-  // Fixed sleeps still to become waitFor: the listener's connection states
-  // need a gauge first (connections past their first byte, the body
-  // budget's bytes held).
-  "tests/store/limits_test.ts": 2,
-  "tests/ingest/http1_test.ts": 8,
+  // The slow head's byte pacing (the stimulus) and the client's own guard.
+  "tests/ingest/http1_test.ts": 2,
 };
 
 /** The lines of `src` that start a timer or read the clock (not comments). */

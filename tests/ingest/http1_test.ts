@@ -1,6 +1,7 @@
 import { assertEquals, assertMatch, assertOk } from "../_assert.ts";
 import { startServer } from "../_server.ts";
 import { messageEventJson } from "../_helpers.ts";
+import { waitFor } from "../_wait.ts";
 
 const event = (id: string) => messageEventJson(id, "c_http1");
 
@@ -120,10 +121,11 @@ Deno.test("http1: at the connection cap the longest-idle connection makes room; 
   await using srv = await startServer({ maxConnections: 3 });
   const host = new URL(srv.url).host;
   // Three idle connections fill the cap; a fourth is still served.
+  const conns = () => srv.server.stats!.connections!;
   const idle = [await connect(srv.url)];
-  await new Promise((r) => setTimeout(r, 50));
+  await waitFor("the first connection taken in", () => conns().accepted === 1);
   idle.push(await connect(srv.url), await connect(srv.url));
-  await new Promise((r) => setTimeout(r, 50));
+  await waitFor("three connections taken in", () => conns().accepted === 3);
   const fourth = await connect(srv.url);
   await fourth.write(enc.encode(post(srv.url, event("evt_cap_1"))));
   const [ok] = await responses(fourth, 1);
@@ -131,20 +133,23 @@ Deno.test("http1: at the connection cap the longest-idle connection makes room; 
   assertEquals(await untilClosed(idle[0]), "", "the oldest gave way");
   // Now three connections in the middle of a request: none is idle.
   for (const c of [...idle.slice(1), fourth]) c.close();
-  await new Promise((r) => setTimeout(r, 100));
+  await waitFor("every connection gone", () => conns().open === 0);
   const busy: Deno.TcpConn[] = [];
   for (let i = 0; i < 3; i++) {
     const c = await connect(srv.url);
     await c.write(enc.encode(`POST /ingest HTTP/1.1\r\nHost: ${host}\r\n`));
     busy.push(c);
   }
-  await new Promise((r) => setTimeout(r, 100));
+  await waitFor(
+    "three connections in a request",
+    () => conns().in_request === 3,
+  );
   const refused = await untilClosed(await connect(srv.url));
   assertMatch(refused!, /^HTTP\/1\.1 503 /);
   assertMatch(refused!, /retry-after: 1/i);
   assertMatch(refused!, /"ok":false/);
   for (const c of busy) c.close();
-  await new Promise((r) => setTimeout(r, 100));
+  await waitFor("the busy connections gone", () => conns().open === 0);
   const health = await (await fetch(`${srv.url}/health`)).json();
   const c = health.stats.connections;
   assertOk(c.evicted >= 1 && c.refused >= 1, JSON.stringify(c));
@@ -317,7 +322,10 @@ Deno.test("http1: request bodies in memory over all connections stay within a bu
   // One body of 6,000 bytes on its way holds 6,000 of the 10,000.
   const first = await connect(srv.url);
   await first.write(enc.encode(head(6000) + "{"));
-  await new Promise((r) => setTimeout(r, 100));
+  await waitFor(
+    "the first body's 6,000 bytes held",
+    () => srv.server.stats!.connections!.body_bytes_held === 6000,
+  );
   // A second of 6,000 would pass the budget: refused before its body.
   const second = await connect(srv.url);
   await second.write(enc.encode(head(6000, "Expect: 100-continue\r\n")));

@@ -112,13 +112,17 @@ Deno.test("past its connection cap, with every connection in the middle of a req
     ));
     held.push(c);
   }
-  await new Promise((r) => setTimeout(r, 100));
+  const conns = () => srv.server.stats!.connections!;
+  await waitFor(
+    "both connections in a request",
+    () => conns().in_request === 2,
+  );
   const res = await fetch(`${srv.url}/health`);
   assertEquals(res.status, 503);
   assertEquals(res.headers.get("retry-after"), "1");
   await res.body?.cancel();
   for (const c of held) c.close();
-  await new Promise((r) => setTimeout(r, 100));
+  await waitFor("both connections gone", () => conns().open === 0);
   const after = await fetch(`${srv.url}/health`);
   assertEquals(after.status, 200);
   await after.body?.cancel();

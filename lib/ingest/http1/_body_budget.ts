@@ -37,6 +37,10 @@ export class BodyBudget {
    */
   constructor(options: BodyBudgetOptions) {
     this.#options = options;
+    Object.defineProperty(options.stats, "body_bytes_held", {
+      enumerable: true,
+      get: () => this.#buffered,
+    });
   }
 
   /**

@@ -78,6 +78,10 @@ export interface Http1ServerOptions {
 export interface ConnectionStats {
   /** Connections open now. */
   open: number;
+  /** Of those, connections past their request's first byte, not yet answered. */
+  in_request: number;
+  /** Request body bytes held in memory now, over all connections. */
+  body_bytes_held: number;
   /** The cap. */
   max: number;
   /** Connections accepted in all. */

@@ -47,6 +47,8 @@ export class ConnectionPool {
     this.#max = maxConnections;
     this.stats = {
       open: 0,
+      in_request: 0,
+      body_bytes_held: 0,
       max: maxConnections,
       accepted: 0,
       refused: 0,
@@ -58,6 +60,19 @@ export class ConnectionPool {
       handler_timed_out: 0,
       accept_errors: 0,
     };
+    // A gauge read when asked (`/health`), not kept at every state change.
+    Object.defineProperty(this.stats, "in_request", {
+      enumerable: true,
+      get: () => this.#inRequest(),
+    });
+  }
+
+  #inRequest(): number {
+    let n = 0;
+    for (const c of this.#connections) {
+      if (!c.closed && c.state !== "idle") n++;
+    }
+    return n;
   }
 
   /** Connections open now. */
