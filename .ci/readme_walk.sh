@@ -254,9 +254,9 @@ readme "deno task serve --package out/behavior.package.json   # or --package NAM
 serve --port "$PORT" --package desk=agent_out/behavior.package.json
 # The package's base URL as serve printed it.
 printed "/p/desk/v1" || fail "serve did not name the package's URL: $(cat "$WORK/serve.log")"
-SERVED=$(sed -nE 's/.*serving package behavior@sha256:[0-9a-f]+: OPENAI_BASE_URL=([^,]+), ANTHROPIC_BASE_URL=(.*)$/\1 \2/p' "$WORK/serve.log")
-[ "$SERVED" = "$URL/p/desk/v1 $URL/p/desk" ] ||
-  fail "serve did not print the package's base URLs ($URL/p/desk/v1, $URL/p/desk): $(cat "$WORK/serve.log")"
+SERVED=$(sed -nE 's/.*serving package behavior@sha256:[0-9a-f]+: OPENAI_BASE_URL=([^,]+), ANTHROPIC_BASE_URL=([^,]+), GOOGLE_GEMINI_BASE_URL=(.*)$/\1 \2 \3/p' "$WORK/serve.log")
+[ "$SERVED" = "$URL/p/desk/v1 $URL/p/desk $URL/p/desk" ] ||
+  fail "serve did not print the package's base URLs ($URL/p/desk/v1, $URL/p/desk, $URL/p/desk): $(cat "$WORK/serve.log")"
 before=$(upstream_requests)
 agent "${SERVED%% *}" 11 16 served.txt
 with=$(( $(upstream_requests) - before ))
