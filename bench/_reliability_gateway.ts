@@ -11,6 +11,7 @@
  */
 import { processMemory } from "./_otlp_hostile.ts";
 import { startServeProcess } from "./_reliability.ts";
+import { writeActiveCapture } from "../lib/store/active_capture.ts";
 
 /** Start a process's peak (`VmHWM`) afresh at its current RSS. */
 async function resetPeak(pid: number): Promise<boolean> {
@@ -35,8 +36,27 @@ function upstream(
   };
 }
 
+/** A loopback upstream answering every chat request "ok" at once. */
+export function okUpstream(): { url: string; close(): Promise<void> } {
+  return upstream(() =>
+    Response.json({
+      id: "c",
+      object: "chat.completion",
+      model: "m",
+      choices: [{
+        index: 0,
+        message: { role: "assistant", content: "ok" },
+        finish_reason: "stop",
+      }],
+    })
+  );
+}
+
 /** A serve process with its model gateway aimed at an upstream. */
 async function gatewayProcess(root: string, upstreamUrl: string) {
+  // The capture its requests record into, as a user's `capture start` sets
+  // it: the requests carry no header of ours.
+  writeActiveCapture(root, "hostile");
   const { child, url } = await startServeProcess(root, {
     args: [
       "--upstream-openai",
@@ -61,7 +81,6 @@ function chat(url: string, body: unknown): Promise<Response> {
     headers: {
       "content-type": "application/json",
       authorization: "Bearer sk-reliability-0000000000",
-      "x-harness-capture": "hostile",
     },
     body: JSON.stringify(body),
   });
@@ -287,18 +306,7 @@ export async function gatewayBigRequest(
   root: string,
   messages = 200_000,
 ): Promise<BigRequestReport> {
-  const up = upstream(() =>
-    Response.json({
-      id: "c",
-      object: "chat.completion",
-      model: "m",
-      choices: [{
-        index: 0,
-        message: { role: "assistant", content: "ok" },
-        finish_reason: "stop",
-      }],
-    })
-  );
+  const up = okUpstream();
   const gw = await gatewayProcess(root, up.url);
   try {
     await idle(gw.url, gw.child.pid);
@@ -316,7 +324,6 @@ export async function gatewayBigRequest(
       headers: {
         "content-type": "application/json",
         authorization: "Bearer sk-reliability-0000000000",
-        "x-harness-capture": "hostile",
       },
       body,
     }).then(async (r) => {
@@ -374,18 +381,7 @@ export async function gatewayLongConversations(
   conversations = 8,
   messages = 100_000,
 ): Promise<ConversationsReport> {
-  const up = upstream(() =>
-    Response.json({
-      id: "c",
-      object: "chat.completion",
-      model: "m",
-      choices: [{
-        index: 0,
-        message: { role: "assistant", content: "ok" },
-        finish_reason: "stop",
-      }],
-    })
-  );
+  const up = okUpstream();
   const gw = await gatewayProcess(root, up.url);
   try {
     const idleKib = await idle(gw.url, gw.child.pid);

@@ -12,7 +12,9 @@
  */
 import { modelRequested } from "../lib/trace/model_events.ts";
 import { startServeProcess } from "./_reliability.ts";
+import { okUpstream } from "./_reliability_gateway.ts";
 import { restartTimes } from "./_reliability_restart.ts";
+import { writeActiveCapture } from "../lib/store/active_capture.ts";
 
 /** The capture the forged events and the conversation go to. */
 const CAP = "poison";
@@ -62,22 +64,11 @@ export async function gatewayPoison(
   forgedCount = 12_000,
   turns = 2_000,
 ): Promise<PoisonReport> {
-  const up = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    () =>
-      Response.json({
-        id: "c",
-        object: "chat.completion",
-        model: "m",
-        choices: [{
-          index: 0,
-          message: { role: "assistant", content: "ok" },
-          finish_reason: "stop",
-        }],
-      }),
-  );
+  const up = okUpstream();
+  // The conversation records into the active capture (no header of ours).
+  writeActiveCapture(root, CAP);
   const { child, url } = await startServeProcess(root, {
-    args: ["--upstream-openai", `http://127.0.0.1:${up.addr.port}/v1`],
+    args: ["--upstream-openai", `${up.url}/v1`],
   });
   let refused = 0;
   let recorded = 0;
@@ -103,7 +94,6 @@ export async function gatewayPoison(
         headers: {
           "content-type": "application/json",
           authorization: "Bearer sk-reliability-0000000000",
-          "x-harness-capture": CAP,
         },
         body: JSON.stringify({ model: "m", messages }),
       });
@@ -122,7 +112,7 @@ export async function gatewayPoison(
   } finally {
     child.kill("SIGTERM");
     await child.status;
-    await up.shutdown();
+    await up.close();
   }
   const times = await restartTimes(root);
   return {
