@@ -16,6 +16,7 @@ import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { ApiError, type Content, GoogleGenAI } from "@google/genai";
 import type { TraceEvent } from "../../lib/trace/mod.ts";
 import { type RunningServer, startServer } from "../_server.ts";
+import { writeActiveCapture } from "../../lib/store/active_capture.ts";
 import { filesContaining, recordedEvents } from "./_gateway.ts";
 import {
   geminiAnswer,
@@ -47,6 +48,8 @@ async function rig(
   const server = await startServer({
     modelGateway: { upstreams: { gemini: model.url } },
   });
+  // Recorded into the active capture, as an unmodified client records.
+  writeActiveCapture(server.root, CAPTURE);
   const got: Uint8Array[] = [];
   const real = globalThis.fetch;
   // The client's fetch, keeping what it received byte for byte.
@@ -62,10 +65,7 @@ async function rig(
   };
   const ai = new GoogleGenAI({
     apiKey: KEY,
-    httpOptions: {
-      baseUrl: server.url,
-      headers: { "x-harness-capture": CAPTURE },
-    },
+    httpOptions: { baseUrl: server.url },
   });
   // @google/genai takes no fetch option: its calls go through
   // globalThis.fetch (the gateway's own to the upstream pass untouched).
@@ -219,11 +219,6 @@ Deno.test("gemini through the gateway: whole and streamed answers byte for byte,
     KEY,
     "the key went upstream",
   );
-  equal(
-    r.model.requests[0].headers["x-harness-capture"],
-    undefined,
-    "ours did not",
-  );
   const evs = await r.events();
   const req = ofKind(evs, "model.requested");
   const res = ofKind(evs, "model.responded");
@@ -331,7 +326,6 @@ Deno.test("gemini through the gateway: errors as the upstream sent them (429 wit
       method: "POST",
       headers: {
         "x-goog-api-key": KEY,
-        "x-harness-capture": CAPTURE,
         "content-type": "application/json",
       },
       body: JSON.stringify({
@@ -356,7 +350,7 @@ Deno.test("gemini through the gateway: errors as the upstream sent them (429 wit
     `${r.server.url}/v1beta/models/cut:streamGenerateContent?alt=sse`,
     {
       method: "POST",
-      headers: { "x-goog-api-key": KEY, "x-harness-capture": CAPTURE },
+      headers: { "x-goog-api-key": KEY },
       body: JSON.stringify({
         contents: [{ role: "user", parts: [{ text: "y" }] }],
       }),
@@ -401,7 +395,6 @@ Deno.test("gemini through the gateway: v1 paths recorded, countTokens forwarded 
     apiVersion: "v1",
     httpOptions: {
       baseUrl: r.server.url,
-      headers: { "x-harness-capture": CAPTURE },
     },
   });
   equal(
@@ -433,11 +426,11 @@ Deno.test("gemini through the gateway: an upstream that does not answer is the g
   await using server = await startServer({
     modelGateway: { upstreams: { gemini: closed } },
   });
+  writeActiveCapture(server.root, CAPTURE);
   const res = await fetch(
     `${server.url}/v1beta/models/m:generateContent?key=${KEY}`,
     {
       method: "POST",
-      headers: { "x-harness-capture": CAPTURE },
       body: JSON.stringify({
         contents: [{ role: "user", parts: [{ text: "hi" }] }],
       }),

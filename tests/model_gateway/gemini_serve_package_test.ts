@@ -16,6 +16,7 @@ import { GatewayDriver } from "../../lib/forms/agent/gateway_driver.ts";
 import { RetailEnv } from "../../eval/envs/tau2/mod.ts";
 import { RETAIL_TOOL_SCHEMAS } from "../../eval/envs/tau2/mod.ts";
 import { startServer } from "../_server.ts";
+import { writeActiveCapture } from "../../lib/store/active_capture.ts";
 import { recordedEvents } from "./_gateway.ts";
 import { RETAIL_INSTRUCTIONS, servedRetail } from "./_served_retail.ts";
 import { geminiAnswer, startGeminiModel } from "./_gemini_model.ts";
@@ -43,7 +44,9 @@ Deno.test("a package's lookup reaches the @google/genai client as a functionCall
       upstreams: { gemini: model.url },
       packages: { "": new GatewayDriver(retail.pkg) },
     },
-  });
+  }); // Recorded into the active capture, as an unmodified client records.
+  writeActiveCapture(server.root, CAPTURE);
+
   const served: string[] = [];
   const real = globalThis.fetch;
   globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -56,10 +59,7 @@ Deno.test("a package's lookup reaches the @google/genai client as a functionCall
   try {
     const ai = new GoogleGenAI({
       apiKey: "AIza-test",
-      httpOptions: {
-        baseUrl: server.url,
-        headers: { "x-harness-capture": CAPTURE },
-      },
+      httpOptions: { baseUrl: server.url },
     });
     const env = new RetailEnv(retail.db);
     const config = { systemInstruction: RETAIL_INSTRUCTIONS, tools: TOOLS };
