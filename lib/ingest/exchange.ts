@@ -6,7 +6,7 @@
  * @module
  */
 import { readBody } from "./body.ts";
-import type { IngestAnswer, IngestRequest } from "./http1/mod.ts";
+import type { AnswerPieces, IngestAnswer, IngestRequest } from "./http1/mod.ts";
 
 /**
  * A fetch `Request` as an {@linkcode IngestRequest}.
@@ -38,9 +38,22 @@ export function fromRequest(req: Request): IngestRequest {
  */
 export function toResponse(answer: IngestAnswer): Response {
   const body: BodyInit | null = answer.stream ??
+    (answer.pieces ? piecesStream(answer.pieces) : null) ??
     (answer.raw ? new Uint8Array(answer.raw) : answer.body);
   return new Response(body, {
     status: answer.status,
     headers: answer.headers,
   });
+}
+
+/** Answer pieces as a stream (each copied: its buffer may be reused). */
+function piecesStream(pieces: AnswerPieces): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    pull: async (ctrl) => {
+      const piece = await pieces.read();
+      if (piece === null) ctrl.close();
+      else ctrl.enqueue(piece.slice());
+    },
+    cancel: (reason) => pieces.cancel(reason),
+  }, { highWaterMark: 0 });
 }

@@ -23,6 +23,24 @@ export interface GatewayAnswer {
   raw?: Uint8Array;
   /** A streamed body. */
   stream?: ReadableStream<Uint8Array>;
+  /** A streamed body the listener reads piece by piece (a relay's). */
+  pieces?: AnswerPieces;
+}
+
+/** A streamed body, piece by piece (the listener's `AnswerPieces`). */
+export interface AnswerPieces {
+  /**
+   * The next piece.
+   *
+   * @returns It (valid until the next call), or null at the end.
+   */
+  read(): Promise<Uint8Array | null>;
+  /**
+   * Stop reading.
+   *
+   * @param reason Why.
+   */
+  cancel(reason?: unknown): Promise<void>;
 }
 
 /**

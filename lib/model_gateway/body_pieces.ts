@@ -16,6 +16,8 @@ const PIECE_BYTES = 16 * 1024;
 export class BodyPieces {
   readonly #byob: ReadableStreamBYOBReader | null;
   readonly #plain: ReadableStreamDefaultReader<Uint8Array> | null;
+  /** The buffer of the last piece `next` gave (reused by the next). */
+  #spare: ArrayBuffer | null = null;
 
   /**
    * Create a `BodyPieces`.
@@ -54,6 +56,27 @@ export class BodyPieces {
       return value.byteLength < value.buffer.byteLength / 2
         ? value.slice()
         : value;
+    }
+  }
+
+  /**
+   * The next piece, read into a buffer this reader reuses: valid only until
+   * the next call (a relay copies each piece out before it asks for the
+   * next), so relaying a stream allocates no buffer per piece.
+   *
+   * @returns It (never empty), or null at the end.
+   */
+  async next(): Promise<Uint8Array | null> {
+    if (!this.#byob) return await this.read();
+    for (;;) {
+      const spare = this.#spare;
+      this.#spare = null;
+      const { done, value } = await this.#byob.read(
+        spare ? new Uint8Array(spare) : new Uint8Array(PIECE_BYTES),
+      );
+      if (done) return null;
+      if (value) this.#spare = value.buffer as ArrayBuffer;
+      if (value && value.length > 0) return value;
     }
   }
 

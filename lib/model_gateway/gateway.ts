@@ -13,7 +13,11 @@
  * @module
  */
 import type { TraceEvent } from "../trace/event.ts";
-import { type GatewayAnswer, recordedError } from "./api_errors.ts";
+import {
+  type AnswerPieces,
+  type GatewayAnswer,
+  recordedError,
+} from "./api_errors.ts";
 import { GatewayError } from "./gateway_error.ts";
 import { ANSWER_HEADERS } from "./answer_headers.ts";
 import { answerKey, ConversationBook } from "./conversation_book.ts";
@@ -422,7 +426,7 @@ export class ModelGateway {
         status: res.status,
         headers: out,
         body: null,
-        stream: this.#relay(new BodyPieces(res.body), record, {
+        pieces: this.#relay(new BodyPieces(res.body), record, {
           client: req.signal,
           deadline,
         }),
@@ -447,7 +451,7 @@ export class ModelGateway {
         status: res.status,
         headers: out,
         body: null,
-        stream: this.#relay(
+        pieces: this.#relay(
           whole.rest.stream,
           record,
           { client: req.signal, deadline, lead: whole.chunks },
@@ -673,7 +677,7 @@ export class ModelGateway {
       deadline: UpstreamDeadline;
       lead?: Uint8Array[];
     },
-  ): ReadableStream<Uint8Array> {
+  ): AnswerPieces {
     const keep = record && !record.not_kept
       ? record.stream = new StreamKeep(
         record.reader,
@@ -703,21 +707,18 @@ export class ModelGateway {
       );
       this.#records.enqueue(record);
     };
-    return new ReadableStream<Uint8Array>({
-      pull: async (ctrl) => {
-        if (first.length > 0) {
-          ctrl.enqueue(first.shift()!);
-          return;
-        }
+    return {
+      read: async () => {
+        if (first.length > 0) return first.shift()!;
+        if (done) return null;
         try {
-          const piece = await pieces.read();
+          const piece = await pieces.next();
           if (piece === null) {
             end(null);
-            ctrl.close();
-            return;
+            return null;
           }
-          ctrl.enqueue(piece);
           keep?.push(piece);
+          return piece;
         } catch (err) {
           if (client?.aborted) this.stats.client_aborts++;
           end(
@@ -725,15 +726,17 @@ export class ModelGateway {
               ? "the client went away"
               : `the upstream stream failed: ${(err as Error).message}`,
           );
-          ctrl.error(err);
+          throw err;
         }
       },
       cancel: async (reason) => {
-        this.stats.client_aborts++;
-        end("the client went away");
+        if (!done) {
+          this.stats.client_aborts++;
+          end("the client went away");
+        }
         await pieces.cancel(reason);
       },
-    }, { highWaterMark: 0 });
+    };
   }
 }
 

@@ -69,4 +69,30 @@ export interface IngestAnswer {
    * the client goes away.
    */
   stream?: ReadableStream<Uint8Array>;
+  /**
+   * A body streamed as it is produced, read by the listener itself (no
+   * stream in between: a relay's cheaper form of `stream`), sent the same
+   * way; cancelled when the client goes away.
+   */
+  pieces?: AnswerPieces;
+}
+
+/**
+ * A streamed answer's body, piece by piece: the listener asks for the next
+ * piece once the last one is copied into its chunk, so a piece may live in
+ * a buffer its source reuses.
+ */
+export interface AnswerPieces {
+  /**
+   * The next piece.
+   *
+   * @returns It (valid until the next call), or null at the end.
+   */
+  read(): Promise<Uint8Array | null>;
+  /**
+   * Stop: the client went away, or a write failed.
+   *
+   * @param reason Why.
+   */
+  cancel(reason?: unknown): Promise<void>;
 }

@@ -80,7 +80,8 @@ export class AnswerEncoder {
       if (!OWN_HEADERS.has(name)) text += `${name}: ${res.headers[name]}\r\n`;
     }
     const bodyless = status === 204 || status === 304;
-    const streamed = !bodyless && res.stream !== undefined;
+    const streamed = !bodyless &&
+      (res.stream !== undefined || res.pieces !== undefined);
     const raw = bodyless ? null : res.raw ?? null;
     const body = bodyless || res.body === null || raw !== null
       ? null

@@ -48,7 +48,7 @@ import {
 } from "./_options.ts";
 import { type Connection, ConnectionPool } from "./_pool.ts";
 import { BodyBudget, type Holding } from "./_body_budget.ts";
-import { writeStreamedAnswer } from "./_stream_answer.ts";
+import { streamPieces, writeStreamedAnswer } from "./_stream_answer.ts";
 
 /** After an error answer, how long to drop the rest. */
 const LINGER_MS = 1000;
@@ -301,8 +301,10 @@ export class Http1Server {
     this.#pool.enter(c, "write", o.requestTimeoutMs);
     const again = keepAlive && !this.#closing;
     const bytes = this.#encoder.encode(res, { keepAlive: again, head });
-    if (res.stream === undefined || head.method === "HEAD") {
-      await res.stream?.cancel().catch(() => {});
+    const pieces = res.pieces ??
+      (res.stream ? streamPieces(res.stream) : undefined);
+    if (pieces === undefined || head.method === "HEAD") {
+      await pieces?.cancel().catch(() => {});
       await writeAll(c.conn, bytes);
       this.#budget.release(held);
       return again;
@@ -310,7 +312,7 @@ export class Http1Server {
     this.#budget.release(held);
     return await writeStreamedAnswer(c, {
       headBytes: bytes,
-      stream: res.stream,
+      pieces,
       enterWrite: () => this.#pool.enter(c, "write", o.requestTimeoutMs),
     }) && again;
   }

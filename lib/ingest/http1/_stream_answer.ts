@@ -6,13 +6,14 @@
  */
 import { writeAll } from "./_response.ts";
 import type { Connection } from "./_pool.ts";
+import type { AnswerPieces } from "./_exchange.ts";
 
 /** What {@linkcode writeStreamedAnswer} writes, and how it times writes. */
 export interface StreamedAnswer {
   /** The answer's encoded head. */
   headBytes: Uint8Array;
   /** The body's pieces. */
-  stream: ReadableStream<Uint8Array>;
+  pieces: AnswerPieces;
   /** Give the connection a write deadline (before each write). */
   enterWrite: () => void;
 }
@@ -24,7 +25,7 @@ export interface StreamedAnswer {
  * deadline `enterWrite` sets.
  *
  * @param c The connection.
- * @param answer The head, the stream and the write deadline.
+ * @param answer The head, the pieces and the write deadline.
  * @returns False when the stream failed or the client went away (the
  *   connection is then closed with the body unfinished, so the client
  *   sees a cut answer, never a complete wrong one).
@@ -33,18 +34,19 @@ export async function writeStreamedAnswer(
   c: Connection,
   answer: StreamedAnswer,
 ): Promise<boolean> {
-  const { enterWrite } = answer;
-  const pieces = answer.stream.getReader();
+  const { enterWrite, pieces } = answer;
   // The head goes out with the first piece (one write, not two).
   const frames = new ChunkFrames(answer.headBytes);
   try {
     for (;;) {
       c.state = "busy";
       c.deadline = Infinity;
-      const { done, value } = await pieces.read();
-      if (done) break;
+      const value = await pieces.read();
+      if (value === null) break;
       if (value.length === 0) continue;
       enterWrite();
+      // The frame is a copy: the piece's buffer may be reused by the next
+      // read.
       await writeAll(c.conn, frames.frame(value));
     }
     enterWrite();
@@ -54,6 +56,26 @@ export async function writeStreamedAnswer(
     await pieces.cancel(err).catch(() => {});
     return false;
   }
+}
+
+/**
+ * A `ReadableStream` read as {@linkcode AnswerPieces}.
+ *
+ * @param stream The stream.
+ * @returns Its pieces.
+ */
+export function streamPieces(stream: ReadableStream<Uint8Array>): AnswerPieces {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  return {
+    read: async () => {
+      reader ??= stream.getReader();
+      const { done, value } = await reader.read();
+      return done ? null : value;
+    },
+    cancel: async (reason) => {
+      await (reader ?? stream).cancel(reason);
+    },
+  };
 }
 
 /** Largest frame whose buffer is kept for the next piece. */

@@ -12,5 +12,5 @@
  * @module
  */
 export { Http1Server } from "./_server.ts";
-export type { IngestAnswer, IngestRequest } from "./_exchange.ts";
+export type { AnswerPieces, IngestAnswer, IngestRequest } from "./_exchange.ts";
 export type { ConnectionStats } from "./_options.ts";
