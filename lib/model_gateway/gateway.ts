@@ -707,9 +707,18 @@ export class ModelGateway {
       );
       this.#records.enqueue(record);
     };
+    // A piece is read for the record once it is written: when the next is
+    // asked for (its buffer is reused after that), so the read never
+    // delays the piece on its way to the client.
+    let unread: Uint8Array | null = null;
+    const readUnread = () => {
+      if (unread !== null) keep?.push(unread);
+      unread = null;
+    };
     return {
       read: async () => {
         if (first.length > 0) return first.shift()!;
+        readUnread();
         if (done) return null;
         try {
           const piece = await pieces.next();
@@ -717,7 +726,7 @@ export class ModelGateway {
             end(null);
             return null;
           }
-          keep?.push(piece);
+          if (keep) unread = piece;
           return piece;
         } catch (err) {
           if (client?.aborted) this.stats.client_aborts++;
@@ -730,6 +739,7 @@ export class ModelGateway {
         }
       },
       cancel: async (reason) => {
+        readUnread();
         if (!done) {
           this.stats.client_aborts++;
           end("the client went away");
