@@ -39,6 +39,11 @@ export class IndexBuffer {
   #pending: (string | number | null)[] = [];
   #captures = new Map<string, CaptureRecord>();
   #episodes = new Map<string, EpisodeRecord>();
+  /**
+   * Episodes first met since the last flush, whose rows (if any) are not
+   * read yet: their records hold the buffered events only.
+   */
+  #unread = new Map<string, EpisodeRecord>();
   #dirtyCaptures = new Set<string>();
   #dirtyEpisodes = new Set<string>();
   #insertMany?: StatementSync;
@@ -97,13 +102,12 @@ export class IndexBuffer {
     const key = ev.capture_id + "\0" + ev.episode_id;
     let ep = this.#episodes.get(key);
     if (ep === undefined) {
-      this.#selectEpisode ??= episodeSelector(this.#db);
-      ep = this.#selectEpisode(ev.capture_id, ev.episode_id) ?? newEpisode(ev);
-      // The capture's own record (its start and finish) is not an episode.
-      if (ep.event_count === 0 && ev.episode_id !== CAPTURE_RECORD) {
-        cap.episode_count++;
-      }
+      // Its row (if it has one) is read in the flush's transaction, where
+      // a lookup costs a fraction of one on its own: until then the record
+      // holds only the buffered events (most episodes met are new).
+      ep = newEpisode(ev);
       this.#episodes.set(key, ep);
+      this.#unread.set(key, ep);
     }
     ep.event_count++;
     ep.last_sequence = ev.sequence;
@@ -132,6 +136,7 @@ export class IndexBuffer {
     const inserts = this.#insertStatements();
     db.exec("BEGIN");
     try {
+      this.#readEpisodes();
       this.#insertEvents(inserts);
       this.#writeCaptures();
       this.#writeEpisodes();
@@ -163,6 +168,34 @@ export class IndexBuffer {
     if (this.#episodes.size > 10_000) this.#episodes.clear();
     if (this.#captures.size > 1_000) this.#captures.clear();
     return heads;
+  }
+
+  /**
+   * Merge the rows of the episodes first met since the last flush into
+   * their records (the row's start, the buffered events after it), and
+   * count the new ones in their captures. Once merged, a record is whole:
+   * a flush that fails after this writes the same records when tried again.
+   */
+  #readEpisodes(): void {
+    if (this.#unread.size === 0) return;
+    this.#selectEpisode ??= episodeSelector(this.#db);
+    for (const [key, ep] of this.#unread) {
+      const row = this.#selectEpisode(ep.capture_id, ep.episode_id);
+      // Merged once, whatever fails after.
+      this.#unread.delete(key);
+      if (row === undefined) {
+        // The capture's own record (its start and finish) is not an episode.
+        if (ep.episode_id !== CAPTURE_RECORD) {
+          this.#captureRow(ep.capture_id).episode_count++;
+        }
+        continue;
+      }
+      ep.event_count += row.event_count;
+      ep.first_sequence = row.first_sequence;
+      ep.first_timestamp = row.first_timestamp;
+      ep.started = ep.started || row.started;
+      ep.finished = ep.finished || row.finished;
+    }
   }
 
   /** The event-row inserts (a hundred rows, one row), prepared once. */
@@ -245,10 +278,14 @@ export class IndexBuffer {
     if (captureId === undefined) {
       this.#captures.clear();
       this.#episodes.clear();
+      this.#unread.clear();
     } else {
       this.#captures.delete(captureId);
       for (const key of [...this.#episodes.keys()]) {
-        if (key.startsWith(captureId + "\0")) this.#episodes.delete(key);
+        if (key.startsWith(captureId + "\0")) {
+          this.#episodes.delete(key);
+          this.#unread.delete(key);
+        }
       }
     }
   }
