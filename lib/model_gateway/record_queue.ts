@@ -43,7 +43,7 @@ import {
   tapeExchange,
   tapeLine,
 } from "./exchange_tape.ts";
-import { scrubExactEvents } from "../trace/scrub_exact.ts";
+import { exactForms, scrubFormsEvents } from "../trace/scrub_exact.ts";
 import { TimeSlices } from "./time_slices.ts";
 
 /** What the gateway gave a request on arrival, beside its identity. */
@@ -189,6 +189,8 @@ export class RecordQueue {
   #spilledAt = 0;
   readonly #arrivals = new WeakMap<Identity, Arrival>();
   #running = false;
+  /** The forms of the keys scrubbed last (a client sends the same key each time). */
+  #forms: { keys: string; forms: string[] } = { keys: "", forms: [] };
 
   /**
    * Create a `RecordQueue`.
@@ -518,7 +520,9 @@ export class RecordQueue {
     let run: UnsealedEvent[] = [];
     const write = () => {
       // The client's exact key first (whatever its shape), then the rules.
-      const scrubbed = keys.length > 0 ? scrubExactEvents(run, keys) : run;
+      const scrubbed = keys.length > 0
+        ? scrubFormsEvents(run, this.#formsOf(keys))
+        : run;
       const sealed = sink.emitMany(this.#ctx.redact(scrubbed));
       done += run.length;
       run = [];
@@ -560,6 +564,15 @@ export class RecordQueue {
       rec.request_event_id = id!;
     }
     this.#stats.recorded++;
+  }
+
+  /** The forms of a request's keys ({@linkcode exactForms}), kept for the next. */
+  #formsOf(keys: string[]): string[] {
+    const joined = JSON.stringify(keys);
+    if (joined !== this.#forms.keys) {
+      this.#forms = { keys: joined, forms: exactForms(keys) };
+    }
+    return this.#forms.forms;
   }
 
   /**
