@@ -45,6 +45,10 @@ import {
 } from "./exchange_tape.ts";
 import { exactForms, scrubFormsEvents } from "../trace/scrub_exact.ts";
 import { TimeSlices } from "./time_slices.ts";
+import { ToolsetDigests } from "./toolset_digest.ts";
+
+/** Decodes answers and bodies (one decoder, no state between calls). */
+const UTF8 = new TextDecoder();
 
 /** What the gateway gave a request on arrival, beside its identity. */
 export interface Arrival {
@@ -115,7 +119,7 @@ export function readPendingAnswer(
   if (p.answer) {
     try {
       p.norm = p.reader.response(
-        JSON.parse(new TextDecoder().decode(p.answer)),
+        JSON.parse(UTF8.decode(p.answer)),
       );
     } catch {
       p.norm = null;
@@ -189,6 +193,8 @@ export class RecordQueue {
   #spilledAt = 0;
   readonly #arrivals = new WeakMap<Identity, Arrival>();
   #running = false;
+  /** The digests of the toolsets met lately. */
+  readonly #toolsets = new ToolsetDigests();
   /** The forms of the keys scrubbed last (a client sends the same key each time). */
   #forms: { keys: string; forms: string[] } = { keys: "", forms: [] };
 
@@ -324,7 +330,7 @@ export class RecordQueue {
       };
       // The body as sent, unless a package changed what was sent.
       const raw = arrival?.body && !("ready" in item)
-        ? { text: new TextDecoder().decode(arrival.body) }
+        ? { text: UTF8.decode(arrival.body) }
         : { value: ex.body };
       const at = this.#spill.append(
         tapeLine(tape, raw, arrival?.keys ?? []),
@@ -367,7 +373,7 @@ export class RecordQueue {
       if (!ok) {
         let json: unknown = null;
         try {
-          json = JSON.parse(new TextDecoder().decode(p.answer));
+          json = JSON.parse(UTF8.decode(p.answer));
         } catch {
           // Not JSON: the status says it.
         }
@@ -529,7 +535,12 @@ export class RecordQueue {
       given?.onSealed?.(sealed);
     };
     try {
-      for (const made of exchangeEventStream(ex, { book: this.#book })) {
+      for (
+        const made of exchangeEventStream(ex, {
+          book: this.#book,
+          toolsets: this.#toolsets,
+        })
+      ) {
         if (made === MAY_PAUSE) {
           if (slices.due()) await slices.pause();
           continue;
