@@ -17,8 +17,12 @@ import { episodeSelector, selectCapture } from "./_index_queries.ts";
  */
 const CAPTURE_RECORD = "_capture";
 
-/** Rows written per multi-row INSERT. */
-const INSERT_BATCH = 100;
+/**
+ * Rows written per multi-row INSERT, largest first: a flush's rows go in
+ * as few statements as these sizes allow (154 rows: 100, 20, 20, 5, 5,
+ * 1, 1, 1, 1), each statement prepared once.
+ */
+const INSERT_SIZES = [100, 20, 5, 1];
 /** Columns of `event_index`. */
 const EVENT_COLUMNS = 9;
 
@@ -46,8 +50,8 @@ export class IndexBuffer {
   #unread = new Map<string, EpisodeRecord>();
   #dirtyCaptures = new Set<string>();
   #dirtyEpisodes = new Set<string>();
-  #insertMany?: StatementSync;
-  #insertOne?: StatementSync;
+  /** The event-row inserts, by {@linkcode INSERT_SIZES} (prepared when first used). */
+  #inserts: (StatementSync | undefined)[] = [];
   #captureUpsert?: StatementSync;
   #episodeUpsert?: StatementSync;
   #selectEpisode?: ReturnType<typeof episodeSelector>;
@@ -133,11 +137,10 @@ export class IndexBuffer {
    */
   flush(): FlushedHead[] {
     const db = this.#db;
-    const inserts = this.#insertStatements();
     db.exec("BEGIN");
     try {
       this.#readEpisodes();
-      this.#insertEvents(inserts);
+      this.#insertEvents();
       this.#writeCaptures();
       this.#writeEpisodes();
       db.exec("COMMIT");
@@ -198,30 +201,30 @@ export class IndexBuffer {
     }
   }
 
-  /** The event-row inserts (a hundred rows, one row), prepared once. */
-  #insertStatements(): { many: StatementSync; one: StatementSync } {
-    const row = "(" + Array(EVENT_COLUMNS).fill("?").join(",") + ")";
-    this.#insertMany ??= this.#db.prepare(
-      `INSERT OR REPLACE INTO event_index VALUES ${
-        Array(INSERT_BATCH).fill(row).join(",")
-      }`,
-    );
-    this.#insertOne ??= this.#db.prepare(
-      `INSERT OR REPLACE INTO event_index VALUES ${row}`,
-    );
-    return { many: this.#insertMany, one: this.#insertOne };
+  /** The insert of `INSERT_SIZES[k]` event rows, prepared once. */
+  #insertStatement(k: number): StatementSync {
+    let stmt = this.#inserts[k];
+    if (stmt === undefined) {
+      const row = "(" + Array(EVENT_COLUMNS).fill("?").join(",") + ")";
+      stmt = this.#db.prepare(
+        `INSERT OR REPLACE INTO event_index VALUES ${
+          Array(INSERT_SIZES[k]).fill(row).join(",")
+        }`,
+      );
+      this.#inserts[k] = stmt;
+    }
+    return stmt;
   }
 
-  /** Insert the pending event rows, a hundred per statement. */
-  #insertEvents(inserts: { many: StatementSync; one: StatementSync }): void {
+  /** Insert the pending event rows, as many per statement as fit. */
+  #insertEvents(): void {
     const p = this.#pending;
-    const many = INSERT_BATCH * EVENT_COLUMNS;
     let i = 0;
-    for (; i + many <= p.length; i += many) {
-      inserts.many.run(...p.slice(i, i + many));
-    }
-    for (; i < p.length; i += EVENT_COLUMNS) {
-      inserts.one.run(...p.slice(i, i + EVENT_COLUMNS));
+    for (let k = 0; k < INSERT_SIZES.length; k++) {
+      const n = INSERT_SIZES[k] * EVENT_COLUMNS;
+      for (; i + n <= p.length; i += n) {
+        this.#insertStatement(k).run(...p.slice(i, i + n));
+      }
     }
   }
 
