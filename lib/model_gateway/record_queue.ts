@@ -43,8 +43,12 @@ import {
   tapeExchange,
   tapeLine,
 } from "./exchange_tape.ts";
-import { scrubExactEvents } from "../trace/scrub_exact.ts";
+import { exactForms, scrubFormsEvents } from "../trace/scrub_exact.ts";
 import { TimeSlices } from "./time_slices.ts";
+import { ToolsetDigests } from "./toolset_digest.ts";
+
+/** Decodes answers and bodies (one decoder, no state between calls). */
+const UTF8 = new TextDecoder();
 
 /** What the gateway gave a request on arrival, beside its identity. */
 export interface Arrival {
@@ -115,7 +119,7 @@ export function readPendingAnswer(
   if (p.answer) {
     try {
       p.norm = p.reader.response(
-        JSON.parse(new TextDecoder().decode(p.answer)),
+        JSON.parse(UTF8.decode(p.answer)),
       );
     } catch {
       p.norm = null;
@@ -189,6 +193,10 @@ export class RecordQueue {
   #spilledAt = 0;
   readonly #arrivals = new WeakMap<Identity, Arrival>();
   #running = false;
+  /** The digests of the toolsets met lately. */
+  readonly #toolsets = new ToolsetDigests();
+  /** The forms of the keys scrubbed last (a client sends the same key each time). */
+  #forms: { keys: string; forms: string[] } = { keys: "", forms: [] };
 
   /**
    * Create a `RecordQueue`.
@@ -322,7 +330,7 @@ export class RecordQueue {
       };
       // The body as sent, unless a package changed what was sent.
       const raw = arrival?.body && !("ready" in item)
-        ? { text: new TextDecoder().decode(arrival.body) }
+        ? { text: UTF8.decode(arrival.body) }
         : { value: ex.body };
       const at = this.#spill.append(
         tapeLine(tape, raw, arrival?.keys ?? []),
@@ -365,7 +373,7 @@ export class RecordQueue {
       if (!ok) {
         let json: unknown = null;
         try {
-          json = JSON.parse(new TextDecoder().decode(p.answer));
+          json = JSON.parse(UTF8.decode(p.answer));
         } catch {
           // Not JSON: the status says it.
         }
@@ -518,14 +526,21 @@ export class RecordQueue {
     let run: UnsealedEvent[] = [];
     const write = () => {
       // The client's exact key first (whatever its shape), then the rules.
-      const scrubbed = keys.length > 0 ? scrubExactEvents(run, keys) : run;
+      const scrubbed = keys.length > 0
+        ? scrubFormsEvents(run, this.#formsOf(keys))
+        : run;
       const sealed = sink.emitMany(this.#ctx.redact(scrubbed));
       done += run.length;
       run = [];
       given?.onSealed?.(sealed);
     };
     try {
-      for (const made of exchangeEventStream(ex, { book: this.#book })) {
+      for (
+        const made of exchangeEventStream(ex, {
+          book: this.#book,
+          toolsets: this.#toolsets,
+        })
+      ) {
         if (made === MAY_PAUSE) {
           if (slices.due()) await slices.pause();
           continue;
@@ -560,6 +575,15 @@ export class RecordQueue {
       rec.request_event_id = id!;
     }
     this.#stats.recorded++;
+  }
+
+  /** The forms of a request's keys ({@linkcode exactForms}), kept for the next. */
+  #formsOf(keys: string[]): string[] {
+    const joined = JSON.stringify(keys);
+    if (joined !== this.#forms.keys) {
+      this.#forms = { keys: joined, forms: exactForms(keys) };
+    }
+    return this.#forms.forms;
   }
 
   /**

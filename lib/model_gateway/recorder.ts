@@ -39,6 +39,7 @@ import type {
 } from "./conversation_book.ts";
 import type { Identity } from "./episode_identity.ts";
 import { extendPrefix } from "./message_hash.ts";
+import type { ToolsetDigests } from "./toolset_digest.ts";
 import { sideCallOf } from "./side_call.ts";
 import { specOfWire } from "./wires/registry.ts";
 import type {
@@ -113,6 +114,11 @@ export interface RecordContext {
   book: ConversationBook;
   /** Clock. @default () => new Date() */
   now?: () => Date;
+  /**
+   * Toolset digests remembered across exchanges (a recorder's own).
+   * @default each digest worked out anew
+   */
+  toolsets?: ToolsetDigests;
 }
 
 /**
@@ -239,7 +245,8 @@ export function* exchangeEventStream(
     }, { timestamp: ex.started.toISOString() }));
   }
   if (req.tools.length > 0) {
-    const digest = sha256Hex(canonicalJson(req.tools));
+    const digest = rc.toolsets?.digest(req.tools) ??
+      sha256Hex(canonicalJson(req.tools));
     // Each toolset once per episode (a subagent has its own; they alternate).
     if (!state.toolsets.has(digest) && state.toolsets.size < 64) {
       state.toolsets.add(digest);

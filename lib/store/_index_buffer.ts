@@ -17,8 +17,12 @@ import { episodeSelector, selectCapture } from "./_index_queries.ts";
  */
 const CAPTURE_RECORD = "_capture";
 
-/** Rows written per multi-row INSERT. */
-const INSERT_BATCH = 100;
+/**
+ * Rows written per multi-row INSERT, largest first: a flush's rows go in
+ * as few statements as these sizes allow (154 rows: 100, 20, 20, 5, 5,
+ * 1, 1, 1, 1), each statement prepared once.
+ */
+const INSERT_SIZES = [100, 20, 5, 1];
 /** Columns of `event_index`. */
 const EVENT_COLUMNS = 9;
 
@@ -39,10 +43,15 @@ export class IndexBuffer {
   #pending: (string | number | null)[] = [];
   #captures = new Map<string, CaptureRecord>();
   #episodes = new Map<string, EpisodeRecord>();
+  /**
+   * Episodes first met since the last flush, whose rows (if any) are not
+   * read yet: their records hold the buffered events only.
+   */
+  #unread = new Map<string, EpisodeRecord>();
   #dirtyCaptures = new Set<string>();
   #dirtyEpisodes = new Set<string>();
-  #insertMany?: StatementSync;
-  #insertOne?: StatementSync;
+  /** The event-row inserts, by {@linkcode INSERT_SIZES} (prepared when first used). */
+  #inserts: (StatementSync | undefined)[] = [];
   #captureUpsert?: StatementSync;
   #episodeUpsert?: StatementSync;
   #selectEpisode?: ReturnType<typeof episodeSelector>;
@@ -97,13 +106,12 @@ export class IndexBuffer {
     const key = ev.capture_id + "\0" + ev.episode_id;
     let ep = this.#episodes.get(key);
     if (ep === undefined) {
-      this.#selectEpisode ??= episodeSelector(this.#db);
-      ep = this.#selectEpisode(ev.capture_id, ev.episode_id) ?? newEpisode(ev);
-      // The capture's own record (its start and finish) is not an episode.
-      if (ep.event_count === 0 && ev.episode_id !== CAPTURE_RECORD) {
-        cap.episode_count++;
-      }
+      // Its row (if it has one) is read in the flush's transaction, where
+      // a lookup costs a fraction of one on its own: until then the record
+      // holds only the buffered events (most episodes met are new).
+      ep = newEpisode(ev);
       this.#episodes.set(key, ep);
+      this.#unread.set(key, ep);
     }
     ep.event_count++;
     ep.last_sequence = ev.sequence;
@@ -129,10 +137,10 @@ export class IndexBuffer {
    */
   flush(): FlushedHead[] {
     const db = this.#db;
-    const inserts = this.#insertStatements();
     db.exec("BEGIN");
     try {
-      this.#insertEvents(inserts);
+      this.#readEpisodes();
+      this.#insertEvents();
       this.#writeCaptures();
       this.#writeEpisodes();
       db.exec("COMMIT");
@@ -165,30 +173,58 @@ export class IndexBuffer {
     return heads;
   }
 
-  /** The event-row inserts (a hundred rows, one row), prepared once. */
-  #insertStatements(): { many: StatementSync; one: StatementSync } {
-    const row = "(" + Array(EVENT_COLUMNS).fill("?").join(",") + ")";
-    this.#insertMany ??= this.#db.prepare(
-      `INSERT OR REPLACE INTO event_index VALUES ${
-        Array(INSERT_BATCH).fill(row).join(",")
-      }`,
-    );
-    this.#insertOne ??= this.#db.prepare(
-      `INSERT OR REPLACE INTO event_index VALUES ${row}`,
-    );
-    return { many: this.#insertMany, one: this.#insertOne };
+  /**
+   * Merge the rows of the episodes first met since the last flush into
+   * their records (the row's start, the buffered events after it), and
+   * count the new ones in their captures. Once merged, a record is whole:
+   * a flush that fails after this writes the same records when tried again.
+   */
+  #readEpisodes(): void {
+    if (this.#unread.size === 0) return;
+    this.#selectEpisode ??= episodeSelector(this.#db);
+    for (const [key, ep] of this.#unread) {
+      const row = this.#selectEpisode(ep.capture_id, ep.episode_id);
+      // Merged once, whatever fails after.
+      this.#unread.delete(key);
+      if (row === undefined) {
+        // The capture's own record (its start and finish) is not an episode.
+        if (ep.episode_id !== CAPTURE_RECORD) {
+          this.#captureRow(ep.capture_id).episode_count++;
+        }
+        continue;
+      }
+      ep.event_count += row.event_count;
+      ep.first_sequence = row.first_sequence;
+      ep.first_timestamp = row.first_timestamp;
+      ep.started = ep.started || row.started;
+      ep.finished = ep.finished || row.finished;
+    }
   }
 
-  /** Insert the pending event rows, a hundred per statement. */
-  #insertEvents(inserts: { many: StatementSync; one: StatementSync }): void {
-    const p = this.#pending;
-    const many = INSERT_BATCH * EVENT_COLUMNS;
-    let i = 0;
-    for (; i + many <= p.length; i += many) {
-      inserts.many.run(...p.slice(i, i + many));
+  /** The insert of `INSERT_SIZES[k]` event rows, prepared once. */
+  #insertStatement(k: number): StatementSync {
+    let stmt = this.#inserts[k];
+    if (stmt === undefined) {
+      const row = "(" + Array(EVENT_COLUMNS).fill("?").join(",") + ")";
+      stmt = this.#db.prepare(
+        `INSERT OR REPLACE INTO event_index VALUES ${
+          Array(INSERT_SIZES[k]).fill(row).join(",")
+        }`,
+      );
+      this.#inserts[k] = stmt;
     }
-    for (; i < p.length; i += EVENT_COLUMNS) {
-      inserts.one.run(...p.slice(i, i + EVENT_COLUMNS));
+    return stmt;
+  }
+
+  /** Insert the pending event rows, as many per statement as fit. */
+  #insertEvents(): void {
+    const p = this.#pending;
+    let i = 0;
+    for (let k = 0; k < INSERT_SIZES.length; k++) {
+      const n = INSERT_SIZES[k] * EVENT_COLUMNS;
+      for (; i + n <= p.length; i += n) {
+        this.#insertStatement(k).run(...p.slice(i, i + n));
+      }
     }
   }
 
@@ -245,10 +281,14 @@ export class IndexBuffer {
     if (captureId === undefined) {
       this.#captures.clear();
       this.#episodes.clear();
+      this.#unread.clear();
     } else {
       this.#captures.delete(captureId);
       for (const key of [...this.#episodes.keys()]) {
-        if (key.startsWith(captureId + "\0")) this.#episodes.delete(key);
+        if (key.startsWith(captureId + "\0")) {
+          this.#episodes.delete(key);
+          this.#unread.delete(key);
+        }
       }
     }
   }

@@ -116,13 +116,18 @@ export class HashChainer {
     // The canonical body in its fixed sorted key order (what
     // `canonicalJson` writes for it), in two parts: `event_hash` goes
     // between them in the line, so neither is searched for or cut.
+    // An integer is written as it is; anything else as canonicalJson
+    // writes it (or refuses it).
+    const seq = Number.isSafeInteger(sequence)
+      ? String(sequence)
+      : canonicalJson(sequence);
     const before = '{"actor":' + q(ev.actor) + ',"capture_id":' +
       q(ev.capture_id) + ',"episode_id":' + q(ev.episode_id);
     const after = ',"event_id":' + q(ev.event_id) + ',"kind":' + q(ev.kind) +
       ',"parent_event_id":' + (parent === null ? "null" : q(parent)) +
       ',"payload":' + canonicalJson(ev.payload) + ',"prev_event_hash":' +
       q(prev) + ',"schema_version":' + q(ev.schema_version) +
-      ',"sequence":' + canonicalJson(sequence) + ',"source":{"adapter":' +
+      ',"sequence":' + seq + ',"source":{"adapter":' +
       q(s.adapter) + ',"host":' + q(s.host) + ',"model":' +
       (model === null ? "null" : q(model)) + '},"timestamp":' +
       q(ev.timestamp) + "}";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /** Prefix of every digest string the harness writes: `sha256:<hex>`. */
 export const DIGEST_PREFIX = "sha256:";
@@ -21,7 +21,8 @@ export const GENESIS_HASH: string = DIGEST_PREFIX + "0".repeat(64);
  * @returns 64 lowercase hex characters.
  */
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
+  // One call, no Hash object (a stream) made and let go per digest.
+  return hash("sha256", data, "hex");
 }
 
 /**

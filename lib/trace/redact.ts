@@ -220,12 +220,22 @@ export interface RedactionSet {
   readonly clean?: CleanStrings;
 }
 
-/** Fewest characters a string needs to be remembered as clean. */
-const CLEAN_MIN_CHARS = 16;
+/**
+ * Fewest characters a string needs to be remembered as clean: short ones
+ * too (roles, names, models, stop reasons: most of an event's strings), a
+ * set lookup costing less than the screen's scan of even a short string.
+ */
+const CLEAN_MIN_CHARS = 1;
 /** Most characters a string may have to be remembered as clean. */
 const CLEAN_MAX_CHARS = 64 * 1024;
 /** Characters remembered per generation (two generations are kept). */
 const CLEAN_GENERATION_CHARS = 1024 * 1024;
+/**
+ * What each string remembered counts for beside its characters (its place
+ * in the set): a generation holds at most ~62,000 strings however short
+ * they are (~65,000 when only strings of 16 characters and more were kept).
+ */
+const CLEAN_ENTRY_CHARS = 16;
 
 /**
  * A bounded memory of strings a {@linkcode RedactionSet}'s screen found
@@ -265,13 +275,14 @@ export class CleanStrings {
    */
   add(text: string): void {
     if (text.length < CLEAN_MIN_CHARS || text.length > CLEAN_MAX_CHARS) return;
-    if (this.#chars + text.length > CLEAN_GENERATION_CHARS) {
+    const chars = text.length + CLEAN_ENTRY_CHARS;
+    if (this.#chars + chars > CLEAN_GENERATION_CHARS) {
       this.#old = this.#young;
       this.#young = new Set();
       this.#chars = 0;
     }
     this.#young.add(text);
-    this.#chars += text.length;
+    this.#chars += chars;
   }
 }
 

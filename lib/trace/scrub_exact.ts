@@ -180,7 +180,22 @@ export function scrubExactEvents(
   events: readonly UnsealedEvent[],
   secrets: readonly string[],
 ): UnsealedEvent[] {
-  const forms = exactForms(secrets);
+  return scrubFormsEvents(events, exactForms(secrets));
+}
+
+/**
+ * {@linkcode scrubExactEvents} with the secrets' forms worked out already
+ * ({@linkcode exactForms}): for a recorder that meets the same secrets
+ * exchange after exchange (a client's one key).
+ *
+ * @param events Events before sealing.
+ * @param forms What {@linkcode exactForms} gave for the secrets.
+ * @returns The events.
+ */
+export function scrubFormsEvents(
+  events: readonly UnsealedEvent[],
+  forms: readonly string[],
+): UnsealedEvent[] {
   if (forms.length === 0) return [...events];
   return events.map((ev) => {
     const { value, counts } = scrubForms(ev.payload, forms, EXACT_SECRET_RULE);
