@@ -51,8 +51,8 @@ const LABELS: Record<UpstreamKind, string> = {
 /** Requests per route by upstream and concurrency (8 rounds each). */
 const REQUESTS: Record<UpstreamKind, Record<number, number>> = {
   instant: { 1: 800, 8: 2000, 64: 4096, 256: 8192 },
-  json: { 1: 24, 8: 192, 64: 1024, 256: 2048 },
-  stream: { 1: 16, 8: 128, 64: 512, 256: 2048 },
+  json: { 1: 48, 8: 192, 64: 1024, 256: 2048 },
+  stream: { 1: 32, 8: 128, 64: 512, 256: 2048 },
 };
 
 /** The concurrencies of the load table. */

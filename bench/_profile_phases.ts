@@ -42,8 +42,8 @@ const PHASES: Phase[] = [
     (f) => at(f, "answer", "model_gateway/gateway.ts"),
   ],
   [
-    "serve: stream relay",
-    (f) => at(f, "pull", "model_gateway/gateway.ts"),
+    "serve: stream relay (the relay's pieces, read for the record)",
+    (f) => at(f, "read", "model_gateway/gateway.ts"),
   ],
   [
     "serve: HTTP/1.1 listener, reading requests",
@@ -52,8 +52,8 @@ const PHASES: Phase[] = [
   [
     "serve: HTTP/1.1 listener, writing answers",
     (f) =>
-      (f.functionName === "#respond" || f.functionName === "#stream") &&
-      f.url.endsWith("http1/_server.ts"),
+      (f.functionName === "#respond" && f.url.endsWith("http1/_server.ts")) ||
+      at(f, "writeStreamedAnswer", "http1/_stream_answer.ts"),
   ],
   [
     "record: reading the exchange (JSON.parse, wire reader, message hashes)",
