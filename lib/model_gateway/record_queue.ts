@@ -262,12 +262,13 @@ export class RecordQueue {
   }
 
   #add(item: Item): void {
+    const identity = "ready" in item ? item.ready.identity : item.identity;
     if (!this.#record) {
       this.#release(item);
+      this.#arrivals.delete(identity);
       this.miss("recording is off");
       return;
     }
-    const identity = "ready" in item ? item.ready.identity : item.identity;
     const body = this.#arrivals.get(identity)?.body?.length ?? 0;
     const held = "ready" in item ? 0 : item.kept;
     if (
@@ -337,6 +338,8 @@ export class RecordQueue {
       );
       this.#spilled.push({ at, identity: ex.identity });
       this.#stats.spilled = (this.#stats.spilled ?? 0) + 1;
+      // The tape holds the request's bytes now.
+      if (arrival) arrival.body = null;
     } catch (err) {
       this.miss(`spilling failed: ${(err as Error).message}`);
     } finally {
@@ -444,6 +447,11 @@ export class RecordQueue {
           } finally {
             this.#budget.give(mem.bytes);
             if (!("ready" in mem.item)) mem.item.kept = 0;
+            // Its identity lives on in the conversation book: what it was
+            // given on arrival (the request's bytes) must not.
+            this.#arrivals.delete(
+              "ready" in mem.item ? mem.item.ready.identity : mem.item.identity,
+            );
           }
         } else if (
           this.#toSpill.length > 0 && this.#spilledAt === this.#spilled.length
@@ -461,6 +469,7 @@ export class RecordQueue {
           } catch (err) {
             this.miss(`recording failed: ${(err as Error).message}`);
           }
+          if (s.identity) this.#arrivals.delete(s.identity);
           this.#spilledAt++;
           if (this.#spilledAt === this.#spilled.length) {
             // Every tape is recorded: the file starts again empty.
