@@ -144,6 +144,7 @@ export class ModelGateway {
       upstream_errors: 0,
       client_aborts: 0,
       queued: 0,
+      requests_held: 0,
       pending_calls: 0,
       last_request_at: null,
       upstreams: Object.fromEntries(

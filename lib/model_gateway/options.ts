@@ -102,6 +102,11 @@ export interface ModelGatewayStats {
   client_aborts: number;
   /** Exchanges waiting to be recorded (in memory and in the spill). */
   queued: number;
+  /**
+   * Requests whose arrival the recorder holds (their bytes, until the
+   * exchange is recorded or spilled): in flight or waiting; 0 when idle.
+   */
+  requests_held: number;
   /** Exchanges written to the spill (the recorder could not take them then). */
   spilled?: number;
   /** Exchanges a stopped process left in the spill, recorded at start. */

@@ -223,6 +223,7 @@ export class RecordQueue {
    * @param arrival What it was given.
    */
   arrived(identity: Identity, arrival: Arrival): void {
+    if (!this.#arrivals.has(identity)) this.#stats.requests_held++;
     this.#arrivals.set(identity, arrival);
   }
 
@@ -261,11 +262,16 @@ export class RecordQueue {
     this.#stats.last_miss = reason.slice(0, 300);
   }
 
+  /** Let go of what a request was given on arrival (its exchange is done). */
+  #letGo(identity: Identity): void {
+    if (this.#arrivals.delete(identity)) this.#stats.requests_held--;
+  }
+
   #add(item: Item): void {
     const identity = "ready" in item ? item.ready.identity : item.identity;
     if (!this.#record) {
       this.#release(item);
-      this.#arrivals.delete(identity);
+      this.#letGo(identity);
       this.miss("recording is off");
       return;
     }
@@ -449,7 +455,7 @@ export class RecordQueue {
             if (!("ready" in mem.item)) mem.item.kept = 0;
             // Its identity lives on in the conversation book: what it was
             // given on arrival (the request's bytes) must not.
-            this.#arrivals.delete(
+            this.#letGo(
               "ready" in mem.item ? mem.item.ready.identity : mem.item.identity,
             );
           }
@@ -469,7 +475,7 @@ export class RecordQueue {
           } catch (err) {
             this.miss(`recording failed: ${(err as Error).message}`);
           }
-          if (s.identity) this.#arrivals.delete(s.identity);
+          if (s.identity) this.#letGo(s.identity);
           this.#spilledAt++;
           if (this.#spilledAt === this.#spilled.length) {
             // Every tape is recorded: the file starts again empty.

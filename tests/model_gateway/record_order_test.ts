@@ -99,4 +99,27 @@ Deno.test("RecordQueue: a burst of concurrent exchanges is recorded whole, each 
   assertEquals(new Set(episodes).size, n);
   const stats = rig.server.server.modelGateway!.stats;
   assertEquals([stats.recorded, stats.record_misses, stats.queued], [n, 0, 0]);
+  // The conversations are remembered; what their requests brought (their
+  // bytes) is let go once recorded.
+  assertEquals(stats.requests_held, 0);
+});
+
+Deno.test("RecordQueue: with recording off, what a request brought is let go once it is answered", async () => {
+  await using rig = await startGateway({
+    capture: "cap_off",
+    gateway: { record: false },
+  });
+  const n = 12;
+  for (let i = 0; i < n; i++) rig.up.push({ text: `answer ${i}` });
+  for (let i = 0; i < n; i++) {
+    const res = await ask(rig.server.url, rig.capture, i, i % 2 === 0);
+    assertEquals(res.status, 200);
+    await res.arrayBuffer();
+  }
+  const g = rig.server.server.modelGateway!;
+  await g.settled();
+  assertEquals(
+    [g.stats.recorded, g.stats.record_misses, g.stats.requests_held],
+    [0, n, 0],
+  );
 });

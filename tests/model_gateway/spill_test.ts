@@ -127,6 +127,8 @@ Deno.test("exchanges the recorder cannot take now are spilled to disk and all re
     [n, 0, 0],
   );
   assertOk((g.stats.spilled ?? 0) > 0, "some exchanges were spilled");
+  // What each request brought is let go once it is recorded, spilled or not.
+  assertEquals(g.stats.requests_held, 0);
   const events = await eventsOf(s.store, "cap_spill");
   const asked = events.filter((e) => e.kind === "model.requested");
   assertEquals(asked.length, n);
