@@ -53,6 +53,7 @@ export {
   UnsupportedMediaTypeError,
 } from "./refusals.ts";
 export type {
+  AnswerPieces,
   ConnectionStats,
   IngestAnswer,
   IngestRequest,

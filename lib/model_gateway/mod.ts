@@ -25,7 +25,7 @@ export type {
   Wire,
 } from "./wire_types.ts";
 export type { GatewayRequest } from "./gateway_request.ts";
-export type { GatewayAnswer } from "./api_errors.ts";
+export type { AnswerPieces, GatewayAnswer } from "./api_errors.ts";
 export { GatewayError, type GatewayErrorCode } from "./gateway_error.ts";
 export { HttpError, type HttpErrorOptions } from "./http_error.ts";
 export type {
