@@ -25,6 +25,7 @@
  * @module
  */
 import { countTokens as countO200k } from "gpt-tokenizer";
+import type { OpenAiChatWireMessage } from "../lib/model_gateway/wires/openai_chat/chat.ts";
 
 /** The tokenizer's encoding. */
 export const TOKEN_ENCODING = "o200k_base";
@@ -42,21 +43,8 @@ const NO_SPECIAL: { disallowedSpecial: Set<string> } = {
   disallowedSpecial: new Set(),
 };
 
-/** A message as the Chat Completions wire format carries it. */
-export interface WireMessage {
-  /** `system`, `developer`, `user`, `assistant` or `tool`. */
-  role: string;
-  /** Text, text parts, or null. */
-  content?: string | null | ReadonlyArray<{ type?: string; text?: string }>;
-  /** Participant name. */
-  name?: string;
-  /** Tool calls of an assistant message. */
-  tool_calls?: ReadonlyArray<
-    { id?: string; function: { name: string; arguments: string } }
-  >;
-  /** The call a tool message answers. */
-  tool_call_id?: string;
-}
+/** A message as the Chat Completions wire format carries it (the gateway's wire type). */
+export type WireMessage = OpenAiChatWireMessage;
 
 /** The parts of a request that are counted. */
 export interface PromptInput {
