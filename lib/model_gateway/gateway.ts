@@ -49,7 +49,7 @@ import { isValidId } from "../trace/ids.ts";
 import { BookRestorer } from "./restore.ts";
 import { requestSecrets } from "../trace/scrub_exact.ts";
 import { KeptBytes } from "./kept_bytes.ts";
-import { StreamKeep } from "./stream_keep.ts";
+import { relayStream } from "./stream_relay.ts";
 import { BodyPieces, heldPiece } from "./body_pieces.ts";
 import { TimeSlices } from "./time_slices.ts";
 import { readRequest } from "./request_reading.ts";
@@ -666,88 +666,27 @@ export class ModelGateway {
   }
 
   /**
-   * Relay a stream piece by piece, each read into a buffer of the
-   * gateway's own (`BodyPieces`); its answer is read for the record as it
-   * passes (`StreamKeep`), nothing of its bytes kept.
+   * Relay a stream piece by piece (`relayStream`), its answer read for the
+   * record as it passes; the exchange is settled and queued at its end.
    */
   #relay(
     pieces: BodyPieces,
     record: Pending | null,
-    { client, deadline, lead }: {
+    options: {
       client: AbortSignal | undefined;
       deadline: UpstreamDeadline;
       lead?: Uint8Array[];
     },
   ): AnswerPieces {
-    const keep = record && !record.not_kept
-      ? record.stream = new StreamKeep(
-        record.reader,
-        this.#kept,
-        this.#maxAnswer,
-      )
-      : null;
-    const first = lead ?? [];
-    let done = false;
-    const end = (failure: string | null) => {
-      if (done) return;
-      done = true;
-      deadline.end();
-      if (!record) return;
-      record.failure = failure;
-      if (keep) {
-        keep.end();
-        record.kept = keep.taken;
-        if (keep.stopped) {
-          this.stats.not_kept = (this.stats.not_kept ?? 0) + 1;
-          this.stats.last_not_kept = keep.stopped;
-        }
-      }
-      this.#settle(
-        record,
-        failure === null && record.status >= 200 && record.status < 300,
-      );
-      this.#records.enqueue(record);
-    };
-    // A piece is read for the record once it is written: when the next is
-    // asked for (its buffer is reused after that), so the read never
-    // delays the piece on its way to the client.
-    let unread: Uint8Array | null = null;
-    const readUnread = () => {
-      if (unread !== null) keep?.push(unread);
-      unread = null;
-    };
-    return {
-      read: async () => {
-        if (first.length > 0) return first.shift()!;
-        readUnread();
-        if (done) return null;
-        try {
-          const piece = await pieces.next();
-          if (piece === null) {
-            end(null);
-            return null;
-          }
-          if (keep) unread = piece;
-          return piece;
-        } catch (err) {
-          if (client?.aborted) this.stats.client_aborts++;
-          end(
-            client?.aborted
-              ? "the client went away"
-              : `the upstream stream failed: ${(err as Error).message}`,
-          );
-          throw err;
-        }
+    return relayStream(pieces, record, options, {
+      kept: this.#kept,
+      maxAnswerBytes: this.#maxAnswer,
+      stats: this.stats,
+      finish: (r, answered) => {
+        this.#settle(r, answered);
+        this.#records.enqueue(r);
       },
-      cancel: async (reason) => {
-        readUnread();
-        if (!done) {
-          this.stats.client_aborts++;
-          end("the client went away");
-        }
-        await pieces.cancel(reason);
-      },
-    };
+    });
   }
 }
 
