@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { HarnessStore } from "../lib/store/mod.ts";
+import { HarnessStore, type HarnessStoreOptions } from "../lib/store/mod.ts";
 import {
   IngestServer,
   type IngestServerOptions,
@@ -23,13 +23,18 @@ export interface RunningServer {
  * Start a server on 127.0.0.1 with port 0.
  *
  * @param options Server options.
+ * @param storeOptions Options of its store (its role is the server's).
  * @returns The running server.
  */
 export async function startServer(
   options: IngestServerOptions = {},
+  storeOptions: HarnessStoreOptions = {},
 ): Promise<RunningServer> {
   const dir = await tempDir();
-  const store = new HarnessStore(dir.path, { role: "ingest-server" });
+  const store = new HarnessStore(dir.path, {
+    ...storeOptions,
+    role: "ingest-server",
+  });
   const server = new IngestServer(store, { port: 0, ...options });
   const url = await server.start();
   return {

@@ -148,6 +148,25 @@ const RECORD_SLICE_MS = 1;
 /** Milliseconds of recording a large exchange before the loop yields. */
 const LARGE_SLICE_MS = 8;
 
+/**
+ * A recording run that follows this long a pause is a quiet moment: what it
+ * wrote is made durable at its end, on this thread (see `#settle`).
+ */
+const QUIET_MS = 50;
+
+/** Milliseconds of recording before a quiet run yields (one cold exchange). */
+const QUIET_SLICE_MS = 4;
+
+/** A run is quiet only with this few exchanges waiting (not a backlog). */
+const QUIET_MAX_WAITING = 4;
+
+/**
+ * After settling on the thread took `t` ms, the next settle waits at least
+ * this many times `t` (a slow disk never holds the loop for more than about
+ * 1% of the time).
+ */
+const SETTLE_BACKOFF = 100;
+
 /** Events of one exchange written together (a slice may end between runs). */
 const EVENTS_PER_WRITE = 512;
 
@@ -193,6 +212,10 @@ export class RecordQueue {
   #spilledAt = 0;
   readonly #arrivals = new WeakMap<Identity, Arrival>();
   #running = false;
+  /** When the last recording run ended (performance.now()). */
+  #lastRunEnd = -Infinity;
+  /** No settle on the thread before this time (after a slow one). */
+  #settleNotBefore = 0;
   /** The digests of the toolsets met lately. */
   readonly #toolsets = new ToolsetDigests();
   /** The forms of the keys scrubbed last (a client sends the same key each time). */
@@ -438,7 +461,19 @@ export class RecordQueue {
    * answered before the rest is recorded.
    */
   async #run(): Promise<void> {
-    const slices = new TimeSlices(RECORD_SLICE_MS);
+    const began = performance.now();
+    // A run after a pause records one agent's exchange or so: those waiting
+    // now are done in one slice and made durable right after, in the same
+    // turn of the loop; whatever arrives meanwhile is recorded as under load.
+    const waiting = this.waiting;
+    let quietLeft = began - this.#lastRunEnd >= QUIET_MS + this.#delay &&
+        began >= this.#settleNotBefore && waiting <= QUIET_MAX_WAITING
+      ? waiting
+      : 0;
+    if (quietLeft > 0) this.#ctx.store.hold();
+    let slices = new TimeSlices(
+      quietLeft > 0 ? QUIET_SLICE_MS : RECORD_SLICE_MS,
+    );
     try {
       for (;;) {
         const mem = this.#memory.shift();
@@ -485,14 +520,38 @@ export class RecordQueue {
           }
         } else break;
         this.#stats.queued = this.waiting;
+        if (quietLeft > 0 && --quietLeft === 0) {
+          this.#settle();
+          slices = new TimeSlices(RECORD_SLICE_MS);
+        }
         await slices.maybePause();
       }
     } finally {
       this.#stats.queued = this.waiting;
       this.#stats.pending_calls = this.#book.sizes.pending_calls;
       this.#running = false;
+      this.#lastRunEnd = performance.now();
+      if (quietLeft > 0) this.#settle();
       if (this.waiting > 0) this.#wake();
     }
+  }
+
+  /**
+   * At the end of a run that followed a pause (one agent's exchange, not a
+   * stream of them), make what was written durable now: the spool's sync,
+   * the index flush and its receipts' sync would otherwise each wake the
+   * process again later, and a wake after a pause costs more than the work.
+   * Under load (runs close together) the timers group that work instead.
+   */
+  #settle(): void {
+    const start = performance.now();
+    try {
+      this.#ctx.store.settle();
+    } catch {
+      // Tried again in the background; a failed flush shows in /health.
+    }
+    const took = performance.now() - start;
+    this.#settleNotBefore = start + took * SETTLE_BACKOFF;
   }
 
   /** Record one spilled exchange (its live identity, else a stand-in). */

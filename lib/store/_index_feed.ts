@@ -17,6 +17,8 @@ export interface IndexFeedOptions {
   flushMs: number;
   /** Buffered index rows that force a write. */
   flushRows: number;
+  /** While held, an append arms no flush timer: the holder settles soon. */
+  hold?: { readonly held: boolean };
 }
 
 /** Feeds appended events to the index, the heads log and the observers. */
@@ -81,7 +83,7 @@ export class IndexFeed {
     }
     if (index.pendingCount >= this.#opts.flushRows) {
       this.flush();
-    } else if (this.#timer === undefined) {
+    } else if (this.#timer === undefined && !this.#opts.hold?.held) {
       this.#timer = setTimeout(() => this.#flushLater(), this.#opts.flushMs);
     }
   }
@@ -142,8 +144,32 @@ export class IndexFeed {
     this.flushIndex();
   }
 
-  /** Flush the index and write a head receipt for each capture it moved. */
-  flushIndex(): void {
+  /**
+   * Flush the index now and sync the head receipts on this thread (a quiet
+   * moment: the timer's flush and the background sync are done here, in
+   * the same turn of the event loop). A failure is handled as the timer's
+   * flush handles it, never thrown.
+   */
+  settle(): void {
+    if (this.#stopped) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    try {
+      this.flushIndex(true);
+      this.#flushError = null;
+    } catch (err) {
+      // As a timer's flush: kept for /health, tried again a second later.
+      this.#flushError = err instanceof Error ? err.message : String(err);
+      this.#timer = setTimeout(() => this.#flushLater(), 1000);
+    }
+  }
+
+  /**
+   * Flush the index and write a head receipt for each capture it moved.
+   *
+   * @param now Sync the receipts before returning, not in the background.
+   */
+  flushIndex(now = false): void {
     const heads = this.#index?.flush() ?? [];
     if (this.#opts.readOnly) return;
     if (heads.length) {
@@ -156,7 +182,7 @@ export class IndexFeed {
     // exactly what verify must then report. Receipts that could not be
     // written (the index already holds their rows) go with the next flush.
     this.#receipts ??= new ReceiptLog(this.#root);
-    this.#receipts.append(this.#unwritten);
+    this.#receipts.append(this.#unwritten, now);
     this.#unwritten = [];
   }
 

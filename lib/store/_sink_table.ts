@@ -16,6 +16,8 @@ export interface SinkTableOptions {
   maxOpen: number;
   /** The spools' sync policy. */
   syncIntervalMs: number;
+  /** While held, appends arm no sync timers (see `SpoolWriterOptions`). */
+  hold?: { readonly held: boolean };
   /** Blob writer for the size rule. */
   putBlob: SinkWiring["putBlob"];
   /** Blob threshold in characters of canonical JSON. */
@@ -91,6 +93,7 @@ export class SinkTable {
   openSpool(path: string): { writer: SpoolWriter; info: SpoolOpenInfo } {
     return SpoolWriter.open(path, {
       syncIntervalMs: this.#opts.syncIntervalMs,
+      hold: this.#opts.hold,
     });
   }
 

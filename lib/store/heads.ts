@@ -86,14 +86,20 @@ export class ReceiptLog {
    * Append receipts.
    *
    * @param receipts The receipts.
+   * @param now Sync them on this thread before returning (a quiet moment:
+   *   no second wake of the event loop); otherwise in the background.
    */
-  append(receipts: HeadReceipt[]): void {
+  append(receipts: HeadReceipt[], now = false): void {
     const bytes = new TextEncoder().encode(
       receipts.map((r) => JSON.stringify(r) + "\n").join(""),
     );
     let done = 0;
     while (done < bytes.length) {
       done += this.#file.writeSync(bytes.subarray(done));
+    }
+    if (now) {
+      this.#file.syncDataSync();
+      return;
     }
     this.#dirty = true;
     this.#sync();

@@ -357,6 +357,11 @@ export class JsonlTraceSink implements TraceSink {
     this.#spool?.sync();
   }
 
+  /** Sync the spool in the background, grouped, if anything waits. */
+  syncSoon(): void {
+    this.#spool?.syncSoon();
+  }
+
   /** Close the spool; the store opens a new sink on the next `sink()`. */
   close(): void {
     if (this.#closed) return;

@@ -59,6 +59,11 @@ export interface SpoolWriterOptions {
    * @default 100
    */
   syncIntervalMs?: number;
+  /**
+   * While `held` is true, an append arms no sync timer: its holder syncs
+   * soon itself (`sync()`, then `syncSoon()` if that failed).
+   */
+  hold?: { readonly held: boolean };
 }
 
 const encoder = new TextEncoder();
@@ -69,6 +74,7 @@ export class SpoolWriter {
   readonly path: string;
   readonly #file: Deno.FsFile;
   readonly #syncIntervalMs: number;
+  readonly #hold: { readonly held: boolean } | undefined;
   #size: number;
   #lastSync = 0;
   #dirty = false;
@@ -87,6 +93,7 @@ export class SpoolWriter {
     this.#file = file;
     this.#size = size;
     this.#syncIntervalMs = options.syncIntervalMs ?? 100;
+    this.#hold = options.hold;
   }
 
   /**
@@ -214,7 +221,9 @@ export class SpoolWriter {
       this.sync();
       return;
     }
-    if (this.#syncing || this.#timer !== undefined) return;
+    if (
+      this.#syncing || this.#timer !== undefined || this.#hold?.held
+    ) return;
     const wait = Math.max(
       0,
       this.#syncIntervalMs - (Date.now() - this.#lastSync),
@@ -238,13 +247,25 @@ export class SpoolWriter {
     });
   }
 
-  /** `fdatasync` now if anything was appended since the last sync. */
+  /**
+   * `fdatasync` now if anything was appended since the last sync (a grouped
+   * sync that was waiting for its timer is then done: the timer goes).
+   */
   sync(): void {
     if (this.#dirty) {
       this.#file.syncDataSync();
       this.#dirty = false;
     }
     this.#lastSync = Date.now();
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+
+  /** Sync in the background, grouped as appends are, if anything waits. */
+  syncSoon(): void {
+    if (this.#dirty && !this.#closed) this.#maybeSync();
   }
 
   /** Sync and close the file. */

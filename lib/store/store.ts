@@ -49,6 +49,8 @@ export class HarnessStore {
   readonly root: string;
   /** Whether it was opened read-only. */
   readonly readOnly: boolean;
+  /** Held: appends arm no sync or flush timers (see `hold`). */
+  readonly #hold = { held: false };
   /**
    * The blob store (mechanism, for the harness's own use).
    * @internal
@@ -82,6 +84,7 @@ export class HarnessStore {
     this.#sinks = new SinkTable({
       maxOpen: options.maxOpenSpools ?? 128,
       syncIntervalMs: options.syncIntervalMs ?? 100,
+      hold: this.#hold,
       blobThreshold: options.blobThreshold ?? DEFAULT_BLOB_THRESHOLD,
       ...writeHooks({
         root,
@@ -124,6 +127,7 @@ export class HarnessStore {
       readOnly: this.readOnly,
       flushMs: options.indexFlushMs ?? 50,
       flushRows: options.indexFlushRows ?? 5000,
+      hold: this.#hold,
     });
     if (opened.catchUp === "memory") {
       this.#catchUp(false);
@@ -263,6 +267,40 @@ export class HarnessStore {
   sync(): void {
     for (const sink of this.#sinks.all()) sink.sync();
     this.flush();
+  }
+
+  /**
+   * Promise to {@linkcode HarnessStore.settle} soon: until then, appends arm
+   * none of the timers that would sync the spools and flush the index (a
+   * timer cancelled later still wakes the process when it was due).
+   */
+  hold(): void {
+    this.#hold.held = true;
+  }
+
+  /**
+   * Make everything written durable now, on this thread: sync every open
+   * spool, flush the index and sync its head receipts; ends a
+   * {@linkcode HarnessStore.hold}. For a quiet moment (one exchange recorded
+   * after a pause): the timers and background syncs that group this work
+   * under load would each wake the process again.
+   *
+   * @throws {Error} The first `fdatasync` error of a spool; that spool's
+   *   sync is then tried again in the background.
+   */
+  settle(): void {
+    this.#hold.held = false;
+    let failed: unknown = null;
+    for (const sink of this.#sinks.all()) {
+      try {
+        sink.sync();
+      } catch (err) {
+        failed ??= err;
+        sink.syncSoon();
+      }
+    }
+    this.#feed.settle();
+    if (failed !== null) throw failed;
   }
 
   /**

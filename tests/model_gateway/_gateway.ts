@@ -17,6 +17,7 @@ import {
   type Upstreams,
 } from "./_upstreams.ts";
 import { writeActiveCapture } from "../../lib/store/active_capture.ts";
+import type { HarnessStoreOptions } from "../../lib/store/mod.ts";
 import { Anthropic, type AnthropicClient } from "./_anthropic_sdk.ts";
 
 /**
@@ -70,6 +71,8 @@ export async function startGateway(
      * unmodified agent records).
      */
     unmodified?: boolean;
+    /** Options of the server's store. */
+    store?: HarnessStoreOptions;
   } = {},
 ): Promise<GatewayRig> {
   const up = startUpstreams([], { respond: options.respond });
@@ -79,7 +82,7 @@ export async function startGateway(
       upstreamOpenai: up.openaiBase,
       upstreamAnthropic: up.anthropicBase,
     },
-  });
+  }, options.store);
   const capture = options.capture ?? "cap_gateway";
   if (options.unmodified) writeActiveCapture(server.root, capture);
   const headers: Record<string, string> = options.unmodified
