@@ -1,7 +1,8 @@
 /**
  * How the gateway benchmark measures: the routes a request can take to the
  * upstream (direct, or through a process in between), the processes it
- * starts, their CPU from /proc, and one cell run route against route in
+ * starts, their CPU from /proc (`_thread_cpu.ts` for a cell's rounds), and
+ * one cell run route against route in
  * interleaved rounds.
  *
  * @module
@@ -9,6 +10,7 @@
 import process from "node:process";
 import type { Cell, Job, Sample } from "./_gateway_cells.ts";
 import { readyLine } from "./_ready_line.ts";
+import type { ThreadCpu } from "./_thread_cpu.ts";
 
 /** Rounds per route and cell, the routes' order rotating round by round. */
 export const ROUNDS = 8;
@@ -123,18 +125,6 @@ export async function cpuSeconds(pid: number): Promise<number> {
 }
 
 /**
- * CPU seconds of some processes together.
- *
- * @param pids The processes.
- * @returns Their summed CPU seconds.
- */
-export async function cpuOf(pids: number[]): Promise<number> {
-  let sum = 0;
-  for (const pid of pids) sum += await cpuSeconds(pid);
-  return sum;
-}
-
-/**
  * Resident memory of some processes together (`VmRSS` in
  * `/proc/<pid>/status`, through `cat`).
  *
@@ -187,20 +177,23 @@ export interface CellRun {
   perSide: number;
   /** Numbers the jobs (every request its own conversation). */
   next: () => number;
+  /** Reads the processes' CPU, thread by thread, to the nanosecond. */
+  cpu: ThreadCpu;
 }
 
 /**
- * Wait until processes stop using CPU (no 10 ms tick in 50 ms), at most
- * two seconds.
+ * Wait until processes stop using CPU (less than 5 ms of it in 50 ms), at
+ * most two seconds.
  *
  * @param pids The processes (none: nothing to wait for).
+ * @param cpu Reads their CPU.
  */
-async function untilIdle(pids: number[]): Promise<void> {
+async function untilIdle(pids: number[], cpu: ThreadCpu): Promise<void> {
   if (pids.length === 0) return;
-  let last = await cpuOf(pids);
+  let last = await cpu.seconds(pids);
   for (let i = 0; i < 40; i++) {
     await new Promise((r) => setTimeout(r, 50));
-    const now = await cpuOf(pids);
+    const now = await cpu.seconds(pids);
     if (now - last < 0.005) return;
     last = now;
   }
@@ -218,7 +211,7 @@ export async function runCell(
   cell: Cell,
   run: CellRun,
 ): Promise<Map<Arm, Side>> {
-  const { routes, upstreamPid, perSide, next } = run;
+  const { routes, upstreamPid, perSide, next, cpu } = run;
   const jobs = new Map<Arm, Job>();
   for (const r of routes) jobs.set(r.arm, await cell.job(r.url, r.headers));
   const c = cell.concurrency;
@@ -238,17 +231,17 @@ export async function runCell(
     for (let i = 0; i < routes.length; i++) {
       const r = routes[(i + k) % routes.length];
       const pids = await r.pids();
-      const m0 = await cpuOf(pids);
-      const u0 = await cpuSeconds(upstreamPid);
+      const m0 = await cpu.seconds(pids);
+      const u0 = await cpu.seconds([upstreamPid]);
       const c0 = ownCpuSeconds();
       const got = await round(jobs.get(r.arm)!, perRound, c, next);
       const side = sides.get(r.arm)!;
       side.cpu.client += ownCpuSeconds() - c0;
       // What a gateway recorded after its answers (the queue a round leaves)
       // is its work: counted here, and never run into the next route's round.
-      await untilIdle(pids);
-      side.cpu.middle += await cpuOf(pids) - m0;
-      side.cpu.upstream += await cpuSeconds(upstreamPid) - u0;
+      await untilIdle(pids, cpu);
+      side.cpu.middle += await cpu.seconds(pids) - m0;
+      side.cpu.upstream += await cpu.seconds([upstreamPid]) - u0;
       side.samples.push(...got.samples);
       side.ms += got.ms;
       r.sent += got.samples.length;

@@ -72,6 +72,7 @@ import { loadAverages, machineBusySeconds } from "./_load_probe.ts";
 import { type GatewayStats, recordingRows } from "./_gateway_recording.ts";
 import { loadCells, loadRows, runLoadCell } from "./_gateway_load.ts";
 import { startPortkey } from "./_portkey.ts";
+import { ThreadCpu } from "./_thread_cpu.ts";
 
 const UPSTREAM = new URL("./_model_upstream.ts", import.meta.url).pathname;
 
@@ -149,6 +150,7 @@ export async function gatewayBench(args: string[] = []): Promise<BenchRow[]> {
     upstreamPid: up.child.pid,
     perSide,
     next: () => n++,
+    cpu: new ThreadCpu(),
   };
   const latency: BenchRow[] = [];
   const byRoute: BenchRow[] = [];
