@@ -10,8 +10,7 @@ import { assertEquals } from "../_assert.ts";
 import { HarnessStore } from "../../lib/store/mod.ts";
 import { message } from "../../lib/trace/mod.ts";
 import { fixedContext, tempDir } from "../_helpers.ts";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { waitFor } from "../_wait.ts";
 
 /**
  * The sequences the heads log vouches for (one receipt per line): a receipt
@@ -31,22 +30,30 @@ function receipts(root: string): number[] {
 
 Deno.test("HarnessStore.hold(): held appends are not indexed by a timer; settle() indexes them and writes their receipt at once", async () => {
   await using dir = await tempDir();
+  await using other = await tempDir();
   using store = new HarnessStore(dir.path, { indexFlushMs: 10 });
+  // The same flush delay, not held, its append made later: once its timer
+  // has flushed, a timer the held store armed first would have too.
+  using unheld = new HarnessStore(other.path, { indexFlushMs: 10 });
   const ctx = fixedContext("cap_quiet", "ep_1");
   store.hold();
   store.sink("cap_quiet").emit(message(ctx, { role: "user", text: "one" }));
   store.sink("cap_quiet").emit(message(ctx, { role: "user", text: "two" }));
-  // Far past the flush delay: held, no timer flushed them.
-  await sleep(120);
+  unheld.sink("cap_quiet").emit(message(ctx, { role: "user", text: "one" }));
+  await waitFor(
+    "the unheld store's timer flush",
+    () => receipts(other.path).length === 1,
+  );
   assertEquals(receipts(dir.path), []);
   store.settle();
-  assertEquals(store.index.events("cap_quiet").length, 2);
   assertEquals(receipts(dir.path), [2]);
+  assertEquals(store.index.events("cap_quiet").length, 2);
   // Settled, the hold is over: a later append is flushed by its timer.
   store.sink("cap_quiet").emit(message(ctx, { role: "user", text: "three" }));
-  for (let i = 0; i < 200 && receipts(dir.path).length < 2; i++) {
-    await sleep(10);
-  }
+  await waitFor(
+    "the timer's flush after the hold",
+    () => receipts(dir.path).length === 2,
+  );
   assertEquals(receipts(dir.path), [2, 3]);
   assertEquals(store.index.events("cap_quiet").length, 3);
 });
