@@ -57,7 +57,7 @@ const PHASES: Phase[] = [
   ],
   [
     "record: reading the exchange (JSON.parse, wire reader, message hashes)",
-    (f) => at(f, "#read", "model_gateway/record_queue.ts"),
+    (f) => at(f, "pendingExchange", "model_gateway/pending_exchange.ts"),
   ],
   [
     "record: … of which the active capture's lookup",

@@ -38,11 +38,8 @@ import {
 } from "./wires/registry.ts";
 import type { HookJoin, WireSpec } from "./wires/wire_spec.ts";
 import { GATEWAY_SOURCE, MAX_BODY_MESSAGES } from "./recorder.ts";
-import {
-  type Pending,
-  readPendingAnswer,
-  RecordQueue,
-} from "./record_queue.ts";
+import { type Pending, readPendingAnswer } from "./pending_exchange.ts";
+import { RecordQueue } from "./record_queue.ts";
 import { concat, headerText } from "./exchange_bytes.ts";
 import type { NormRequest } from "./wire_types.ts";
 import { isValidId } from "../trace/ids.ts";

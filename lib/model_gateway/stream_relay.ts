@@ -12,7 +12,7 @@ import type { AnswerPieces } from "./api_errors.ts";
 import type { BodyPieces } from "./body_pieces.ts";
 import type { KeptBytes } from "./kept_bytes.ts";
 import type { ModelGatewayStats } from "./options.ts";
-import type { Pending } from "./record_queue.ts";
+import type { Pending } from "./pending_exchange.ts";
 import { StreamKeep } from "./stream_keep.ts";
 import type { UpstreamDeadline } from "./upstream_deadline.ts";
 
