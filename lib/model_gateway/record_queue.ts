@@ -61,8 +61,9 @@ const RECORD_SLICE_MS = 1;
 const LARGE_SLICE_MS = 8;
 
 /**
- * A recording run that follows this long a pause is a quiet moment: what it
- * wrote is made durable at its end, on this thread (see `#settle`).
+ * A recording run that follows this long a pause is a quiet moment: the
+ * exchanges waiting when it starts are made durable as soon as they are
+ * written, on this thread (see `#settle`).
  */
 const QUIET_MS = 50;
 

@@ -123,8 +123,18 @@ export class IndexFeed {
   #flushLater(): void {
     this.#timer = undefined;
     if (this.#stopped) return;
+    this.#flushOrRetry(false);
+  }
+
+  /**
+   * Flush now; a failure is kept for `/health` and the flush tried again a
+   * second later (never thrown).
+   *
+   * @param now Sync the receipts on this thread.
+   */
+  #flushOrRetry(now: boolean): void {
     try {
-      this.flushIndex();
+      this.flushIndex(now);
       this.#flushError = null;
     } catch (err) {
       this.#flushError = err instanceof Error ? err.message : String(err);
@@ -154,14 +164,7 @@ export class IndexFeed {
     if (this.#stopped) return;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
-    try {
-      this.flushIndex(true);
-      this.#flushError = null;
-    } catch (err) {
-      // As a timer's flush: kept for /health, tried again a second later.
-      this.#flushError = err instanceof Error ? err.message : String(err);
-      this.#timer = setTimeout(() => this.#flushLater(), 1000);
-    }
+    this.#flushOrRetry(true);
   }
 
   /**

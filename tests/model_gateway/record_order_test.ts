@@ -8,7 +8,7 @@
  */
 import type { TraceEvent } from "../../lib/trace/mod.ts";
 import { assertEquals } from "../_assert.ts";
-import { KEY, ofKind, startGateway } from "./_gateway.ts";
+import { type GatewayRig, KEY, ofKind, startGateway } from "./_gateway.ts";
 
 /** A one-message conversation of its own, streamed or not. */
 function ask(base: string, capture: string, n: number, stream: boolean) {
@@ -27,6 +27,23 @@ function ask(base: string, capture: string, n: number, stream: boolean) {
         : {}),
     }),
   });
+}
+
+/**
+ * Send `n` one-message conversations back to back (exchange `i` streamed
+ * when `streamed(i)`), each answered 200 and read whole.
+ */
+async function askInTurn(
+  rig: GatewayRig,
+  n: number,
+  streamed: (i: number) => boolean,
+): Promise<void> {
+  for (let i = 0; i < n; i++) rig.up.push({ text: `answer ${i}` });
+  for (let i = 0; i < n; i++) {
+    const res = await ask(rig.server.url, rig.capture, i, streamed(i));
+    assertEquals(res.status, 200);
+    await res.arrayBuffer();
+  }
 }
 
 /** The user's text of each exchange, in the order its events were sealed. */
@@ -49,13 +66,8 @@ function runs(events: TraceEvent[]): string[] {
 Deno.test("RecordQueue: what was answered before close() is recorded by it, each exchange whole, in the order answered", async () => {
   await using rig = await startGateway({ capture: "cap_order" });
   const n = 60;
-  for (let i = 0; i < n; i++) rig.up.push({ text: `answer ${i}` });
   // Back to back: answers come faster than the queue's first wait (10 ms).
-  for (let i = 0; i < n; i++) {
-    const res = await ask(rig.server.url, rig.capture, i, i % 2 === 1);
-    assertEquals(res.status, 200);
-    await res.arrayBuffer();
-  }
+  await askInTurn(rig, n, (i) => i % 2 === 1);
   // Each exchange is recorded or waiting, none lost in between.
   const stats = rig.server.server.modelGateway!.stats;
   assertEquals(stats.recorded + stats.queued + stats.record_misses, n);
@@ -110,12 +122,7 @@ Deno.test("RecordQueue: with recording off, what a request brought is let go onc
     gateway: { record: false },
   });
   const n = 12;
-  for (let i = 0; i < n; i++) rig.up.push({ text: `answer ${i}` });
-  for (let i = 0; i < n; i++) {
-    const res = await ask(rig.server.url, rig.capture, i, i % 2 === 0);
-    assertEquals(res.status, 200);
-    await res.arrayBuffer();
-  }
+  await askInTurn(rig, n, (i) => i % 2 === 0);
   const g = rig.server.server.modelGateway!;
   await g.settled();
   assertEquals(
