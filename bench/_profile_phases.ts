@@ -42,8 +42,12 @@ const PHASES: Phase[] = [
     (f) => at(f, "answer", "model_gateway/gateway.ts"),
   ],
   [
+    "serve: … of which the active capture's lookup",
+    (f) => at(f, "at", "model_gateway/active_capture_reading.ts"),
+  ],
+  [
     "serve: stream relay (the relay's pieces, read for the record)",
-    (f) => at(f, "read", "model_gateway/gateway.ts"),
+    (f) => at(f, "read", "model_gateway/stream_relay.ts"),
   ],
   [
     "serve: HTTP/1.1 listener, reading requests",
@@ -58,10 +62,6 @@ const PHASES: Phase[] = [
   [
     "record: reading the exchange (JSON.parse, wire reader, message hashes)",
     (f) => at(f, "pendingExchange", "model_gateway/pending_exchange.ts"),
-  ],
-  [
-    "record: … of which the active capture's lookup",
-    (f) => at(f, "#activeCapture", "model_gateway/record_queue.ts"),
   ],
   [
     "record: building events (recorder)",

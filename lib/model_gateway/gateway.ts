@@ -47,7 +47,9 @@ import { BookRestorer } from "./restore.ts";
 import { requestSecrets } from "../trace/scrub_exact.ts";
 import { KeptBytes } from "./kept_bytes.ts";
 import { relayStream } from "./stream_relay.ts";
-import { BodyPieces, heldPiece } from "./body_pieces.ts";
+import { BodyPieces } from "./body_pieces.ts";
+import { readWholeAnswer, type WholeAnswer } from "./whole_answer.ts";
+import { ActiveCaptureReading } from "./active_capture_reading.ts";
 import { TimeSlices } from "./time_slices.ts";
 import { readRequest } from "./request_reading.ts";
 import type { ServedPackage } from "./serving.ts";
@@ -101,8 +103,8 @@ export class ModelGateway {
   readonly #records: RecordQueue;
   readonly #kept: KeptBytes;
   readonly #maxAnswer: number;
-  /** The active capture as last read, and when (ms since the epoch). */
-  #active: { id: string; at: number; root: number | null } | null = null;
+  /** The active capture, read about once per turn of the loop. */
+  readonly #active: ActiveCaptureReading;
   /** Counters (shown on `/health`). */
   readonly stats: ModelGatewayStats;
 
@@ -114,6 +116,10 @@ export class ModelGateway {
    */
   constructor(ctx: ModelGatewayContext, options: ModelGatewayOptions = {}) {
     this.#ctx = ctx;
+    this.#active = new ActiveCaptureReading(
+      ctx.store.root,
+      () => ctx.defaultCapture(),
+    );
     this.#book = new ConversationBook({
       maxMessages: options.maxConversationMessages,
     });
@@ -432,7 +438,10 @@ export class ModelGateway {
     }
     let whole: WholeAnswer;
     try {
-      whole = await this.#readWhole(res);
+      whole = await readWholeAnswer(res, {
+        kept: this.#kept,
+        maxAnswerBytes: this.#maxAnswer,
+      });
     } catch (err) {
       return failed(sent.fail(err));
     }
@@ -512,7 +521,7 @@ export class ModelGateway {
       return `the request cannot be read: ${(err as Error).message}`;
     }
     const capture = req.header("x-harness-capture") ||
-      this.#captureAt(started.getTime());
+      this.#active.at(started.getTime());
     if (!isValidId(capture)) {
       const why = `capture id ${
         JSON.stringify(String(capture).slice(0, 80))
@@ -565,59 +574,6 @@ export class ModelGateway {
     };
   }
 
-  /**
-   * Read a whole answer while it fits: at most `maxAnswerBytes` (as
-   * decompressed), each piece taken from the budget of kept bytes. Past
-   * either, the pieces read so far and the rest of the body as a stream.
-   */
-  async #readWhole(res: Response): Promise<WholeAnswer> {
-    const chunks: Uint8Array[] = [];
-    let taken = 0;
-    if (!res.body) return { chunks, taken, rest: null };
-    // Its size known and not encoded: read at once (the common case).
-    const length = Number(res.headers.get("content-length") ?? NaN);
-    if (
-      Number.isSafeInteger(length) && length <= this.#maxAnswer &&
-      !res.headers.has("content-encoding") && this.#kept.take(length)
-    ) {
-      try {
-        return { chunks: [await res.bytes()], taken: length, rest: null };
-      } catch (err) {
-        this.#kept.give(length);
-        throw err;
-      }
-    }
-    const reader = new BodyPieces(res.body);
-    for (;;) {
-      let value: Uint8Array | null;
-      try {
-        value = await reader.read();
-      } catch (err) {
-        this.#kept.give(taken);
-        throw err;
-      }
-      if (value === null) return { chunks, taken, rest: null };
-      const piece = heldPiece(value);
-      const over = taken + piece.length > this.#maxAnswer;
-      if (over || !this.#kept.take(piece.length)) {
-        this.#kept.give(taken);
-        chunks.push(piece);
-        return {
-          chunks,
-          taken: 0,
-          rest: {
-            stream: reader,
-            reason: over
-              ? `the answer is larger than the gateway keeps (${this.#maxAnswer} bytes): relayed as it came, not kept for its record`
-              : `the gateway's budget of bytes kept for recording (${this.#kept.max} bytes) was used up: the answer was relayed as it came, not kept for its record`,
-          },
-        };
-      }
-      taken += piece.length;
-      chunks.push(piece);
-    }
-  }
-
   /** Settle a plain exchange's end: answered (read on demand) or failed. */
   #settle(record: Pending, answered: boolean): void {
     const id = record.identity;
@@ -625,41 +581,6 @@ export class ModelGateway {
       state: answered ? "answered" : "failed",
       read: answered ? () => readPendingAnswer(record) : null,
     });
-  }
-
-  /**
-   * The capture a request without `x-harness-capture` goes to: the active
-   * capture as read after the request arrived. A reading serves every
-   * request that arrived before it, so under load the store root is looked
-   * at about once per turn of the loop, not per request (a missing
-   * `active_capture` file costs an error object each time).
-   */
-  #captureAt(arrived: number): string {
-    const last = this.#active;
-    if (last !== null && last.at > arrived) return last.id;
-    const at = Date.now() + 0.5;
-    // The pointer is put in place by a rename (`capture start`), which
-    // changes the root's entries: while they are unchanged it is as read
-    // (a missing pointer costs an error object per look).
-    let root: number | null = null;
-    try {
-      root = Deno.statSync(this.#ctx.store.root).mtime?.getTime() ?? null;
-    } catch {
-      // Read the pointer below.
-    }
-    if (last !== null && root !== null && last.root === root) {
-      this.#active = { ...last, at };
-      return last.id;
-    }
-    const id = this.#ctx.defaultCapture();
-    // Trusted only once the root's time is well past (file times can be
-    // coarse: a change in the same tick would keep it).
-    this.#active = {
-      id,
-      at,
-      root: root !== null && at - root > 50 ? root : null,
-    };
-    return id;
   }
 
   /**
@@ -685,16 +606,6 @@ export class ModelGateway {
       },
     });
   }
-}
-
-/** A whole answer as read: its pieces, or those read before it grew too large and the rest. */
-interface WholeAnswer {
-  /** Pieces read (all of them when `rest` is null). */
-  chunks: Uint8Array[];
-  /** Bytes taken from the budget of kept bytes (0 when `rest` is set). */
-  taken: number;
-  /** The rest, when the answer is larger than the gateway holds, and why. */
-  rest: { stream: BodyPieces; reason: string } | null;
 }
 
 /**
