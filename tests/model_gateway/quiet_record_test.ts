@@ -2,7 +2,7 @@
  * An exchange recorded after a pause (one agent's request, nothing else
  * waiting) is made durable at the end of its recording, in the same turn of
  * the event loop: its spool synced, its index rows flushed and their receipt
- * synced, with no timer left to wake the process for them later.
+ * synced, without waiting for the index's timer.
  *
  * @module
  */
@@ -23,7 +23,7 @@ function receipts(root: string): { capture_id: string; sequence: number }[] {
 
 Deno.test("RecordQueue: an exchange after a pause is indexed and vouched for when it is recorded, not by the index's timer", async () => {
   // An hour's flush delay: only the quiet run's settle can write the
-  // receipt within the test; a timer left behind would fail the test too.
+  // receipt within the test.
   await using rig = await startGateway({
     capture: "cap_quiet",
     store: { indexFlushMs: 3_600_000 },
