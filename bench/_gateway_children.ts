@@ -20,14 +20,17 @@ async function untilStdinCloses(): Promise<void> {
 /**
  * The gateway process: a real ingest server over `root` until stdin
  * closes; then its gateway's stats. `--no-record` turns recording off
- * (every exchange is forwarded and read, none stored).
+ * (every exchange is forwarded and read, none stored); `--fetch-client`
+ * asks the upstream through `fetch`, as a remote upstream is asked, not
+ * through the gateway's own client for loopback upstreams.
  *
  * @param root The store root.
- * @param options The upstream's origin; whether to record.
+ * @param options The upstream's origin; whether to record; whether to use
+ *   the own client.
  */
 export async function gatewayChild(
   root: string,
-  options: { upstream: string; record: boolean },
+  options: { upstream: string; record: boolean; ownClient?: boolean },
 ): Promise<void> {
   const { upstream, record } = options;
   const store = new HarnessStore(root, { role: "ingest-server" });
@@ -40,6 +43,7 @@ export async function gatewayChild(
         gemini: upstream,
       },
       ...(record ? {} : { record: false }),
+      ...(options.ownClient === false ? { ownClient: false } : {}),
     },
   });
   console.log(`gateway ${await server.start()}`);

@@ -292,7 +292,8 @@ if (import.meta.main) {
   if (Deno.args[0] === "--gateway-child") {
     await gatewayChild(Deno.args[1], {
       upstream: Deno.args[2],
-      record: Deno.args[3] !== "--no-record",
+      record: !Deno.args.includes("--no-record"),
+      ownClient: !Deno.args.includes("--fetch-client"),
     });
   } else if (Deno.args[0] === "--bare-proxy-child") {
     await bareProxyChild(Deno.args[1]);

@@ -339,6 +339,7 @@ export class IngestServer {
     await s.shutdown().catch(() => {});
     // What was answered is recorded before the store closes.
     await this.#gateway?.settled();
+    this.#gateway?.close();
     this.#markStopped();
   }
 

@@ -1,5 +1,6 @@
 /**
- * {@linkcode BodyPieces}: an upstream body read piece by piece into buffers
+ * {@linkcode Pieces}, an answer's body piece by piece, and
+ * {@linkcode BodyPieces}: a `fetch` body read piece by piece into buffers
  * of the gateway's own (a BYOB read, when the body takes one). `fetch`
  * hands each piece of a default read in a fresh 64 KiB buffer — a 300-byte
  * event of a stream, or each 4 KiB of a decompressed answer — so holding
@@ -12,8 +13,31 @@
 /** The buffer each read fills. */
 const PIECE_BYTES = 16 * 1024;
 
-/** A body, read piece by piece. */
-export class BodyPieces {
+/** An answer's body, read piece by piece. */
+export interface Pieces {
+  /**
+   * The next piece, the caller's to keep.
+   *
+   * @returns It (never empty), or null at the end.
+   */
+  read(): Promise<Uint8Array | null>;
+  /**
+   * The next piece, valid only until the next call (a relay copies each
+   * piece out before it asks for the next).
+   *
+   * @returns It (never empty), or null at the end.
+   */
+  next(): Promise<Uint8Array | null>;
+  /**
+   * Stop reading (the upstream request is abandoned).
+   *
+   * @param reason Why.
+   */
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/** A body stream (`fetch`'s), read piece by piece. */
+export class BodyPieces implements Pieces {
   readonly #byob: ReadableStreamBYOBReader | null;
   readonly #plain: ReadableStreamDefaultReader<Uint8Array> | null;
   /** The buffer of the last piece `next` gave (reused by the next). */

@@ -47,7 +47,8 @@ import { BookRestorer } from "./restore.ts";
 import { requestSecrets } from "../trace/scrub_exact.ts";
 import { KeptBytes } from "./kept_bytes.ts";
 import { relayStream } from "./stream_relay.ts";
-import { BodyPieces } from "./body_pieces.ts";
+import type { Pieces } from "./body_pieces.ts";
+import { Http1Client } from "./http1_client/client.ts";
 import { readWholeAnswer, type WholeAnswer } from "./whole_answer.ts";
 import { ActiveCaptureReading } from "./active_capture_reading.ts";
 import { TimeSlices } from "./time_slices.ts";
@@ -98,6 +99,8 @@ export class ModelGateway {
   /** The wires' joins of host hooks' episodes (Gemini CLI's), by wire. */
   readonly #joins: Map<WireSpec, HookJoin>;
   readonly #timeoutMs: number;
+  /** The own client for loopback upstreams (null: `fetch` for all). */
+  readonly #client: Http1Client | null;
   readonly #book: ConversationBook;
   readonly #packages: Map<string, ServedPackage>;
   readonly #records: RecordQueue;
@@ -137,6 +140,7 @@ export class ModelGateway {
       WIRE_SPECS.flatMap((s) => s.hooks ? [[s, s.hooks()]] : []),
     );
     this.#timeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+    this.#client = options.ownClient === false ? null : new Http1Client();
     this.#packages = new Map(Object.entries(options.packages ?? {}));
     this.stats = {
       requests: 0,
@@ -223,8 +227,9 @@ export class ModelGateway {
     return restorer.finish();
   }
 
-  /** Stop: close the spill's file (after `settled`). */
+  /** Stop: close the upstream connections and the spill's file (after `settled`). */
   close(): void {
+    this.#client?.close();
     this.#records.close();
   }
 
@@ -356,6 +361,7 @@ export class ModelGateway {
           stats,
           records: this.#records,
           timeoutMs: this.#timeoutMs,
+          client: this.#client,
           maxAnswerBytes: this.#maxAnswer,
           kept: this.#kept,
         },
@@ -403,7 +409,7 @@ export class ModelGateway {
     };
     const sent = await forwardUpstream(
       { url, method: req.method, headers, body, client: req.signal },
-      { family, timeoutMs: this.#timeoutMs, stats },
+      { family, timeoutMs: this.#timeoutMs, stats, client: this.#client },
     );
     if ("error" in sent) return failed(sent.error);
     const { res, deadline } = sent;
@@ -430,7 +436,7 @@ export class ModelGateway {
         status: res.status,
         headers: out,
         body: null,
-        pieces: this.#relay(new BodyPieces(res.body), record, {
+        pieces: this.#relay(res.body, record, {
           client: req.signal,
           deadline,
         }),
@@ -588,7 +594,7 @@ export class ModelGateway {
    * record as it passes; the exchange is settled and queued at its end.
    */
   #relay(
-    pieces: BodyPieces,
+    pieces: Pieces,
     record: Pending | null,
     options: {
       client: AbortSignal | undefined;

@@ -44,6 +44,12 @@ export interface ModelGatewayOptions {
   /** Milliseconds an upstream may take to answer in full; then 504. @default 600000 */
   upstreamTimeoutMs?: number;
   /**
+   * Ask loopback `http:` upstreams through the gateway's own HTTP/1.1
+   * client (`http1_client/`); off: every upstream through `fetch` (the
+   * benchmark's comparison). @default true
+   */
+  ownClient?: boolean;
+  /**
    * Exchanges waiting to be recorded in memory; past it they wait in the
    * store's spill on disk (none is dropped); what waits in memory is what
    * a `kill -9` can lose. @default 64

@@ -27,12 +27,13 @@ import {
   streamOf,
 } from "./exchange_bytes.ts";
 import { isObject, type NormResponse } from "./wire_types.ts";
-import { BodyPieces } from "./body_pieces.ts";
 import type { KeptBytes } from "./kept_bytes.ts";
 import { SseParser } from "./sse.ts";
 import type { ServedPackage, ServingDecision } from "./serving.ts";
 import { answerHeaders } from "./upstream_answer.ts";
 import { forwardUpstream } from "./upstream_forward.ts";
+import type { UpstreamResponse } from "./upstream_response.ts";
+import type { Http1Client } from "./http1_client/client.ts";
 
 /** Re-asks after a refused answer, at most. */
 const MAX_REASKS = 2;
@@ -74,6 +75,8 @@ export interface PackageServingDeps {
   records: RecordQueue;
   /** Milliseconds an upstream may take to answer in full. */
   timeoutMs: number;
+  /** The gateway's own client for loopback upstreams, or null. */
+  client: Http1Client | null;
   /** The most bytes of one answer read to check it. */
   maxAnswerBytes: number;
   /** The gateway's budget of bytes held (answers being read). */
@@ -379,7 +382,7 @@ async function forwardBuffered(
 ): Promise<
   | { error: GatewayError }
   | {
-    res: Response;
+    res: UpstreamResponse;
     headers: Record<string, string>;
     bytes: Uint8Array;
     chunks: Uint8Array[] | null;
@@ -391,7 +394,12 @@ async function forwardBuffered(
     headers: a.headers,
     body: JSON.stringify(a.sent),
     client: a.req.signal,
-  }, { family: a.family, timeoutMs: deps.timeoutMs, stats: deps.stats });
+  }, {
+    family: a.family,
+    timeoutMs: deps.timeoutMs,
+    stats: deps.stats,
+    client: deps.client,
+  });
   if ("error" in sent) return { error: sent.error };
   const { res, deadline } = sent;
   let taken = 0;
@@ -403,7 +411,7 @@ async function forwardBuffered(
     if (isStream) deps.stats.streams++;
     const chunks: Uint8Array[] = [];
     if (res.body) {
-      const pieces = new BodyPieces(res.body);
+      const pieces = res.body;
       for (let p = await pieces.read(); p !== null; p = await pieces.read()) {
         const over = taken + p.length > deps.maxAnswerBytes;
         if (over || !deps.kept.take(p.length)) {

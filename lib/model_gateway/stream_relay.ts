@@ -9,7 +9,7 @@
  * @module
  */
 import type { AnswerPieces } from "./api_errors.ts";
-import type { BodyPieces } from "./body_pieces.ts";
+import type { Pieces } from "./body_pieces.ts";
 import type { KeptBytes } from "./kept_bytes.ts";
 import type { ModelGatewayStats } from "./options.ts";
 import type { Pending } from "./pending_exchange.ts";
@@ -43,7 +43,7 @@ export interface RelayDeps {
  * @returns The pieces, for the listener.
  */
 export function relayStream(
-  pieces: BodyPieces,
+  pieces: Pieces,
   record: Pending | null,
   { client, deadline, lead }: {
     client: AbortSignal | undefined;

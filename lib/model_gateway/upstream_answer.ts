@@ -7,6 +7,7 @@
 import { GatewayError } from "./gateway_error.ts";
 import type { WireSpec } from "./wires/wire_spec.ts";
 import type { ModelGatewayStats } from "./options.ts";
+import type { UpstreamResponse } from "./upstream_response.ts";
 
 /** Answer headers the server writes itself (or that no longer hold). */
 const DROP_ANSWER = new Set([
@@ -24,7 +25,9 @@ const DROP_ANSWER = new Set([
  * @param res The upstream's answer.
  * @returns Its headers but those the server writes itself.
  */
-export function answerHeaders(res: Response): Record<string, string> {
+export function answerHeaders(
+  res: Pick<UpstreamResponse, "headers">,
+): Record<string, string> {
   const out: Record<string, string> = {};
   res.headers.forEach((v, k) => {
     if (!DROP_ANSWER.has(k)) out[k] = v;

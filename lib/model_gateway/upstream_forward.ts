@@ -5,15 +5,18 @@
  * again): the upstream deadline started, the request sent as given, and a
  * failure — unreachable, too slow, the client gone — turned into the
  * gateway's error, 502 or 504 (`upstream_answer.ts`), for the caller to
- * record and throw.
+ * record and throw. A loopback `http:` upstream is asked through the
+ * gateway's own HTTP/1.1 client (`http1_client/`), any other through `fetch`.
  *
  * @module
  */
 import type { GatewayError } from "./gateway_error.ts";
+import { Http1Client } from "./http1_client/client.ts";
 import type { ModelGatewayStats } from "./options.ts";
 import { upstreamFailure } from "./upstream_answer.ts";
 import { UpstreamDeadline } from "./upstream_deadline.ts";
 import type { WireSpec } from "./wires/wire_spec.ts";
+import { fromFetch, type UpstreamResponse } from "./upstream_response.ts";
 
 /** A request on its way to the upstream. */
 export interface UpstreamCall {
@@ -37,12 +40,14 @@ export interface ForwardDeps {
   timeoutMs: number;
   /** The gateway's counters. */
   stats: ModelGatewayStats;
+  /** The gateway's own client, for the upstreams it takes; null: `fetch` for all. */
+  client: Http1Client | null;
 }
 
 /** An upstream that answered: its response, its running deadline, and how a later failure reads. */
 export interface Forwarded {
   /** The upstream's response (its body not read yet). */
-  res: Response;
+  res: UpstreamResponse;
   /** The deadline, running until the caller ends it (the answer read or relayed). */
   deadline: UpstreamDeadline;
   /**
@@ -83,6 +88,17 @@ export async function forwardUpstream(
   };
   try {
     const body = call.body;
+    const url = deps.client ? new URL(call.url) : null;
+    if (url && Http1Client.takes(url)) {
+      const res = await deps.client!.send({
+        url,
+        method: call.method,
+        headers: call.headers,
+        body,
+        signal,
+      });
+      return { res, deadline, fail };
+    }
     const res = await fetch(call.url, {
       method: call.method,
       headers: call.headers,
@@ -92,7 +108,7 @@ export async function forwardUpstream(
       signal,
       redirect: "manual",
     });
-    return { res, deadline, fail };
+    return { res: fromFetch(res), deadline, fail };
   } catch (err) {
     return { error: fail(err) };
   }

@@ -5,8 +5,9 @@
  *
  * @module
  */
-import { BodyPieces, heldPiece } from "./body_pieces.ts";
+import { heldPiece, type Pieces } from "./body_pieces.ts";
 import type { KeptBytes } from "./kept_bytes.ts";
+import type { UpstreamResponse } from "./upstream_response.ts";
 
 /** A whole answer as read: its pieces, or those read before it grew too large and the rest. */
 export interface WholeAnswer {
@@ -15,7 +16,7 @@ export interface WholeAnswer {
   /** Bytes taken from the budget of kept bytes (0 when `rest` is set). */
   taken: number;
   /** The rest, when the answer is larger than the gateway holds, and why. */
-  rest: { stream: BodyPieces; reason: string } | null;
+  rest: { stream: Pieces; reason: string } | null;
 }
 
 /**
@@ -28,12 +29,11 @@ export interface WholeAnswer {
  * @returns The pieces, the bytes taken from the budget, and the rest if any.
  */
 export async function readWholeAnswer(
-  res: Response,
+  res: UpstreamResponse,
   { kept, maxAnswerBytes }: { kept: KeptBytes; maxAnswerBytes: number },
 ): Promise<WholeAnswer> {
   const chunks: Uint8Array[] = [];
   let taken = 0;
-  if (!res.body) return { chunks, taken, rest: null };
   // Its size known and not encoded: read at once (the common case).
   const length = Number(res.headers.get("content-length") ?? NaN);
   if (
@@ -47,7 +47,8 @@ export async function readWholeAnswer(
       throw err;
     }
   }
-  const reader = new BodyPieces(res.body);
+  const reader = res.body;
+  if (!reader) return { chunks, taken, rest: null };
   for (;;) {
     let value: Uint8Array | null;
     try {

@@ -1,0 +1,180 @@
+/**
+ * {@linkcode ConnBody}: an upstream answer's body as it comes off the
+ * connection, framed by its length, by chunks, or by the connection's end
+ * (RFC 9112 §6.3), handed out piece by piece as views of the connection's
+ * buffer; once read to its end (or given up) the connection goes back to
+ * its pool, or is closed.
+ *
+ * @module
+ */
+import type { Pieces } from "../body_pieces.ts";
+import { MalformedAnswerError } from "./answer_head.ts";
+import { type ConnReader, UpstreamClosedError } from "./conn_reader.ts";
+
+/** How a body ends. */
+export type Framing =
+  | { kind: "length"; bytes: number }
+  | { kind: "chunked" }
+  | { kind: "close" };
+
+/** Longest chunk-size line (with extensions) or trailer line. */
+const MAX_LINE = 4096;
+/** Most trailer lines read (and dropped). */
+const MAX_TRAILERS = 64;
+/** Largest piece handed out. */
+const PIECE_BYTES = 16 * 1024;
+
+const LINE_DECODER = new TextDecoder();
+
+/** A body read off its connection. */
+export class ConnBody implements Pieces {
+  readonly #reader: ConnReader;
+  readonly #framing: Framing;
+  readonly #end: (reusable: boolean) => void;
+  /** Bytes left of the body (length) or of the chunk under way (chunked). */
+  #left: number;
+  /** A chunk's data was read: its CRLF comes before the next size line. */
+  #afterChunk = false;
+  #done = false;
+
+  /**
+   * Create a `ConnBody`.
+   *
+   * @param reader The connection's reader, past the answer's head.
+   * @param framing How the body ends.
+   * @param end Called once: with true when the body was read to its end
+   *   and the connection may carry another request, else false (the
+   *   connection is closed).
+   */
+  constructor(
+    reader: ConnReader,
+    framing: Framing,
+    end: (reusable: boolean) => void,
+  ) {
+    this.#reader = reader;
+    this.#framing = framing;
+    this.#end = end;
+    this.#left = framing.kind === "length" ? framing.bytes : 0;
+  }
+
+  /** {@inheritDoc Pieces.next} */
+  async next(): Promise<Uint8Array | null> {
+    if (this.#done) return null;
+    try {
+      switch (this.#framing.kind) {
+        case "length":
+          return await this.#fromLength();
+        case "chunked":
+          return await this.#fromChunks();
+        default: {
+          const piece = await this.#reader.some(PIECE_BYTES);
+          if (piece === null) this.#finish(false);
+          return piece;
+        }
+      }
+    } catch (err) {
+      this.#finish(false);
+      throw err;
+    }
+  }
+
+  /** {@inheritDoc Pieces.read} */
+  async read(): Promise<Uint8Array | null> {
+    return (await this.next())?.slice() ?? null;
+  }
+
+  /**
+   * The whole body (the caller's to keep).
+   *
+   * @returns Its bytes.
+   */
+  async bytes(): Promise<Uint8Array> {
+    if (this.#framing.kind === "length" && !this.#done) {
+      const out = new Uint8Array(this.#left);
+      try {
+        await this.#reader.exactly(out);
+      } catch (err) {
+        this.#finish(false);
+        throw err;
+      }
+      this.#left = 0;
+      this.#finish(true);
+      return out;
+    }
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    for (let p = await this.read(); p !== null; p = await this.read()) {
+      parts.push(p);
+      size += p.length;
+    }
+    if (parts.length === 1) return parts[0];
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  }
+
+  /** {@inheritDoc Pieces.cancel} */
+  cancel(): Promise<void> {
+    this.#finish(false);
+    return Promise.resolve();
+  }
+
+  #finish(reusable: boolean): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#end(reusable);
+  }
+
+  async #fromLength(): Promise<Uint8Array | null> {
+    if (this.#left === 0) {
+      this.#finish(true);
+      return null;
+    }
+    const piece = await this.#reader.some(Math.min(this.#left, PIECE_BYTES));
+    if (piece === null) throw new UpstreamClosedError("an answer's body");
+    this.#left -= piece.length;
+    return piece;
+  }
+
+  async #fromChunks(): Promise<Uint8Array | null> {
+    if (this.#left === 0) {
+      if (this.#afterChunk) {
+        if ((await this.#reader.line(MAX_LINE)).length !== 0) {
+          throw new MalformedAnswerError("a chunk longer than its size");
+        }
+        this.#afterChunk = false;
+      }
+      const line = LINE_DECODER.decode(await this.#reader.line(MAX_LINE));
+      const semi = line.indexOf(";");
+      const hex = (semi >= 0 ? line.slice(0, semi) : line).trim();
+      if (!/^[0-9a-fA-F]{1,13}$/.test(hex)) {
+        throw new MalformedAnswerError(
+          `the chunk size ${JSON.stringify(hex.slice(0, 20))}`,
+        );
+      }
+      const size = parseInt(hex, 16);
+      if (size === 0) {
+        // Trailers are read and dropped, up to the blank line.
+        for (let i = 0; (await this.#reader.line(MAX_LINE)).length > 0; i++) {
+          if (i >= MAX_TRAILERS) {
+            throw new MalformedAnswerError(
+              `more than ${MAX_TRAILERS} trailers`,
+            );
+          }
+        }
+        this.#finish(true);
+        return null;
+      }
+      this.#left = size;
+      this.#afterChunk = true;
+    }
+    const piece = await this.#reader.some(Math.min(this.#left, PIECE_BYTES));
+    if (piece === null) throw new UpstreamClosedError("a chunked answer");
+    this.#left -= piece.length;
+    return piece;
+  }
+}
