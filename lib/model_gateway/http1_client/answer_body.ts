@@ -26,6 +26,36 @@ const PIECE_BYTES = 16 * 1024;
 
 const LINE_DECODER = new TextDecoder();
 
+/**
+ * A chunk-size line's size: hex digits (13 at most), then optional
+ * whitespace and extensions (`;…`), read from the bytes.
+ *
+ * @param line The line, without its CRLF.
+ * @returns The size.
+ * @throws {MalformedAnswerError} Not a chunk-size line.
+ */
+function chunkSize(line: Uint8Array): number {
+  let size = 0;
+  let i = 0;
+  for (; i < line.length; i++) {
+    const b = line[i];
+    const l = b | 32; // a letter in lower case
+    const d = b >= 48 && b <= 57 ? b - 48 : l >= 97 && l <= 102 ? l - 87 : -1;
+    if (d < 0 || i === 13) break;
+    size = size * 16 + d;
+  }
+  let rest = i;
+  while (rest < line.length && (line[rest] === 32 || line[rest] === 9)) rest++;
+  if (i === 0 || (rest < line.length && line[rest] !== 59)) {
+    throw new MalformedAnswerError(
+      `the chunk size ${
+        JSON.stringify(LINE_DECODER.decode(line.subarray(0, 20)))
+      }`,
+    );
+  }
+  return size;
+}
+
 /** A body read off its connection. */
 export class ConnBody implements Pieces {
   readonly #reader: ConnReader;
@@ -148,15 +178,7 @@ export class ConnBody implements Pieces {
         }
         this.#afterChunk = false;
       }
-      const line = LINE_DECODER.decode(await this.#reader.line(MAX_LINE));
-      const semi = line.indexOf(";");
-      const hex = (semi >= 0 ? line.slice(0, semi) : line).trim();
-      if (!/^[0-9a-fA-F]{1,13}$/.test(hex)) {
-        throw new MalformedAnswerError(
-          `the chunk size ${JSON.stringify(hex.slice(0, 20))}`,
-        );
-      }
-      const size = parseInt(hex, 16);
+      const size = chunkSize(await this.#reader.line(MAX_LINE));
       if (size === 0) {
         // Trailers are read and dropped, up to the blank line.
         for (let i = 0; (await this.#reader.line(MAX_LINE)).length > 0; i++) {
