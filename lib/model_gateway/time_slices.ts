@@ -9,7 +9,8 @@
 
 /** Time slices of work, with a yield to the event loop between them. */
 export class TimeSlices {
-  readonly #ms: number;
+  #ms: number;
+  #start: number;
   #until: number;
 
   /**
@@ -19,7 +20,19 @@ export class TimeSlices {
    */
   constructor(ms: number) {
     this.#ms = ms;
-    this.#until = performance.now() + ms;
+    this.#start = performance.now();
+    this.#until = this.#start + ms;
+  }
+
+  /**
+   * Make slices `ms` long from now on, the one under way too.
+   *
+   * @param ms Milliseconds of work per slice.
+   */
+  resize(ms: number): void {
+    if (ms === this.#ms) return;
+    this.#ms = ms;
+    this.#until = this.#start + ms;
   }
 
   /** Whether the slice is used up. */
@@ -30,7 +43,8 @@ export class TimeSlices {
   /** Yield to the event loop, then start a new slice. */
   async pause(): Promise<void> {
     await new Promise((r) => setTimeout(r, 0));
-    this.#until = performance.now() + this.#ms;
+    this.#start = performance.now();
+    this.#until = this.#start + this.#ms;
   }
 
   /** Yield when the slice is used up. */
