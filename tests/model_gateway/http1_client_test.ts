@@ -410,3 +410,53 @@ Deno.test("the gateway answers and records alike through its own client and thro
   );
   assertEquals(seen[1].kinds, seen[0].kinds);
 });
+
+Deno.test({
+  name:
+    "Http1Client: a connect that hangs (the upstream's accept queue full) ends when the signal aborts",
+  // The client's own connect is still retrying its handshake when the test
+  // ends; it fails once the listener is gone and is closed if it came late.
+  sanitizeOps: false,
+  fn: async () => {
+    // A listener that never accepts: once its queue is full, a handshake is
+    // dropped and the connect waits.
+    const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (l.addr as Deno.NetAddr).port;
+    const filled: Deno.Conn[] = [];
+    const fills = Array.from(
+      { length: 2000 },
+      () =>
+        Deno.connect({ hostname: "127.0.0.1", port }).then((c) => {
+          filled.push(c);
+        }),
+    );
+    let seen = -1;
+    await waitFor(
+      "the accept queue full (no connect completes between looks)",
+      () => {
+        const now = filled.length;
+        const still = now > 0 && now === seen;
+        seen = now;
+        return still;
+      },
+      { everyMs: 100 },
+    );
+    assertOk(filled.length < 2000, `${filled.length} connects went through`);
+    const client = new Http1Client();
+    try {
+      const ctrl = new AbortController();
+      const sent = client.send(
+        call(`http://127.0.0.1:${port}`, "{}", ctrl.signal),
+      );
+      ctrl.abort(new Error("the deadline passed"));
+      await assertRejects(() => sent, /the deadline passed/);
+      assertEquals(client.open, 0);
+    } finally {
+      client.close();
+      for (const c of filled) closeQuietly(c);
+      l.close();
+      // The dropped handshakes fail once there is no listener.
+      await Promise.allSettled(fills);
+    }
+  },
+});

@@ -90,8 +90,16 @@ export class Http1Client {
       throw new Error("The gateway's upstream client is closed");
     }
     const url = call.url;
-    const k = this.#take(url.host) ?? await this.#connect(url);
     const signal = call.signal;
+    // A connect can hang (an upstream whose accept queue is full drops the
+    // handshake): the signal ends the wait, and a connection that comes
+    // after it is closed.
+    const k = this.#take(url.host) ??
+      await untilAborted(
+        this.#connect(url),
+        signal,
+        (late) => this.#drop(late),
+      );
     if (signal.aborted) {
       this.#drop(k);
       throw signal.reason;
@@ -242,6 +250,30 @@ export class Http1Client {
       // Closed already.
     }
   }
+}
+
+/**
+ * `p`, or the signal's reason once it aborts first (`late` then gets what
+ * `p` brings, if anything).
+ */
+function untilAborted<T>(
+  p: Promise<T>,
+  signal: AbortSignal,
+  late: (value: T) => void,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    p.then((value) => {
+      signal.removeEventListener("abort", onAbort);
+      if (signal.aborted) late(value);
+      else resolve(value);
+    }, (err) => {
+      signal.removeEventListener("abort", onAbort);
+      reject(err);
+    });
+  });
 }
 
 /** No body. */
