@@ -10,6 +10,8 @@
  * @module
  */
 
+import { concat } from "./exchange_bytes.ts";
+
 /** The buffer each read fills. */
 const PIECE_BYTES = 16 * 1024;
 
@@ -123,4 +125,18 @@ export class BodyPieces implements Pieces {
  */
 export function heldPiece(piece: Uint8Array): Uint8Array {
   return piece.byteLength < piece.buffer.byteLength / 2 ? piece.slice() : piece;
+}
+
+/**
+ * Read a body to its end.
+ *
+ * @param pieces The body.
+ * @returns Its bytes (the one piece itself when there is one).
+ */
+export async function readAll(pieces: Pieces): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  for (let p = await pieces.read(); p !== null; p = await pieces.read()) {
+    parts.push(p);
+  }
+  return parts.length === 1 ? parts[0] : concat(parts);
 }

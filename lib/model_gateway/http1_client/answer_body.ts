@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Pieces } from "../body_pieces.ts";
+import { type Pieces, readAll } from "../body_pieces.ts";
 import { MalformedAnswerError } from "./answer_head.ts";
 import { type ConnReader, UpstreamClosedError } from "./conn_reader.ts";
 
@@ -131,20 +131,7 @@ export class ConnBody implements Pieces {
       this.#finish(true);
       return out;
     }
-    const parts: Uint8Array[] = [];
-    let size = 0;
-    for (let p = await this.read(); p !== null; p = await this.read()) {
-      parts.push(p);
-      size += p.length;
-    }
-    if (parts.length === 1) return parts[0];
-    const out = new Uint8Array(size);
-    let at = 0;
-    for (const p of parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
+    return await readAll(this);
   }
 
   /** {@inheritDoc Pieces.cancel} */

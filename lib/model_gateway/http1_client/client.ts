@@ -14,7 +14,7 @@
  * @module
  */
 import type { UpstreamResponse } from "../upstream_response.ts";
-import { BodyPieces } from "../body_pieces.ts";
+import { BodyPieces, readAll } from "../body_pieces.ts";
 import { MalformedAnswerError, parseAnswerHead } from "./answer_head.ts";
 import { ConnBody, type Framing } from "./answer_body.ts";
 import { ConnReader } from "./conn_reader.ts";
@@ -337,19 +337,7 @@ function decoded(
   const pieces = new BodyPieces(stream);
   return {
     body: pieces,
-    bytes: async () => {
-      const parts: Uint8Array[] = [];
-      for (let p = await pieces.read(); p; p = await pieces.read()) {
-        parts.push(p);
-      }
-      const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-      let at = 0;
-      for (const p of parts) {
-        out.set(p, at);
-        at += p.length;
-      }
-      return out;
-    },
+    bytes: () => readAll(pieces),
   };
 }
 

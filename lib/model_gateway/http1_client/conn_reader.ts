@@ -42,11 +42,6 @@ export class ConnReader {
     this.#buf = new Uint8Array(size);
   }
 
-  /** Bytes buffered and not yet taken. */
-  get buffered(): number {
-    return this.#end - this.#start;
-  }
-
   /**
    * Start a read whose bytes the next `fill` takes: an idle connection
    * keeps one under way, so a peer that closes it is seen at once.
