@@ -1,127 +1,18 @@
 /**
  * The gateway's own HTTP/1.1 client for loopback upstreams
- * (`lib/model_gateway/http1_client/`), against a scripted upstream on
- * 127.0.0.1 that writes the bytes each test gives: every way a body ends
- * (length, chunks with extensions and trailers, the connection's end, none),
- * interim answers, gzip, malformed answers, connections kept and reused,
- * an idle connection the upstream closes, an abort, and `close()`; and the
- * gateway answering and recording alike through it and through `fetch`.
+ * (`lib/model_gateway/http1_client/`) reading answers, against a scripted
+ * upstream on 127.0.0.1: which URLs it takes, every way a body ends (length,
+ * chunks with extensions and trailers, the connection's end, none), interim
+ * answers, gzip, malformed answers; and the gateway answering and recording
+ * alike through it and through `fetch`. Its connections:
+ * `http1_client_connections_test.ts`.
  */
 import { assertEquals, assertOk, assertRejects } from "../_assert.ts";
 import { waitFor } from "../_wait.ts";
-import { closeQuietly, ConnReader, writeAll } from "./_raw_http.ts";
 import { chat, events, KEY, upstream } from "./_faults.ts";
 import { startServer } from "../_server.ts";
 import { Http1Client } from "../../lib/model_gateway/http1_client/client.ts";
-import type { UpstreamResponse } from "../../lib/model_gateway/upstream_response.ts";
-
-const enc = new TextEncoder();
-const dec = new TextDecoder();
-
-/** What the scripted upstream saw of one request. */
-interface Seen {
-  head: string;
-  body: string;
-  conn: number;
-}
-
-/**
- * A loopback upstream: each request is answered with `answer`'s bytes
- * (then the connection is closed when it says so).
- */
-function scripted(
-  answer: (req: Seen) => { bytes: Uint8Array | string; close?: boolean },
-) {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const seen: Seen[] = [];
-  const conns = new Set<Deno.Conn>();
-  let accepted = 0;
-  let closedByPeer = 0;
-  const serving: Promise<void>[] = [];
-  const serve = async (conn: Deno.Conn, n: number) => {
-    const r = new ConnReader(conn);
-    try {
-      for (;;) {
-        const head = await r.head();
-        if (head === null) {
-          closedByPeer++;
-          return;
-        }
-        const len = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
-        const body = dec.decode(await r.exact(len));
-        const req = { head, body, conn: n };
-        seen.push(req);
-        const a = answer(req);
-        await writeAll(
-          conn,
-          typeof a.bytes === "string" ? enc.encode(a.bytes) : a.bytes,
-        );
-        if (a.close) return;
-      }
-    } catch {
-      // The client went away.
-    } finally {
-      await r.settle();
-      conns.delete(conn);
-      closeQuietly(conn);
-    }
-  };
-  const accepting = (async () => {
-    for await (const conn of listener) {
-      conns.add(conn);
-      serving.push(serve(conn, accepted++));
-    }
-  })();
-  return {
-    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
-    seen,
-    get accepted() {
-      return accepted;
-    },
-    get closedByPeer() {
-      return closedByPeer;
-    },
-    /** Close every connection the upstream holds (as an idle time-out does). */
-    dropAll() {
-      for (const c of conns) closeQuietly(c);
-    },
-    async close() {
-      listener.close();
-      for (const c of conns) closeQuietly(c);
-      await accepting;
-      await Promise.all(serving);
-    },
-  };
-}
-
-function call(
-  url: string,
-  body = '{"q":1}',
-  signal = new AbortController().signal,
-) {
-  return {
-    url: new URL(`${url}/v1/chat/completions`),
-    method: "POST",
-    headers: new Headers({ "content-type": "application/json", "x-a": "b" }),
-    body,
-    signal,
-  };
-}
-
-async function text(res: UpstreamResponse): Promise<string> {
-  return dec.decode(await res.bytes());
-}
-
-async function pieces(res: UpstreamResponse): Promise<string[]> {
-  const out: string[] = [];
-  for (let p = await res.body!.next(); p; p = await res.body!.next()) {
-    out.push(dec.decode(p));
-  }
-  return out;
-}
-
-const ok = (body: string, more = "") =>
-  `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n${more}content-length: ${body.length}\r\n\r\n${body}`;
+import { call, enc, ok, pieces, scripted, text } from "./_scripted_upstream.ts";
 
 Deno.test("Http1Client: takes plain http to loopback hosts only", () => {
   for (
@@ -276,60 +167,6 @@ Deno.test("Http1Client: a malformed answer or one cut short is an error that say
   }
 });
 
-Deno.test("Http1Client: an idle connection the upstream closes leaves the pool, and the next request gets a new one", async () => {
-  const up = scripted(() => ({ bytes: ok("{}") }));
-  const client = new Http1Client();
-  try {
-    assertEquals(await text(await client.send(call(up.url))), "{}");
-    assertEquals(client.open, 1);
-    up.dropAll();
-    await waitFor("the closed connection dropped", () => client.open === 0);
-    assertEquals(await text(await client.send(call(up.url))), "{}");
-    assertEquals(up.accepted, 2);
-  } finally {
-    client.close();
-    await up.close();
-  }
-});
-
-Deno.test("Http1Client: an abort while the answer is awaited rejects with its reason and closes the connection", async () => {
-  const up = scripted(() => ({ bytes: "" })); // never answers
-  const client = new Http1Client();
-  try {
-    const ctrl = new AbortController();
-    const sent = client.send(call(up.url, "{}", ctrl.signal));
-    await waitFor("the request seen", () => up.seen.length === 1);
-    ctrl.abort(new Error("the client went away"));
-    await assertRejects(() => sent, /the client went away/);
-    assertEquals(client.open, 0);
-    await waitFor("the upstream saw the close", () => up.closedByPeer === 1);
-  } finally {
-    client.close();
-    await up.close();
-  }
-});
-
-Deno.test("Http1Client: close() closes idle connections, and a closed client refuses with a clear error", async () => {
-  const up = scripted(() => ({ bytes: ok("{}") }));
-  const client = new Http1Client();
-  try {
-    await Promise.all(
-      [1, 2, 3].map(async () => await text(await client.send(call(up.url)))),
-    );
-    assertEquals(client.open, 3);
-    client.close();
-    assertEquals(client.open, 0);
-    await waitFor("the upstream saw three closes", () => up.closedByPeer === 3);
-    await assertRejects(
-      () => client.send(call(up.url)),
-      /upstream client is closed/,
-    );
-  } finally {
-    client.close();
-    await up.close();
-  }
-});
-
 Deno.test("the gateway answers and records alike through its own client and through fetch (ownClient: false)", async () => {
   const sse = [
     { choices: [{ index: 0, delta: { role: "assistant", content: "Hel" } }] },
@@ -409,54 +246,4 @@ Deno.test("the gateway answers and records alike through its own client and thro
     seen[0].kinds.join(),
   );
   assertEquals(seen[1].kinds, seen[0].kinds);
-});
-
-Deno.test({
-  name:
-    "Http1Client: a connect that hangs (the upstream's accept queue full) ends when the signal aborts",
-  // The client's own connect is still retrying its handshake when the test
-  // ends; it fails once the listener is gone and is closed if it came late.
-  sanitizeOps: false,
-  fn: async () => {
-    // A listener that never accepts: once its queue is full, a handshake is
-    // dropped and the connect waits.
-    const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const port = (l.addr as Deno.NetAddr).port;
-    const filled: Deno.Conn[] = [];
-    const fills = Array.from(
-      { length: 2000 },
-      () =>
-        Deno.connect({ hostname: "127.0.0.1", port }).then((c) => {
-          filled.push(c);
-        }),
-    );
-    let seen = -1;
-    await waitFor(
-      "the accept queue full (no connect completes between looks)",
-      () => {
-        const now = filled.length;
-        const still = now > 0 && now === seen;
-        seen = now;
-        return still;
-      },
-      { everyMs: 100 },
-    );
-    assertOk(filled.length < 2000, `${filled.length} connects went through`);
-    const client = new Http1Client();
-    try {
-      const ctrl = new AbortController();
-      const sent = client.send(
-        call(`http://127.0.0.1:${port}`, "{}", ctrl.signal),
-      );
-      ctrl.abort(new Error("the deadline passed"));
-      await assertRejects(() => sent, /the deadline passed/);
-      assertEquals(client.open, 0);
-    } finally {
-      client.close();
-      for (const c of filled) closeQuietly(c);
-      l.close();
-      // The dropped handshakes fail once there is no listener.
-      await Promise.allSettled(fills);
-    }
-  },
 });
