@@ -88,7 +88,10 @@ export async function forwardUpstream(
   };
   try {
     const body = call.body;
-    const url = deps.client ? new URL(call.url) : null;
+    // Parsed only when it may be the own client's (remote upstreams are https).
+    const url = deps.client && call.url.startsWith("http://")
+      ? new URL(call.url)
+      : null;
     if (url && Http1Client.takes(url)) {
       const res = await deps.client!.send({
         url,
