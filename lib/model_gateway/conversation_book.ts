@@ -58,6 +58,12 @@ export interface RecordedState {
   head: string | null;
   /** How many messages that head covers. */
   length: number;
+  /**
+   * Digests of that request's long top-level body fields, by name
+   * (`recorded_body.ts`): the next request leaves out those it has the
+   * same. Absent: none known (after a restart, for a spilled exchange).
+   */
+  fields?: Record<string, string>;
 }
 
 /** One conversation as the book last saw it (the agent form's running conversation is `lib/forms/agent/conversation.ts`'s `Conversation`). */

@@ -37,7 +37,8 @@ import {
   wireOf,
 } from "./wires/registry.ts";
 import type { HookJoin, WireSpec } from "./wires/wire_spec.ts";
-import { GATEWAY_SOURCE, MAX_BODY_MESSAGES } from "./recorder.ts";
+import { GATEWAY_SOURCE } from "./recorder.ts";
+import { MAX_BODY_MESSAGES } from "./recorded_body.ts";
 import { type Pending, readPendingAnswer } from "./pending_exchange.ts";
 import { RecordQueue } from "./record_queue.ts";
 import { concat, headerText } from "./exchange_bytes.ts";

@@ -57,4 +57,9 @@ export type {
   ModelGatewayStats,
 } from "./options.ts";
 export { GATEWAY_SOURCE } from "./recorder.ts";
+export {
+  filledBody,
+  RecordedBodyError,
+  REPEATED_FIELD_MIN_CHARS,
+} from "./recorded_body.ts";
 export { ANSWER_HEADERS } from "./answer_headers.ts";

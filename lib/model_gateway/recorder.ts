@@ -41,6 +41,7 @@ import type { Identity } from "./episode_identity.ts";
 import { extendPrefix } from "./message_hash.ts";
 import type { ToolsetDigests } from "./toolset_digest.ts";
 import { sideCallOf } from "./side_call.ts";
+import { MAX_BODY_MESSAGES, recordedBody } from "./recorded_body.ts";
 import { specOfWire } from "./wires/registry.ts";
 import type {
   NormRequest,
@@ -120,37 +121,6 @@ export interface RecordContext {
    */
   toolsets?: ToolsetDigests;
 }
-
-/**
- * A request body without the first `known` messages of its conversation
- * (`messages`, or the Responses API's `input` list).
- */
-function withoutHistory(
-  body: unknown,
-  known: number,
-  key: string | undefined,
-): unknown {
-  if (typeof body !== "object" || body === null || key === undefined) {
-    return body;
-  }
-  const b = body as Record<string, unknown>;
-  const list = b[key];
-  if (!Array.isArray(list)) return body;
-  if (list.length - known > MAX_BODY_MESSAGES) {
-    // Each message is recorded as its own events; a list this long is
-    // not kept again as one value (sealing it held the loop for seconds).
-    const { [key]: _, ...rest } = b;
-    return rest;
-  }
-  return known === 0 ? body : { ...b, [key]: list.slice(known) };
-}
-
-/**
- * New messages past which a request's body is recorded without its list of
- * messages (`request.body_messages_omitted`): each message is recorded as
- * its own events already.
- */
-export const MAX_BODY_MESSAGES = 4096;
 
 function resultValue(text: string): { result: unknown; result_text: string } {
   let result: unknown = text;
@@ -291,6 +261,16 @@ export function* exchangeEventStream(
   }
   const from = id.from;
   const head = yield* conversationHead(hashes, known, from);
+  // The body as sent, but for the history the conversation's earlier
+  // requests hold already (`messages_before` of its messages) and the long
+  // fields the previous request had the same (`body_same_as_previous`).
+  const recorded = recordedBody(ex.body, {
+    known,
+    historyKey: spec?.history.key,
+    previous: from !== null && from.capture_id === cap
+      ? from.recorded.fields ?? null
+      : null,
+  });
   const requested = modelRequested(ctx, {
     request: {
       wire: req.wire,
@@ -300,10 +280,11 @@ export function* exchangeEventStream(
       tools: req.tools.map((t) => t.name),
       messages: req.messages.length,
       new_messages: fresh.length,
-      // The body as sent, but for the history the conversation's earlier
-      // requests hold already (`messages_before` of its messages).
-      body: withoutHistory(ex.body, known, spec?.history.key),
+      body: recorded.body,
       ...(known > 0 ? { messages_before: known } : {}),
+      ...(recorded.same.length > 0
+        ? { body_same_as_previous: recorded.same }
+        : {}),
       ...(fresh.length > MAX_BODY_MESSAGES
         ? { body_messages_omitted: fresh.length }
         : {}),
@@ -396,6 +377,7 @@ export function* exchangeEventStream(
     request_event_id: requested.event_id,
     head,
     length: hashes.length,
+    fields: recorded.fields,
   };
   if (res?.id && spec?.continues_by_id) {
     book.rememberResponse(conv, res.id);

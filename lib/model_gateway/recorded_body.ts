@@ -1,0 +1,228 @@
+/**
+ * A request's body as `model.requested` records it
+ * (`payload.request.body`), and the way back to the body as sent.
+ *
+ * Two parts of a body are not recorded again while its conversation's
+ * earlier requests hold them:
+ *
+ * - **the history**: the first `messages_before` messages (`messages`, the
+ *   Responses API's `input`, Gemini's `contents`) are those of the requests
+ *   before it;
+ * - **repeated fields**: a top-level field of at least
+ *   {@linkcode REPEATED_FIELD_MIN_CHARS} characters of JSON that is the
+ *   same as in the request `conversation.previous` names (an agent's tools
+ *   and system prompt: Claude Code sends ~32 KB of tools and ~7.5 KB of
+ *   system prompt with every request) is left out, and its name listed in
+ *   `body_same_as_previous`. {@linkcode filledBody} puts them back.
+ *
+ * @module
+ */
+import { sha256Hex } from "../trace/hash.ts";
+import type { TraceEvent } from "../trace/event.ts";
+
+/**
+ * New messages past which a request's body is recorded without its list of
+ * messages (`request.body_messages_omitted`): each message is recorded as
+ * its own events already.
+ */
+export const MAX_BODY_MESSAGES = 4096;
+
+/**
+ * Characters of JSON from which a top-level field the previous request of
+ * the conversation had the same is left out of the record (shorter ones
+ * cost less to record than to compare).
+ */
+export const REPEATED_FIELD_MIN_CHARS = 256;
+
+/** What {@linkcode recordedBody} needs besides the body. */
+export interface RecordedBodyOptions {
+  /** Messages the conversation holds already (left out). */
+  known: number;
+  /** The body's message list (`messages`, `input`, `contents`), if the wire has one. */
+  historyKey: string | undefined;
+  /**
+   * Digests of the long fields of the request `conversation.previous`
+   * names, by field name (null: none known, every field is recorded).
+   */
+  previous: Readonly<Record<string, string>> | null;
+}
+
+/** A body as recorded. */
+export interface RecordedBody {
+  /** The body to record. */
+  body: unknown;
+  /** Names of the fields left out (the previous request's, unchanged), sorted. */
+  same: string[];
+  /** Digests of this request's long fields (the next request compares with them). */
+  fields: Record<string, string>;
+}
+
+/**
+ * The body to record: without the history the conversation holds, and
+ * without the long fields the previous request had the same.
+ *
+ * @param body The request body as parsed.
+ * @param options What the conversation holds.
+ * @returns The body to record, what it left out, and the digests to keep.
+ */
+export function recordedBody(
+  body: unknown,
+  options: RecordedBodyOptions,
+): RecordedBody {
+  const { known, historyKey, previous } = options;
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return { body, same: [], fields: {} };
+  }
+  const b = body as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  const same: string[] = [];
+  const fields: Record<string, string> = {};
+  let changed = false;
+  for (const key of Object.keys(b)) {
+    const value = b[key];
+    if (key === historyKey && Array.isArray(value)) {
+      if (value.length - known > MAX_BODY_MESSAGES) {
+        // Each message is recorded as its own events; a list this long is
+        // not kept again as one value (sealing it held the loop for
+        // seconds).
+        changed = true;
+        continue;
+      }
+      if (known > 0) {
+        out[key] = value.slice(known);
+        changed = true;
+        continue;
+      }
+    } else if (
+      (typeof value === "object" && value !== null) ||
+      (typeof value === "string" && value.length >= REPEATED_FIELD_MIN_CHARS)
+    ) {
+      // The plain JSON text: the same text is the same value (another key
+      // order is another text, and then the field is recorded again).
+      const text = JSON.stringify(value);
+      if (text.length >= REPEATED_FIELD_MIN_CHARS) {
+        const digest = sha256Hex(text);
+        fields[key] = digest;
+        if (previous !== null && previous[key] === digest) {
+          same.push(key);
+          changed = true;
+          continue;
+        }
+      }
+    }
+    out[key] = value;
+  }
+  same.sort();
+  return { body: changed ? out : body, same, fields };
+}
+
+/** A recorded body whose left-out fields cannot be found. */
+export class RecordedBodyError extends Error {
+  /**
+   * Create a `RecordedBodyError`.
+   *
+   * @param message What is missing and what to do.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "RecordedBodyError";
+  }
+}
+
+/**
+ * A recorded request's body with the fields it left out
+ * (`body_same_as_previous`) put back from the requests before it in its
+ * conversation (`conversation.previous`, followed as far as needed). The
+ * history (`messages_before`) stays out: the earlier requests' messages,
+ * and the answers between them, are their own events.
+ *
+ * @param requested A `model.requested` event.
+ * @param lookup The event of an id (the capture's events).
+ * @returns The body, every top-level field the request sent in it.
+ * @throws {RecordedBodyError} When a request the chain names is not found.
+ *
+ * @example A field the previous request recorded
+ * ```ts
+ * import { filledBody } from "./recorded_body.ts";
+ * import type { TraceEvent } from "../trace/event.ts";
+ * import { deepStrictEqual } from "node:assert/strict";
+ * const first = {
+ *   event_id: "evt_1",
+ *   kind: "model.requested",
+ *   payload: {
+ *     request: { body: { tools: ["…"], messages: ["hi"] } },
+ *     conversation: { previous: null },
+ *   },
+ * } as unknown as TraceEvent;
+ * const second = {
+ *   event_id: "evt_2",
+ *   kind: "model.requested",
+ *   payload: {
+ *     request: { body: { messages: ["more"] }, body_same_as_previous: ["tools"] },
+ *     conversation: { previous: "evt_1" },
+ *   },
+ * } as unknown as TraceEvent;
+ * const byId = new Map([[first.event_id, first], [second.event_id, second]]);
+ * deepStrictEqual(filledBody(second, (id) => byId.get(id)), {
+ *   messages: ["more"],
+ *   tools: ["…"],
+ * });
+ * ```
+ */
+export function filledBody(
+  requested: TraceEvent,
+  lookup: (eventId: string) => TraceEvent | undefined,
+): unknown {
+  const own = requestOf(requested);
+  let missing = sameAsPrevious(own);
+  if (missing.length === 0) return own.body;
+  const out: Record<string, unknown> = {
+    ...(own.body as Record<string, unknown>),
+  };
+  let at = requested;
+  // Each step goes to an earlier request; a chain longer than the capture
+  // would be a cycle.
+  for (let steps = 0; missing.length > 0; steps++) {
+    const previous = (at.payload.conversation as { previous?: unknown } | null)
+      ?.previous;
+    const prev = typeof previous === "string" ? lookup(previous) : undefined;
+    if (prev === undefined || prev.kind !== "model.requested" || steps > 1e6) {
+      throw new RecordedBodyError(
+        `Cannot fill in ${
+          missing.join(", ")
+        } of ${requested.event_id}: the request before ${at.event_id} (${
+          String(previous)
+        }) is not among the events given; pass the whole capture's events`,
+      );
+    }
+    const p = requestOf(prev);
+    const body =
+      (typeof p.body === "object" && p.body !== null ? p.body : {}) as Record<
+        string,
+        unknown
+      >;
+    const still: string[] = [];
+    const skipped = new Set(sameAsPrevious(p));
+    for (const key of missing) {
+      if (!skipped.has(key) && key in body) out[key] = body[key];
+      else still.push(key);
+    }
+    missing = still;
+    at = prev;
+  }
+  return out;
+}
+
+function requestOf(
+  ev: TraceEvent,
+): { body?: unknown; body_same_as_previous?: unknown } {
+  const r = ev.payload.request;
+  return typeof r === "object" && r !== null ? r : {};
+}
+
+function sameAsPrevious(
+  r: { body_same_as_previous?: unknown },
+): string[] {
+  const s = r.body_same_as_previous;
+  return Array.isArray(s) ? s.filter((k) => typeof k === "string") : [];
+}

@@ -1,0 +1,200 @@
+/**
+ * A request's long fields are recorded once while they stay the same
+ * (`recorded_body.ts`): Claude Code's tools and system prompt in the first
+ * request of its session only, put back by `filledBody`; a field that
+ * changes is recorded again, in full.
+ */
+import { assertEquals, assertOk as assert, assertThrows } from "../_assert.ts";
+import { startServer } from "../_server.ts";
+import type { TraceEvent } from "../../lib/trace/event.ts";
+import {
+  filledBody,
+  recordedBody,
+  RecordedBodyError,
+  REPEATED_FIELD_MIN_CHARS,
+} from "../../lib/model_gateway/recorded_body.ts";
+import {
+  recordedRequests,
+  type RequestBody,
+  startRecordedUpstream,
+} from "./_claude_code.ts";
+import { chatJsonServer } from "../_chat_json_server.ts";
+
+async function eventsOf(
+  s: Awaited<ReturnType<typeof startServer>>,
+): Promise<TraceEvent[]> {
+  await s.server.modelGateway!.settled();
+  const out: TraceEvent[] = [];
+  for await (const ev of s.store.readEvents("default")) out.push(ev);
+  return out;
+}
+
+function requestOf(ev: TraceEvent): Record<string, unknown> {
+  return ev.payload.request as Record<string, unknown>;
+}
+
+Deno.test("Claude Code's tools and system prompt are recorded in its session's first request only, and filledBody puts them back", async () => {
+  const bodies = recordedRequests("basic");
+  assert(bodies.length >= 3);
+  await using up = startRecordedUpstream(bodies);
+  await using s = await startServer({
+    modelGateway: { upstreamAnthropic: up.url },
+  });
+  for (const b of bodies) {
+    const res = await fetch(`${s.url}/v1/messages?beta=true`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-api-key": "sk-ant-api03-test-key-never-stored-0123456789",
+        "anthropic-version": "2023-06-01",
+      },
+      body: JSON.stringify(b),
+    });
+    assertEquals(res.status, 200, await res.text());
+  }
+  const evs = await eventsOf(s);
+  const byId = new Map(evs.map((e) => [e.event_id, e]));
+  const requested = evs.filter((e) => e.kind === "model.requested");
+  assertEquals(requested.length, bodies.length);
+  const first = requestOf(requested[0]);
+  assertEquals(first.body_same_as_previous, undefined);
+  const firstBody = first.body as RequestBody;
+  assert(JSON.stringify(firstBody.tools).length > 30_000);
+  for (const [k, ev] of requested.entries()) {
+    const r = requestOf(ev);
+    const body = r.body as Record<string, unknown>;
+    if (k > 0) {
+      // The same tools and system prompt as the request before: left out.
+      assertEquals(
+        r.body_same_as_previous,
+        ["system", "tools"],
+        `request ${k}`,
+      );
+      assertEquals(body.tools, undefined);
+      assertEquals(body.system, undefined);
+    }
+    // Put back, every field the client sent is there, the long ones as the
+    // first request recorded them.
+    const filled = filledBody(ev, (id) => byId.get(id)) as RequestBody;
+    assertEquals(Object.keys(filled).sort(), Object.keys(bodies[k]).sort());
+    assertEquals(filled.tools, firstBody.tools);
+    assertEquals(filled.system, firstBody.system);
+    assertEquals(filled.metadata, bodies[k].metadata);
+  }
+  // What the requests after the first cost to record: their new messages,
+  // not the tools and system prompt again.
+  const later = requested.slice(1).map((e) => JSON.stringify(e).length);
+  assert(
+    later.every((n) => n < 20_000),
+    `later requests recorded ${later.join(", ")} characters`,
+  );
+  assertEquals((await s.store.verifyCapture("default")).ok, true);
+});
+
+Deno.test("a long field that changes is recorded again in full; the request after it compares with it", async () => {
+  const tool = (name: string) => ({
+    type: "function",
+    function: {
+      name,
+      description: `${name}: ${
+        "looks the order up and says what it holds. "
+          .repeat(8)
+      }`,
+      parameters: { type: "object", properties: { id: { type: "string" } } },
+    },
+  });
+  const a = [tool("get_order")];
+  const b = [tool("get_order"), tool("cancel_order")];
+  const sent = [a, a, b, b, a];
+  const up = chatJsonServer(() => ({ ok: true }), "chatcmpl-1");
+  try {
+    await using s = await startServer({
+      modelGateway: { upstreamOpenai: up.url.replace(/\/v1$/, "") },
+    });
+    const messages: unknown[] = [
+      { role: "system", content: "You help with orders." },
+    ];
+    for (const [k, tools] of sent.entries()) {
+      messages.push({ role: "user", content: `question ${k}` });
+      const res = await fetch(`${s.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          authorization: "Bearer sk-test-0123456789abcdef",
+        },
+        body: JSON.stringify({ model: "gpt-test", messages, tools }),
+      });
+      const answer = await res.json();
+      assertEquals(res.status, 200);
+      messages.push(answer.choices[0].message);
+    }
+    const evs = await eventsOf(s);
+    const byId = new Map(evs.map((e) => [e.event_id, e]));
+    const requested = evs.filter((e) => e.kind === "model.requested");
+    assertEquals(requested.length, sent.length);
+    assertEquals(
+      requested.map((e) => requestOf(e).body_same_as_previous ?? null),
+      [null, ["tools"], null, ["tools"], null],
+    );
+    // One episode, one conversation: each continues the one before.
+    assertEquals(
+      requested.slice(1).map((e) =>
+        (e.payload.conversation as { previous: string }).previous
+      ),
+      requested.slice(0, -1).map((e) => e.event_id),
+    );
+    for (const [k, ev] of requested.entries()) {
+      const filled = filledBody(ev, (id) => byId.get(id)) as {
+        tools: unknown;
+      };
+      assertEquals(filled.tools, sent[k], `request ${k}`);
+    }
+    // A request whose chain is not among the events given says so.
+    const err = assertThrows(
+      () => filledBody(requested[1], () => undefined),
+      RecordedBodyError,
+    );
+    assert(err.message.includes("pass the whole capture's events"));
+  } finally {
+    await up.shutdown();
+  }
+});
+
+Deno.test("recordedBody leaves out only long fields the previous request had the same, and the known history", () => {
+  const long = "x".repeat(REPEATED_FIELD_MIN_CHARS);
+  const body = {
+    model: "m",
+    system: long,
+    tools: [{ name: "t", description: long }],
+    short: { a: 1 },
+    messages: [1, 2, 3],
+  };
+  const first = recordedBody(body, {
+    known: 0,
+    historyKey: "messages",
+    previous: null,
+  });
+  // Nothing known: the body as sent (the same object), digests kept.
+  assertEquals(first.body === body, true);
+  assertEquals(first.same, []);
+  assertEquals(Object.keys(first.fields).sort(), ["system", "tools"]);
+  const next = recordedBody({ ...body, system: long + "!" }, {
+    known: 2,
+    historyKey: "messages",
+    previous: first.fields,
+  });
+  assertEquals(next.same, ["tools"]);
+  assertEquals(next.body, {
+    model: "m",
+    system: long + "!",
+    short: { a: 1 },
+    messages: [3],
+  });
+  assert(next.fields.system !== first.fields.system);
+  // Not a JSON object: as it is.
+  assertEquals(
+    recordedBody([1], { known: 0, historyKey: "messages", previous: null })
+      .body,
+    [1],
+  );
+});
