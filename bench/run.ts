@@ -7,7 +7,9 @@
  * `deno task bench gateway --loop` runs the closed loop through it (a
  * compiled package served inside an unmodified agent, `gateway_loop.ts`).
  * `deno task bench hooks` measures what one hook call costs the host
- * (`hooks_bench.ts`).
+ * (`hooks_bench.ts`); `deno task bench bodies` what recording Claude Code's
+ * requests costs, long fields once against every body whole
+ * (`bodies_bench.ts`).
  *
  * @module
  */
@@ -53,6 +55,10 @@ if (only === "hooks") {
 if (only === "import") {
   const { importBench } = await import("./import_bench.ts");
   await importBench(Deno.args.slice(1));
+}
+if (only === "bodies") {
+  const { bodiesBench } = await import("./bodies_bench.ts");
+  await bodiesBench(Deno.args.slice(1));
 }
 if (only === "loop") {
   const { loopBench } = await import("./loop_bench.ts");

@@ -195,6 +195,7 @@ export class ModelGateway {
       budget: this.#kept,
       record: options.record !== false,
       delayMs: options.recordDelayMs,
+      wholeBodies: options.wholeBodies === true,
     });
   }
 

@@ -73,6 +73,13 @@ export interface ModelGatewayOptions {
    */
   record?: boolean;
   /**
+   * Record each request's body whole but for its history: also the long
+   * fields (tools, system prompt) the conversation's previous request had
+   * the same, which are otherwise left out (`body_same_as_previous`;
+   * `filledBody` puts them back). @default false
+   */
+  wholeBodies?: boolean;
+  /**
    * Milliseconds an answered exchange waits before recording starts (so
    * requests that follow at once are answered first; tests hold it back to
    * stop a server with exchanges still waiting). @default 10

@@ -115,6 +115,8 @@ export interface RecordQueueOptions {
   record: boolean;
   /** Milliseconds before recording starts. @default 10 */
   delayMs?: number;
+  /** Record bodies whole (no field left out as the previous request's). @default false */
+  wholeBodies?: boolean;
 }
 
 /** The recording of answered exchanges. */
@@ -126,6 +128,7 @@ export class RecordQueue {
   readonly #budget: KeptBytes;
   readonly #record: boolean;
   readonly #delay: number;
+  readonly #wholeBodies: boolean;
   readonly #spill: RecordSpill;
   readonly #memory: { item: Item; bytes: number }[] = [];
   #spilled: Spilled[] = [];
@@ -157,6 +160,7 @@ export class RecordQueue {
     this.#budget = options.budget;
     this.#record = options.record;
     this.#delay = options.delayMs ?? RECORD_DELAY_MS;
+    this.#wholeBodies = options.wholeBodies ?? false;
     this.#spill = new RecordSpill(ctx.store.root);
   }
 
@@ -482,6 +486,7 @@ export class RecordQueue {
         const made of exchangeEventStream(ex, {
           book: this.#book,
           toolsets: this.#toolsets,
+          wholeBodies: this.#wholeBodies,
         })
       ) {
         if (made === MAY_PAUSE) {

@@ -120,6 +120,11 @@ export interface RecordContext {
    * @default each digest worked out anew
    */
   toolsets?: ToolsetDigests;
+  /**
+   * Record the body whole but for its history (no long field left out as
+   * the previous request's). @default false
+   */
+  wholeBodies?: boolean;
 }
 
 function resultValue(text: string): { result: unknown; result_text: string } {
@@ -267,7 +272,7 @@ export function* exchangeEventStream(
   const recorded = recordedBody(ex.body, {
     known,
     historyKey: spec?.history.key,
-    previous: from !== null && from.capture_id === cap
+    previous: from !== null && from.capture_id === cap && !rc.wholeBodies
       ? from.recorded.fields ?? null
       : null,
   });

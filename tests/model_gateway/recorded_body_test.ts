@@ -160,6 +160,36 @@ Deno.test("a long field that changes is recorded again in full; the request afte
   }
 });
 
+Deno.test("wholeBodies: every request's body is recorded whole but for its history", async () => {
+  const bodies = recordedRequests("compact");
+  await using up = startRecordedUpstream(bodies);
+  await using s = await startServer({
+    modelGateway: { upstreamAnthropic: up.url, wholeBodies: true },
+  });
+  for (const b of bodies) {
+    const res = await fetch(`${s.url}/v1/messages?beta=true`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-api-key": "sk-ant-api03-test-key-never-stored-0123456789",
+        "anthropic-version": "2023-06-01",
+      },
+      body: JSON.stringify(b),
+    });
+    assertEquals(res.status, 200, await res.text());
+  }
+  const requested = (await eventsOf(s)).filter((e) =>
+    e.kind === "model.requested"
+  );
+  assertEquals(requested.length, bodies.length);
+  for (const ev of requested) {
+    const r = requestOf(ev);
+    assertEquals(r.body_same_as_previous, undefined);
+    const body = r.body as Record<string, unknown>;
+    assert(Array.isArray(body.tools) && body.system !== undefined);
+  }
+});
+
 Deno.test("recordedBody leaves out only long fields the previous request had the same, and the known history", () => {
   const long = "x".repeat(REPEATED_FIELD_MIN_CHARS);
   const body = {
