@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { isDigest } from "../trace/hash.ts";
 import type { Payload } from "../trace/event.ts";
@@ -51,8 +52,6 @@ export type PutBlob = (data: string) => string;
 /** Reads a blob as text. */
 export type GetBlobText = (digest: string) => string;
 
-const encoder = new TextEncoder();
-
 /**
  * Apply the size rule to a payload.
  *
@@ -66,41 +65,90 @@ export function externalizePayload(
   put: PutBlob,
   threshold: number = DEFAULT_BLOB_THRESHOLD,
 ): Payload {
-  if (canonicalJson(payload).length <= threshold) return payload;
+  // Lengths are measured on plain JSON: a JSON value's canonical form has
+  // the same characters in another key order, so the same length, and the
+  // native writer needs no sort (nor a walk in script).
+  if (jsonLength(payload) <= threshold) return payload;
   const out: Payload = {};
   for (const [key, value] of Object.entries(payload)) {
-    out[key] = externalize(value, put, threshold);
+    out[key] = externalize(value, put, threshold).value;
   }
   return out;
 }
 
+/** A value after the size rule, the length of its JSON, and the original's. */
+interface Sized {
+  value: unknown;
+  len: number;
+  orig: number;
+}
+
+/**
+ * The size rule on one value, in one pass from the leaves up: each node's
+ * length is made from its children's, so no subtree is serialized again at
+ * every level above it. A node within the threshold is kept as it was (no
+ * child of it can have gone to a blob: each is shorter still).
+ */
 function externalize(
   value: unknown,
   put: PutBlob,
   threshold: number,
-): unknown {
+): Sized {
   if (typeof value === "string") {
-    if (value.length + 2 <= threshold) return value;
-    const bytes = encoder.encode(value);
-    return ref(put(value), "text", bytes.length);
+    const len = jsonLength(value);
+    if (value.length + 2 <= threshold) return { value, len, orig: len };
+    return sized(ref(put(value), "text", utf8Length(value)), len);
   }
-  if (typeof value !== "object" || value === null) return value;
-  const text = canonicalJson(value);
-  if (text.length <= threshold) return value;
+  if (typeof value !== "object" || value === null) {
+    const len = jsonLength(value);
+    return { value, len, orig: len };
+  }
   let reduced: unknown;
+  let orig: number;
+  let len: number;
   if (Array.isArray(value)) {
-    reduced = value.map((v) => externalize(v, put, threshold));
+    const items = new Array(value.length);
+    orig = len = 1 + Math.max(1, value.length);
+    for (let i = 0; i < value.length; i++) {
+      const r = externalize(value[i], put, threshold);
+      items[i] = r.value;
+      orig += r.orig;
+      len += r.len;
+    }
+    reduced = items;
   } else {
     const obj: Record<string, unknown> = {};
+    let members = 0;
+    orig = len = 2;
     for (const [k, v] of Object.entries(value)) {
-      obj[k] = externalize(v, put, threshold);
+      const r = externalize(v, put, threshold);
+      obj[k] = r.value;
+      if (r.value === undefined) continue; // left out, as JSON does
+      const around = jsonLength(k) + 1 + (members++ > 0 ? 1 : 0);
+      orig += around + r.orig;
+      len += around + r.len;
     }
     reduced = obj;
   }
-  const reducedText = canonicalJson(reduced);
-  if (reducedText.length <= threshold) return reduced;
+  if (orig <= threshold) return { value, len: orig, orig };
+  if (len <= threshold) return { value: reduced, len, orig };
   // Store the original value whole: one blob instead of many small refs.
-  return ref(put(text), "json", encoder.encode(text).length);
+  const text = canonicalJson(value);
+  return sized(ref(put(text), "json", utf8Length(text)), orig);
+}
+
+/** Bytes of a string's UTF-8 (a lone surrogate as U+FFFD), without encoding it. */
+function utf8Length(text: string): number {
+  return Buffer.byteLength(text, "utf8");
+}
+
+/** Characters of a value's JSON (0 for what JSON leaves out). */
+function jsonLength(value: unknown): number {
+  return JSON.stringify(value)?.length ?? 0;
+}
+
+function sized(r: BlobRef, orig: number): Sized {
+  return { value: r, len: jsonLength(r), orig };
 }
 
 function ref(digest: string, encoding: "text" | "json", size: number): BlobRef {

@@ -92,10 +92,10 @@ export class BlobStore {
    * @throws {StoreFullError} When the disk is full (nothing is left behind).
    */
   put(data: string | Uint8Array): string {
-    const bytes = typeof data === "string"
-      ? new TextEncoder().encode(data)
-      : data;
-    const digest = DIGEST_PREFIX + sha256Hex(bytes);
+    // A string is hashed as its UTF-8 (as the encoder writes it, a lone
+    // surrogate as U+FFFD) without encoding it first: most puts find the
+    // blob stored already (an agent's tools, again).
+    const digest = DIGEST_PREFIX + sha256Hex(data);
     const path = this.pathOf(digest);
     try {
       Deno.statSync(path);
@@ -103,6 +103,9 @@ export class BlobStore {
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) throw err;
     }
+    const bytes = typeof data === "string"
+      ? new TextEncoder().encode(data)
+      : data;
     const dir = this.#dir;
     const fresh = !exists(dir);
     Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
