@@ -61,7 +61,8 @@ export interface RecordedState {
   /**
    * Digests of that request's long top-level body fields, by name
    * (`recorded_body.ts`): the next request leaves out those it has the
-   * same. Absent: none known (after a restart, for a spilled exchange).
+   * same. Absent: none known (after a restart, for a spill a stopped
+   * process left, after a recording that failed).
    */
   fields?: Record<string, string>;
 }

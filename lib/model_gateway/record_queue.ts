@@ -515,6 +515,11 @@ export class RecordQueue {
         }
       }
       if (run.length > 0) write();
+    } catch (err) {
+      // Not all of it is stored: the conversation's next request records
+      // its long fields in full rather than name this one as holding them.
+      ex.identity.conversation.recorded.fields = undefined;
+      throw err;
     } finally {
       this.#stats.busy = null;
     }

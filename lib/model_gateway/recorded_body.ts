@@ -45,6 +45,8 @@ export interface RecordedBodyOptions {
    * names, by field name (null: none known, every field is recorded).
    */
   previous: Readonly<Record<string, string>> | null;
+  /** Leave no field out, and work out no digests (`wholeBodies`). @default false */
+  whole?: boolean;
 }
 
 /** A body as recorded. */
@@ -70,6 +72,7 @@ export function recordedBody(
   options: RecordedBodyOptions,
 ): RecordedBody {
   const { known, historyKey, previous } = options;
+  const whole = options.whole === true;
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return { body, same: [], fields: {} };
   }
@@ -94,8 +97,10 @@ export function recordedBody(
         continue;
       }
     } else if (
-      (typeof value === "object" && value !== null) ||
-      (typeof value === "string" && value.length >= REPEATED_FIELD_MIN_CHARS)
+      !whole &&
+      ((typeof value === "object" && value !== null) ||
+        (typeof value === "string" &&
+          value.length >= REPEATED_FIELD_MIN_CHARS))
     ) {
       // The plain JSON text: the same text is the same value (another key
       // order is another text, and then the field is recorded again).
@@ -137,9 +142,11 @@ export class RecordedBodyError extends Error {
  * and the answers between them, are their own events.
  *
  * @param requested A `model.requested` event.
- * @param lookup The event of an id (the capture's events).
+ * @param lookup The event of an id: the capture's events as the store
+ *   reads them (`readEvents`: blob references resolved).
  * @returns The body, every top-level field the request sent in it.
- * @throws {RecordedBodyError} When a request the chain names is not found.
+ * @throws {RecordedBodyError} When a request the chain names is not
+ *   found, or the chain does not hold a field it left out.
  *
  * @example A field the previous request recorded
  * ```ts
@@ -173,26 +180,45 @@ export function filledBody(
   requested: TraceEvent,
   lookup: (eventId: string) => TraceEvent | undefined,
 ): unknown {
+  if (requested.kind !== "model.requested") {
+    throw new RecordedBodyError(
+      `Cannot fill in the body of ${requested.event_id}: it is a ${requested.kind} event; pass a model.requested event`,
+    );
+  }
   const own = requestOf(requested);
   let missing = sameAsPrevious(own);
   if (missing.length === 0) return own.body;
   const out: Record<string, unknown> = {
     ...(own.body as Record<string, unknown>),
   };
+  const seen = new Set([requested.event_id]);
   let at = requested;
-  // Each step goes to an earlier request; a chain longer than the capture
-  // would be a cycle.
-  for (let steps = 0; missing.length > 0; steps++) {
+  while (missing.length > 0) {
     const previous = (at.payload.conversation as { previous?: unknown } | null)
       ?.previous;
-    const prev = typeof previous === "string" ? lookup(previous) : undefined;
-    if (prev === undefined || prev.kind !== "model.requested" || steps > 1e6) {
+    const what = `Cannot fill in ${
+      missing.join(", ")
+    } of ${requested.event_id}`;
+    if (typeof previous !== "string") {
       throw new RecordedBodyError(
-        `Cannot fill in ${
-          missing.join(", ")
-        } of ${requested.event_id}: the request before ${at.event_id} (${
-          String(previous)
-        }) is not among the events given; pass the whole capture's events`,
+        `${what}: ${at.event_id} names no request before it (conversation.previous); the record is damaged`,
+      );
+    }
+    if (seen.has(previous)) {
+      throw new RecordedBodyError(
+        `${what}: the requests before it name each other in a loop at ${previous}; the record is damaged`,
+      );
+    }
+    seen.add(previous);
+    const prev = lookup(previous);
+    if (prev === undefined) {
+      throw new RecordedBodyError(
+        `${what}: the request before ${at.event_id} (${previous}) is not among the events given; pass the whole capture's events`,
+      );
+    }
+    if (prev.kind !== "model.requested") {
+      throw new RecordedBodyError(
+        `${what}: ${previous}, named as the request before ${at.event_id}, is a ${prev.kind} event; the record is damaged`,
       );
     }
     const p = requestOf(prev);
@@ -201,11 +227,16 @@ export function filledBody(
         string,
         unknown
       >;
-    const still: string[] = [];
     const skipped = new Set(sameAsPrevious(p));
+    const still: string[] = [];
     for (const key of missing) {
-      if (!skipped.has(key) && key in body) out[key] = body[key];
-      else still.push(key);
+      if (skipped.has(key)) still.push(key);
+      else if (key in body) out[key] = body[key];
+      else {
+        throw new RecordedBodyError(
+          `${what}: ${previous} neither holds ${key} nor leaves it out as its own previous request's; the record is damaged`,
+        );
+      }
     }
     missing = still;
     at = prev;

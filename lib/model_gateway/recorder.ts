@@ -272,9 +272,10 @@ export function* exchangeEventStream(
   const recorded = recordedBody(ex.body, {
     known,
     historyKey: spec?.history.key,
-    previous: from !== null && from.capture_id === cap && !rc.wholeBodies
+    previous: from !== null && from.capture_id === cap
       ? from.recorded.fields ?? null
       : null,
+    whole: rc.wholeBodies === true,
   });
   const requested = modelRequested(ctx, {
     request: {

@@ -103,6 +103,9 @@ function externalize(
     const len = jsonLength(value);
     return { value, len, orig: len };
   }
+  if (!Array.isArray(value) && !isPlain(value)) {
+    return externalizeOther(value, put, threshold);
+  }
   let reduced: unknown;
   let orig: number;
   let len: number;
@@ -135,6 +138,36 @@ function externalize(
   // Store the original value whole: one blob instead of many small refs.
   const text = canonicalJson(value);
   return sized(ref(put(text), "json", utf8Length(text)), orig);
+}
+
+/**
+ * The size rule on an object JSON does not write as its own members (a
+ * `toJSON` method, a class's prototype), measured on its canonical JSON.
+ */
+function externalizeOther(
+  value: object,
+  put: PutBlob,
+  threshold: number,
+): Sized {
+  const text = canonicalJson(value);
+  const orig = text.length;
+  if (orig <= threshold) return { value, len: orig, orig };
+  const obj: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    obj[k] = externalize(v, put, threshold).value;
+  }
+  const len = canonicalJson(obj).length;
+  if (len <= threshold) return { value: obj, len, orig };
+  return sized(ref(put(text), "json", utf8Length(text)), orig);
+}
+
+/** Whether JSON writes an object as its own members (no `toJSON`, a plain prototype). */
+function isPlain(value: object): boolean {
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    return false;
+  }
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 /** Bytes of a string's UTF-8 (a lone surrogate as U+FFFD), without encoding it. */

@@ -160,6 +160,114 @@ Deno.test("a long field that changes is recorded again in full; the request afte
   }
 });
 
+Deno.test("a request whose recording failed is never named as holding the fields of the next", async () => {
+  const tools = [{
+    type: "function",
+    function: {
+      name: "get_order",
+      description: "Looks the order up and says what it holds. ".repeat(10),
+      parameters: { type: "object", properties: { id: { type: "string" } } },
+    },
+  }];
+  // Nested past what canonical JSON writes (1,000 levels): the gateway
+  // forwards it, and its record cannot be sealed.
+  let deep: unknown = 1;
+  for (let i = 0; i < 1200; i++) deep = [deep];
+  const up = chatJsonServer(() => ({ ok: true }), "chatcmpl-1");
+  try {
+    await using s = await startServer({
+      modelGateway: { upstreamOpenai: up.url.replace(/\/v1$/, "") },
+    });
+    const messages: unknown[] = [
+      { role: "system", content: "You help with orders." },
+    ];
+    for (let k = 0; k < 4; k++) {
+      messages.push({ role: "user", content: `question ${k}` });
+      const res = await fetch(`${s.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          authorization: "Bearer sk-test-0123456789abcdef",
+        },
+        body: JSON.stringify({
+          model: "gpt-test",
+          messages,
+          tools,
+          ...(k === 1 ? { user_data: deep } : {}),
+        }),
+      });
+      assertEquals(res.status, 200);
+      messages.push((await res.json()).choices[0].message);
+    }
+    const evs = await eventsOf(s);
+    const byId = new Map(evs.map((e) => [e.event_id, e]));
+    const requested = evs.filter((e) => e.kind === "model.requested");
+    // The second request's record failed; the third records the tools
+    // again, the fourth leaves them out as the third's.
+    assertEquals(requested.length, 3);
+    assertEquals(
+      requested.map((e) => requestOf(e).body_same_as_previous ?? null),
+      [null, null, ["tools"]],
+    );
+    for (const ev of requested) {
+      assertEquals(
+        (filledBody(ev, (id) => byId.get(id)) as { tools: unknown }).tools,
+        tools,
+      );
+    }
+    assertEquals(s.server.modelGateway!.stats.record_misses, 1);
+  } finally {
+    await up.shutdown();
+  }
+});
+
+Deno.test("filledBody: a damaged chain is an error that says so, never another value", () => {
+  const ev = (
+    id: string,
+    request: Record<string, unknown>,
+    previous: string | null,
+    kind = "model.requested",
+  ) =>
+    ({
+      event_id: id,
+      kind,
+      payload: { request, conversation: { previous } },
+    }) as unknown as TraceEvent;
+  const a = ev("evt_a", { body: { messages: [] } }, null);
+  const b = ev(
+    "evt_b",
+    { body: {}, body_same_as_previous: ["tools"] },
+    "evt_a",
+  );
+  const c = ev(
+    "evt_c",
+    { body: {}, body_same_as_previous: ["tools"] },
+    "evt_c",
+  );
+  const d = ev(
+    "evt_d",
+    { body: {}, body_same_as_previous: ["tools"] },
+    "evt_m",
+  );
+  const m = ev("evt_m", {}, null, "message");
+  const byId = new Map([a, b, c, d, m].map((e) => [e.event_id, e]));
+  const lookup = (id: string) => byId.get(id);
+  for (
+    const [event, says] of [
+      [b, "neither holds tools"],
+      [c, "in a loop"],
+      [d, "is a message event"],
+      [m, "pass a model.requested event"],
+    ] as const
+  ) {
+    const err = assertThrows(
+      () => filledBody(event, lookup),
+      RecordedBodyError,
+    );
+    assert(err.message.includes(says), err.message);
+  }
+});
+
 Deno.test("wholeBodies: every request's body is recorded whole but for its history", async () => {
   const bodies = recordedRequests("compact");
   await using up = startRecordedUpstream(bodies);

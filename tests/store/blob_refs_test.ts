@@ -80,3 +80,14 @@ Deno.test("externalizePayload: children first; an object under the threshold wit
   const out2 = externalizePayload(odd, recorder().put, 50);
   assertEquals((out2.s as { size: number }).size, 300);
 });
+
+Deno.test("externalizePayload: an object with toJSON is measured by what JSON writes for it", () => {
+  // Each Date is 26 characters of JSON but has no members of its own.
+  const payload = {
+    a: { d: new Date(0), e: new Date(1), f: new Date(2), g: "x".repeat(30) },
+  };
+  const r = recorder();
+  const out = externalizePayload(payload, r.put, 100);
+  assertOk(isBlobRef(out.a));
+  assertEquals(r.puts, [canonicalJson(payload.a)]);
+});
