@@ -19,6 +19,7 @@
  */
 import { sha256Hex } from "../trace/hash.ts";
 import type { TraceEvent } from "../trace/event.ts";
+import { isBlobRef } from "../store/blob_refs.ts";
 
 /**
  * New messages past which a request's body is recorded without its list of
@@ -152,6 +153,7 @@ export class RecordedBodyError extends Error {
  * ```ts
  * import { filledBody } from "./recorded_body.ts";
  * import type { TraceEvent } from "../trace/event.ts";
+import { isBlobRef } from "../store/blob_refs.ts";
  * import { deepStrictEqual } from "node:assert/strict";
  * const first = {
  *   event_id: "evt_1",
@@ -222,6 +224,11 @@ export function filledBody(
       );
     }
     const p = requestOf(prev);
+    if (isBlobRef(p.body)) {
+      throw new RecordedBodyError(
+        `${what}: the body of ${previous} is a blob reference; pass the events as the store reads them (readEvents resolves blob references)`,
+      );
+    }
     const body =
       (typeof p.body === "object" && p.body !== null ? p.body : {}) as Record<
         string,

@@ -250,7 +250,16 @@ Deno.test("filledBody: a damaged chain is an error that says so, never another v
     "evt_m",
   );
   const m = ev("evt_m", {}, null, "message");
-  const byId = new Map([a, b, c, d, m].map((e) => [e.event_id, e]));
+  // As the spool holds it: a long body stored as a blob.
+  const raw = ev("evt_r", {
+    body: { $blob: `sha256:${"0".repeat(64)}`, encoding: "json", size: 9 },
+  }, null);
+  const e = ev(
+    "evt_e",
+    { body: {}, body_same_as_previous: ["tools"] },
+    "evt_r",
+  );
+  const byId = new Map([a, b, c, d, m, raw, e].map((x) => [x.event_id, x]));
   const lookup = (id: string) => byId.get(id);
   for (
     const [event, says] of [
@@ -258,6 +267,7 @@ Deno.test("filledBody: a damaged chain is an error that says so, never another v
       [c, "in a loop"],
       [d, "is a message event"],
       [m, "pass a model.requested event"],
+      [e, "readEvents resolves blob references"],
     ] as const
   ) {
     const err = assertThrows(
