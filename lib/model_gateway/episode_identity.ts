@@ -38,12 +38,12 @@
  */
 import { sha256Hex } from "../trace/hash.ts";
 import { isValidId } from "../trace/ids.ts";
+import type { ConversationBook } from "./conversation_book.ts";
 import {
   type AnswerKey,
-  type ConversationBook,
   type ConversationEntry,
   pendingEnd,
-} from "./conversation_book.ts";
+} from "./conversation_entry.ts";
 import { isObject, type NormMessage, type NormRequest } from "./wire_types.ts";
 
 /** An episode id the client sent, and where. */

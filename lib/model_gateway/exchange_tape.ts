@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { AnswerKey, ConversationEntry } from "./conversation_book.ts";
+import type { AnswerKey, ConversationEntry } from "./conversation_entry.ts";
 import type { Identity } from "./episode_identity.ts";
 import type { Exchange, PackageOutcome, RefusedAttempt } from "./recorder.ts";
 import type { NormRequest, NormResponse, Wire } from "./wire_types.ts";

@@ -20,7 +20,8 @@ import {
 } from "./api_errors.ts";
 import { GatewayError } from "./gateway_error.ts";
 import { ANSWER_HEADERS } from "./answer_headers.ts";
-import { answerKey, ConversationBook } from "./conversation_book.ts";
+import { ConversationBook } from "./conversation_book.ts";
+import { answerKey } from "./conversation_entry.ts";
 import { clientEpisode, identify } from "./episode_identity.ts";
 import {
   DEFAULT_MAX_ANSWER_BYTES,

@@ -33,10 +33,8 @@ import {
 } from "../trace/tool_events.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { sha256Hex } from "../trace/hash.ts";
-import type {
-  ConversationBook,
-  ConversationEntry,
-} from "./conversation_book.ts";
+import type { ConversationBook } from "./conversation_book.ts";
+import type { ConversationEntry } from "./conversation_entry.ts";
 import type { Identity } from "./episode_identity.ts";
 import { extendPrefix } from "./message_hash.ts";
 import type { ToolsetDigests } from "./toolset_digest.ts";

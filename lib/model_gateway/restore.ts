@@ -21,12 +21,12 @@ import type { HarnessStore } from "../store/store.ts";
 import type { TraceEvent } from "../trace/event.ts";
 import { canonicalJson } from "../trace/canonical_json.ts";
 import { sha256Hex } from "../trace/hash.ts";
+import type { ConversationBook } from "./conversation_book.ts";
 import {
   answerKey,
-  type ConversationBook,
   type ConversationEntry,
   pendingEnd,
-} from "./conversation_book.ts";
+} from "./conversation_entry.ts";
 import { GATEWAY_SOURCE } from "./recorder.ts";
 import { isObject } from "./wire_types.ts";
 import { specOfWire, WIRE_SPECS } from "./wires/registry.ts";

@@ -1,8 +1,6 @@
 import { assertEquals } from "../_assert.ts";
-import {
-  answerKey,
-  ConversationBook,
-} from "../../lib/model_gateway/conversation_book.ts";
+import { ConversationBook } from "../../lib/model_gateway/conversation_book.ts";
+import { answerKey } from "../../lib/model_gateway/conversation_entry.ts";
 import {
   type ClientEpisode,
   identify,

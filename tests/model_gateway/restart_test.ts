@@ -121,8 +121,11 @@ Deno.test("after a restart a conversation goes on where it was: nothing recorded
 });
 
 Deno.test("restoreBook() rebuilds each conversation's end from a long spool in order: the last request, its answer, a branch beside it", async () => {
-  const { ConversationBook, answerKey } = await import(
+  const { ConversationBook } = await import(
     "../../lib/model_gateway/conversation_book.ts"
+  );
+  const { answerKey } = await import(
+    "../../lib/model_gateway/conversation_entry.ts"
   );
   const { identify } = await import(
     "../../lib/model_gateway/episode_identity.ts"
