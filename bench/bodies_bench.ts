@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { cpuUsage } from "node:process";
 import { startServer } from "../tests/_server.ts";
 import {
+  postAsClaudeCode,
   recordedRequests,
   startRecordedUpstream,
 } from "../tests/model_gateway/_claude_code.ts";
@@ -64,15 +65,7 @@ async function round(scenario: string, wholeBodies: boolean): Promise<{
   const gw = s.server.modelGateway!;
   let cpu = 0;
   for (const b of bodies) {
-    const res = await fetch(`${s.url}/v1/messages?beta=true`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-api-key": "sk-ant-api03-bench-key-never-stored-0123456789",
-        "anthropic-version": "2023-06-01",
-      },
-      body: JSON.stringify(b),
-    });
+    const res = await postAsClaudeCode(s.url, b);
     const text = await res.text();
     if (res.status !== 200) {
       throw new Error(

@@ -32,6 +32,29 @@ export function recordedRequests(scenario: string): RequestBody[] {
     .map((n) => JSON.parse(Deno.readTextFileSync(`${dir}/${n}`)));
 }
 
+/**
+ * Post a recorded request to the gateway as Claude Code sends it (its path,
+ * an API key, the API version; no `x-harness-*` header).
+ *
+ * @param base The gateway's base URL.
+ * @param body The request.
+ * @returns The gateway's answer.
+ */
+export function postAsClaudeCode(
+  base: string,
+  body: RequestBody,
+): Promise<Response> {
+  return fetch(`${base}/v1/messages?beta=true`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-api-key": "sk-ant-api03-test-key-never-stored-0123456789",
+      "anthropic-version": "2023-06-01",
+    },
+    body: JSON.stringify(body),
+  });
+}
+
 /** The session id Claude Code put in a request's `metadata.user_id`. */
 export function sessionOf(body: RequestBody): string {
   return JSON.parse(body.metadata.user_id).session_id;

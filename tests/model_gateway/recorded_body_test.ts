@@ -14,6 +14,7 @@ import {
   REPEATED_FIELD_MIN_CHARS,
 } from "../../lib/model_gateway/recorded_body.ts";
 import {
+  postAsClaudeCode,
   recordedRequests,
   type RequestBody,
   startRecordedUpstream,
@@ -29,6 +30,18 @@ async function eventsOf(
   return out;
 }
 
+/** A Chat Completions request as an SDK sends it (no `x-harness-*` header). */
+function postChat(base: string, body: unknown): Promise<Response> {
+  return fetch(`${base}/v1/chat/completions`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      authorization: "Bearer sk-test-0123456789abcdef",
+    },
+    body: JSON.stringify(body),
+  });
+}
+
 function requestOf(ev: TraceEvent): Record<string, unknown> {
   return ev.payload.request as Record<string, unknown>;
 }
@@ -41,15 +54,7 @@ Deno.test("Claude Code's tools and system prompt are recorded in its session's f
     modelGateway: { upstreamAnthropic: up.url },
   });
   for (const b of bodies) {
-    const res = await fetch(`${s.url}/v1/messages?beta=true`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-api-key": "sk-ant-api03-test-key-never-stored-0123456789",
-        "anthropic-version": "2023-06-01",
-      },
-      body: JSON.stringify(b),
-    });
+    const res = await postAsClaudeCode(s.url, b);
     assertEquals(res.status, 200, await res.text());
   }
   const evs = await eventsOf(s);
@@ -116,14 +121,7 @@ Deno.test("a long field that changes is recorded again in full; the request afte
     ];
     for (const [k, tools] of sent.entries()) {
       messages.push({ role: "user", content: `question ${k}` });
-      const res = await fetch(`${s.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          authorization: "Bearer sk-test-0123456789abcdef",
-        },
-        body: JSON.stringify({ model: "gpt-test", messages, tools }),
-      });
+      const res = await postChat(s.url, { model: "gpt-test", messages, tools });
       const answer = await res.json();
       assertEquals(res.status, 200);
       messages.push(answer.choices[0].message);
@@ -183,18 +181,11 @@ Deno.test("a request whose recording failed is never named as holding the fields
     ];
     for (let k = 0; k < 4; k++) {
       messages.push({ role: "user", content: `question ${k}` });
-      const res = await fetch(`${s.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          authorization: "Bearer sk-test-0123456789abcdef",
-        },
-        body: JSON.stringify({
-          model: "gpt-test",
-          messages,
-          tools,
-          ...(k === 1 ? { user_data: deep } : {}),
-        }),
+      const res = await postChat(s.url, {
+        model: "gpt-test",
+        messages,
+        tools,
+        ...(k === 1 ? { user_data: deep } : {}),
       });
       assertEquals(res.status, 200);
       messages.push((await res.json()).choices[0].message);
@@ -285,15 +276,7 @@ Deno.test("wholeBodies: every request's body is recorded whole but for its histo
     modelGateway: { upstreamAnthropic: up.url, wholeBodies: true },
   });
   for (const b of bodies) {
-    const res = await fetch(`${s.url}/v1/messages?beta=true`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-api-key": "sk-ant-api03-test-key-never-stored-0123456789",
-        "anthropic-version": "2023-06-01",
-      },
-      body: JSON.stringify(b),
-    });
+    const res = await postAsClaudeCode(s.url, b);
     assertEquals(res.status, 200, await res.text());
   }
   const requested = (await eventsOf(s)).filter((e) =>
