@@ -494,7 +494,9 @@ export class RecordQueue {
           continue;
         }
         const ev = made;
-        // The request under the id it was given on arrival.
+        // The request under the id it was given on arrival (renamed in
+        // place, so the book's record of the conversation, made from this
+        // event when the stream ends, holds that id too).
         if (id && ev.kind === "model.requested" && oldId === null) {
           oldId = ev.event_id;
           ev.event_id = id;
@@ -522,10 +524,6 @@ export class RecordQueue {
       throw err;
     } finally {
       this.#stats.busy = null;
-    }
-    const rec = ex.identity.conversation.recorded;
-    if (oldId !== null && rec.request_event_id === oldId) {
-      rec.request_event_id = id!;
     }
     this.#stats.recorded++;
   }
