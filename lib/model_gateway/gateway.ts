@@ -63,7 +63,7 @@ import type {
 } from "./gateway_request.ts";
 import { answerWithPackage } from "./package_serving.ts";
 import { answerHeaders } from "./upstream_answer.ts";
-import { forwardUpstream } from "./upstream_forward.ts";
+import { abandonForward, forwardUpstream } from "./upstream_forward.ts";
 import type { UpstreamDeadline } from "./upstream_deadline.ts";
 import { resolveApiPath, upstreamUrl } from "./upstream_url.ts";
 
@@ -331,11 +331,23 @@ export class ModelGateway {
         if (!DROP_REQUEST.has(k)) headers.append(k, v);
       }
     }
-    // Read once on arrival: the capture and the episode are decided
-    // before the request goes anywhere, so every answer can name it.
-    const admitted = route && body
-      ? await this.#admit(req, { route, body, started })
-      : null;
+    // A request no package serves goes upstream first: what follows (its
+    // reading, its capture, its episode) is done while the upstream works.
+    const early = pkg ? null : forwardUpstream(
+      { url, method: req.method, headers, body, client: req.signal },
+      { family, timeoutMs: this.#timeoutMs, stats, client: this.#client },
+    );
+    // Read once on arrival (the capture by its arrival time), before the
+    // answer is read: every answer names the request's episode.
+    let admitted: RequestTicket | string | null;
+    try {
+      admitted = route && body
+        ? await this.#admit(req, { route, body, started })
+        : null;
+    } catch (err) {
+      if (early) abandonForward(early, err);
+      throw err;
+    }
     const ticket = typeof admitted === "string" ? null : admitted;
     // Every answer names the request's episode, an error thrown too.
     const stamp = <A extends { headers: Record<string, string> }>(a: A): A => {
@@ -410,10 +422,10 @@ export class ModelGateway {
       }
       throw stamp(err);
     };
-    const sent = await forwardUpstream(
+    const sent = await (early ?? forwardUpstream(
       { url, method: req.method, headers, body, client: req.signal },
       { family, timeoutMs: this.#timeoutMs, stats, client: this.#client },
-    );
+    ));
     if ("error" in sent) return failed(sent.error);
     const { res, deadline } = sent;
     const out = answerHeaders(res);

@@ -116,3 +116,22 @@ export async function forwardUpstream(
     return { error: fail(err) };
   }
 }
+
+/**
+ * Let go of a request sent upstream whose answer no one will read (what
+ * came after sending it threw): its deadline ends and its answer's body,
+ * once there is one, is cancelled, so its connection and timer go.
+ *
+ * @param sent The forward under way.
+ * @param reason Why.
+ */
+export function abandonForward(
+  sent: Promise<Forwarded | { error: GatewayError }>,
+  reason: unknown,
+): void {
+  sent.then((s) => {
+    if ("error" in s) return;
+    s.deadline.end();
+    return s.res.body?.cancel(reason);
+  }).catch(() => {});
+}
