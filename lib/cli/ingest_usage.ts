@@ -19,7 +19,7 @@ Usage:
   ingest.ts demo [--seed N]                  capture the order desk's episodes, report lineage, compile, run the
                                              package traced on a new instance (--seed N: another instance)
   ingest.ts serve [--host H] [--port P] [--detach] [--allow-remote] [--max-body-bytes N]
-                  [--max-connections N (256)] [--idle-timeout SECONDS (15)]
+                  [--max-connections N (1024)] [--idle-timeout SECONDS (15)]
                   [--redact-rules FILE] [--no-redact] [--replicate postgres://…]
                   [--export-otlp URL [--protocol http/json|http/protobuf] [--headers K=V,…]
                    [--export-otlp-queue N]]   (spans per request and in memory; a remote collector needs --allow-net for its host)

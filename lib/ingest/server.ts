@@ -43,7 +43,7 @@ export interface IngestServerOptions extends IngestHandlerOptions {
   /**
    * Connections open at once; at the cap the longest-idle one is closed
    * for a new one, or the new one is answered 503.
-   * @default 256
+   * @default 1024
    */
   maxConnections?: number;
   /**

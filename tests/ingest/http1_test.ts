@@ -159,6 +159,32 @@ Deno.test("http1: at the connection cap the longest-idle connection makes room; 
   assertEquals(ids, ["evt_cap_1"]);
 });
 
+Deno.test("http1: 300 keep-alive clients at once are all kept, each asking twice: the default cap leaves a client pool room for the connections it opens beyond its requests", async () => {
+  await using srv = await startServer();
+  const host = new URL(srv.url).host;
+  const ask = enc.encode(`GET /health HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+  const conns: Deno.TcpConn[] = [];
+  try {
+    for (let i = 0; i < 300; i++) {
+      const c = await connect(srv.url);
+      conns.push(c);
+      await c.write(ask);
+      const [first] = await responses(c, 1);
+      assertMatch(first, /^HTTP\/1\.1 200 OK/);
+    }
+    // Every connection is still open: the second request on each is answered.
+    for (const c of conns) {
+      await c.write(ask);
+      const [again] = await responses(c, 1);
+      assertMatch(again, /^HTTP\/1\.1 200 OK/);
+    }
+    const c = srv.server.stats!.connections!;
+    assertEquals([c.accepted, c.evicted, c.refused], [300, 0, 0]);
+  } finally {
+    for (const c of conns) c.close();
+  }
+});
+
 Deno.test("http1: keep-alive, pipelined requests, Expect: 100-continue and HTTP/1.0 are all served in order; a streamed (chunked) body is read", async () => {
   await using srv = await startServer();
   const conn = await connect(srv.url);

@@ -18,7 +18,7 @@ export interface Http1ServerOptions {
   maxBodyBytes: number;
   /**
    * Connections open at once.
-   * @default 256
+   * @default DEFAULT_MAX_CONNECTIONS
    */
   maxConnections?: number;
   /**
@@ -111,6 +111,21 @@ export interface ConnectionStats {
   handle_cap?: number;
 }
 
+/**
+ * Connections open at once by default: four times the requests handled at
+ * once (256). A client's pool opens more connections than it has requests
+ * under way: one whose answer just ended is not back in its pool when the
+ * next request goes, so a new one opens. At the cap the server closes the
+ * longest-idle connection for a new one, and a client sending on it at
+ * that moment sees its request cut ("connection closed before message
+ * completed"): 256 concurrent streams through a cap of 256 had 145
+ * connections closed so and a request cut (issue 45). The file handles
+ * are there: Deno raises the soft limit to the hard one, and past the
+ * handles the process has, the listener keeps a reserve below
+ * (`handle_cap`).
+ */
+export const DEFAULT_MAX_CONNECTIONS = 1024;
+
 /** How long a handler may take to answer by default (ms). */
 export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
 
@@ -125,7 +140,7 @@ export function withDefaults(
 ): Required<Http1ServerOptions> {
   return {
     ...options,
-    maxConnections: options.maxConnections ?? 256,
+    maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     idleTimeoutMs: options.idleTimeoutMs ?? 15_000,
     headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
