@@ -19,7 +19,7 @@ async function untilStdinCloses(): Promise<void> {
 
 /**
  * The gateway process: a real ingest server over `root` until stdin
- * closes; then its gateway's stats. `--no-record` turns recording off
+ * closes; then its gateway's stats and its listener's connection counts. `--no-record` turns recording off
  * (every exchange is forwarded and read, none stored); `--fetch-client`
  * asks the upstream through `fetch`, as a remote upstream is asked, not
  * through the gateway's own client for loopback upstreams.
@@ -49,7 +49,9 @@ export async function gatewayChild(
   console.log(`gateway ${await server.start()}`);
   await untilStdinCloses();
   await server.close();
-  console.log(JSON.stringify(server.modelGateway?.stats ?? null));
+  const stats = server.modelGateway?.stats;
+  const connections = server.stats?.connections;
+  console.log(JSON.stringify(stats ? { ...stats, connections } : null));
   store.close();
 }
 

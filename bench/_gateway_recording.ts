@@ -36,6 +36,8 @@ export interface GatewayStats {
   upstream_errors: number;
   /** Why the last one was not recorded. */
   last_miss: string | null;
+  /** The listener's connection counts (`/health`'s `stats.connections`). */
+  connections?: { accepted: number; evicted: number; refused: number };
 }
 
 /** Options of {@linkcode recordingRows}. */
@@ -82,6 +84,21 @@ export function recordingRows(
           s.last_miss ? ` (last miss: ${s.last_miss})` : ""
         }`
         : "(none: the gateway process printed no stats)",
+    },
+    {
+      // At the cap an idle connection is closed for a new one, and a client
+      // sending on it that moment has its request cut.
+      name:
+        "gateway listener: connections accepted / closed at the cap / refused",
+      value: s?.connections
+        ? `${s.connections.accepted} / ${s.connections.evicted} / ${s.connections.refused}`
+        : "-",
+      target: "none closed or refused",
+      met: s?.connections
+        ? s.connections.evicted === 0 && s.connections.refused === 0
+          ? "yes"
+          : "no"
+        : "-",
     },
     {
       name: "RSS of the processes in between at the end (MB)",
