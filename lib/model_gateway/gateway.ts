@@ -6,6 +6,9 @@
  * exchange recorded after the answer is on its way, off the request's path:
  * a recording that fails never touches the answer, it is counted.
  *
+ * A request goes the plain way (`plain_answer.ts`: forwarded, relayed,
+ * recorded) unless a package serves its route (`package_serving.ts`).
+ *
  * The routes are the wires' (`wires/registry.ts`: one spec per API, its
  * paths, readers, writer, error shape and upstream); a path no wire claims
  * goes to the OpenAI upstream, forwarded.
@@ -13,11 +16,7 @@
  * @module
  */
 import type { TraceEvent } from "../trace/event.ts";
-import {
-  type AnswerPieces,
-  type GatewayAnswer,
-  recordedError,
-} from "./api_errors.ts";
+import type { GatewayAnswer } from "./api_errors.ts";
 import { GatewayError } from "./gateway_error.ts";
 import { ANSWER_HEADERS } from "./answer_headers.ts";
 import { ConversationBook } from "./conversation_book.ts";
@@ -39,19 +38,13 @@ import {
 } from "./wires/registry.ts";
 import type { HookJoin, WireSpec } from "./wires/wire_spec.ts";
 import { GATEWAY_SOURCE } from "./recorder.ts";
-import { MAX_BODY_MESSAGES } from "./recorded_body.ts";
-import { type Pending, readPendingAnswer } from "./pending_exchange.ts";
 import { RecordQueue } from "./record_queue.ts";
-import { concat, headerText } from "./exchange_bytes.ts";
 import type { NormRequest } from "./wire_types.ts";
 import { isValidId } from "../trace/ids.ts";
 import { BookRestorer } from "./restore.ts";
 import { requestSecrets } from "../trace/scrub_exact.ts";
 import { KeptBytes } from "./kept_bytes.ts";
-import { relayStream } from "./stream_relay.ts";
-import type { Pieces } from "./body_pieces.ts";
 import { Http1Client } from "./http1_client/client.ts";
-import { readWholeAnswer, type WholeAnswer } from "./whole_answer.ts";
 import { ActiveCaptureReading } from "./active_capture_reading.ts";
 import { TimeSlices } from "./time_slices.ts";
 import { readRequest } from "./request_reading.ts";
@@ -62,9 +55,8 @@ import type {
   RequestTicket,
 } from "./gateway_request.ts";
 import { answerWithPackage } from "./package_serving.ts";
-import { answerHeaders } from "./upstream_answer.ts";
+import { answerPlain } from "./plain_answer.ts";
 import { abandonForward, forwardUpstream } from "./upstream_forward.ts";
-import type { UpstreamDeadline } from "./upstream_deadline.ts";
 import { resolveApiPath, upstreamUrl } from "./upstream_url.ts";
 
 /** Request headers never passed on (hop by hop, ours, the encoding we negotiate). */
@@ -387,119 +379,41 @@ export class ModelGateway {
       if ("skip" in served) skipped = served.skip;
       else return stamp(served);
     }
-    const record: Pending | null = ticket
-      ? {
-        reader: route!.reader,
-        capture: ticket.capture,
-        identity: ticket.identity,
-        request: ticket.request,
-        parsed: keptBody(ticket),
-        started,
-        status: 0,
-        answer: null,
-        stream: null,
-        kept: 0,
-        failure: null,
-        ...(skipped !== null && pkg
-          ? {
-            package: {
-              id: pkg.id,
-              outcome: "passed_through" as const,
-              reason: skipped,
-            },
-          }
-          : {}),
-      }
-      : null;
-    const failed = (err: GatewayError): never => {
-      if (record) {
-        // No answer reached the client: recorded as such, and the same
-        // request again is a retry in the same episode.
-        record.status = err.status;
-        record.error = recordedError(family, err);
-        this.#settle(record, false);
-        this.#records.enqueue(record);
-      }
-      throw stamp(err);
-    };
-    const sent = await (early ?? forwardUpstream(
-      { url, method: req.method, headers, body, client: req.signal },
-      { family, timeoutMs: this.#timeoutMs, stats, client: this.#client },
-    ));
-    if ("error" in sent) return failed(sent.error);
-    const { res, deadline } = sent;
-    const out = answerHeaders(res);
-    if (record) record.status = res.status;
-    if (skipped !== null) {
-      out[ANSWER_HEADERS.skipped] = headerText(skipped);
-    }
-    const isStream = (res.headers.get("content-type") ?? "").includes(
-      "text/event-stream",
-    );
-    if (isStream && res.body) {
-      stats.streams++;
-      if (record) {
-        // While it streams, a request repeating what came so far (the
-        // client read the last event before the relay saw the end) still
-        // finds its conversation.
-        const end = record.identity.conversation.end;
-        if (end.owner === record.identity) {
-          end.read = () => readPendingAnswer(record, true);
-        }
-      }
-      return stamp({
-        status: res.status,
-        headers: out,
-        body: null,
-        pieces: this.#relay(res.body, record, {
-          client: req.signal,
-          deadline,
-        }),
-      });
-    }
-    let whole: WholeAnswer;
     try {
-      whole = await readWholeAnswer(res, {
-        kept: this.#kept,
-        maxAnswerBytes: this.#maxAnswer,
-      });
-    } catch (err) {
-      return failed(sent.fail(err));
-    }
-    if (whole.rest) {
-      // Larger than the gateway holds: what was read goes out, then the
-      // rest as it comes; the record holds no answer.
-      const reason = whole.rest.reason;
-      if (record) {
-        record.not_kept = reason;
-        this.stats.not_kept = (this.stats.not_kept ?? 0) + 1;
-        this.stats.last_not_kept = reason;
-      }
-      return stamp({
-        status: res.status,
-        headers: out,
-        body: null,
-        pieces: this.#relay(
-          whole.rest.stream,
-          record,
-          { client: req.signal, deadline, lead: whole.chunks },
+      return stamp(
+        await answerPlain(
+          {
+            req,
+            family,
+            route,
+            started,
+            ticket,
+            call: {
+              url,
+              method: req.method,
+              headers,
+              body,
+              client: req.signal,
+            },
+            sent: early,
+            passedThrough: skipped !== null && pkg
+              ? { id: pkg.id, reason: skipped }
+              : null,
+          },
+          {
+            stats,
+            book: this.#book,
+            records: this.#records,
+            kept: this.#kept,
+            maxAnswerBytes: this.#maxAnswer,
+            timeoutMs: this.#timeoutMs,
+            client: this.#client,
+          },
         ),
-      });
-    }
-    deadline.end();
-    const raw = whole.chunks.length === 1
-      ? whole.chunks[0]
-      : concat(whole.chunks);
-    if (record) {
-      record.answer = raw;
-      record.kept = whole.taken;
-      this.#settle(
-        record,
-        res.status >= 200 && res.status < 300 && !req.signal?.aborted,
       );
-      this.#records.enqueue(record);
-    } else this.#kept.give(whole.taken);
-    return stamp({ status: res.status, headers: out, body: null, raw });
+    } catch (err) {
+      throw err instanceof GatewayError ? stamp(err) : err;
+    }
   }
 
   /**
@@ -594,51 +508,6 @@ export class ModelGateway {
       },
     };
   }
-
-  /** Settle a plain exchange's end: answered (read on demand) or failed. */
-  #settle(record: Pending, answered: boolean): void {
-    const id = record.identity;
-    this.#book.settle(id.conversation, id, {
-      state: answered ? "answered" : "failed",
-      read: answered ? () => readPendingAnswer(record) : null,
-    });
-  }
-
-  /**
-   * Relay a stream piece by piece (`relayStream`), its answer read for the
-   * record as it passes; the exchange is settled and queued at its end.
-   */
-  #relay(
-    pieces: Pieces,
-    record: Pending | null,
-    options: {
-      client: AbortSignal | undefined;
-      deadline: UpstreamDeadline;
-      lead?: Uint8Array[];
-    },
-  ): AnswerPieces {
-    return relayStream(pieces, record, options, {
-      kept: this.#kept,
-      maxAnswerBytes: this.#maxAnswer,
-      stats: this.stats,
-      finish: (r, answered) => {
-        this.#settle(r, answered);
-        this.#records.enqueue(r);
-      },
-    });
-  }
-}
-
-/**
- * The body kept for a request's record: without its list of messages when
- * the record leaves that list out (`MAX_BODY_MESSAGES` new messages), so a
- * very long request waiting to be recorded holds only what is recorded.
- */
-function keptBody(ticket: RequestTicket): Record<string, unknown> {
-  const fresh = ticket.request.messages.length - ticket.identity.known;
-  if (fresh <= MAX_BODY_MESSAGES) return ticket.parsed;
-  const { messages: _m, input: _i, ...rest } = ticket.parsed;
-  return rest;
 }
 
 /** Milliseconds of reading a large request before the loop yields. */
