@@ -6,8 +6,10 @@
  * exchange recorded after the answer is on its way, off the request's path:
  * a recording that fails never touches the answer, it is counted.
  *
- * A request goes the plain way (`plain_answer.ts`: forwarded, relayed,
- * recorded) unless a package serves its route (`package_serving.ts`).
+ * A request on a recorded route is read once as it arrives
+ * (`request_admission.ts`); it goes the plain way (`plain_answer.ts`:
+ * forwarded, relayed, recorded) unless a package serves its route
+ * (`package_serving.ts`).
  *
  * The routes are the wires' (`wires/registry.ts`: one spec per API, its
  * paths, readers, writer, error shape and upstream); a path no wire claims
@@ -20,12 +22,11 @@ import type { GatewayAnswer } from "./api_errors.ts";
 import { GatewayError } from "./gateway_error.ts";
 import { ANSWER_HEADERS } from "./answer_headers.ts";
 import { ConversationBook } from "./conversation_book.ts";
-import { answerKey } from "./conversation_entry.ts";
-import { clientEpisode, identify } from "./episode_identity.ts";
 import {
   DEFAULT_MAX_ANSWER_BYTES,
   DEFAULT_MAX_KEPT_BYTES,
   DEFAULT_UPSTREAM_TIMEOUT_MS,
+  freshStats,
   type ModelGatewayContext,
   type ModelGatewayOptions,
   type ModelGatewayStats,
@@ -39,15 +40,10 @@ import {
 import type { HookJoin, WireSpec } from "./wires/wire_spec.ts";
 import { GATEWAY_SOURCE } from "./recorder.ts";
 import { RecordQueue } from "./record_queue.ts";
-import type { NormRequest } from "./wire_types.ts";
-import { isValidId } from "../trace/ids.ts";
 import { BookRestorer } from "./restore.ts";
-import { requestSecrets } from "../trace/scrub_exact.ts";
 import { KeptBytes } from "./kept_bytes.ts";
 import { Http1Client } from "./http1_client/client.ts";
 import { ActiveCaptureReading } from "./active_capture_reading.ts";
-import { TimeSlices } from "./time_slices.ts";
-import { readRequest } from "./request_reading.ts";
 import type { ServedPackage } from "./serving.ts";
 import type {
   GatewayRequest,
@@ -56,6 +52,7 @@ import type {
 } from "./gateway_request.ts";
 import { answerWithPackage } from "./package_serving.ts";
 import { answerPlain } from "./plain_answer.ts";
+import { admitRequest } from "./request_admission.ts";
 import { abandonForward, forwardUpstream } from "./upstream_forward.ts";
 import { resolveApiPath, upstreamUrl } from "./upstream_url.ts";
 
@@ -137,19 +134,10 @@ export class ModelGateway {
     this.#client = options.ownClient === false ? null : new Http1Client();
     this.#packages = new Map(Object.entries(options.packages ?? {}));
     this.stats = {
-      requests: 0,
-      streams: 0,
-      recorded: 0,
-      record_misses: 0,
-      last_miss: null,
-      upstream_errors: 0,
-      client_aborts: 0,
-      queued: 0,
-      requests_held: 0,
-      pending_calls: 0,
-      last_request_at: null,
-      upstreams: Object.fromEntries(
-        [...this.#upstreams].map(([n, url]) => [n, new URL(url).origin]),
+      ...freshStats(
+        Object.fromEntries(
+          [...this.#upstreams].map(([n, url]) => [n, new URL(url).origin]),
+        ),
       ),
       ...(this.#packages.size
         ? {
@@ -325,16 +313,24 @@ export class ModelGateway {
     }
     // A request no package serves goes upstream first: what follows (its
     // reading, its capture, its episode) is done while the upstream works.
-    const early = pkg ? null : forwardUpstream(
-      { url, method: req.method, headers, body, client: req.signal },
-      { family, timeoutMs: this.#timeoutMs, stats, client: this.#client },
-    );
+    const forward = () =>
+      forwardUpstream(
+        { url, method: req.method, headers, body, client: req.signal },
+        { family, timeoutMs: this.#timeoutMs, stats, client: this.#client },
+      );
+    const early = pkg ? null : forward();
     // Read once on arrival (the capture by its arrival time), before the
     // answer is read: every answer names the request's episode.
     let admitted: RequestTicket | string | null;
     try {
       admitted = route && body
-        ? await this.#admit(req, { route, body, started })
+        ? await admitRequest(req, { route, body, started }, {
+          records: this.#records,
+          book: this.#book,
+          stats,
+          active: this.#active,
+          joins: this.#joins,
+        })
         : null;
     } catch (err) {
       if (early) abandonForward(early, err);
@@ -388,14 +384,7 @@ export class ModelGateway {
             route,
             started,
             ticket,
-            call: {
-              url,
-              method: req.method,
-              headers,
-              body,
-              client: req.signal,
-            },
-            sent: early,
+            sent: early ?? forward(),
             passedThrough: skipped !== null && pkg
               ? { id: pkg.id, reason: skipped }
               : null,
@@ -406,8 +395,6 @@ export class ModelGateway {
             records: this.#records,
             kept: this.#kept,
             maxAnswerBytes: this.#maxAnswer,
-            timeoutMs: this.#timeoutMs,
-            client: this.#client,
           },
         ),
       );
@@ -415,100 +402,4 @@ export class ModelGateway {
       throw err instanceof GatewayError ? stamp(err) : err;
     }
   }
-
-  /**
-   * Read a request on a recorded route once: its body, its wire's reading,
-   * its capture, its episode. When it cannot be read or recorded, why (a
-   * miss counted): it is forwarded all the same.
-   */
-  async #admit(
-    req: GatewayRequest,
-    { route, body, started }: {
-      route: RecordedRoute;
-      body: Uint8Array;
-      started: Date;
-    },
-  ): Promise<RequestTicket | string> {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(new TextDecoder().decode(body));
-    } catch (err) {
-      this.#records.miss(`unreadable request: ${(err as Error).message}`);
-      return `the request cannot be read: ${(err as Error).message}`;
-    }
-    let request: NormRequest;
-    try {
-      // A long conversation's messages are hashed in slices (the loop
-      // answers others meanwhile).
-      request = await readRequest(
-        route.reader,
-        route.spec,
-        parsed,
-        new TimeSlices(ADMIT_SLICE_MS),
-        (done, of) => {
-          this.stats.busy = done < of ? { what: "reading", done, of } : null;
-        },
-      );
-    } catch (err) {
-      this.#records.miss(
-        `not the API's request shape: ${(err as Error).message}`,
-      );
-      return `the request cannot be read: ${(err as Error).message}`;
-    }
-    const capture = req.header("x-harness-capture") ||
-      this.#active.at(started.getTime());
-    if (!isValidId(capture)) {
-      const why = `capture id ${
-        JSON.stringify(String(capture).slice(0, 80))
-      } is not valid`;
-      this.#records.miss(why);
-      return why;
-    }
-    const body_ = parsed as Record<string, unknown>;
-    let client = clientEpisode((h) => req.header(h), body_, request);
-    const join = this.#joins.get(route.spec);
-    if (join && client.first === null && client.later === null) {
-      // No id the client sends: its host's hooks may tell the episode
-      // (Gemini CLI's, by the prompt that starts the turn).
-      const hooks = join.episodeOf(capture, request);
-      if (hooks !== null) {
-        client = { first: { id: hooks, source: "host_hooks" }, later: null };
-      }
-    }
-    const identity = identify(this.#book, { capture, request, client });
-    // The request's id is given now: a later request (or a spilled tape)
-    // names it by this id, recorded or not yet.
-    const requestEventId = `evt_${crypto.randomUUID()}`;
-    const previous = identity.from?.latest ?? null;
-    const forked = identity.forked_from?.conversation.latest ?? null;
-    identity.conversation.latest = requestEventId;
-    this.#records.arrived(identity, {
-      request_event_id: requestEventId,
-      previous,
-      forked_request: forked,
-      keys: requestSecrets((h) => req.header(h), req.target),
-      body,
-    });
-    const book = this.#book;
-    return {
-      parsed: body_,
-      request,
-      capture,
-      identity,
-      settle(answer) {
-        book.settle(identity.conversation, identity, {
-          state: answer ? "answered" : "failed",
-          answer: answer
-            ? answerKey(answer.text, answer.tool_calls.map((c) => c.id))
-            : null,
-        });
-        if (answer?.id && route.spec.continues_by_id) {
-          book.rememberResponse(identity.conversation, answer.id);
-        }
-      },
-    };
-  }
 }
-
-/** Milliseconds of reading a large request before the loop yields. */
-const ADMIT_SLICE_MS = 4;

@@ -168,6 +168,31 @@ export interface ModelGatewayStats {
   last_unchecked?: string | null;
 }
 
+/**
+ * A gateway's counters before its first request.
+ *
+ * @param upstreams Each upstream's origin, by name (shown on `/health`).
+ * @returns Every counter at zero.
+ */
+export function freshStats(
+  upstreams: Record<string, string>,
+): ModelGatewayStats {
+  return {
+    requests: 0,
+    streams: 0,
+    recorded: 0,
+    record_misses: 0,
+    last_miss: null,
+    upstream_errors: 0,
+    client_aborts: 0,
+    queued: 0,
+    requests_held: 0,
+    pending_calls: 0,
+    last_request_at: null,
+    upstreams,
+  };
+}
+
 /** What the gateway needs of the server. */
 export interface ModelGatewayContext {
   /** The store it records into. */

@@ -25,7 +25,6 @@ import { concat, headerText } from "./exchange_bytes.ts";
 import type { KeptBytes } from "./kept_bytes.ts";
 import { relayStream } from "./stream_relay.ts";
 import type { Pieces } from "./body_pieces.ts";
-import type { Http1Client } from "./http1_client/client.ts";
 import { readWholeAnswer, type WholeAnswer } from "./whole_answer.ts";
 import type {
   GatewayRequest,
@@ -34,11 +33,7 @@ import type {
 } from "./gateway_request.ts";
 import type { PackageOutcome } from "./recorder.ts";
 import { answerHeaders } from "./upstream_answer.ts";
-import {
-  type Forwarded,
-  forwardUpstream,
-  type UpstreamCall,
-} from "./upstream_forward.ts";
+import type { Forwarded } from "./upstream_forward.ts";
 import type { UpstreamDeadline } from "./upstream_deadline.ts";
 import type { WireSpec } from "./wires/wire_spec.ts";
 
@@ -54,10 +49,8 @@ export interface PlainRequest {
   started: Date;
   /** The request as read on arrival, its capture and episode (null: not recorded). */
   ticket: RequestTicket | null;
-  /** The request for the upstream. */
-  call: UpstreamCall;
-  /** The request already on its way upstream, or null to send it now. */
-  sent: Promise<Forwarded | { error: GatewayError }> | null;
+  /** The request on its way upstream. */
+  sent: Promise<Forwarded | { error: GatewayError }>;
   /** The package it came under, which does not fit it, and why. */
   passedThrough: { id: string; reason: string } | null;
 }
@@ -74,10 +67,6 @@ export interface PlainDeps {
   kept: KeptBytes;
   /** The most bytes of one answer the gateway holds. */
   maxAnswerBytes: number;
-  /** Milliseconds an upstream may take to answer in full. */
-  timeoutMs: number;
-  /** The gateway's own client for loopback upstreams, or null. */
-  client: Http1Client | null;
 }
 
 /**
@@ -85,7 +74,7 @@ export interface PlainDeps {
  * error answers too), the exchange queued for recording when it has a
  * ticket.
  *
- * @param a The request, addressed, read, and maybe on its way.
+ * @param a The request, addressed, read, and on its way upstream.
  * @param deps The gateway's counters, conversations, recording and limits.
  * @returns The answer: a whole body, or pieces relayed as they come.
  * @throws {GatewayError} No answer from the upstream (502, 504, the client
@@ -131,12 +120,7 @@ export async function answerPlain(
     }
     throw err;
   };
-  const sent = await (a.sent ?? forwardUpstream(a.call, {
-    family,
-    timeoutMs: deps.timeoutMs,
-    stats,
-    client: deps.client,
-  }));
+  const sent = await a.sent;
   if ("error" in sent) return failed(sent.error);
   const { res, deadline } = sent;
   const out = answerHeaders(res);

@@ -7,27 +7,10 @@ import {
 } from "../../lib/model_gateway/upstream_forward.ts";
 import { UpstreamDeadline } from "../../lib/model_gateway/upstream_deadline.ts";
 import { specOfWire } from "../../lib/model_gateway/wires/registry.ts";
-import type { ModelGatewayStats } from "../../lib/model_gateway/options.ts";
+import { freshStats } from "../../lib/model_gateway/options.ts";
 
 /** The upstream's time limit: far above a loopback answer's head. */
 const LIMIT_MS = 2_000;
-
-function freshStats(): ModelGatewayStats {
-  return {
-    requests: 0,
-    streams: 0,
-    recorded: 0,
-    record_misses: 0,
-    last_miss: null,
-    upstream_errors: 0,
-    client_aborts: 0,
-    queued: 0,
-    requests_held: 0,
-    pending_calls: 0,
-    last_request_at: null,
-    upstreams: {},
-  };
-}
 
 Deno.test("abandonForward: a request sent upstream whose answer no one will read lets go of its answer, its connection and its deadline", async () => {
   const enc = new TextEncoder();
@@ -64,7 +47,7 @@ Deno.test("abandonForward: a request sent upstream whose answer no one will read
       {
         family: specOfWire("openai")!,
         timeoutMs: LIMIT_MS,
-        stats: freshStats(),
+        stats: freshStats({}),
         client,
       },
     );
