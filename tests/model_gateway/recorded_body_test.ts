@@ -42,6 +42,41 @@ function postChat(base: string, body: unknown): Promise<Response> {
   });
 }
 
+/** A tool whose definition is long enough to be left out when repeated. */
+function orderTool(name: string): unknown {
+  return {
+    type: "function",
+    function: {
+      name,
+      description: `${name}: ${
+        "looks the order up and says what it holds. ".repeat(8)
+      }`,
+      parameters: { type: "object", properties: { id: { type: "string" } } },
+    },
+  };
+}
+
+/**
+ * A gateway whose OpenAI upstream answers every chat the same, and the
+ * conversation's opening message.
+ */
+async function chatGateway() {
+  const up = chatJsonServer(() => ({ ok: true }), "chatcmpl-1");
+  const s = await startServer({
+    modelGateway: { upstreamOpenai: up.url.replace(/\/v1$/, "") },
+  });
+  return {
+    s,
+    messages: [
+      { role: "system", content: "You help with orders." },
+    ] as unknown[],
+    async [Symbol.asyncDispose]() {
+      await s[Symbol.asyncDispose]();
+      await up.shutdown();
+    },
+  };
+}
+
 function requestOf(ev: TraceEvent): Record<string, unknown> {
   return ev.payload.request as Record<string, unknown>;
 }
@@ -97,119 +132,83 @@ Deno.test("Claude Code's tools and system prompt are recorded in its session's f
 });
 
 Deno.test("a long field that changes is recorded again in full; the request after it compares with it", async () => {
-  const tool = (name: string) => ({
-    type: "function",
-    function: {
-      name,
-      description: `${name}: ${
-        "looks the order up and says what it holds. "
-          .repeat(8)
-      }`,
-      parameters: { type: "object", properties: { id: { type: "string" } } },
-    },
-  });
-  const a = [tool("get_order")];
-  const b = [tool("get_order"), tool("cancel_order")];
+  const a = [orderTool("get_order")];
+  const b = [orderTool("get_order"), orderTool("cancel_order")];
   const sent = [a, a, b, b, a];
-  const up = chatJsonServer(() => ({ ok: true }), "chatcmpl-1");
-  try {
-    await using s = await startServer({
-      modelGateway: { upstreamOpenai: up.url.replace(/\/v1$/, "") },
-    });
-    const messages: unknown[] = [
-      { role: "system", content: "You help with orders." },
-    ];
-    for (const [k, tools] of sent.entries()) {
-      messages.push({ role: "user", content: `question ${k}` });
-      const res = await postChat(s.url, { model: "gpt-test", messages, tools });
-      const answer = await res.json();
-      assertEquals(res.status, 200);
-      messages.push(answer.choices[0].message);
-    }
-    const evs = await eventsOf(s);
-    const byId = new Map(evs.map((e) => [e.event_id, e]));
-    const requested = evs.filter((e) => e.kind === "model.requested");
-    assertEquals(requested.length, sent.length);
-    assertEquals(
-      requested.map((e) => requestOf(e).body_same_as_previous ?? null),
-      [null, ["tools"], null, ["tools"], null],
-    );
-    // One episode, one conversation: each continues the one before.
-    assertEquals(
-      requested.slice(1).map((e) =>
-        (e.payload.conversation as { previous: string }).previous
-      ),
-      requested.slice(0, -1).map((e) => e.event_id),
-    );
-    for (const [k, ev] of requested.entries()) {
-      const filled = filledBody(ev, (id) => byId.get(id)) as {
-        tools: unknown;
-      };
-      assertEquals(filled.tools, sent[k], `request ${k}`);
-    }
-    // A request whose chain is not among the events given says so.
-    const err = assertThrows(
-      () => filledBody(requested[1], () => undefined),
-      RecordedBodyError,
-    );
-    assert(err.message.includes("pass the whole capture's events"));
-  } finally {
-    await up.shutdown();
+  await using g = await chatGateway();
+  const { s, messages } = g;
+  for (const [k, tools] of sent.entries()) {
+    messages.push({ role: "user", content: `question ${k}` });
+    const res = await postChat(s.url, { model: "gpt-test", messages, tools });
+    const answer = await res.json();
+    assertEquals(res.status, 200);
+    messages.push(answer.choices[0].message);
   }
+  const evs = await eventsOf(s);
+  const byId = new Map(evs.map((e) => [e.event_id, e]));
+  const requested = evs.filter((e) => e.kind === "model.requested");
+  assertEquals(requested.length, sent.length);
+  assertEquals(
+    requested.map((e) => requestOf(e).body_same_as_previous ?? null),
+    [null, ["tools"], null, ["tools"], null],
+  );
+  // One episode, one conversation: each continues the one before.
+  assertEquals(
+    requested.slice(1).map((e) =>
+      (e.payload.conversation as { previous: string }).previous
+    ),
+    requested.slice(0, -1).map((e) => e.event_id),
+  );
+  for (const [k, ev] of requested.entries()) {
+    const filled = filledBody(ev, (id) => byId.get(id)) as {
+      tools: unknown;
+    };
+    assertEquals(filled.tools, sent[k], `request ${k}`);
+  }
+  // A request whose chain is not among the events given says so.
+  const err = assertThrows(
+    () => filledBody(requested[1], () => undefined),
+    RecordedBodyError,
+  );
+  assert(err.message.includes("pass the whole capture's events"));
 });
 
 Deno.test("a request whose recording failed is never named as holding the fields of the next", async () => {
-  const tools = [{
-    type: "function",
-    function: {
-      name: "get_order",
-      description: "Looks the order up and says what it holds. ".repeat(10),
-      parameters: { type: "object", properties: { id: { type: "string" } } },
-    },
-  }];
+  const tools = [orderTool("get_order")];
   // Nested past what canonical JSON writes (1,000 levels): the gateway
   // forwards it, and its record cannot be sealed.
   let deep: unknown = 1;
   for (let i = 0; i < 1200; i++) deep = [deep];
-  const up = chatJsonServer(() => ({ ok: true }), "chatcmpl-1");
-  try {
-    await using s = await startServer({
-      modelGateway: { upstreamOpenai: up.url.replace(/\/v1$/, "") },
+  await using g = await chatGateway();
+  const { s, messages } = g;
+  for (let k = 0; k < 4; k++) {
+    messages.push({ role: "user", content: `question ${k}` });
+    const res = await postChat(s.url, {
+      model: "gpt-test",
+      messages,
+      tools,
+      ...(k === 1 ? { user_data: deep } : {}),
     });
-    const messages: unknown[] = [
-      { role: "system", content: "You help with orders." },
-    ];
-    for (let k = 0; k < 4; k++) {
-      messages.push({ role: "user", content: `question ${k}` });
-      const res = await postChat(s.url, {
-        model: "gpt-test",
-        messages,
-        tools,
-        ...(k === 1 ? { user_data: deep } : {}),
-      });
-      assertEquals(res.status, 200);
-      messages.push((await res.json()).choices[0].message);
-    }
-    const evs = await eventsOf(s);
-    const byId = new Map(evs.map((e) => [e.event_id, e]));
-    const requested = evs.filter((e) => e.kind === "model.requested");
-    // The second request's record failed; the third records the tools
-    // again, the fourth leaves them out as the third's.
-    assertEquals(requested.length, 3);
-    assertEquals(
-      requested.map((e) => requestOf(e).body_same_as_previous ?? null),
-      [null, null, ["tools"]],
-    );
-    for (const ev of requested) {
-      assertEquals(
-        (filledBody(ev, (id) => byId.get(id)) as { tools: unknown }).tools,
-        tools,
-      );
-    }
-    assertEquals(s.server.modelGateway!.stats.record_misses, 1);
-  } finally {
-    await up.shutdown();
+    assertEquals(res.status, 200);
+    messages.push((await res.json()).choices[0].message);
   }
+  const evs = await eventsOf(s);
+  const byId = new Map(evs.map((e) => [e.event_id, e]));
+  const requested = evs.filter((e) => e.kind === "model.requested");
+  // The second request's record failed; the third records the tools
+  // again, the fourth leaves them out as the third's.
+  assertEquals(requested.length, 3);
+  assertEquals(
+    requested.map((e) => requestOf(e).body_same_as_previous ?? null),
+    [null, null, ["tools"]],
+  );
+  for (const ev of requested) {
+    assertEquals(
+      (filledBody(ev, (id) => byId.get(id)) as { tools: unknown }).tools,
+      tools,
+    );
+  }
+  assertEquals(s.server.modelGateway!.stats.record_misses, 1);
 });
 
 Deno.test("filledBody: a damaged chain is an error that says so, never another value", () => {
